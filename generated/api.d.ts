@@ -1,0 +1,2633 @@
+// Generated from spec/openapi.yaml by `make generate`. Do not edit by hand.
+
+export interface paths {
+    "/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Check service health
+         * @description Reports whether the service can serve requests. The database is probed on every call; when it is
+         *     unreachable the answer is `503` with the failed check in `error.details.checks`. `version` is the
+         *     contract label (`info.version` of this document). Suitable for load-balancer health checks.
+         */
+        get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get this OpenAPI document
+         * @description Returns this contract, bundled into a single JSON document (OpenAPI 3.1, `info.version` 1.12.0,
+         *     server `/api/v1`). Use it to generate clients or to validate traffic.
+         */
+        get: operations["getOpenApiDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/assets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List supported assets and networks
+         * @description Lists every asset and network pair the service currently supports. The same currency on different
+         *     networks (for example USDT on Ethereum and on Tron) appears once per network. Use `symbol` and
+         *     `network` as the asset and network values of every other operation. When `memoNeeded` is true,
+         *     deposits and payouts on that network need the memo (named `memoName`, for example a destination tag).
+         */
+        get: operations["listAssets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pairs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read pair guidance and limits
+         * @description Without parameters, returns **compact guidance**: every source asset/network and the destinations
+         *     it can be swapped to (`kind: compact`). With both `sourceAsset` and `sourceNetwork`, returns
+         *     **destination guidance** for that source: rate types, indicative limits and duration per destination
+         *     (`kind: destinations`). Giving only one of the two parameters is `400` (`invalid_request`).
+         *
+         *     Limits here are guidance computed from USD limits at current prices; they move with the market. The
+         *     binding amount, rate and limits come only from `POST /quotes`.
+         */
+        get: operations["getPairs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/quotes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get an executable quote
+         * @description Returns one executable quote for the pair and `sourceAmount`. Show the customer `receiveAmount`,
+         *     `feeUsd`, the limits and `expiresAt`, then create the swap with `quoteId` before `expiresAt`
+         *     (quotes live 120 seconds by default).
+         *
+         *     - `rateType: best` (the default) picks the rate type with the higher `receiveAmount`; the quote
+         *       states the rate type it applies.
+         *     - A **fixed** quote guarantees `receiveAmount` for a deposit of exactly `depositAmount` made before the
+         *       swap's deposit deadline. A **floating** quote carries `minimumReceiveAmount`, the slippage bound.
+         *     - `refundAddress` is required when `refundMode` is `address`.
+         *
+         *     `409` codes: `pair_unavailable`, `rate_type_unavailable`, `amount_below_minimum`,
+         *     `amount_above_maximum` (the last two carry the limits in `error.details`).
+         */
+        post: operations["createQuote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/swaps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List swaps of the partner
+         * @description Lists the authenticated partner's swaps, newest first, with cursor pagination. Pass `nextCursor`
+         *     of a page as `cursor` to get the next one; `nextCursor` is `null` on the last page. Cursors are
+         *     opaque and only valid with the same `status` filter.
+         */
+        get: operations["listSwaps"];
+        put?: never;
+        /**
+         * Create a one-time swap from a quote
+         * @description Creates a swap from an unexpired quote and returns it queued (`202`) with its swap access token.
+         *     The body repeats the quote's pair, amount and refund fields (a mismatch is `400 quote_mismatch`)
+         *     and adds the destination. An expired or already used quote is `409 quote_expired`: request a new quote.
+         *
+         *     **The swap is not ready when this returns.** `depositAddress` is allocated right after creation and
+         *     may be `null` in this response: poll `GET /swaps/{id}` (or open the stream) until it is present,
+         *     then ask the customer to pay exactly `sourceAmount` before `quoteExpiresAt`. Track `terminal` and
+         *     `actionRequired`, not only `status`.
+         *
+         *     **`accessToken` is returned only here** (and identically on an idempotent replay). Store it if
+         *     a browser or another service must read the swap without the partner secret.
+         *
+         *     **Idempotency** (`Idempotency-Key`, scoped to the partner key):
+         *
+         *     1. Generate and persist the key before calling. Keys are 1 to 255 visible ASCII characters
+         *        (`0x21`-`0x7E`); a missing or malformed key is `400 invalid_idempotency_key`.
+         *     2. The first successful create binds the key for 24 hours. Repeating the request with the same
+         *        key and the same body (compared as parsed JSON: key order and whitespace do not matter) replays
+         *        the original status and body with the header `Idempotent-Replayed: true`.
+         *     3. The same key with a different body is `409 idempotency_key_reused`.
+         *     4. A request that failed (any `4xx` or `5xx`) does not bind the key, so after refreshing an
+         *        expired quote you may retry with the same key and the new body.
+         *     5. Concurrent identical requests create exactly one swap: the later one waits and replays, or gets
+         *        `409 idempotency_request_in_progress` with `Retry-After`.
+         */
+        post: operations["createSwap"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/swaps/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a swap and its timeline
+         * @description Returns the swap and its public timeline (`events`, oldest first). Authenticate either with the
+         *     swap's access token (`Authorization: Bearer sat_...`) or with a signed partner request. A token
+         *     only reads its own swap (any other id is `401 invalid_token`); a partner only reads its own swaps
+         *     (another partner's swap is `404`).
+         *
+         *     Poll this until `depositAddress` is present before asking the customer to pay, and until
+         *     `terminal` is true. `actionRequired` tells who must act: `customer` (pay, or top up an
+         *     accumulation), `operator` (support is handling it), `none`.
+         */
+        get: operations["getSwap"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/swaps/{id}/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream live swap status (Server-Sent Events)
+         * @description A [Server-Sent Events](https://html.spec.whatwg.org/multipage/server-sent-events.html) stream of the
+         *     swap's status. Authenticated **only** with the swap access token (`Authorization: Bearer sat_...`);
+         *     signed partner requests are not accepted here. The layout:
+         *
+         *     1. `retry: 3000` - reconnect after 3 seconds when the connection drops.
+         *     2. On connect, `event: order` whose `data` is the current `Swap` as JSON.
+         *     3. Every timeline entry as `event: status` with `id: <SwapEvent.id>` and the `SwapEvent` as `data`.
+         *        On reconnect, send the `Last-Event-ID` header: only entries after that id are replayed (all
+         *        entries when the header is absent).
+         *     4. `event: order` again on every change of the order itself (deposit address assigned, amounts set).
+         *     5. A comment line (`: heartbeat`) every 15 seconds to keep proxies from closing an idle stream.
+         *     6. The server closes the stream after sending the terminal `event: status` (and the final
+         *        `event: order`). Do not reconnect once `terminal` is true.
+         *
+         *     Each `data` field is a single line of JSON. Errors before the stream starts are ordinary JSON
+         *     `Error` responses.
+         */
+        get: operations["streamSwap"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/partner/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the status webhook
+         * @description Returns the partner's webhook URL (or `null` when none is set), a hint of the signing secret, and
+         *     the event types delivered. The full secret is never shown again after it was generated; rotate it
+         *     with `PUT /partner/webhook` if it is lost. Deliveries are described under `webhooks` in this document.
+         */
+        get: operations["getPartnerWebhook"];
+        /**
+         * Set the status webhook URL
+         * @description Sets the URL that receives `swap.updated` and `permanent_deposit.updated` deliveries.
+         *
+         *     - On the **first** set, a signing secret `whsec_<base64>` is generated and returned in full in
+         *       `secret`. Store it: later reads only show `secretHint`.
+         *     - `rotateSecret: true` replaces the secret and returns the new one; deliveries are signed with the
+         *       new secret from then on. Otherwise `secret` is `null` and the existing secret is kept.
+         *     - In production mode the URL must use `https` and must not resolve to a private, loopback or
+         *       link-local address (`400 invalid_request`). Sandbox mode also accepts `http` and local addresses.
+         */
+        put: operations["putPartnerWebhook"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/partner/markup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the markup for new permanent routes
+         * @description Returns the partner's markup percentage, added to the fee of permanent routes created after it was
+         *     set. Until a markup is set, `percent` is `0` and `updatedAt` is `null`.
+         */
+        get: operations["getPartnerMarkup"];
+        /**
+         * Set the markup for new permanent routes
+         * @description Sets the markup percentage (0 to 3, at most two decimal places) applied to permanent routes created
+         *     afterwards; existing routes keep the fee they were created with. The two-decimal rule is checked by
+         *     the server (`400 invalid_request`), not by the schema, to avoid floating-point `multipleOf` pitfalls.
+         */
+        put: operations["putPartnerMarkup"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/partner/earnings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List markup earnings
+         * @description Lists markup earnings, newest first: one entry per converted permanent-route order that carried a
+         *     markup. `from` (inclusive) and `to` (exclusive) filter on `createdAt`. `totals` sums every entry
+         *     matching the filters (not only this page) per asset and network. Pass `nextCursor` as `cursor` for
+         *     the next page; it is `null` on the last page and only valid with the same filters.
+         */
+        get: operations["listPartnerEarnings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/permanent-routes/challenges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a wallet ownership challenge
+         * @description Creates a single-use challenge for the settlement target. Have the wallet that controls
+         *     `destinationAddress` sign the exact `challenge` text (a Zano wallet's message signing), then send
+         *     the proof to `POST /permanent-routes` before `expires_at` (600 seconds by default).
+         *
+         *     The challenge is bound to the partner, the partner user (`x-service-user`) and the target. The
+         *     target is validated here: an address that does not decode, has a bad checksum, or is a gateway
+         *     address (no spend key) is `400 invalid_settlement_target`.
+         */
+        post: operations["createRouteChallenge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/permanent-routes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List permanent routes
+         * @description Lists the authenticated partner's permanent routes, newest first (at most 1000).
+         */
+        get: operations["listPermanentRoutes"];
+        put?: never;
+        /**
+         * Create or recover a permanent route
+         * @description Verifies the wallet-signed challenge and creates the route, or **recovers** it: the same partner
+         *     user (`externalUserId`) with the same verified destination asset and address returns the existing
+         *     route, also with `201`. A route stays bound to its settlement target for its whole life.
+         *
+         *     Checks, in order:
+         *
+         *     1. `externalUserId` equals the `x-service-user` header (else `400 external_user_mismatch`).
+         *     2. `challengeId` is known, unexpired and unused, was issued to this partner and user for this
+         *        target, and `message` equals its text byte for byte (else `400 invalid_challenge`).
+         *     3. `publicKey` is the spend public key of `destinationAddress` and `signature` is a valid wallet
+         *        signature of `message` by it (else `403 ownership_not_verified`).
+         *
+         *     Use the returned `addresses` (only non-empty entries; an empty string means the address is still
+         *     being allocated), `fee`, `min_swap_usd` and `max_auto_swap_usd`.
+         */
+        post: operations["createPermanentRoute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/permanent-routes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a permanent route
+         * @description Returns one of the partner's routes with its current accumulations. Another partner's route is `404`.
+         */
+        get: operations["getPermanentRoute"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/permanent-routes/{id}/deposits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List deposits of a permanent route
+         * @description Lists the route's deposits, newest first (at most 500), each with its confirmation progress and, once
+         *     it belongs to an order, the public swap status of that order. Deposits below `min_swap_usd` wait
+         *     with status `accumulating` in their same-asset bucket (see `accumulations`) until later deposits of
+         *     the same asset and network reach the threshold; then all deposits of the bucket convert in one order.
+         */
+        get: operations["listRouteDeposits"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/permanent-routes/{id}/expect-deposit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Announce an expected deposit
+         * @description Call this just before the customer pays into one of the route's addresses. For the next 1800 seconds
+         *     (by default) the route's addresses are polled more often, so the deposit is seen sooner. Calling it
+         *     again extends the window from now. No request body.
+         */
+        post: operations["expectRouteDeposit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/deposits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Simulate a customer deposit (sandbox only)
+         * @description Simulates a customer paying `amount` of `asset` on `network` to `address`, which must be a deposit
+         *     address the service allocated (a swap's `depositAddress` or a permanent route address); an unknown
+         *     address is `404`. The simulated chain then confirms the transaction block by block, so the swap or
+         *     route moves through its statuses exactly as with a real payment (webhooks and stream included).
+         *
+         *     To reach particular statuses: pay less or more than the quote to trigger refunds; pay above a
+         *     route's `max_auto_swap_usd` to reach `review`; pay after the deposit deadline to test
+         *     `lateDepositPolicy`; pay a route less than `min_swap_usd` to see `accumulating`.
+         *
+         *     Mounted only when `SERVICE_MODE=sandbox`; otherwise `404`.
+         */
+        post: operations["createSandboxDeposit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/swaps/{id}/review-decision": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decide a swap in manual review (sandbox only)
+         * @description Plays the operator for a swap in status `review`: `approve` continues the swap (`exchanging`),
+         *     `refund` returns the deposit (`refunded`), `fail` ends it as `failed`. A swap that is not in
+         *     `review` is `409 invalid_state`. Mounted only when `SERVICE_MODE=sandbox`; otherwise `404`.
+         */
+        post: operations["decideSandboxReview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/swaps/{id}/failures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Inject a provider failure (sandbox only)
+         * @description Arms a one-shot simulated provider failure for the swap at `stage`. It fires when the swap reaches
+         *     that stage, or at once if the swap is already there:
+         *
+         *     - `exchange`: the exchange fails and the deposit is refunded (`exchanging` to `refunded`).
+         *     - `payout`: the payout fails and support must act (`sending` to `failed`, `actionRequired: operator`).
+         *
+         *     A terminal swap, or one already past the stage, is `409 invalid_state`. Mounted only when
+         *     `SERVICE_MODE=sandbox`; otherwise `404`.
+         */
+        post: operations["injectSandboxFailure"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export interface webhooks {
+    "swap.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Swap changed (sent to your webhook URL)
+         * @description Sent to the partner's webhook URL (`PUT /partner/webhook`) whenever one of its swaps changes: each new
+         *     timeline entry (`data.event`) and each change of the order itself such as an allocated deposit
+         *     address (`data.event` is `null`).
+         *
+         *     **Verifying a delivery** ([Standard Webhooks](https://www.standardwebhooks.com/)):
+         *
+         *     1. Take the secret `whsec_<base64>` and base64-decode the part after `whsec_`: that is the HMAC key.
+         *     2. Compute `base64(HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>"))` over the raw
+         *        request body bytes, before any JSON parsing.
+         *     3. `webhook-signature` is a space-separated list of `v1,<base64>` signatures; accept the delivery if
+         *        any of them equals yours (compare in constant time).
+         *     4. Reject deliveries whose `webhook-timestamp` is more than 5 minutes from your clock.
+         *
+         *     **Delivery**: at least once, from a transactional outbox. Any non-`2xx` answer, a connection error
+         *     or a timeout is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (the schedule is
+         *     configurable per deployment); every attempt is recorded. `webhook-id` is the same on every attempt
+         *     of one message, so use it to drop duplicates. Deliveries may arrive out of order: compare
+         *     `data.order.updatedAt`, or read `GET /swaps/{id}` for the current state.
+         */
+        post: operations["swapUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "permanent_deposit.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Permanent-route deposit changed (sent to your webhook URL)
+         * @description Sent to the partner's webhook URL when a deposit to one of its permanent routes is first seen, gains
+         *     confirmations, starts or leaves an accumulation, or changes the public status of its order.
+         *
+         *     Signing, retries and at-least-once delivery are exactly as for `swap.updated`: verify
+         *     `webhook-signature` (`v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>">`, key =
+         *     base64-decoded part of `whsec_<base64>`), drop duplicates by `webhook-id`, and answer `2xx` quickly.
+         */
+        post: operations["permanentDepositUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export interface components {
+    schemas: {
+        /**
+         * @description The body of every `4xx` and `5xx` response. Branch on `error.code`; `message` is for humans and may
+         *     change. `code` is deliberately a plain string, not an enum: new codes may be added within `v1`
+         *     without a breaking change, so handle an unknown code by its HTTP status.
+         *
+         *     | `code` | Status | Meaning |
+         *     |---|---|---|
+         *     | `invalid_request` | 400 | A body, query, path or header value fails the schema; `details.errors` lists `{path, message}` |
+         *     | `malformed_json` | 400 | The body is not valid JSON |
+         *     | `invalid_idempotency_key` | 400 | `Idempotency-Key` is missing or not 1-255 visible ASCII characters |
+         *     | `quote_mismatch` | 400 | The swap's pair, amount, rate type or refund fields differ from its quote |
+         *     | `invalid_settlement_target` | 400 | The route destination does not decode, has a bad checksum or is a gateway address |
+         *     | `invalid_challenge` | 400 | The challenge is unknown, expired, used, foreign, or `message` differs from it |
+         *     | `external_user_mismatch` | 400 | `externalUserId` differs from the `x-service-user` header |
+         *     | `authentication_required` | 401 | Credentials are missing or a signed header is malformed |
+         *     | `unknown_key` | 401 | No partner key with this ID |
+         *     | `invalid_signature` | 401 | The request signature does not match |
+         *     | `timestamp_out_of_window` | 401 | `x-service-timestamp` is more than 300 s from server time |
+         *     | `nonce_reused` | 401 | The nonce was already used by this key within 600 s |
+         *     | `partner_disabled` | 401 | The partner of the key is disabled |
+         *     | `invalid_token` | 401 | The swap access token is wrong or belongs to another swap |
+         *     | `ownership_not_verified` | 403 | The wallet signature does not prove ownership of the destination |
+         *     | `not_found` | 404 | Unknown path, or no such resource for this partner (another partner's resource is also `404`) |
+         *     | `method_not_allowed` | 405 | The path exists but not with this method (the `Allow` header lists the methods) |
+         *     | `pair_unavailable` | 409 | The pair cannot be quoted or swapped now |
+         *     | `rate_type_unavailable` | 409 | The requested rate type is not offered for the pair |
+         *     | `amount_below_minimum` | 409 | Below the pair minimum; `details` carries the limits |
+         *     | `amount_above_maximum` | 409 | Above the pair maximum; `details` carries the limits |
+         *     | `quote_expired` | 409 | The quote expired or was already used |
+         *     | `idempotency_key_reused` | 409 | The `Idempotency-Key` is bound to a different request body |
+         *     | `idempotency_request_in_progress` | 409 | An identical request with this key is still running; see `Retry-After` |
+         *     | `route_unavailable` | 409 | A permanent route cannot be created now |
+         *     | `invalid_state` | 409 | Sandbox only: the swap's status does not allow the requested action |
+         *     | `payload_too_large` | 413 | The body exceeds 64 KiB |
+         *     | `unsupported_media_type` | 415 | The body is not `application/json` |
+         *     | `rate_limited` | 429 | Rate limit exceeded; see `Retry-After` |
+         *     | `internal_error` | 500 | Unexpected failure; no internals are exposed |
+         *     | `not_implemented` | 501 | The operation is not available in this deployment |
+         *     | `service_unavailable` | 503 | Temporarily unavailable (database, price source or another dependency) |
+         */
+        Error: {
+            error: {
+                /** @description Machine-readable error code (see the table above). Not an enum on purpose. */
+                code: string;
+                /** @description Human-readable explanation. Do not parse it. */
+                message: string;
+                /** @description Code-specific structured information, for example `errors` for `invalid_request` or the limits for `amount_below_minimum`. */
+                details?: {
+                    [key: string]: unknown;
+                };
+                /** @description The `x-request-id` of this request. */
+                requestId?: string;
+            };
+        };
+        Health: {
+            /**
+             * @description Always `ok` in a `200` response.
+             * @constant
+             */
+            status: "ok";
+            /** @description The contract label, equal to `info.version` of this document. */
+            version: string;
+            /**
+             * Format: date-time
+             * @description Server time of the check.
+             */
+            time: string;
+            checks: {
+                database: {
+                    /** @enum {string} */
+                    status: "ok" | "fail";
+                    /**
+                     * Format: int32
+                     * @description Round-trip time of the database probe in milliseconds.
+                     */
+                    latencyMs: number;
+                };
+            };
+        };
+        /** @description Asset symbol as listed by `GET /assets` (`Asset.symbol`), for example `BTC`, `USDT`, `fUSD`. */
+        AssetSymbol: string;
+        /** @description Network as listed by `GET /assets` (`Asset.network`), for example `BTC`, `ETH`, `TRX`, `ZANO`. */
+        NetworkCode: string;
+        /**
+         * @description Positive decimal string in units of the asset (not base units): no sign, no exponent, no leading
+         *     zeros except a single `0` before the point, 1 to 18 fraction digits, at least one non-zero digit.
+         *     For example `0.015`.
+         */
+        SourceAmount: string;
+        /** @description Non-negative decimal string (no sign, no exponent). Amounts are never JSON numbers. */
+        DecimalAmount: string;
+        /** @description A blockchain address in its native format (visible ASCII, no spaces). */
+        Address: string;
+        /** @description Memo, destination tag or payment ID required by some networks (see `Asset.memoNeeded`). */
+        Memo: string;
+        /** @description Transaction hash in the network's native notation. */
+        TxHash: string;
+        /** @description Opaque swap identifier (currently a UUID). */
+        SwapId: string;
+        /**
+         * @description Public status of a swap (also used by `SwapEvent` and `PermanentDeposit`). Each status comes with
+         *     fixed `terminal`, `actionRequired`, `reasonCode` and `retryable` values:
+         *
+         *     | status | terminal | actionRequired | reasonCode | retryable | meaning |
+         *     |---|---|---|---|---|---|
+         *     | `waiting` | no | `customer` (`none` until `depositAddress` is set) | `payment_required` | no | waiting for the deposit |
+         *     | `confirming` | no | `none` | `confirming` | no | deposit seen, confirmations accumulating |
+         *     | `exchanging` | no | `none` | `processing` | no | being exchanged |
+         *     | `sending` | no | `none` | `processing` | no | payout broadcast, settling |
+         *     | `accumulating` | no | `customer` | `accumulating` | no | permanent route: below the minimum, waiting for more of the same asset |
+         *     | `overdue` | no | `none` | `payment_required` | no | deposit deadline passed; a late deposit is still handled by `lateDepositPolicy` |
+         *     | `review` | no | `operator` | `manual_review` | no | held for manual review (for example above the automatic maximum) |
+         *     | `finished` | yes | `none` | `completed` | no | paid out |
+         *     | `refunded` | yes | `none` | `refunded` | yes | deposit returned |
+         *     | `expired` | yes | `none` | `payment_required` | yes | no deposit arrived in time |
+         *     | `failed` | yes | `operator` | `support_required` | no | stopped; support handles the funds |
+         *
+         *     `retryable` means starting over with a new swap is safe and useful (no customer funds are held).
+         *
+         *     Allowed transitions (no others occur):
+         *
+         *     - `waiting` → `confirming` | `overdue` | `review` | `failed`
+         *     - `overdue` → `confirming` | `expired`
+         *     - `confirming` → `confirming` (more confirmations) | `exchanging` | `accumulating` | `refunded` | `review` | `failed`
+         *     - `accumulating` → `exchanging` | `review`
+         *     - `exchanging` → `sending` | `refunded` | `review` | `failed`
+         *     - `sending` → `finished` | `failed`
+         *     - `review` → `exchanging` | `refunded` | `failed`
+         *
+         *     `waiting` becomes `overdue` at `quoteExpiresAt` (1800 s after creation by default); `overdue` becomes
+         *     `expired` after a further 86400 s. A deposit outside the limits is refunded; one above the automatic
+         *     maximum goes to `review`.
+         * @enum {string}
+         */
+        SwapStatus: "waiting" | "confirming" | "exchanging" | "sending" | "accumulating" | "finished" | "refunded" | "failed" | "expired" | "overdue" | "review";
+        /**
+         * @description Who must act next. `customer` - pay or add funds; `operator` - support is handling it; `none` - wait.
+         * @enum {string}
+         */
+        ActionRequired: "none" | "customer" | "operator";
+        /**
+         * @description Stable reason for the current status (see `SwapStatus` for the mapping).
+         * @enum {string}
+         */
+        SwapReasonCode: "payment_required" | "confirming" | "processing" | "accumulating" | "completed" | "refunded" | "support_required" | "manual_review";
+        /**
+         * @description `fixed` guarantees the receive amount for an exact deposit; `floating` follows the market within `minimumReceiveAmount`.
+         * @enum {string}
+         */
+        RateType: "fixed" | "floating";
+        /**
+         * @description `sender` refunds to the address the deposit came from; `address` refunds to `refundAddress`.
+         * @enum {string}
+         */
+        RefundMode: "sender" | "address";
+        Asset: {
+            symbol: components["schemas"]["AssetSymbol"];
+            /** @description Display name, for example `Tether USD`. */
+            name: string;
+            network: components["schemas"]["NetworkCode"];
+            /** @description Display code of the network or token standard, for example `ERC20` or `TRC20`. */
+            networkCode: string;
+            /**
+             * Format: uri
+             * @description Absolute URL of the asset icon.
+             */
+            icon: string;
+            /** @description True when deposits and payouts on this network need a memo. */
+            memoNeeded?: boolean;
+            /** @description What the network calls the memo, for example `Destination tag` or `Payment ID`. */
+            memoName?: string;
+        };
+        AssetCatalog: {
+            /**
+             * Format: int32
+             * @description Number of distinct asset symbols.
+             */
+            currencyCount: number;
+            /**
+             * Format: int32
+             * @description Number of asset and network combinations (entries of `assets`).
+             */
+            assetNetworkCount: number;
+            assets: components["schemas"]["Asset"][];
+        };
+        /** @description Compact guidance without parameters, destination guidance with both parameters. */
+        PairGuidance: components["schemas"]["CompactPairGuidance"] | components["schemas"]["DestinationGuidance"];
+        /** @description Every source and the destinations it can be swapped to. */
+        CompactPairGuidance: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "compact";
+            /**
+             * Format: int32
+             * @description Number of entries in `sources`.
+             */
+            sourceCount: number;
+            /**
+             * Format: int32
+             * @description Total number of source-destination pairs.
+             */
+            pairCount: number;
+            sources: {
+                asset: components["schemas"]["AssetSymbol"];
+                network: components["schemas"]["NetworkCode"];
+                /** @description Destinations as `ASSET/NETWORK`. */
+                destinations: string[];
+            }[];
+        };
+        /**
+         * @description Destinations of one source with indicative limits. Limits are guidance derived from USD limits at
+         *     current prices; the binding amount and limits come from `POST /quotes`.
+         */
+        DestinationGuidance: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "destinations";
+            source: {
+                asset: components["schemas"]["AssetSymbol"];
+                network: components["schemas"]["NetworkCode"];
+            };
+            destinations: {
+                asset: components["schemas"]["AssetSymbol"];
+                network: components["schemas"]["NetworkCode"];
+                rateTypes: components["schemas"]["RateType"][];
+                /** @description Indicative minimum in units of the source asset. */
+                minimumSourceAmount: components["schemas"]["DecimalAmount"];
+                /** @description Indicative maximum in units of the source asset. */
+                maximumSourceAmount: components["schemas"]["DecimalAmount"];
+                /** @description Minimum in USD. */
+                minimumUsd: components["schemas"]["DecimalAmount"];
+                /** @description Maximum in USD. */
+                maximumUsd: components["schemas"]["DecimalAmount"];
+                /**
+                 * Format: int32
+                 * @description Typical minutes from deposit to payout.
+                 */
+                estimatedMinutes: number;
+            }[];
+        };
+        /** @description A request for an executable quote. `refundAddress` is required when `refundMode` is `address`. */
+        QuoteRequest: {
+            sourceAsset: components["schemas"]["AssetSymbol"];
+            sourceNetwork: components["schemas"]["NetworkCode"];
+            destinationAsset: components["schemas"]["AssetSymbol"];
+            destinationNetwork: components["schemas"]["NetworkCode"];
+            sourceAmount: components["schemas"]["SourceAmount"];
+            /**
+             * @description `best` (default) picks the rate type with the higher receive amount; the quote states the one applied.
+             * @default best
+             * @enum {string}
+             */
+            rateType: "best" | "fixed" | "floating";
+            refundMode: components["schemas"]["RefundMode"];
+            /** @description Refund address on the source network. Required when `refundMode` is `address`. */
+            refundAddress?: components["schemas"]["Address"];
+            /** @description Memo for refunds on networks that need one. */
+            refundMemo?: components["schemas"]["Memo"];
+        };
+        Quote: {
+            /**
+             * Format: uuid
+             * @description Quote ID; send it as `quoteId` to `POST /swaps`.
+             */
+            id: string;
+            /** @description The requested amount. */
+            sourceAmount: components["schemas"]["DecimalAmount"];
+            /** @description The exact amount the customer must deposit. */
+            depositAmount: components["schemas"]["DecimalAmount"];
+            /** @description Amount paid out (guaranteed for a fixed quote, estimated for a floating one), rounded down to the destination asset's precision. */
+            receiveAmount: components["schemas"]["DecimalAmount"];
+            /** @description Floating quotes - the lowest amount paid out (slippage bound). `null` for fixed quotes. */
+            minimumReceiveAmount?: string | null;
+            /** @description Total fee in USD, included in `receiveAmount`. */
+            feeUsd?: string | null;
+            /** @description Destination units per source unit. */
+            rate: components["schemas"]["DecimalAmount"];
+            /**
+             * Format: date-time
+             * @description Create the swap before this time (120 s after the quote by default).
+             */
+            expiresAt: string;
+            rateType: components["schemas"]["RateType"];
+            /** @description Pair minimum in source units, if any. */
+            minimumSourceAmount?: string | null;
+            /** @description Pair maximum in source units, if any. */
+            maximumSourceAmount?: string | null;
+            /**
+             * Format: int32
+             * @description Typical minutes from deposit to payout.
+             */
+            estimatedMinutes?: number | null;
+            /** @description What happens to a deposit after the deadline - `refund` (returned) or `market_rate` (swapped at the then current rate). */
+            lateDepositPolicy?: string;
+        };
+        QuoteResponse: {
+            quote: components["schemas"]["Quote"];
+        };
+        /**
+         * @description The quote request fields (same rules) plus the quote ID and destination. `rateType` is required and
+         *     must be the quote's applied rate type (`best` is not allowed). `refundAddress` is required when
+         *     `refundMode` is `address`.
+         */
+        SwapRequest: {
+            /**
+             * Format: uuid
+             * @description ID of an unexpired, unused quote.
+             */
+            quoteId: string;
+            sourceAsset: components["schemas"]["AssetSymbol"];
+            sourceNetwork: components["schemas"]["NetworkCode"];
+            destinationAsset: components["schemas"]["AssetSymbol"];
+            destinationNetwork: components["schemas"]["NetworkCode"];
+            sourceAmount: components["schemas"]["SourceAmount"];
+            rateType: components["schemas"]["RateType"];
+            refundMode: components["schemas"]["RefundMode"];
+            /** @description Refund address on the source network. Required when `refundMode` is `address`. */
+            refundAddress?: components["schemas"]["Address"];
+            /** @description Memo for refunds on networks that need one. */
+            refundMemo?: components["schemas"]["Memo"];
+            /** @description Payout address on the destination network. */
+            destinationAddress: components["schemas"]["Address"];
+            /** @description Payout memo on networks that need one. */
+            destinationMemo?: components["schemas"]["Memo"];
+        };
+        /** @description The order record of a swap, with its public status. */
+        Swap: {
+            id: components["schemas"]["SwapId"];
+            /** @description Origin of the order - `standard` (a one-time swap from `POST /swaps`) or `permanent` (an order of a permanent route). */
+            mode: string;
+            sourceAsset: components["schemas"]["AssetSymbol"];
+            sourceNetwork: components["schemas"]["NetworkCode"];
+            destinationAsset: components["schemas"]["AssetSymbol"];
+            destinationNetwork: components["schemas"]["NetworkCode"];
+            /** @description Payout address. */
+            destination: components["schemas"]["Address"];
+            destinationMemo?: string | null;
+            refundMode?: components["schemas"]["RefundMode"];
+            refundAddress?: string | null;
+            refundMemo?: string | null;
+            rateType: components["schemas"]["RateType"];
+            /** @description The amount the customer must deposit. */
+            sourceAmount: components["schemas"]["DecimalAmount"];
+            /** @description Estimated receive amount. */
+            expectedOutputAmount?: string | null;
+            /** @description Final amount received by the destination. */
+            actualOutputAmount?: string | null;
+            /** @description Floating rate - the lowest amount paid out. */
+            minimumOutputAmount?: string | null;
+            /** @description Where the customer pays. `null` or absent while the address is being allocated; do not ask for payment before it is set. */
+            depositAddress?: string | null;
+            /** @description Memo the customer must attach to the deposit, on networks that need one. */
+            depositMemo?: string | null;
+            sourceTxHash?: string | null;
+            settlementTxHash?: string | null;
+            refundTxHash?: string | null;
+            refundAmount?: string | null;
+            feeUsd?: string | null;
+            /**
+             * Format: date-time
+             * @description Deposit deadline (1800 s after creation by default); after it the swap becomes `overdue`.
+             */
+            quoteExpiresAt?: string | null;
+            /** Format: int32 */
+            requiredConfirmations?: number | null;
+            /** @description `refund` or `market_rate`, see `Quote.lateDepositPolicy`. */
+            lateDepositPolicy?: string | null;
+            status: components["schemas"]["SwapStatus"];
+            /** @description True when this record will not change again. */
+            terminal: boolean;
+            actionRequired: components["schemas"]["ActionRequired"];
+            /** @description True when starting over with a new swap is safe and useful. */
+            retryable: boolean;
+            reasonCode: components["schemas"]["SwapReasonCode"];
+            /** @description Machine-readable cause when the swap failed or was refunded, for example `amount_out_of_range`. */
+            failureCode?: string | null;
+            /**
+             * @description Version (date) of the terms the swap was created under.
+             * @example 2026-06-01
+             */
+            termsVersion: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description One entry of a swap's public timeline. */
+        SwapEvent: {
+            /** @description Event ID; also the SSE `id` of the stream. */
+            id: string;
+            orderId: components["schemas"]["SwapId"];
+            status: components["schemas"]["SwapStatus"];
+            terminal: boolean;
+            actionRequired: components["schemas"]["ActionRequired"];
+            retryable: boolean;
+            /** @description Reason code; a free string here (new values may appear), usually one of `SwapReasonCode`. */
+            reasonCode: string;
+            /** Format: int32 */
+            confirmationCount?: number | null;
+            /** Format: int32 */
+            requiredConfirmations?: number | null;
+            sourceTxHash?: string | null;
+            settlementTxHash?: string | null;
+            refundTxHash?: string | null;
+            /** Format: date-time */
+            occurredAt: string;
+        };
+        SwapList: {
+            orders: components["schemas"]["Swap"][];
+            /** @description Cursor of the next page, `null` on the last page. */
+            nextCursor: string | null;
+        };
+        SwapCreated: {
+            order: components["schemas"]["Swap"];
+            /** @description The swap access token (bearer), returned only by this operation. */
+            readonly accessToken: string;
+        };
+        SwapDetail: {
+            order: components["schemas"]["Swap"];
+            /** @description The public timeline, oldest first. */
+            events: components["schemas"]["SwapEvent"][];
+        };
+        SwapOrder: {
+            order: components["schemas"]["Swap"];
+        };
+        PermanentRouteTarget: {
+            /** @enum {string} */
+            destinationAsset: "fUSD" | "ZANO";
+            /** @constant */
+            destinationNetwork: "ZANO";
+            /** @description Zano address (base58) of the settlement wallet. Gateway addresses are not accepted. */
+            destinationAddress: string;
+            /** @description Partner's label for the route, at most 80 characters. */
+            label?: string;
+        };
+        /** @description The settlement target plus the ownership proof for it. */
+        PermanentRouteRequest: {
+            /** @enum {string} */
+            destinationAsset: "fUSD" | "ZANO";
+            /** @constant */
+            destinationNetwork: "ZANO";
+            /** @description Zano address (base58) of the settlement wallet; must equal the challenged address. */
+            destinationAddress: string;
+            /** @description Partner's label for the route, at most 80 characters. */
+            label?: string;
+            /** @description Partner-controlled customer identifier; must equal the `x-service-user` header. */
+            externalUserId: string;
+            /**
+             * Format: uuid
+             * @description `challenge_id` from `POST /permanent-routes/challenges`.
+             */
+            challengeId: string;
+            /** @description The challenge text exactly as issued (ASCII, LF line endings). */
+            message: string;
+            /** @description The address's spend public key, 32 bytes as lowercase hex. */
+            publicKey: string;
+            /** @description The wallet signature of `message`, 64 bytes (`c || r`) as lowercase hex. */
+            signature: string;
+        };
+        PermanentChallenge: {
+            /** Format: uuid */
+            challenge_id: string;
+            /** @description The exact text to sign with the settlement wallet (ASCII, LF line endings, no trailing newline). */
+            challenge: string;
+            /**
+             * Format: date-time
+             * @description Use the challenge before this time (600 s after issue by default). It is single-use.
+             */
+            expires_at: string;
+        };
+        /** @description A same-asset bucket of confirmed deposits below the route minimum. */
+        PermanentAccumulation: {
+            asset: components["schemas"]["AssetSymbol"];
+            network: components["schemas"]["NetworkCode"];
+            /** @description Observed USD value waiting in this bucket. */
+            accumulated_usd: components["schemas"]["DecimalAmount"];
+            /** @description Published processing threshold (the route's `min_swap_usd`). */
+            threshold_usd: components["schemas"]["DecimalAmount"];
+            /** @description Additional USD value of the same asset and network needed to start the conversion. */
+            remaining_usd: components["schemas"]["DecimalAmount"];
+            /**
+             * @description Only deposits of this same asset and network count towards the threshold.
+             * @constant
+             */
+            same_asset_required: true;
+            /**
+             * Format: date-time
+             * @description Time of the USD valuation.
+             */
+            valued_at: string;
+            /** @description Explanation that can be shown to the customer. */
+            message: string;
+        };
+        PermanentRoute: {
+            /** Format: uuid */
+            route_id: string;
+            external_user_id: string;
+            /** @enum {string} */
+            destination_asset: "fUSD" | "ZANO";
+            /** @constant */
+            destination_network: "ZANO";
+            destination_address: string;
+            label?: string;
+            /**
+             * @description `active` (deposits are converted) or `disabled` (deposits are no longer converted automatically;
+             *     contact support). A plain string so that new values are not breaking.
+             */
+            status: string;
+            /**
+             * @description Reusable deposit addresses keyed `ASSET/NETWORK`. An empty string means the address is still being
+             *     allocated: use only non-empty entries.
+             */
+            addresses: {
+                [key: string]: string;
+            };
+            fee: {
+                /** @description Fee percentage of each conversion, the partner markup included. */
+                percent: number;
+                /** @description Minimum fee per conversion in USD. */
+                floor_usd: number;
+            };
+            /** @description Minimum USD value converted at once; smaller deposits accumulate per asset. */
+            min_swap_usd: number;
+            /** @description Automatic-processing maximum in USD; a larger deposit goes to `review`. */
+            max_auto_swap_usd: number;
+            accumulations: components["schemas"]["PermanentAccumulation"][];
+            /**
+             * Format: date-time
+             * @description End of the current faster-polling window, if any.
+             */
+            expect_deposit_until?: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        PermanentRouteList: {
+            routes: components["schemas"]["PermanentRoute"][];
+        };
+        /** @description A deposit to a permanent route address with its confirmation progress and public status. */
+        PermanentDeposit: {
+            /** Format: uuid */
+            id: string;
+            asset: components["schemas"]["AssetSymbol"];
+            network: components["schemas"]["NetworkCode"];
+            txHash: components["schemas"]["TxHash"];
+            /** Format: int32 */
+            outputIndex: number;
+            /** @description Amount in the asset's smallest unit (satoshi, wei, ...), as a decimal integer string. */
+            amountBaseUnits: string;
+            /** Format: int32 */
+            confirmationCount: number;
+            /** Format: int32 */
+            requiredConfirmations: number;
+            status: components["schemas"]["SwapStatus"];
+            terminal: boolean;
+            actionRequired: components["schemas"]["ActionRequired"];
+            retryable: boolean;
+            reasonCode: string;
+            /** @description The order converting this deposit, once there is one. */
+            orderId?: string | null;
+            settlementTxHash?: string | null;
+            actualOutputAmount?: string | null;
+            /** Format: date-time */
+            firstSeenAt: string;
+            /** Format: date-time */
+            lastSeenAt: string;
+            /** Format: date-time */
+            confirmedAt?: string | null;
+            /** @description While accumulating - USD value waiting in this deposit's bucket; otherwise `null`. */
+            accumulated_usd: string | null;
+            threshold_usd: string | null;
+            remaining_usd: string | null;
+            /** @description True while the deposit waits in a same-asset bucket. */
+            same_asset_required: boolean;
+            /** Format: date-time */
+            valued_at: string | null;
+            message: string | null;
+        };
+        PermanentDepositList: {
+            /** Format: uuid */
+            route_id: string;
+            accumulations: components["schemas"]["PermanentAccumulation"][];
+            deposits: components["schemas"]["PermanentDeposit"][];
+        };
+        PermanentDepositExpectation: {
+            /** @constant */
+            ok: true;
+            /** Format: date-time */
+            expect_deposit_until: string;
+        };
+        /** @enum {string} */
+        WebhookEventType: "swap.updated" | "permanent_deposit.updated";
+        PartnerWebhook: {
+            /**
+             * Format: uri
+             * @description The delivery URL, `null` when none is set.
+             */
+            url: string | null;
+            /** @description The last characters of the signing secret, for recognition only. */
+            secretHint: string | null;
+            /** @description Event types delivered to the URL. */
+            eventTypes: components["schemas"]["WebhookEventType"][];
+            /** Format: date-time */
+            updatedAt: string | null;
+        };
+        PartnerWebhookRequest: {
+            /**
+             * Format: uri
+             * @description The delivery URL. `https` and a public address are required in production mode.
+             */
+            url: string;
+            /**
+             * @description Generate a new signing secret and return it.
+             * @default false
+             */
+            rotateSecret: boolean;
+        };
+        /** @description The webhook configuration after an update, with the new secret when one was generated. */
+        PartnerWebhookUpdate: {
+            /** Format: uri */
+            url: string | null;
+            secretHint: string | null;
+            eventTypes: components["schemas"]["WebhookEventType"][];
+            /** Format: date-time */
+            updatedAt: string | null;
+            /**
+             * @description The full signing secret `whsec_<base64>`, present only when it was generated by this call (first
+             *     set, or `rotateSecret: true`); otherwise `null`. It is not shown again.
+             */
+            secret: string | null;
+        };
+        PartnerMarkup: {
+            /** @description Markup percentage added to the fee of new permanent routes; `0` until set. */
+            percent: number;
+            /**
+             * Format: date-time
+             * @description When the markup was last set, `null` until set.
+             */
+            updatedAt: string | null;
+        };
+        PartnerMarkupRequest: {
+            /** @description Markup percentage, 0 to 3 with at most two decimal places (checked by the server). */
+            percent: number;
+        };
+        Earning: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            routeId: string;
+            orderId: components["schemas"]["SwapId"];
+            asset: components["schemas"]["AssetSymbol"];
+            network: components["schemas"]["NetworkCode"];
+            /** @description Markup earned, in units of `asset`. */
+            amount: components["schemas"]["DecimalAmount"];
+            /** @description USD value of `amount` at conversion time. */
+            amountUsd: components["schemas"]["DecimalAmount"];
+            /** @description Markup percentage the route carried. */
+            markupPercent: number;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        EarningTotal: {
+            asset: components["schemas"]["AssetSymbol"];
+            network: components["schemas"]["NetworkCode"];
+            amount: components["schemas"]["DecimalAmount"];
+            amountUsd: components["schemas"]["DecimalAmount"];
+        };
+        EarningsPage: {
+            earnings: components["schemas"]["Earning"][];
+            /** @description Sums over all entries matching the filters, per asset and network. */
+            totals: components["schemas"]["EarningTotal"][];
+            nextCursor: string | null;
+        };
+        SandboxDepositRequest: {
+            address: components["schemas"]["Address"];
+            asset: components["schemas"]["AssetSymbol"];
+            network: components["schemas"]["NetworkCode"];
+            /** @description Amount paid, in units of the asset. */
+            amount: components["schemas"]["SourceAmount"];
+            /** @description Memo attached to the simulated payment. */
+            memo?: components["schemas"]["Memo"];
+        };
+        SandboxDeposit: {
+            txHash: components["schemas"]["TxHash"];
+            address: components["schemas"]["Address"];
+            asset: components["schemas"]["AssetSymbol"];
+            network: components["schemas"]["NetworkCode"];
+            amount: components["schemas"]["DecimalAmount"];
+            memo: string | null;
+            /** Format: int32 */
+            outputIndex: number;
+            /** Format: int32 */
+            confirmationsRequired: number;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        SandboxReviewDecision: {
+            /** @enum {string} */
+            decision: "approve" | "refund" | "fail";
+        };
+        SandboxFailureInjection: {
+            /** @enum {string} */
+            stage: "exchange" | "payout";
+        };
+        SwapUpdatedEvent: {
+            /** @constant */
+            type: "swap.updated";
+            /**
+             * Format: date-time
+             * @description When the message was created (not the delivery attempt).
+             */
+            timestamp: string;
+            data: {
+                order: components["schemas"]["Swap"];
+                /** @description The new timeline entry, or `null` when only the order changed. */
+                event: components["schemas"]["SwapEvent"] | null;
+            };
+        };
+        PermanentDepositUpdatedEvent: {
+            /** @constant */
+            type: "permanent_deposit.updated";
+            /**
+             * Format: date-time
+             * @description When the message was created (not the delivery attempt).
+             */
+            timestamp: string;
+            data: {
+                /** Format: uuid */
+                routeId: string;
+                deposit: components["schemas"]["PermanentDeposit"];
+            };
+        };
+    };
+    responses: {
+        /**
+         * @description The request is invalid: `invalid_request` (a path, query, header or body value fails the schema, or
+         *     an unknown query parameter was sent; `error.details.errors` lists `{path, message}`), or
+         *     `malformed_json` (the body is not valid JSON).
+         */
+        BadRequest: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Only one of `sourceAsset` and `sourceNetwork` was given, or a value fails its pattern (`invalid_request`). */
+        PairsBadRequest: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The quote request is invalid (`invalid_request` with `error.details.errors`, or `malformed_json`). */
+        QuoteBadRequest: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description The swap request is invalid: `invalid_request`, `malformed_json`, `invalid_idempotency_key` (the
+         *     `Idempotency-Key` header is missing or malformed), or `quote_mismatch` (pair, amount, rate type or
+         *     refund fields differ from the quote).
+         */
+        SwapBadRequest: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description The settlement target is invalid: `invalid_settlement_target` (the address does not decode, has a bad
+         *     checksum or is a gateway address), `invalid_request` or `malformed_json`.
+         */
+        ChallengeBadRequest: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description The route request is invalid: `external_user_mismatch` (`externalUserId` differs from `x-service-user`),
+         *     `invalid_challenge` (unknown, expired, used or foreign challenge, or `message` differs from its text),
+         *     `invalid_request` or `malformed_json`.
+         */
+        RouteBadRequest: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description Signed-request authentication failed: `authentication_required`, `unknown_key`, `invalid_signature`,
+         *     `timestamp_out_of_window`, `nonce_reused` or `partner_disabled` (see the `serviceSignature` scheme).
+         */
+        Unauthorized: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description Neither a valid swap access token for this swap nor a valid signed request was presented:
+         *     `authentication_required`, `invalid_token`, or one of the signed-request codes.
+         */
+        SwapReadUnauthorized: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The swap access token is missing (`authentication_required`) or not valid for this swap (`invalid_token`). */
+        StreamUnauthorized: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The wallet signature does not prove ownership of the destination (`ownership_not_verified`). */
+        Forbidden: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description No swap with this ID belongs to the partner (or to the token), or the path is not mounted (`not_found`). */
+        SwapNotFound: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description No permanent route with this ID belongs to the partner (`not_found`). */
+        RouteNotFound: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The address is not a deposit address allocated by this service, or sandbox operations are not mounted (`not_found`). */
+        SandboxNotFound: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description No quote can be given: `pair_unavailable`, `rate_type_unavailable`, `amount_below_minimum` or
+         *     `amount_above_maximum` (the last two with `minimumSourceAmount` / `maximumSourceAmount` in `error.details`).
+         */
+        QuoteConflict: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description The swap cannot be created: `quote_expired` (the quote expired or was already used; get a new quote),
+         *     `idempotency_key_reused` (the key was bound to a different body), or
+         *     `idempotency_request_in_progress` (an identical request is still running; retry after `Retry-After`).
+         */
+        SwapConflict: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The route cannot be created at this time (`route_unavailable`). */
+        RouteConflict: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The swap is not in a status that allows this sandbox action (`invalid_state`). */
+        SandboxConflict: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The request body exceeds 64 KiB (`payload_too_large`). */
+        PayloadTooLarge: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The request body is not `application/json` (`unsupported_media_type`). */
+        UnsupportedMediaType: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Rate limit exceeded (`rate_limited`). Wait `Retry-After` seconds before retrying. */
+        TooManyRequests: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description An unexpected failure (`internal_error`). No internals are exposed; quote `requestId` to support. */
+        InternalError: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Temporarily unavailable (`service_unavailable`), for example a dependency is down. Retry with backoff. */
+        ServiceUnavailable: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The service cannot serve requests (`service_unavailable`); `error.details.checks` shows the failed check. */
+        HealthUnavailable: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+    };
+    parameters: {
+        /**
+         * @description The swap ID (`Swap.id`).
+         * @example 3f2b8a1e-6c4d-4e7a-9b1f-2d5c8e0a4b71
+         */
+        SwapIdPath: components["schemas"]["SwapId"];
+        /**
+         * @description The route ID (`PermanentRoute.route_id`).
+         * @example 9b1deb4d-3b7d-4bad-9bdd-2b0d7b3dcb6d
+         */
+        RouteIdPath: string;
+        /**
+         * @description Opaque cursor from `nextCursor` of the previous page. Omit for the first page.
+         * @example eyJjIjoiMjAyNi0wNi0xM1QwOTowMDowMC4wMDBaIn0
+         */
+        Cursor: string;
+        /**
+         * @description Caller-generated key that makes the create safe to retry: 1 to 255 visible ASCII characters
+         *     (`0x21`-`0x7E`), for example a UUID. Remembered for 24 hours per partner key.
+         * @example 4b5e7c9a-2d1f-4e3b-a6c8-0f9d2e4b6a8c
+         */
+        IdempotencyKey: string;
+        /**
+         * @description Message ID, identical on every retry of the same message. Use it to drop duplicates.
+         * @example msg_2Lh9qWZk4V1bXc7Rt8Ns0Pa3Ye
+         */
+        WebhookId: string;
+        /**
+         * @description Unix time in seconds of this delivery attempt, in decimal digits.
+         * @example 1781433678
+         */
+        WebhookTimestamp: string;
+        /**
+         * @description Space-separated list of signatures `v1,<base64>`; each is the base64 HMAC-SHA256 of
+         *     `<webhook-id>.<webhook-timestamp>.<raw body>` keyed with the base64-decoded webhook secret.
+         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+         */
+        WebhookSignature: string;
+    };
+    requestBodies: never;
+    headers: {
+        /**
+         * @description Identifier of this request, also in `error.requestId` and the service logs. Quote it to support.
+         * @example req_01HZX3V8K2M4N6P8Q0R2S4T6V8
+         */
+        RequestId: string;
+        /**
+         * @description Requests allowed in the current window for this scope (partner key, or client IP for public operations).
+         * @example 600
+         */
+        RateLimitLimit: number;
+        /**
+         * @description Requests left in the current window.
+         * @example 587
+         */
+        RateLimitRemaining: number;
+        /**
+         * @description Seconds until the current window resets.
+         * @example 42
+         */
+        RateLimitReset: number;
+        /**
+         * @description Seconds to wait before retrying.
+         * @example 17
+         */
+        RetryAfter: number;
+        /**
+         * @description Present, with the value `true`, only when this response is a replay of an earlier request with the same `Idempotency-Key`.
+         * @example true
+         */
+        IdempotentReplayed: "true";
+    };
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The service and its database are available. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["HealthUnavailable"];
+        };
+    };
+    getOpenApiDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bundled OpenAPI 3.1 document. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listAssets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The asset catalog. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssetCatalog"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPairs: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Source asset symbol, for example `BTC`. Must be given together with `sourceNetwork`.
+                 * @example BTC
+                 */
+                sourceAsset?: components["schemas"]["AssetSymbol"];
+                /**
+                 * @description Source network code, for example `BTC`. Must be given together with `sourceAsset`.
+                 * @example BTC
+                 */
+                sourceNetwork?: components["schemas"]["NetworkCode"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Compact guidance (no parameters) or destination guidance (both parameters). */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PairGuidance"];
+                };
+            };
+            400: components["responses"]["PairsBadRequest"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createQuote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QuoteRequest"];
+            };
+        };
+        responses: {
+            /** @description An executable quote. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QuoteResponse"];
+                };
+            };
+            400: components["responses"]["QuoteBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["QuoteConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listSwaps: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size.
+                 * @example 20
+                 */
+                limit?: number;
+                /**
+                 * @description Opaque cursor from `nextCursor` of the previous page. Omit for the first page.
+                 * @example eyJjIjoiMjAyNi0wNi0xM1QwOTowMDowMC4wMDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description Only swaps currently in this status.
+                 * @example waiting
+                 */
+                status?: components["schemas"]["SwapStatus"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of swaps. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SwapList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createSwap: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Caller-generated key that makes the create safe to retry: 1 to 255 visible ASCII characters
+                 *     (`0x21`-`0x7E`), for example a UUID. Remembered for 24 hours per partner key.
+                 * @example 4b5e7c9a-2d1f-4e3b-a6c8-0f9d2e4b6a8c
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SwapRequest"];
+            };
+        };
+        responses: {
+            /**
+             * @description The swap is queued. On an idempotent replay the original response is returned again with
+             *     `Idempotent-Replayed: true`.
+             */
+            202: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SwapCreated"];
+                };
+            };
+            400: components["responses"]["SwapBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["SwapConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSwap: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The swap ID (`Swap.id`).
+                 * @example 3f2b8a1e-6c4d-4e7a-9b1f-2d5c8e0a4b71
+                 */
+                id: components["parameters"]["SwapIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The swap and its timeline. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SwapDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["SwapReadUnauthorized"];
+            404: components["responses"]["SwapNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    streamSwap: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The `id` of the last `status` event received; replay starts after it.
+                 * @example 0f8fad5b-d9cb-469f-a165-70867728950e
+                 */
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                /**
+                 * @description The swap ID (`Swap.id`).
+                 * @example 3f2b8a1e-6c4d-4e7a-9b1f-2d5c8e0a4b71
+                 */
+                id: components["parameters"]["SwapIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event stream. It stays open until the swap is terminal. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["StreamUnauthorized"];
+            404: components["responses"]["SwapNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getPartnerWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook configuration. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerWebhook"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    putPartnerWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PartnerWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated configuration; `secret` is present only when a secret was generated. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerWebhookUpdate"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getPartnerMarkup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The current markup. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerMarkup"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    putPartnerMarkup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PartnerMarkupRequest"];
+            };
+        };
+        responses: {
+            /** @description The markup now in effect for new routes. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerMarkup"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listPartnerEarnings: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Opaque cursor from `nextCursor` of the previous page. Omit for the first page.
+                 * @example eyJjIjoiMjAyNi0wNi0xM1QwOTowMDowMC4wMDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: number;
+                /**
+                 * @description Only earnings created at or after this time.
+                 * @example 2026-06-01T00:00:00Z
+                 */
+                from?: string;
+                /**
+                 * @description Only earnings created before this time.
+                 * @example 2026-07-01T00:00:00Z
+                 */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of earnings with totals. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EarningsPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createRouteChallenge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PermanentRouteTarget"];
+            };
+        };
+        responses: {
+            /** @description The challenge to sign. */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermanentChallenge"];
+                };
+            };
+            400: components["responses"]["ChallengeBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listPermanentRoutes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The partner's routes. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermanentRouteList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createPermanentRoute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PermanentRouteRequest"];
+            };
+        };
+        responses: {
+            /** @description The created or recovered route. */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermanentRoute"];
+                };
+            };
+            400: components["responses"]["RouteBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["RouteConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPermanentRoute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The route ID (`PermanentRoute.route_id`).
+                 * @example 9b1deb4d-3b7d-4bad-9bdd-2b0d7b3dcb6d
+                 */
+                id: components["parameters"]["RouteIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The route. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermanentRoute"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["RouteNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listRouteDeposits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The route ID (`PermanentRoute.route_id`).
+                 * @example 9b1deb4d-3b7d-4bad-9bdd-2b0d7b3dcb6d
+                 */
+                id: components["parameters"]["RouteIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The route's deposits and accumulations. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermanentDepositList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["RouteNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    expectRouteDeposit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The route ID (`PermanentRoute.route_id`).
+                 * @example 9b1deb4d-3b7d-4bad-9bdd-2b0d7b3dcb6d
+                 */
+                id: components["parameters"]["RouteIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The expectation window. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermanentDepositExpectation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["RouteNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createSandboxDeposit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxDepositRequest"];
+            };
+        };
+        responses: {
+            /** @description The simulated transaction was broadcast; confirmations follow. */
+            202: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxDeposit"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["SandboxNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    decideSandboxReview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The swap ID (`Swap.id`).
+                 * @example 3f2b8a1e-6c4d-4e7a-9b1f-2d5c8e0a4b71
+                 */
+                id: components["parameters"]["SwapIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxReviewDecision"];
+            };
+        };
+        responses: {
+            /** @description The swap after the decision. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SwapOrder"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["SwapNotFound"];
+            409: components["responses"]["SandboxConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    injectSandboxFailure: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The swap ID (`Swap.id`).
+                 * @example 3f2b8a1e-6c4d-4e7a-9b1f-2d5c8e0a4b71
+                 */
+                id: components["parameters"]["SwapIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxFailureInjection"];
+            };
+        };
+        responses: {
+            /** @description The swap as it is now (the failure may fire later). */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SwapOrder"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["SwapNotFound"];
+            409: components["responses"]["SandboxConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    swapUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Message ID, identical on every retry of the same message. Use it to drop duplicates.
+                 * @example msg_2Lh9qWZk4V1bXc7Rt8Ns0Pa3Ye
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Unix time in seconds of this delivery attempt, in decimal digits.
+                 * @example 1781433678
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated list of signatures `v1,<base64>`; each is the base64 HMAC-SHA256 of
+                 *     `<webhook-id>.<webhook-timestamp>.<raw body>` keyed with the base64-decoded webhook secret.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SwapUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any `2xx` status acknowledges the delivery; the response body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    permanentDepositUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Message ID, identical on every retry of the same message. Use it to drop duplicates.
+                 * @example msg_2Lh9qWZk4V1bXc7Rt8Ns0Pa3Ye
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Unix time in seconds of this delivery attempt, in decimal digits.
+                 * @example 1781433678
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated list of signatures `v1,<base64>`; each is the base64 HMAC-SHA256 of
+                 *     `<webhook-id>.<webhook-timestamp>.<raw body>` keyed with the base64-decoded webhook secret.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PermanentDepositUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any `2xx` status acknowledges the delivery; the response body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+}

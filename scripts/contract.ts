@@ -1,0 +1,70 @@
+/**
+ * `make contract`: checks the real server against the spec. Starts the server on a throw-away embedded
+ * database, puts `prism proxy --errors` in front of it (Prism validates every real response against the
+ * spec and turns a violation into a 500), and runs Dredd through the proxy with test/contract/dredd-hooks.cjs,
+ * which signs requests, provokes the documented 4xx cases and skips what cannot run yet.
+ * Every child runs in its own process group and the whole group is stopped at the end.
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort, spawnGroup, waitForHttp, type Child } from '../test/support/process.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const bin = (name: string) => path.join(root, 'node_modules/.bin', name);
+
+async function main(): Promise<number> {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'pss-contract-'));
+  const children: Child[] = [];
+  try {
+    const serverPort = await freePort();
+    const proxyPort = await freePort();
+    const serverEnv = {
+      PORT: String(serverPort),
+      DATA_DIR: dataDir,
+      DATABASE_URL: '',
+      LOG_LEVEL: 'warn',
+      VALIDATE_RESPONSES: 'true',
+      PUBLIC_ORIGIN: `http://127.0.0.1:${proxyPort}`,
+    };
+    const server = spawnGroup(process.execPath, ['--import', 'tsx', 'server/main.ts'], serverEnv, root);
+    children.push(server);
+    await waitForHttp(`http://127.0.0.1:${serverPort}/api/v1/health`, 60_000, server);
+
+    const proxy = spawnGroup(
+      bin('prism'),
+      ['proxy', '--errors', '--host', '127.0.0.1', '--port', String(proxyPort), 'spec/openapi.yaml', `http://127.0.0.1:${serverPort}/api/v1`],
+      {},
+      root,
+    );
+    children.push(proxy);
+    await waitForHttp(`http://127.0.0.1:${proxyPort}/health`, 60_000, proxy);
+
+    const dredd = spawnGroup(
+      bin('dredd'),
+      ['spec/openapi.yaml', `http://127.0.0.1:${proxyPort}`, '--hookfiles=test/contract/dredd-hooks.cjs', '--language=nodejs', '--loglevel=warning'],
+      { PSS_SERVER_URL: `http://127.0.0.1:${serverPort}`, PSS_DATA_DIR: dataDir },
+      root,
+    );
+    children.push(dredd);
+    dredd.process.stdout?.pipe(process.stdout);
+    dredd.process.stderr?.pipe(process.stderr);
+    const code = await new Promise<number | null>((resolve) => dredd.process.once('exit', resolve));
+    if (code !== 0) {
+      process.stderr.write(`\n--- server log ---\n${server.output().slice(-8000)}\n--- proxy log ---\n${proxy.output().slice(-4000)}\n`);
+    }
+    return code ?? 1;
+  } finally {
+    for (const child of children.reverse()) await child.stop('SIGTERM', 5_000);
+    await fs.rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    process.stderr.write(`contract run failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  },
+);

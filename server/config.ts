@@ -1,0 +1,192 @@
+/**
+ * Configuration: every environment variable the service reads is read here, once, and validated.
+ * A bad value stops the process with a message naming the variable and what was expected.
+ */
+import path from 'node:path';
+
+/** How the service talks to the outside world: simulated (sandbox) or real adapters (production). */
+export type ServiceMode = 'sandbox' | 'production';
+
+/** The validated, frozen configuration of one process. */
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  /** Real PostgreSQL when set; embedded PGlite in `dataDir` otherwise. */
+  readonly databaseUrl: string | undefined;
+  readonly dataDir: string;
+  /** The signing audience: scheme, host and port, no trailing slash. */
+  readonly publicOrigin: string;
+  readonly serviceMode: ServiceMode;
+  /** Key that encrypts partner and webhook secrets at rest (32 bytes); generated into dataDir in sandbox. */
+  readonly secretsKey: string | undefined;
+  readonly logLevel: string;
+  /** Validate responses against the spec too (development and tests). */
+  readonly validateResponses: boolean;
+  readonly quoteTtlSeconds: number;
+  readonly depositWindowSeconds: number;
+  readonly overdueGraceSeconds: number;
+  readonly idempotencyTtlSeconds: number;
+  readonly challengeTtlSeconds: number;
+  readonly expectDepositSeconds: number;
+  readonly webhookRetrySeconds: readonly number[];
+  readonly sandboxBlockSeconds: number;
+  readonly rateLimits: RateLimitConfig;
+}
+
+/** Requests allowed per minute for each rate-limit class. */
+export interface RateLimitConfig {
+  readonly publicPerMinute: number;
+  readonly signedPerMinute: number;
+  readonly quotesPerMinute: number;
+  readonly swapsPerMinute: number;
+}
+
+/** Raised when the environment holds a value the service cannot run with. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/** Parses and validates the environment into a frozen Config; throws ConfigError listing every problem. */
+export function loadConfig(env: Env = process.env): Config {
+  const problems: string[] = [];
+  const read = createReader(env, problems);
+
+  const serviceMode = read.oneOf('SERVICE_MODE', ['sandbox', 'production'] as const, 'sandbox');
+  const nodeEnv = env.NODE_ENV ?? 'development';
+  const config: Config = {
+    port: read.integer('PORT', 8080, { min: 0, max: 65535 }),
+    host: read.string('HOST', '127.0.0.1'),
+    databaseUrl: read.optionalUrl('DATABASE_URL', ['postgres:', 'postgresql:']),
+    dataDir: path.resolve(read.string('DATA_DIR', '.data')),
+    publicOrigin: read.origin('PUBLIC_ORIGIN', 'http://localhost:8080'),
+    serviceMode,
+    secretsKey: read.optionalSecretsKey('SECRETS_KEY'),
+    logLevel: read.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+    validateResponses: read.boolean('VALIDATE_RESPONSES', nodeEnv !== 'production'),
+    quoteTtlSeconds: read.integer('QUOTE_TTL_SECONDS', 120, { min: 1 }),
+    depositWindowSeconds: read.integer('DEPOSIT_WINDOW_SECONDS', 1800, { min: 1 }),
+    overdueGraceSeconds: read.integer('OVERDUE_GRACE_SECONDS', 86400, { min: 1 }),
+    idempotencyTtlSeconds: read.integer('IDEMPOTENCY_TTL_SECONDS', 86400, { min: 1 }),
+    challengeTtlSeconds: read.integer('CHALLENGE_TTL_SECONDS', 600, { min: 1 }),
+    expectDepositSeconds: read.integer('EXPECT_DEPOSIT_SECONDS', 1800, { min: 1 }),
+    webhookRetrySeconds: read.secondsList('WEBHOOK_RETRY_SECONDS', [5, 300, 1800, 7200, 18000, 36000, 36000]),
+    sandboxBlockSeconds: read.positiveNumber('SANDBOX_BLOCK_SECONDS', 2),
+    rateLimits: {
+      publicPerMinute: read.integer('RATE_LIMIT_PUBLIC_PER_MINUTE', 300, { min: 1 }),
+      signedPerMinute: read.integer('RATE_LIMIT_SIGNED_PER_MINUTE', 600, { min: 1 }),
+      quotesPerMinute: read.integer('RATE_LIMIT_QUOTES_PER_MINUTE', 120, { min: 1 }),
+      swapsPerMinute: read.integer('RATE_LIMIT_SWAPS_PER_MINUTE', 60, { min: 1 }),
+    },
+  };
+
+  if (serviceMode === 'production') {
+    if (!config.secretsKey) problems.push('SECRETS_KEY is required when SERVICE_MODE=production');
+    if (!config.databaseUrl) problems.push('DATABASE_URL is required when SERVICE_MODE=production');
+    if (!config.publicOrigin.startsWith('https://')) problems.push('PUBLIC_ORIGIN must be https when SERVICE_MODE=production');
+    problems.push('SERVICE_MODE=production needs real rate, chain and payout adapters, which this build does not have yet');
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze({ ...config, rateLimits: Object.freeze(config.rateLimits) });
+}
+
+function createReader(env: Env, problems: string[]) {
+  const raw = (name: string): string | undefined => {
+    const value = env[name];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  };
+  return {
+    string(name: string, fallback: string): string {
+      return raw(name) ?? fallback;
+    },
+    integer(name: string, fallback: number, { min = -Infinity, max = Infinity } = {}): number {
+      const value = raw(name);
+      if (value === undefined) return fallback;
+      const n = Number(value);
+      if (!/^-?\d+$/.test(value) || n < min || n > max) {
+        problems.push(`${name}=${JSON.stringify(value)} must be an integer${describeRange(min, max)}`);
+        return fallback;
+      }
+      return n;
+    },
+    positiveNumber(name: string, fallback: number): number {
+      const value = raw(name);
+      if (value === undefined) return fallback;
+      const n = Number(value);
+      if (!/^\d+(\.\d+)?$/.test(value) || n <= 0) {
+        problems.push(`${name}=${JSON.stringify(value)} must be a positive number of seconds, e.g. 0.25`);
+        return fallback;
+      }
+      return n;
+    },
+    boolean(name: string, fallback: boolean): boolean {
+      const value = raw(name);
+      if (value === undefined) return fallback;
+      if (['1', 'true', 'yes'].includes(value.toLowerCase())) return true;
+      if (['0', 'false', 'no'].includes(value.toLowerCase())) return false;
+      problems.push(`${name}=${JSON.stringify(value)} must be true or false`);
+      return fallback;
+    },
+    oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
+      const value = raw(name);
+      if (value === undefined) return fallback;
+      if (!(allowed as readonly string[]).includes(value)) {
+        problems.push(`${name}=${JSON.stringify(value)} must be one of ${allowed.join(', ')}`);
+        return fallback;
+      }
+      return value as T;
+    },
+    optionalUrl(name: string, protocols: string[]): string | undefined {
+      const value = raw(name);
+      if (value === undefined) return undefined;
+      try {
+        const url = new URL(value);
+        if (!protocols.includes(url.protocol)) throw new Error('protocol');
+        return value;
+      } catch {
+        problems.push(`${name} must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`);
+        return undefined;
+      }
+    },
+    origin(name: string, fallback: string): string {
+      const value = raw(name) ?? fallback;
+      try {
+        const url = new URL(value);
+        if (!['http:', 'https:'].includes(url.protocol) || url.origin !== value) throw new Error('not an origin');
+        return value;
+      } catch {
+        problems.push(`${name}=${JSON.stringify(value)} must be an origin such as https://swap.example.com (scheme, host, optional port; no path or trailing slash)`);
+        return fallback;
+      }
+    },
+    optionalSecretsKey(name: string): string | undefined {
+      const value = raw(name);
+      if (value === undefined) return undefined;
+      if (!/^[0-9a-f]{64}$/i.test(value)) {
+        problems.push(`${name} must be 64 hex characters (32 bytes), e.g. from: openssl rand -hex 32`);
+        return undefined;
+      }
+      return value.toLowerCase();
+    },
+    secondsList(name: string, fallback: number[]): number[] {
+      const value = raw(name);
+      if (value === undefined) return fallback;
+      const parts = value.split(',').map((s) => s.trim());
+      if (parts.length === 0 || parts.some((p) => !/^\d+(\.\d+)?$/.test(p))) {
+        problems.push(`${name}=${JSON.stringify(value)} must be a comma-separated list of seconds, e.g. 5,300,1800`);
+        return fallback;
+      }
+      return parts.map(Number);
+    },
+  };
+}
+
+function describeRange(min: number, max: number): string {
+  if (Number.isFinite(min) && Number.isFinite(max)) return ` from ${min} to ${max}`;
+  if (Number.isFinite(min)) return ` of at least ${min}`;
+  return '';
+}

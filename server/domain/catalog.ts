@@ -1,0 +1,159 @@
+/**
+ * The catalogue of assets and networks and the guidance derived from it: which pairs exist, which rate
+ * types they offer and their limits in the source asset. Pure: prices are passed in.
+ */
+import type { components } from '../../generated/api.js';
+import { formatDown, formatUp, toAmount, type Amount } from './money.js';
+
+type AssetCatalogBody = components['schemas']['AssetCatalog'];
+type CompactPairGuidance = components['schemas']['CompactPairGuidance'];
+type DestinationGuidance = components['schemas']['DestinationGuidance'];
+
+/** One asset on one network, as the catalogue data describes it. */
+export interface CatalogAsset {
+  symbol: string;
+  name: string;
+  network: string;
+  /** Decimal places of the asset's smallest unit. */
+  precision: number;
+  /** Reference USD price (sandbox rates drift around it). */
+  priceUsd: string;
+  /** Amplitude of the sandbox price drift, in percent. */
+  driftPercent: string;
+  /** Whether the asset can take part in fixed-rate swaps. */
+  fixedRate: boolean;
+  memoNeeded?: boolean;
+  memoName?: string;
+}
+
+/** A network: its provider code, display name and confirmation policy. */
+export interface CatalogNetwork {
+  code: string;
+  name: string;
+  confirmations: number;
+  blockSeconds: number;
+}
+
+/** The whole catalogue. */
+export interface Catalog {
+  limitsUsd: { minimum: string; maximum: string };
+  /** Minutes from an exchanged amount to its payout transaction. */
+  payoutMinutes: number;
+  networks: Record<string, CatalogNetwork>;
+  assets: CatalogAsset[];
+}
+
+/** Checks catalogue data and returns it typed; throws an Error listing every problem found. */
+export function validateCatalog(raw: unknown): Catalog {
+  const problems: string[] = [];
+  const data = raw as Catalog;
+  if (!data || typeof data !== 'object' || !Array.isArray(data.assets) || typeof data.networks !== 'object') {
+    throw new Error('Catalogue must be an object with "networks" and "assets"');
+  }
+  const decimal = (value: unknown, where: string) => {
+    if (typeof value !== 'string' || !/^\d+(\.\d+)?$/.test(value)) problems.push(`${where} must be a decimal string`);
+  };
+  decimal(data.limitsUsd?.minimum, 'limitsUsd.minimum');
+  decimal(data.limitsUsd?.maximum, 'limitsUsd.maximum');
+  for (const [id, network] of Object.entries(data.networks)) {
+    if (!/^[A-Z0-9]{2,10}$/.test(id)) problems.push(`network id ${id} must be 2-10 upper-case letters or digits`);
+    if (!Number.isInteger(network.confirmations) || network.confirmations < 1) problems.push(`network ${id}: confirmations must be a positive integer`);
+    if (!(network.blockSeconds > 0)) problems.push(`network ${id}: blockSeconds must be positive`);
+  }
+  const seen = new Set<string>();
+  for (const asset of data.assets) {
+    const where = `asset ${asset.symbol}/${asset.network}`;
+    if (!/^[A-Za-z0-9]{2,10}$/.test(asset.symbol)) problems.push(`${where}: symbol must be 2-10 letters or digits`);
+    if (!data.networks[asset.network]) problems.push(`${where}: unknown network`);
+    if (seen.has(assetKey(asset))) problems.push(`${where}: listed twice`);
+    seen.add(assetKey(asset));
+    if (!Number.isInteger(asset.precision) || asset.precision < 0 || asset.precision > 18) problems.push(`${where}: precision must be 0-18`);
+    decimal(asset.priceUsd, `${where}: priceUsd`);
+    decimal(asset.driftPercent, `${where}: driftPercent`);
+  }
+  if (problems.length > 0) throw new Error(`Invalid catalogue:\n  ${problems.join('\n  ')}`);
+  return data;
+}
+
+/** The identity of an asset on a network, e.g. "USDT/TRX". */
+export function assetKey(asset: { symbol: string; network: string }): string {
+  return `${asset.symbol}/${asset.network}`;
+}
+
+/** Looks an asset up by symbol and network (both case-sensitive, as the catalogue lists them). */
+export function findAsset(catalog: Catalog, symbol: string, network: string): CatalogAsset | undefined {
+  return catalog.assets.find((a) => a.symbol === symbol && a.network === network);
+}
+
+/** The public AssetCatalog body. */
+export function toAssetCatalog(catalog: Catalog): AssetCatalogBody {
+  return {
+    currencyCount: new Set(catalog.assets.map((a) => a.symbol)).size,
+    assetNetworkCount: catalog.assets.length,
+    assets: catalog.assets.map((asset) => ({
+      symbol: asset.symbol,
+      name: asset.name,
+      network: asset.network,
+      networkCode: catalog.networks[asset.network].code,
+      icon: monogramIcon(asset.symbol),
+      ...(asset.memoNeeded ? { memoNeeded: true, memoName: asset.memoName ?? 'Memo' } : { memoNeeded: false }),
+    })),
+  };
+}
+
+/** Every source with the destinations it can be swapped to. */
+export function compactPairGuidance(catalog: Catalog): CompactPairGuidance {
+  const sources = catalog.assets.map((source) => ({
+    asset: source.symbol,
+    network: source.network,
+    destinations: destinationsOf(catalog, source).map(assetKey),
+  }));
+  return {
+    kind: 'compact',
+    sourceCount: sources.length,
+    pairCount: sources.reduce((sum, s) => sum + s.destinations.length, 0),
+    sources,
+  };
+}
+
+/** Destinations of one source with rate types and limits converted into the source asset at `sourcePriceUsd`. */
+export function destinationGuidance(catalog: Catalog, source: CatalogAsset, sourcePriceUsd: Amount): DestinationGuidance {
+  const minimumUsd = toAmount(catalog.limitsUsd.minimum);
+  const maximumUsd = toAmount(catalog.limitsUsd.maximum);
+  return {
+    kind: 'destinations',
+    source: { asset: source.symbol, network: source.network },
+    destinations: destinationsOf(catalog, source).map((destination) => ({
+      asset: destination.symbol,
+      network: destination.network,
+      rateTypes: source.fixedRate && destination.fixedRate ? ['fixed', 'floating'] : ['floating'],
+      minimumSourceAmount: formatUp(minimumUsd.div(sourcePriceUsd), source.precision),
+      maximumSourceAmount: formatDown(maximumUsd.div(sourcePriceUsd), source.precision),
+      minimumUsd: minimumUsd.toFixed(),
+      maximumUsd: maximumUsd.toFixed(),
+      estimatedMinutes: estimatedMinutes(catalog, source),
+    })),
+  };
+}
+
+/** Minutes from a deposit's broadcast to the payout: the source's confirmations plus the payout time. */
+export function estimatedMinutes(catalog: Catalog, source: CatalogAsset): number {
+  const network = catalog.networks[source.network];
+  return Math.ceil((network.confirmations * network.blockSeconds) / 60) + catalog.payoutMinutes;
+}
+
+function destinationsOf(catalog: Catalog, source: CatalogAsset): CatalogAsset[] {
+  return catalog.assets.filter((a) => assetKey(a) !== assetKey(source));
+}
+
+// A self-contained SVG monogram, so icons render without depending on a host that may not exist.
+function monogramIcon(symbol: string): string {
+  const hue = [...symbol].reduce((h, ch) => (h * 31 + ch.charCodeAt(0)) % 360, 7);
+  const label = symbol.slice(0, 4).replace(/[^A-Za-z0-9]/g, '');
+  const svg =
+    `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64" viewBox="0 0 64 64">` +
+    `<circle cx="32" cy="32" r="32" fill="hsl(${hue},55%,45%)"/>` +
+    `<text x="32" y="38" font-family="sans-serif" font-size="${label.length > 3 ? 14 : 18}" fill="#fff" text-anchor="middle">${label}</text></svg>`;
+  return `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`;
+}
+

@@ -1,0 +1,49 @@
+/** The handler table: one entry per operationId of the spec. */
+import { notImplemented } from '../domain/errors.js';
+import type { Handler, Handlers, OperationId } from '../http/handler-types.js';
+import { createCatalogHandlers } from './catalog.js';
+import type { HandlerDeps } from './deps.js';
+import { createHealthHandlers } from './health.js';
+
+/** Specified operations whose implementation has not landed yet; they answer 501 not_implemented. */
+export const PENDING_OPERATIONS = [
+  'createQuote',
+  'listSwaps',
+  'createSwap',
+  'getSwap',
+  'streamSwap',
+  'getPartnerWebhook',
+  'putPartnerWebhook',
+  'getPartnerMarkup',
+  'putPartnerMarkup',
+  'listPartnerEarnings',
+  'createRouteChallenge',
+  'createPermanentRoute',
+  'listPermanentRoutes',
+  'getPermanentRoute',
+  'listRouteDeposits',
+  'expectRouteDeposit',
+  'createSandboxDeposit',
+  'decideSandboxReview',
+  'injectSandboxFailure',
+] as const satisfies readonly OperationId[];
+
+type PendingOperation = (typeof PENDING_OPERATIONS)[number];
+
+/** Builds every handler over the given dependencies. */
+export function createHandlers(deps: HandlerDeps): Handlers {
+  const pending = Object.fromEntries(PENDING_OPERATIONS.map((id) => [id, pendingHandler(id)])) as unknown as {
+    [Id in PendingOperation]: Handler<Id>;
+  };
+  return {
+    ...createHealthHandlers(deps),
+    ...createCatalogHandlers(deps),
+    ...pending,
+  };
+}
+
+function pendingHandler(operationId: OperationId): Handler<OperationId> {
+  return async () => {
+    throw notImplemented(operationId);
+  };
+}

@@ -1,0 +1,127 @@
+/**
+ * Builds the express application: request id, logging, body reading, routing by the spec's operation
+ * table, request (and optionally response) validation against the spec, handlers, and the error handler.
+ * It neither reads configuration nor listens; server/main.ts and the tests do that.
+ */
+import express, { type Express, type Request, type RequestHandler } from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
+import { pinoHttp } from 'pino-http';
+import type { Logger } from 'pino';
+import { AppError } from '../domain/errors.js';
+import { createHandlers } from '../handlers/index.js';
+import type { HandlerDeps } from '../handlers/deps.js';
+import { parseJsonBody, readRawBody } from './body.js';
+import { errorHandler } from './errors.js';
+import type { AuthenticatedPartner, Handler, HandlerContext, Handlers, OperationId } from './handler-types.js';
+import { indexOperations, matchRoute, type OperationRoute } from './operations.js';
+import { requestId } from './request-id.js';
+
+/** The path prefix every operation is served under (the spec's server URL). */
+export const API_BASE_PATH = '/api/v1';
+
+/** Everything the application needs, built by the caller. */
+export interface AppDeps extends HandlerDeps {
+  logger: Logger;
+  /** Replace handlers (tests); defaults to the real table. */
+  handlers?: Partial<Handlers>;
+}
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    /** The spec operation this request reached (set by routing). */
+    operation?: OperationRoute;
+    /** The partner a verified signature belongs to (signed operations). */
+    partner?: AuthenticatedPartner;
+  }
+}
+
+/** Creates the application; the caller listens on it. */
+export function createApp(deps: AppDeps): Express {
+  const routes = indexOperations(deps.apiDocument);
+  const handlers: Handlers = { ...createHandlers(deps), ...deps.handlers };
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('trust proxy', false);
+
+  app.use(requestId());
+  app.use(
+    pinoHttp({
+      logger: deps.logger,
+      genReqId: (req) => (req as Request & { id: string }).id,
+      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'info' : 'debug'),
+      serializers: {
+        req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
+      },
+    }),
+  );
+  app.use(readRawBody());
+  app.use(routeToOperation(routes));
+  app.use(parseJsonBody());
+  app.use(
+    OpenApiValidator.middleware({
+      apiSpec: structuredClone(deps.apiDocument) as never,
+      validateRequests: { allErrors: true },
+      validateResponses: deps.config.validateResponses ? { allErrors: true } : false,
+      // Authentication runs before validation, in our own middleware (DESIGN 6.1).
+      validateSecurity: false,
+      validateFormats: true,
+    }),
+  );
+  for (const route of routes) {
+    const handler = handlers[route.operationId as OperationId] as Handler<OperationId> | undefined;
+    if (!handler) throw new Error(`No handler for operation ${route.operationId}`);
+    (app as unknown as Record<string, (path: string, h: RequestHandler) => void>)[route.method](
+      API_BASE_PATH + route.expressPath,
+      bindHandler(route, handler, deps.logger),
+    );
+  }
+  app.use(errorHandler(deps.logger));
+  return app;
+}
+
+// Unknown paths are 404 and known paths with the wrong method 405, both with the Error body, before any
+// other work is done for them.
+function routeToOperation(routes: OperationRoute[]): RequestHandler {
+  return (req, res, next) => {
+    const path = req.path.startsWith(`${API_BASE_PATH}/`) ? req.path.slice(API_BASE_PATH.length) : undefined;
+    const match = path === undefined ? ({ kind: 'not_found' } as const) : matchRoute(routes, req.method, path);
+    if (match.kind === 'operation') {
+      req.operation = match.route;
+      return next();
+    }
+    if (match.kind === 'method_not_allowed') {
+      return next(
+        new AppError(405, 'method_not_allowed', `${req.method} is not allowed here; use ${match.allowed.join(' or ')}.`, { allowed: match.allowed }, {
+          headers: { Allow: match.allowed.join(', ') },
+        }),
+      );
+    }
+    next(new AppError(404, 'not_found', `No operation at ${req.method} ${req.path}; the API is described at ${API_BASE_PATH}/openapi.json.`));
+  };
+}
+
+function bindHandler(route: OperationRoute, handler: Handler<OperationId>, logger: Logger): RequestHandler {
+  return async (req, res, next) => {
+    try {
+      const context = {
+        operationId: route.operationId,
+        requestId: (req as Request & { id: string }).id,
+        path: req.params,
+        query: req.query,
+        headers: req.headers,
+        body: req.body,
+        partner: req.partner,
+        log: (req as Request & { log?: Logger }).log ?? logger,
+        req,
+        res,
+      } as unknown as HandlerContext<OperationId>;
+      const result = (await handler(context)) as { handled: true } | { status: number; body: unknown; headers?: Record<string, string> };
+      if ('handled' in result) return;
+      for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
+      res.status(result.status).json(result.body);
+    } catch (err) {
+      next(err);
+    }
+  };
+}

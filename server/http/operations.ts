@@ -1,0 +1,89 @@
+/**
+ * The operation table, read from the bundled spec: which operation a method and path reach, the security
+ * each requires, and the express route it is served on. The spec stays the only place routes are declared.
+ */
+
+/** Which credentials an operation accepts. */
+export type SecurityKind = 'public' | 'signed' | 'token' | 'tokenOrSigned';
+
+/** One operation of the spec as the router sees it. */
+export interface OperationRoute {
+  readonly operationId: string;
+  /** Lower-case HTTP method. */
+  readonly method: string;
+  /** The spec's path template, e.g. /swaps/{id}. */
+  readonly path: string;
+  /** The same path in express syntax, e.g. /swaps/:id. */
+  readonly expressPath: string;
+  readonly security: SecurityKind;
+  readonly tag: string;
+  readonly pattern: RegExp;
+}
+
+/** Outcome of matching a request path against the table. */
+export type RouteMatch =
+  | { kind: 'operation'; route: OperationRoute }
+  | { kind: 'method_not_allowed'; allowed: string[] }
+  | { kind: 'not_found' };
+
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
+
+interface SpecOperation {
+  operationId?: string;
+  tags?: string[];
+  security?: Array<Record<string, string[]>>;
+}
+
+interface SpecDocument {
+  security?: Array<Record<string, string[]>>;
+  paths: Record<string, Record<string, SpecOperation>>;
+}
+
+/** Builds the operation table from an OpenAPI document; throws when an operation lacks an operationId. */
+export function indexOperations(document: unknown): OperationRoute[] {
+  const doc = document as SpecDocument;
+  const routes: OperationRoute[] = [];
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const method of HTTP_METHODS) {
+      const operation = item[method];
+      if (!operation) continue;
+      if (!operation.operationId) throw new Error(`${method.toUpperCase()} ${path} has no operationId`);
+      routes.push({
+        operationId: operation.operationId,
+        method,
+        path,
+        expressPath: path.replace(/\{([^}]+)\}/g, ':$1'),
+        security: securityKind(operation.security ?? doc.security ?? []),
+        tag: operation.tags?.[0] ?? 'default',
+        pattern: new RegExp(`^${path.split(/\{[^}]+\}/).map(escapeRegExp).join('[^/]+')}$`),
+      });
+    }
+  }
+  return routes;
+}
+
+/** Finds the operation for `method` and `path` (path relative to the API base, without query). */
+export function matchRoute(routes: readonly OperationRoute[], method: string, path: string): RouteMatch {
+  const candidates = routes.filter((r) => r.pattern.test(path));
+  if (candidates.length === 0) return { kind: 'not_found' };
+  // A literal segment wins over a template one (e.g. /sandbox/deposits before /sandbox/{x}).
+  const route = candidates
+    .filter((r) => r.method === method.toLowerCase())
+    .sort((a, b) => b.path.replace(/\{[^}]+\}/g, '').length - a.path.replace(/\{[^}]+\}/g, '').length)[0];
+  if (route) return { kind: 'operation', route };
+  return { kind: 'method_not_allowed', allowed: [...new Set(candidates.map((r) => r.method.toUpperCase()))] };
+}
+
+function securityKind(requirements: Array<Record<string, string[]>>): SecurityKind {
+  const schemes = requirements.map((r) => Object.keys(r));
+  const signed = schemes.some((s) => s.includes('serviceSignature'));
+  const token = schemes.some((s) => s.includes('bearerAuth'));
+  if (signed && token) return 'tokenOrSigned';
+  if (signed) return 'signed';
+  if (token) return 'token';
+  return 'public';
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

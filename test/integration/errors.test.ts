@@ -1,0 +1,78 @@
+import { expect } from 'chai';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { expectError, request } from '../support/http.js';
+
+describe('HTTP errors and request ids', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer({
+      deps: {
+        handlers: {
+          // A handler that crashes, and one that answers with a body the spec does not allow.
+          listAssets: async () => {
+            throw new Error('database password=hunter2 exploded');
+          },
+          getHealth: async () => ({ status: 200, body: { status: 'ok', version: 5 } as never }),
+        },
+      },
+    });
+  });
+  after(() => server.close());
+
+  it('answers an unknown path with 404 and the Error body', async () => {
+    expectError(await request(`${server.baseUrl}/nope`), 404, 'not_found');
+  });
+
+  it('answers a path outside the API prefix with 404 and the Error body', async () => {
+    expectError(await request(`${server.origin}/`), 404, 'not_found');
+  });
+
+  it('answers a wrong method with 405, the Error body and an Allow header', async () => {
+    const res = await request(`${server.baseUrl}/assets`, { method: 'DELETE' });
+    expectError(res, 405, 'method_not_allowed');
+    expect(res.headers.get('allow')).to.equal('GET');
+  });
+
+  it('answers a malformed JSON body with 400 malformed_json', async () => {
+    const res = await request(`${server.baseUrl}/quotes`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"sourceAsset": "BTC",',
+    });
+    expectError(res, 400, 'malformed_json');
+  });
+
+  it('answers a body over 64 KiB with 413 payload_too_large', async () => {
+    const res = await request(`${server.baseUrl}/quotes`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ padding: 'x'.repeat(70 * 1024) }),
+    });
+    expectError(res, 413, 'payload_too_large');
+  });
+
+  it('answers an unexpected failure with 500 internal_error and no internals', async () => {
+    const res = await request(`${server.baseUrl}/assets`);
+    expectError(res, 500, 'internal_error');
+    expect(res.text).not.to.contain('hunter2');
+    expect(res.text).not.to.contain('exploded');
+  });
+
+  it('turns a response that breaks the spec into 500 internal_error instead of sending it', async () => {
+    const res = await request(`${server.baseUrl}/health`);
+    expectError(res, 500, 'internal_error');
+  });
+
+  it('answers an operation that has not been built yet with 501 not_implemented', async () => {
+    expectError(await request(`${server.baseUrl}/permanent-routes`), 501, 'not_implemented');
+  });
+
+  it('puts an x-request-id on every response and echoes a sane incoming one', async () => {
+    const fresh = await request(`${server.baseUrl}/pairs`);
+    expect(fresh.headers.get('x-request-id')).to.match(/^req_[0-9A-Z]{26}$/);
+    const echoed = await request(`${server.baseUrl}/pairs`, { headers: { 'x-request-id': 'partner-trace-12345' } });
+    expect(echoed.headers.get('x-request-id')).to.equal('partner-trace-12345');
+    const replaced = await request(`${server.baseUrl}/pairs`, { headers: { 'x-request-id': 'bad id with spaces' } });
+    expect(replaced.headers.get('x-request-id')).to.match(/^req_/);
+  });
+});

@@ -1,0 +1,73 @@
+/**
+ * Helpers for tests that run real processes (the server, Prism). Each child gets its own process group so
+ * stopping it stops everything it spawned (npx leaves node children behind otherwise).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+
+/** A child process started in its own group, with its output collected. */
+export interface Child {
+  process: ChildProcess;
+  output(): string;
+  /** Sends `signal` to the whole group and waits for the exit code (SIGKILL after `graceMs`). */
+  stop(signal?: NodeJS.Signals, graceMs?: number): Promise<number | null>;
+}
+
+/** Spawns `command` detached in a new process group. */
+export function spawnGroup(command: string, args: string[], env: Record<string, string | undefined> = {}, cwd?: string): Child {
+  const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout?.on('data', (chunk) => (output += chunk));
+  child.stderr?.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    process: child,
+    output: () => output,
+    async stop(signal = 'SIGTERM', graceMs = 10_000) {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      try {
+        process.kill(-child.pid!, signal);
+      } catch {
+        return child.exitCode;
+      }
+      const timer = setTimeout(() => {
+        try {
+          process.kill(-child.pid!, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }, graceMs);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}
+
+/** A TCP port that was free a moment ago. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Polls `url` until it answers (any status) or `timeoutMs` passes; returns the last status. */
+export async function waitForHttp(url: string, timeoutMs: number, child?: Child, init?: RequestInit): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child && child.process.exitCode !== null) throw new Error(`process exited early:\n${child.output()}`);
+    try {
+      const res = await fetch(url, init);
+      await res.arrayBuffer();
+      return res.status;
+    } catch {
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs} ms${child ? `:\n${child.output()}` : ''}`);
+}

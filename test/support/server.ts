@@ -1,0 +1,79 @@
+/**
+ * Starts the real application on its own database for one test suite: a fresh in-memory PGlite, or, when
+ * DATABASE_URL is set, a fresh schema in that PostgreSQL (dropped on close). Listens on a free port.
+ */
+import http from 'node:http';
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import type { Knex } from 'knex';
+import { loadConfig, type Config } from '../../server/config.js';
+import { createLogger } from '../../server/logger.js';
+import { loadApiDocument } from '../../server/spec.js';
+import { loadSandboxCatalog } from '../../server/adapters/sandbox/catalog.js';
+import { createSandboxRates } from '../../server/adapters/sandbox/rates.js';
+import { migrate, openDatabase, type Database } from '../../server/store/database.js';
+import { createApp, type AppDeps } from '../../server/http/app.js';
+
+/** A running test server. */
+export interface TestServer {
+  /** e.g. http://127.0.0.1:41234 (no /api/v1). */
+  origin: string;
+  /** origin + /api/v1 */
+  baseUrl: string;
+  config: Config;
+  knex: Knex;
+  database: Database;
+  close(): Promise<void>;
+}
+
+/** Options for startTestServer. */
+export interface TestServerOptions {
+  /** Environment overrides, as the process would read them. */
+  env?: Record<string, string>;
+  /** Replace handlers or the clock. */
+  deps?: Partial<Pick<AppDeps, 'handlers' | 'now' | 'rates'>>;
+}
+
+/** The environment tests run with unless they override it. */
+export const TEST_ENV: Record<string, string> = {
+  LOG_LEVEL: 'silent',
+  VALIDATE_RESPONSES: 'true',
+  SANDBOX_BLOCK_SECONDS: '0.05',
+};
+
+/** Starts the app on a fresh database; close() tears everything down. */
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const config = loadConfig({ ...TEST_ENV, DATABASE_URL: process.env.DATABASE_URL, ...options.env });
+  const schema = config.databaseUrl ? `test_${randomBytes(6).toString('hex')}` : undefined;
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, schema, poolSize: 5 });
+  await migrate(database.knex);
+  const { document, version } = loadApiDocument();
+  const catalog = loadSandboxCatalog();
+  const app = createApp({
+    config,
+    logger: createLogger(config.logLevel),
+    knex: database.knex,
+    catalog,
+    rates: options.deps?.rates ?? createSandboxRates(catalog),
+    apiDocument: document,
+    apiVersion: version,
+    now: options.deps?.now ?? (() => new Date()),
+    handlers: options.deps?.handlers,
+  });
+  const server = http.createServer(app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    origin,
+    baseUrl: `${origin}/api/v1`,
+    config,
+    knex: database.knex,
+    database,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (schema) await database.knex.raw('drop schema if exists ?? cascade', [schema]).catch(() => undefined);
+      await database.close();
+    },
+  };
+}

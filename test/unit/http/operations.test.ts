@@ -1,0 +1,40 @@
+import { expect } from 'chai';
+import { indexOperations, matchRoute } from '../../../server/http/operations.js';
+
+const document = {
+  security: [],
+  paths: {
+    '/swaps': { get: { operationId: 'listSwaps', security: [{ serviceSignature: [], serviceKeyId: [] }] }, post: { operationId: 'createSwap' } },
+    '/swaps/{id}': { get: { operationId: 'getSwap', security: [{ bearerAuth: [] }, { serviceSignature: [] }] } },
+    '/swaps/{id}/stream': { get: { operationId: 'streamSwap', security: [{ bearerAuth: [] }] } },
+    '/health': { get: { operationId: 'getHealth' } },
+  },
+};
+
+describe('operations', () => {
+  describe('indexOperations(document)', () => {
+    it('derives each operation\'s security from its requirements', () => {
+      const routes = indexOperations(document);
+      const kinds = Object.fromEntries(routes.map((r) => [r.operationId, r.security]));
+      expect(kinds).to.deep.equal({ listSwaps: 'signed', createSwap: 'public', getSwap: 'tokenOrSigned', streamSwap: 'token', getHealth: 'public' });
+    });
+
+    it('refuses an operation without an operationId', () => {
+      expect(() => indexOperations({ paths: { '/x': { get: {} } } })).to.throw(/GET \/x has no operationId/);
+    });
+  });
+
+  describe('matchRoute(routes, method, path)', () => {
+    const routes = indexOperations(document);
+    it('finds the operation for a templated path', () => {
+      const match = matchRoute(routes, 'GET', '/swaps/abc-123/stream');
+      expect(match.kind === 'operation' && match.route.operationId).to.equal('streamSwap');
+    });
+    it('reports the allowed methods of a known path', () => {
+      expect(matchRoute(routes, 'DELETE', '/swaps')).to.deep.equal({ kind: 'method_not_allowed', allowed: ['GET', 'POST'] });
+    });
+    it('does not let a template segment swallow a slash', () => {
+      expect(matchRoute(routes, 'GET', '/swaps/a/b').kind).to.equal('not_found');
+    });
+  });
+});
