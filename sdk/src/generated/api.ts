@@ -1547,7 +1547,7 @@ export interface components {
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                 "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                 "RateLimit-Reset": components["headers"]["RateLimitReset"];
-                "Retry-After": components["headers"]["RetryAfter"];
+                "Retry-After": components["headers"]["RetryAfterHint"];
                 [name: string]: unknown;
             };
             content: {
@@ -1634,7 +1634,7 @@ export interface components {
         ServiceUnavailable: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
-                "Retry-After": components["headers"]["RetryAfter"];
+                "Retry-After": components["headers"]["RetryAfterHint"];
                 [name: string]: unknown;
             };
             content: {
@@ -1714,10 +1714,15 @@ export interface components {
          */
         RateLimitReset: number;
         /**
-         * @description Seconds to wait before retrying.
+         * @description Seconds to wait before retrying (always sent with `429`).
          * @example 17
          */
         RetryAfter: number;
+        /**
+         * @description When present, seconds to wait before retrying.
+         * @example 2
+         */
+        RetryAfterHint: number;
         /**
          * @description Present, with the value `true`, only when this response is a replay of an earlier request with the same `Idempotency-Key`.
          * @example true
