@@ -20,6 +20,8 @@ export interface Config {
   /** Key that encrypts partner and webhook secrets at rest (32 bytes); generated into dataDir in sandbox. */
   readonly secretsKey: string | undefined;
   readonly logLevel: string;
+  /** Print the URL and the sandbox demo credentials to stdout at start. */
+  readonly printBanner: boolean;
   /** Validate responses against the spec too (development and tests). */
   readonly validateResponses: boolean;
   readonly quoteTtlSeconds: number;
@@ -33,8 +35,9 @@ export interface Config {
   readonly rateLimits: RateLimitConfig;
 }
 
-/** Requests allowed per minute for each rate-limit class. */
+/** Requests allowed per window (a minute unless RATE_LIMIT_WINDOW_SECONDS says otherwise) for each class. */
 export interface RateLimitConfig {
+  readonly windowSeconds: number;
   readonly publicPerMinute: number;
   readonly signedPerMinute: number;
   readonly quotesPerMinute: number;
@@ -67,6 +70,7 @@ export function loadConfig(env: Env = process.env): Config {
     serviceMode,
     secretsKey: read.optionalSecretsKey('SECRETS_KEY'),
     logLevel: read.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+    printBanner: read.boolean('PRINT_BANNER', serviceMode === 'sandbox'),
     validateResponses: read.boolean('VALIDATE_RESPONSES', nodeEnv !== 'production'),
     quoteTtlSeconds: read.integer('QUOTE_TTL_SECONDS', 120, { min: 1 }),
     depositWindowSeconds: read.integer('DEPOSIT_WINDOW_SECONDS', 1800, { min: 1 }),
@@ -77,6 +81,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookRetrySeconds: read.secondsList('WEBHOOK_RETRY_SECONDS', [5, 300, 1800, 7200, 18000, 36000, 36000]),
     sandboxBlockSeconds: read.positiveNumber('SANDBOX_BLOCK_SECONDS', 2),
     rateLimits: {
+      windowSeconds: read.integer('RATE_LIMIT_WINDOW_SECONDS', 60, { min: 1, max: 3600 }),
       publicPerMinute: read.integer('RATE_LIMIT_PUBLIC_PER_MINUTE', 300, { min: 1 }),
       signedPerMinute: read.integer('RATE_LIMIT_SIGNED_PER_MINUTE', 600, { min: 1 }),
       quotesPerMinute: read.integer('RATE_LIMIT_QUOTES_PER_MINUTE', 120, { min: 1 }),

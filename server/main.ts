@@ -10,6 +10,10 @@ import { loadSandboxCatalog } from './adapters/sandbox/catalog.js';
 import { createSandboxRates } from './adapters/sandbox/rates.js';
 import { migrate, openDatabase } from './store/database.js';
 import { createApp, API_BASE_PATH } from './http/app.js';
+import { startHousekeeping } from './jobs/housekeeping.js';
+import { ensureDemoPartner, type IssuedCredentials } from './partners.js';
+import { resolveSecretsKey } from './secrets-key.js';
+import { createSecretBox } from './store/secret-box.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -31,10 +35,14 @@ async function main(): Promise<void> {
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const applied = await migrate(db.knex);
   logger.info({ database: db.kind, applied }, 'database ready');
+  const secretBox = createSecretBox(resolveSecretsKey(config));
+  const demo: IssuedCredentials | undefined = config.serviceMode === 'sandbox' ? await ensureDemoPartner(db.knex, secretBox) : undefined;
+  const stopHousekeeping = startHousekeeping(db.knex, logger);
 
   const app = createApp({
     config,
     logger,
+    secretBox,
     knex: db.knex,
     catalog,
     rates: createSandboxRates(catalog),
@@ -51,8 +59,15 @@ async function main(): Promise<void> {
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}${API_BASE_PATH}`;
   logger.info({ url, mode: config.serviceMode, database: db.kind, version }, 'listening');
-  if (process.stdout.isTTY || process.env.PSS_PRINT_BANNER === '1') {
-    process.stdout.write(`\nPartner Swap Service ${version} (${config.serviceMode}, ${db.kind}) at ${url}\n  health: ${url}/health\n\n`);
+  if (config.printBanner) {
+    process.stdout.write(`\nPartner Swap Service ${version} (${config.serviceMode}, ${db.kind}) at ${url}\n  health: ${url}/health\n`);
+    if (demo) {
+      process.stdout.write(
+        `  demo partner (sandbox only): keyId=${demo.keyId} secret=${demo.secret} audience=${config.publicOrigin}\n` +
+          `  more partners: npm run partners -- create --name "Acme" --json\n`,
+      );
+    }
+    process.stdout.write('\n');
   }
 
   let stopping = false;
@@ -62,6 +77,7 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'shutting down');
     const forced = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
     forced.unref();
+    stopHousekeeping();
     server.closeIdleConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await db.close();

@@ -4,6 +4,7 @@ import type { Handler, Handlers, OperationId } from '../http/handler-types.js';
 import { createCatalogHandlers } from './catalog.js';
 import type { HandlerDeps } from './deps.js';
 import { createHealthHandlers } from './health.js';
+import { createPartnerHandlers } from './partner.js';
 
 /** Specified operations whose implementation has not landed yet; they answer 501 not_implemented. */
 export const PENDING_OPERATIONS = [
@@ -14,8 +15,6 @@ export const PENDING_OPERATIONS = [
   'streamSwap',
   'getPartnerWebhook',
   'putPartnerWebhook',
-  'getPartnerMarkup',
-  'putPartnerMarkup',
   'listPartnerEarnings',
   'createRouteChallenge',
   'createPermanentRoute',
@@ -38,6 +37,7 @@ export function createHandlers(deps: HandlerDeps): Handlers {
   return {
     ...createHealthHandlers(deps),
     ...createCatalogHandlers(deps),
+    ...createPartnerHandlers(deps),
     ...pending,
   };
 }

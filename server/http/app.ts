@@ -10,7 +10,10 @@ import type { Logger } from 'pino';
 import { AppError } from '../domain/errors.js';
 import { createHandlers } from '../handlers/index.js';
 import type { HandlerDeps } from '../handlers/deps.js';
+import type { SecretBox } from '../store/secret-box.js';
+import { authenticate } from './authenticate.js';
 import { parseJsonBody, readRawBody } from './body.js';
+import { rateLimit } from './rate-limit.js';
 import { errorHandler } from './errors.js';
 import type { AuthenticatedPartner, Handler, HandlerContext, Handlers, OperationId } from './handler-types.js';
 import { indexOperations, matchRoute, type OperationRoute } from './operations.js';
@@ -22,6 +25,8 @@ export const API_BASE_PATH = '/api/v1';
 /** Everything the application needs, built by the caller. */
 export interface AppDeps extends HandlerDeps {
   logger: Logger;
+  /** Opens the partner secrets sealed at rest. */
+  secretBox: SecretBox;
   /** Replace handlers (tests); defaults to the real table. */
   handlers?: Partial<Handlers>;
 }
@@ -57,6 +62,9 @@ export function createApp(deps: AppDeps): Express {
   );
   app.use(readRawBody());
   app.use(routeToOperation(routes));
+  // Authentication comes before validation: an unauthenticated request is 401 whatever its body or query.
+  app.use(authenticate({ knex: deps.knex, secretBox: deps.secretBox, audience: deps.config.publicOrigin, now: deps.now }));
+  app.use(rateLimit(deps.knex, deps.config.rateLimits));
   app.use(parseJsonBody());
   app.use(
     OpenApiValidator.middleware({

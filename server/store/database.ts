@@ -34,6 +34,8 @@ export interface Database {
 }
 
 const EMBEDDED_MAX_CONNECTIONS = 16;
+// Fail fast when the database is unreachable (health answers 503 instead of hanging for a minute).
+const ACQUIRE_TIMEOUT_MS = 5_000;
 
 /** Opens the database described by `options`; the caller owns the returned handle and must close it. */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
@@ -44,13 +46,20 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       connection: options.databaseUrl,
       searchPath: options.schema ? [options.schema] : undefined,
       pool: { min: 0, max: poolSize },
+      acquireConnectionTimeout: ACQUIRE_TIMEOUT_MS,
     });
     if (options.schema) await knex.raw('create schema if not exists ??', [options.schema]);
     return { knex, kind: 'postgres', close: () => knex.destroy() };
   }
 
   const dataDir = options.dataDir ? path.join(options.dataDir, 'pglite') : undefined;
-  if (dataDir) await fs.mkdir(dataDir, { recursive: true });
+  if (dataDir) {
+    // PGlite is single-process: when a live server already holds this directory, share its socket
+    // (the partners CLI next to `make run`) instead of opening the files a second time.
+    const shared = await connectToRunningEmbedded(options.dataDir!, options.schema, poolSize);
+    if (shared) return shared;
+    await fs.mkdir(dataDir, { recursive: true });
+  }
   const pglite = await PGlite.create(dataDir ?? 'memory://');
   const socketServer = new PGLiteSocketServer({
     db: pglite,
@@ -60,13 +69,10 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   });
   await socketServer.start();
   const port = socketServer.getServerConn().split(':').pop();
-  const knex = knexFactory({
-    client: 'pg',
-    connection: { host: '127.0.0.1', port: Number(port), user: 'postgres', database: 'postgres' },
-    searchPath: options.schema ? [options.schema] : undefined,
-    pool: { min: 0, max: Math.min(poolSize, EMBEDDED_MAX_CONNECTIONS - 2) },
-  });
+  const knex = embeddedKnex(Number(port), options.schema, poolSize);
   if (options.schema) await knex.raw('create schema if not exists ??', [options.schema]);
+  const lockFile = options.dataDir ? path.join(options.dataDir, EMBEDDED_LOCK_FILE) : undefined;
+  if (lockFile) await fs.writeFile(lockFile, JSON.stringify({ pid: process.pid, port: Number(port) }));
   return {
     knex,
     kind: 'pglite',
@@ -74,8 +80,41 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       await knex.destroy();
       await socketServer.stop();
       await pglite.close();
+      if (lockFile) await fs.rm(lockFile, { force: true });
     },
   };
+}
+
+/** Names the process and socket port that hold an embedded data directory. */
+const EMBEDDED_LOCK_FILE = 'pglite.json';
+
+function embeddedKnex(port: number, schema: string | undefined, poolSize: number): Knex {
+  return knexFactory({
+    client: 'pg',
+    connection: { host: '127.0.0.1', port, user: 'postgres', database: 'postgres' },
+    searchPath: schema ? [schema] : undefined,
+    pool: { min: 0, max: Math.min(poolSize, EMBEDDED_MAX_CONNECTIONS - 2) },
+    acquireConnectionTimeout: ACQUIRE_TIMEOUT_MS,
+  });
+}
+
+async function connectToRunningEmbedded(dataDir: string, schema: string | undefined, poolSize: number): Promise<Database | undefined> {
+  let holder: { pid: number; port: number };
+  try {
+    holder = JSON.parse(await fs.readFile(path.join(dataDir, EMBEDDED_LOCK_FILE), 'utf8'));
+    process.kill(holder.pid, 0); // throws when that process is gone
+  } catch {
+    return undefined;
+  }
+  if (holder.pid === process.pid) return undefined;
+  const knex = embeddedKnex(holder.port, schema, Math.min(poolSize, 2));
+  try {
+    await knex.raw('select 1');
+  } catch {
+    await knex.destroy();
+    return undefined;
+  }
+  return { knex, kind: 'pglite', close: () => knex.destroy() };
 }
 
 /** Applies every pending migration; forward only. */

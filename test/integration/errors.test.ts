@@ -1,9 +1,11 @@
 import { expect } from 'chai';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { expectError, request } from '../support/http.js';
+import { signHeaders, type SignerOptions } from '../support/signer.js';
 
 describe('HTTP errors and request ids', () => {
   let server: TestServer;
+  let partner: SignerOptions;
   before(async () => {
     server = await startTestServer({
       deps: {
@@ -16,6 +18,8 @@ describe('HTTP errors and request ids', () => {
         },
       },
     });
+    const issued = await server.createPartner();
+    partner = { keyId: issued.keyId, secret: issued.secret, audience: server.config.publicOrigin };
   });
   after(() => server.close());
 
@@ -33,11 +37,12 @@ describe('HTTP errors and request ids', () => {
     expect(res.headers.get('allow')).to.equal('GET');
   });
 
-  it('answers a malformed JSON body with 400 malformed_json', async () => {
+  it('answers a malformed JSON body to a POST with 400 malformed_json', async () => {
+    const body = '{"sourceAsset": "BTC",';
     const res = await request(`${server.baseUrl}/quotes`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: '{"sourceAsset": "BTC",',
+      headers: { 'content-type': 'application/json', ...signHeaders(partner, 'POST', '/api/v1/quotes', body) },
+      body,
     });
     expectError(res, 400, 'malformed_json');
   });
@@ -64,7 +69,8 @@ describe('HTTP errors and request ids', () => {
   });
 
   it('answers an operation that has not been built yet with 501 not_implemented', async () => {
-    expectError(await request(`${server.baseUrl}/permanent-routes`), 501, 'not_implemented');
+    const headers = signHeaders(partner, 'GET', '/api/v1/permanent-routes');
+    expectError(await request(`${server.baseUrl}/permanent-routes`, { headers }), 501, 'not_implemented');
   });
 
   it('puts an x-request-id on every response and echoes a sane incoming one', async () => {

@@ -13,6 +13,8 @@ import { loadSandboxCatalog } from '../../server/adapters/sandbox/catalog.js';
 import { createSandboxRates } from '../../server/adapters/sandbox/rates.js';
 import { migrate, openDatabase, type Database } from '../../server/store/database.js';
 import { createApp, type AppDeps } from '../../server/http/app.js';
+import { provisionPartner, type IssuedCredentials } from '../../server/partners.js';
+import { createSecretBox, type SecretBox } from '../../server/store/secret-box.js';
 
 /** A running test server. */
 export interface TestServer {
@@ -23,6 +25,9 @@ export interface TestServer {
   config: Config;
   knex: Knex;
   database: Database;
+  secretBox: SecretBox;
+  /** Provisions a partner directly (what the CLI does) and returns its credentials. */
+  createPartner(name?: string): Promise<IssuedCredentials>;
   close(): Promise<void>;
 }
 
@@ -30,6 +35,8 @@ export interface TestServer {
 export interface TestServerOptions {
   /** Environment overrides, as the process would read them. */
   env?: Record<string, string>;
+  /** Run a second instance on this server's database (cross-instance tests); closing it leaves the database. */
+  sameDatabaseAs?: TestServer;
   /** Replace handlers or the clock. */
   deps?: Partial<Pick<AppDeps, 'handlers' | 'now' | 'rates'>>;
 }
@@ -37,21 +44,30 @@ export interface TestServerOptions {
 /** The environment tests run with unless they override it. */
 export const TEST_ENV: Record<string, string> = {
   LOG_LEVEL: 'silent',
+  PRINT_BANNER: 'false',
   VALIDATE_RESPONSES: 'true',
   SANDBOX_BLOCK_SECONDS: '0.05',
 };
 
 /** Starts the app on a fresh database; close() tears everything down. */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
-  const config = loadConfig({ ...TEST_ENV, DATABASE_URL: process.env.DATABASE_URL, ...options.env });
-  const schema = config.databaseUrl ? `test_${randomBytes(6).toString('hex')}` : undefined;
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, schema, poolSize: 5 });
-  await migrate(database.knex);
+  const config = loadConfig({
+    ...TEST_ENV,
+    SECRETS_KEY: options.sameDatabaseAs?.config.secretsKey ?? randomBytes(32).toString('hex'),
+    DATABASE_URL: process.env.DATABASE_URL,
+    ...options.env,
+  });
+  const secretBox = createSecretBox(Buffer.from(config.secretsKey!, 'hex'));
+  const shared = options.sameDatabaseAs;
+  const schema = config.databaseUrl && !shared ? `test_${randomBytes(6).toString('hex')}` : undefined;
+  const database = shared ? shared.database : await openDatabase({ databaseUrl: config.databaseUrl, schema, poolSize: 5 });
+  if (!shared) await migrate(database.knex);
   const { document, version } = loadApiDocument();
   const catalog = loadSandboxCatalog();
   const app = createApp({
     config,
     logger: createLogger(config.logLevel),
+    secretBox,
     knex: database.knex,
     catalog,
     rates: options.deps?.rates ?? createSandboxRates(catalog),
@@ -69,11 +85,19 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     config,
     knex: database.knex,
     database,
+    secretBox,
+    createPartner: (name = 'Test partner') => provisionPartner(database.knex, secretBox, { name, mode: 'sandbox' }),
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      if (schema) await database.knex.raw('drop schema if exists ?? cascade', [schema]).catch(() => undefined);
-      await database.close();
+      if (shared) return;
+      await database.close().catch(() => undefined);
+      // A separate short-lived connection drops the schema, so a test that broke its own pool leaves nothing.
+      if (schema) {
+        const dropper = await openDatabase({ databaseUrl: config.databaseUrl, poolSize: 1 });
+        await dropper.knex.raw('drop schema if exists ?? cascade', [schema]);
+        await dropper.close();
+      }
     },
   };
 }

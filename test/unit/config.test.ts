@@ -7,7 +7,7 @@ describe('loadConfig', () => {
     expect(config).to.include({ port: 8080, host: '127.0.0.1', publicOrigin: 'http://localhost:8080', serviceMode: 'sandbox', quoteTtlSeconds: 120 });
     expect(config.databaseUrl).to.equal(undefined);
     expect(config.webhookRetrySeconds).to.deep.equal([5, 300, 1800, 7200, 18000, 36000, 36000]);
-    expect(config.rateLimits).to.deep.equal({ publicPerMinute: 300, signedPerMinute: 600, quotesPerMinute: 120, swapsPerMinute: 60 });
+    expect(config.rateLimits).to.deep.equal({ windowSeconds: 60, publicPerMinute: 300, signedPerMinute: 600, quotesPerMinute: 120, swapsPerMinute: 60 });
     expect(Object.isFrozen(config)).to.equal(true);
   });
 

@@ -1430,9 +1430,6 @@ export interface components {
         Unauthorized: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
-                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                "RateLimit-Reset": components["headers"]["RateLimitReset"];
                 [name: string]: unknown;
             };
             content: {
@@ -1446,9 +1443,6 @@ export interface components {
         SwapReadUnauthorized: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
-                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                "RateLimit-Reset": components["headers"]["RateLimitReset"];
                 [name: string]: unknown;
             };
             content: {
@@ -1459,9 +1453,6 @@ export interface components {
         StreamUnauthorized: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
-                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                "RateLimit-Reset": components["headers"]["RateLimitReset"];
                 [name: string]: unknown;
             };
             content: {
@@ -1584,9 +1575,6 @@ export interface components {
         PayloadTooLarge: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
-                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                "RateLimit-Reset": components["headers"]["RateLimitReset"];
                 [name: string]: unknown;
             };
             content: {
@@ -1699,7 +1687,10 @@ export interface components {
          */
         RequestId: string;
         /**
-         * @description Requests allowed in the current window for this scope (partner key, or client IP for public operations).
+         * @description Requests allowed in the current window for this scope (partner key, or client IP for public
+         *     operations). The `RateLimit-*` headers are on every response to a request that was counted; a
+         *     request refused before counting (`401` authentication failure, `413` oversize body, unknown path)
+         *     carries none.
          * @example 600
          */
         RateLimitLimit: number;

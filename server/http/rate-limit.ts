@@ -1,0 +1,86 @@
+/**
+ * Rate limits over a one-minute window, counted in PostgreSQL by rate-limiter-flexible so that every server
+ * instance shares them: per client IP for unauthenticated operations, per partner key for signed ones (with
+ * POST /quotes and POST /swaps as classes of their own). Answers 429 `rate_limited` with Retry-After.
+ */
+import type { RequestHandler, Response } from 'express';
+import type { Knex } from 'knex';
+import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import type { RateLimitConfig } from '../config.js';
+import { AppError } from '../domain/errors.js';
+
+type LimitClass = 'public' | 'signed' | 'quotes' | 'swaps';
+
+const CLASS_OF_OPERATION: Record<string, LimitClass> = { createQuote: 'quotes', createSwap: 'swaps' };
+
+/** The rate-limit middleware; runs after authentication so signed requests count against their key. Fails open. */
+export function rateLimit(knex: Knex, limits: RateLimitConfig): RequestHandler {
+  const points: Record<LimitClass, number> = {
+    public: limits.publicPerMinute,
+    signed: limits.signedPerMinute,
+    quotes: limits.quotesPerMinute,
+    swaps: limits.swapsPerMinute,
+  };
+  const limiters = Object.fromEntries(
+    (Object.keys(points) as LimitClass[]).map((name) => [
+      name,
+      new RateLimiterPostgres({
+        storeClient: knex,
+        storeType: 'knex',
+        tableName: 'rate_limits',
+        tableCreated: true,
+        clearExpiredByTimeout: false,
+        keyPrefix: `rl_${name}`,
+        points: points[name],
+        duration: limits.windowSeconds,
+      }),
+    ]),
+  ) as Record<LimitClass, RateLimiterPostgres>;
+
+  return async (req, res, next) => {
+    const limitClass: LimitClass = req.partner ? (CLASS_OF_OPERATION[req.operation?.operationId ?? ''] ?? 'signed') : 'public';
+    const key = req.partner ? req.partner.keyId : (req.socket.remoteAddress ?? 'unknown');
+    try {
+      const result = await limiters[limitClass].consume(key);
+      setHeaders(res, points[limitClass], result);
+      next();
+    } catch (err) {
+      if (!(err instanceof RateLimiterRes)) {
+        // The counters live in the database. When it is unreachable, let the request through: the operation
+        // then fails on its own terms (GET /health must still say 503 with its checks) or needs no database.
+        req.log?.warn({ err }, 'rate limiting unavailable; request not counted');
+        return next();
+      }
+      setHeaders(res, points[limitClass], err);
+      const retryAfter = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
+      next(
+        new AppError(
+          429,
+          'rate_limited',
+          `Too many requests: the limit is ${points[limitClass]} per ${limits.windowSeconds} s for ${describe(limitClass)}. Retry after ${retryAfter} s.`,
+          { limit: points[limitClass], windowSeconds: limits.windowSeconds, scope: limitClass },
+          { headers: { 'Retry-After': String(retryAfter) } },
+        ),
+      );
+    }
+  };
+}
+
+function setHeaders(res: Response, limit: number, result: RateLimiterRes): void {
+  res.setHeader('RateLimit-Limit', String(limit));
+  res.setHeader('RateLimit-Remaining', String(Math.max(0, result.remainingPoints)));
+  res.setHeader('RateLimit-Reset', String(Math.max(0, Math.ceil(result.msBeforeNext / 1000))));
+}
+
+function describe(limitClass: LimitClass): string {
+  switch (limitClass) {
+    case 'public':
+      return 'unauthenticated requests from one IP address';
+    case 'quotes':
+      return 'POST /quotes per partner key';
+    case 'swaps':
+      return 'POST /swaps per partner key';
+    default:
+      return 'signed requests per partner key';
+  }
+}

@@ -1,0 +1,28 @@
+/**
+ * Periodic clean-up of short-lived rows: spent nonces and finished rate-limit windows. Safe to run on every
+ * instance at once (plain deletes of expired rows). Failures are logged and the loop keeps going.
+ */
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import { deleteExpiredNonces } from '../store/nonces.js';
+import { deleteExpiredRateLimits } from '../store/rate-limits.js';
+
+/** How often the sweep runs. */
+export const HOUSEKEEPING_INTERVAL_MS = 60_000;
+
+/** Starts the sweep; returns a function that stops it. */
+export function startHousekeeping(knex: Knex, logger: Logger, now: () => Date = () => new Date()): () => void {
+  const sweep = async () => {
+    try {
+      const at = now();
+      const nonces = await deleteExpiredNonces(knex, at);
+      const windows = await deleteExpiredRateLimits(knex, at);
+      if (nonces + windows > 0) logger.debug({ nonces, windows }, 'housekeeping removed expired rows');
+    } catch (err) {
+      logger.warn({ err }, 'housekeeping failed; will retry');
+    }
+  };
+  const timer = setInterval(() => void sweep(), HOUSEKEEPING_INTERVAL_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}

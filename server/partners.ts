@@ -1,0 +1,50 @@
+/**
+ * Partner provisioning shared by the CLI (scripts/partners.ts) and the sandbox demo partner: generates
+ * credentials, seals the secret and stores the partner. The plaintext secret is returned once, here.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Knex } from 'knex';
+import { AppError } from './domain/errors.js';
+import { formatKeyId, formatSecret, KEY_ID_RANDOM_BYTES, keyIdProblem, SECRET_RANDOM_BYTES, secretProblem } from './domain/credentials.js';
+import type { SecretBox } from './store/secret-box.js';
+import { findPartnerByKeyId, insertPartner, replacePartnerSecret, type PartnerRecord } from './store/partners.js';
+
+/** Credentials as shown to the operator, once. */
+export interface IssuedCredentials {
+  partnerId: string;
+  keyId: string;
+  secret: string;
+}
+
+/** Creates a partner with the given or generated key id and secret. */
+export async function provisionPartner(
+  db: Knex,
+  box: SecretBox,
+  input: { name: string; keyId?: string; secret?: string; mode: 'sandbox' | 'production' },
+): Promise<IssuedCredentials> {
+  const name = input.name.trim();
+  if (!name || name.length > 200) throw new AppError(400, 'invalid_request', 'a partner name is 1-200 characters');
+  const keyId = input.keyId ?? formatKeyId(randomBytes(KEY_ID_RANDOM_BYTES), input.mode);
+  const secret = input.secret ?? formatSecret(randomBytes(SECRET_RANDOM_BYTES));
+  const problem = keyIdProblem(keyId) ?? secretProblem(secret);
+  if (problem) throw new AppError(400, 'invalid_request', problem);
+  const partner = await insertPartner(db, { keyId, name, secretSealed: box.seal(secret) });
+  return { partnerId: partner.id, keyId, secret };
+}
+
+/** Replaces a partner's secret; requests signed with the old one fail from now on. */
+export async function rotatePartnerSecret(db: Knex, box: SecretBox, keyId: string, secret?: string): Promise<IssuedCredentials> {
+  const next = secret ?? formatSecret(randomBytes(SECRET_RANDOM_BYTES));
+  const problem = secretProblem(next);
+  if (problem) throw new AppError(400, 'invalid_request', problem);
+  const partner = await replacePartnerSecret(db, keyId, box.seal(next));
+  if (!partner) throw new AppError(404, 'not_found', `No partner with key id ${keyId}`);
+  return { partnerId: partner.id, keyId, secret: next };
+}
+
+/** The sandbox demo partner (key id `demo`), created on first start; its secret is readable in sandbox. */
+export async function ensureDemoPartner(db: Knex, box: SecretBox): Promise<IssuedCredentials> {
+  const existing: PartnerRecord | undefined = await findPartnerByKeyId(db, 'demo');
+  if (existing) return { partnerId: existing.id, keyId: existing.keyId, secret: box.open(existing.secretSealed) };
+  return provisionPartner(db, box, { name: 'Sandbox demo partner', keyId: 'demo', mode: 'sandbox' });
+}

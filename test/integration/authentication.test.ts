@@ -1,0 +1,133 @@
+import { expect } from 'chai';
+import { setPartnerStatus } from '../../server/store/partners.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { expectError, request, type JsonResponse } from '../support/http.js';
+import { signedFetch, signHeaders, type SignerOptions, type SignOverrides } from '../support/signer.js';
+
+const MARKUP = '/api/v1/partner/markup';
+
+async function asJson(response: Promise<Response>): Promise<JsonResponse> {
+  const res = await response;
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, text, body: text ? JSON.parse(text) : undefined };
+}
+
+describe('Signed partner requests', () => {
+  let server: TestServer;
+  let partner: SignerOptions;
+  const send = (method: string, path: string, body?: unknown, overrides?: SignOverrides, who: SignerOptions = partner) =>
+    asJson(signedFetch(server.origin, who, method, path, body, overrides));
+
+  before(async () => {
+    server = await startTestServer();
+    const issued = await server.createPartner('Acme Wallet');
+    partner = { keyId: issued.keyId, secret: issued.secret, audience: server.config.publicOrigin, user: 'customer-7' };
+  });
+  after(() => server.close());
+
+  it('accepts a request signed as the README describes', async () => {
+    const res = await send('GET', MARKUP);
+    expect(res.status, res.text).to.equal(200);
+  });
+
+  it('refuses the same request replayed with nonce_reused', async () => {
+    const headers = signHeaders(partner, 'GET', MARKUP);
+    const first = await request(`${server.origin}${MARKUP}`, { headers });
+    expect(first.status).to.equal(200);
+    expectError(await request(`${server.origin}${MARKUP}`, { headers }), 401, 'nonce_reused');
+  });
+
+  it('refuses a replay on another server instance sharing the database', async () => {
+    const other = await startTestServer({ sameDatabaseAs: server });
+    try {
+      const headers = signHeaders(partner, 'GET', MARKUP);
+      expect((await request(`${server.origin}${MARKUP}`, { headers })).status).to.equal(200);
+      expectError(await request(`${other.origin}${MARKUP}`, { headers }), 401, 'nonce_reused');
+    } finally {
+      await other.close();
+    }
+  });
+
+  for (const header of ['x-service-key-id', 'x-service-user', 'x-service-timestamp', 'x-service-nonce', 'x-service-signature']) {
+    it(`answers authentication_required when ${header} is missing`, async () => {
+      const headers = signHeaders(partner, 'GET', MARKUP);
+      delete headers[header];
+      const res = await request<{ error: { details: { missing: string[] } } }>(`${server.origin}${MARKUP}`, { headers });
+      expectError(res, 401, 'authentication_required');
+      expect(res.body.error.details.missing).to.deep.equal([header]);
+    });
+  }
+
+  it('answers authentication_required for a nonce that is too short', async () => {
+    expectError(await send('GET', MARKUP, undefined, { nonce: 'short' }), 401, 'authentication_required');
+  });
+
+  it('answers unknown_key for a key id nobody has', async () => {
+    expectError(await send('GET', MARKUP, undefined, {}, { ...partner, keyId: 'pk_sandbox_nobody' }), 401, 'unknown_key');
+  });
+
+  it('answers invalid_signature when signed with another secret', async () => {
+    expectError(await send('GET', MARKUP, undefined, { secret: 'pss_sk_not-the-right-secret-at-all' }), 401, 'invalid_signature');
+  });
+
+  it('answers timestamp_out_of_window for a timestamp 301 s old', async () => {
+    const stale = String(Math.floor(Date.now() / 1000) - 301);
+    expectError(await send('GET', MARKUP, undefined, { timestamp: stale }), 401, 'timestamp_out_of_window');
+  });
+
+  it('answers timestamp_out_of_window for a timestamp 301 s ahead', async () => {
+    const future = String(Math.floor(Date.now() / 1000) + 301);
+    expectError(await send('GET', MARKUP, undefined, { timestamp: future }), 401, 'timestamp_out_of_window');
+  });
+
+  it('accepts a timestamp 250 s old (inside the window)', async () => {
+    const res = await send('GET', MARKUP, undefined, { timestamp: String(Math.floor(Date.now() / 1000) - 250) });
+    expect(res.status).to.equal(200);
+  });
+
+  describe('tampering with what was signed', () => {
+    const body = { percent: 1 };
+    const tampered: Array<[string, SignOverrides]> = [
+      ['the method', { signedMethod: 'POST' }],
+      ['the path', { signedPathAndQuery: '/api/v1/partner/webhook' }],
+      ['the query', { signedPathAndQuery: `${MARKUP}?x=1` }],
+      ['the body', { signedBody: JSON.stringify({ percent: 2 }) }],
+      ['the user', { signedUser: 'customer-8' }],
+      ['the audience', { signedAudience: 'https://other.example.com' }],
+    ];
+    for (const [what, overrides] of tampered) {
+      it(`answers invalid_signature when ${what} differs from what was signed`, async () => {
+        expectError(await send('PUT', MARKUP, body, overrides), 401, 'invalid_signature');
+      });
+    }
+
+    it('signs the query exactly as sent', async () => {
+      // An unknown query parameter passes authentication (it was signed) and then fails validation.
+      const res = await send('GET', `${MARKUP}?b=2&a=1`);
+      expectError(res, 400, 'invalid_request');
+    });
+  });
+
+  it('answers partner_disabled once the partner is disabled, and accepts it again when re-enabled', async () => {
+    const issued = await server.createPartner('Soon disabled');
+    const signer = { keyId: issued.keyId, secret: issued.secret, audience: server.config.publicOrigin };
+    await setPartnerStatus(server.knex, issued.keyId, 'disabled');
+    expectError(await send('GET', MARKUP, undefined, {}, signer), 401, 'partner_disabled');
+    await setPartnerStatus(server.knex, issued.keyId, 'active');
+    expect((await send('GET', MARKUP, undefined, {}, signer)).status).to.equal(200);
+  });
+
+  it('authenticates before validating: an unsigned request with a broken body is a 401', async () => {
+    const res = await request(`${server.origin}${MARKUP}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"percent": ' });
+    expectError(res, 401, 'authentication_required');
+  });
+
+  it('answers a signed request with malformed JSON with 400 malformed_json', async () => {
+    expectError(await send('PUT', MARKUP, '{"percent": '), 400, 'malformed_json');
+  });
+
+  it('keeps the secret out of the database in plaintext', async () => {
+    const rows = await server.knex('partners').select('secret_sealed');
+    for (const row of rows) expect(row.secret_sealed).to.match(/^v1\./).and.not.contain(partner.secret);
+  });
+});

@@ -1,0 +1,69 @@
+import { expect } from 'chai';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { expectError, type JsonResponse } from '../support/http.js';
+import { signedFetch, type SignerOptions } from '../support/signer.js';
+
+const MARKUP = '/api/v1/partner/markup';
+
+describe('GET and PUT /partner/markup', () => {
+  let server: TestServer;
+  let acme: SignerOptions;
+  let globex: SignerOptions;
+  const send = async (who: SignerOptions, method: string, body?: unknown): Promise<JsonResponse<{ percent: number; updatedAt: string | null }>> => {
+    const res = await signedFetch(server.origin, who, method, MARKUP, body);
+    const text = await res.text();
+    return { status: res.status, headers: res.headers, text, body: JSON.parse(text) };
+  };
+
+  before(async () => {
+    server = await startTestServer();
+    const audience = server.config.publicOrigin;
+    const a = await server.createPartner('Acme');
+    const g = await server.createPartner('Globex');
+    acme = { keyId: a.keyId, secret: a.secret, audience };
+    globex = { keyId: g.keyId, secret: g.secret, audience };
+  });
+  after(() => server.close());
+
+  it('reads 0 and a null updatedAt before a markup is set', async () => {
+    const res = await send(acme, 'GET');
+    expect(res.status).to.equal(200);
+    expect(res.body).to.deep.equal({ percent: 0, updatedAt: null });
+  });
+
+  it('stores a markup and reads it back', async () => {
+    const put = await send(acme, 'PUT', { percent: 1.25 });
+    expect(put.status, put.text).to.equal(200);
+    expect(put.body.percent).to.equal(1.25);
+    expect(Date.parse(put.body.updatedAt!)).to.be.closeTo(Date.now(), 60_000);
+    const get = await send(acme, 'GET');
+    expect(get.body).to.deep.equal(put.body);
+  });
+
+  it('accepts the bounds 0 and 3', async () => {
+    expect((await send(acme, 'PUT', { percent: 3 })).body.percent).to.equal(3);
+    expect((await send(acme, 'PUT', { percent: 0 })).body.percent).to.equal(0);
+  });
+
+  it('keeps each partner\'s markup to itself', async () => {
+    await send(acme, 'PUT', { percent: 0.5 });
+    await send(globex, 'PUT', { percent: 2.75 });
+    expect((await send(acme, 'GET')).body.percent).to.equal(0.5);
+    expect((await send(globex, 'GET')).body.percent).to.equal(2.75);
+  });
+
+  for (const [label, body] of [
+    ['above 3', { percent: 3.01 }],
+    ['below 0', { percent: -0.5 }],
+    ['with three decimals', { percent: 0.125 }],
+    ['as a string', { percent: '1.5' }],
+    ['with an unknown field', { percent: 1, currency: 'USD' }],
+    ['without percent', {}],
+  ] as const) {
+    it(`refuses a markup ${label} with 400 and keeps the old one`, async () => {
+      await send(acme, 'PUT', { percent: 0.5 });
+      expectError(await send(acme, 'PUT', body), 400, 'invalid_request');
+      expect((await send(acme, 'GET')).body.percent).to.equal(0.5);
+    });
+  }
+});

@@ -1,0 +1,99 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
+import { expect } from 'chai';
+import { freePort, spawnGroup, waitForHttp, type Child } from '../support/process.js';
+import { expectError, type JsonResponse } from '../support/http.js';
+import { signedFetch, type SignerOptions } from '../support/signer.js';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const run = promisify(execFile);
+
+describe('the partners CLI (npm run partners) next to a running server', function () {
+  this.timeout(120_000);
+  let dataDir: string;
+  let server: Child;
+  let origin: string;
+  let env: Record<string, string>;
+
+  const cli = async (...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> => {
+    try {
+      const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'scripts/partners.ts', ...args], { cwd: root, env: { ...process.env, ...env } });
+      return { code: 0, stdout, stderr };
+    } catch (err) {
+      const e = err as { code: number; stdout: string; stderr: string };
+      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+    }
+  };
+  const markup = async (signer: SignerOptions): Promise<JsonResponse> => {
+    const res = await signedFetch(origin, signer, 'GET', '/api/v1/partner/markup');
+    const text = await res.text();
+    return { status: res.status, headers: res.headers, text, body: JSON.parse(text) };
+  };
+
+  before(async () => {
+    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'pss-cli-'));
+    const port = await freePort();
+    origin = `http://127.0.0.1:${port}`;
+    // The CLI always uses the embedded database here, whatever DATABASE_URL the suite runs with.
+    env = { DATA_DIR: dataDir, DATABASE_URL: '', SECRETS_KEY: randomBytes(32).toString('hex'), PUBLIC_ORIGIN: origin, LOG_LEVEL: 'warn', PORT: String(port) };
+    server = spawnGroup(process.execPath, ['--import', 'tsx', 'server/main.ts'], env, root);
+    await waitForHttp(`${origin}/api/v1/health`, 60_000, server);
+  });
+  after(async () => {
+    await server.stop();
+    await fs.rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('creates a partner whose printed credentials the running server accepts', async () => {
+    const created = await cli('create', '--name', 'Acme Wallet', '--json');
+    expect(created.code, created.stderr).to.equal(0);
+    const issued = JSON.parse(created.stdout);
+    expect(issued).to.have.keys('partnerId', 'keyId', 'secret');
+    expect((await markup({ keyId: issued.keyId, secret: issued.secret, audience: origin })).status).to.equal(200);
+  });
+
+  it('creates a partner with a chosen key id and secret, and refuses a taken key id', async () => {
+    const secret = 'pss_sk_chosen-by-the-operator-0123456789';
+    const created = await cli('create', '--name', 'Globex', '--key-id', 'pk_globex', '--secret', secret, '--json');
+    expect(JSON.parse(created.stdout)).to.include({ keyId: 'pk_globex', secret });
+    const again = await cli('create', '--name', 'Globex 2', '--key-id', 'pk_globex');
+    expect(again.code).to.equal(1);
+    expect(again.stderr).to.contain('pk_globex already exists');
+  });
+
+  it('lists partners without their secrets', async () => {
+    const listed = await cli('list', '--json');
+    const partners = JSON.parse(listed.stdout) as Array<Record<string, string>>;
+    expect(partners.map((p) => p.keyId)).to.include.members(['demo', 'pk_globex']);
+    expect(listed.stdout).not.to.contain('pss_sk_');
+  });
+
+  it('rotates a secret: the old one stops working and the new one works', async () => {
+    const created = JSON.parse((await cli('create', '--name', 'Initech', '--json')).stdout);
+    const rotated = await cli('rotate-secret', '--key-id', created.keyId, '--json');
+    const fresh = JSON.parse(rotated.stdout);
+    expect(fresh.secret).to.not.equal(created.secret);
+    expectError(await markup({ keyId: created.keyId, secret: created.secret, audience: origin }), 401, 'invalid_signature');
+    expect((await markup({ keyId: created.keyId, secret: fresh.secret, audience: origin })).status).to.equal(200);
+  });
+
+  it('disables and re-enables a partner', async () => {
+    const created = JSON.parse((await cli('create', '--name', 'Umbrella', '--json')).stdout);
+    const signer = { keyId: created.keyId, secret: created.secret, audience: origin };
+    expect((await cli('disable', '--key-id', created.keyId)).code).to.equal(0);
+    expectError(await markup(signer), 401, 'partner_disabled');
+    expect((await cli('enable', '--key-id', created.keyId)).code).to.equal(0);
+    expect((await markup(signer)).status).to.equal(200);
+  });
+
+  it('explains its usage on a wrong command and exits 2', async () => {
+    const wrong = await cli('frobnicate');
+    expect(wrong.code).to.equal(2);
+    expect(wrong.stderr).to.contain('unknown command: frobnicate').and.contain('usage: npm run partners');
+    expect((await cli('disable')).stderr).to.contain('disable needs --key-id');
+  });
+});
