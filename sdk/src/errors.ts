@@ -1,0 +1,39 @@
+/** The one error type of the SDK: a non-2xx answer of the API, with everything needed to act on it. */
+
+/** An error response of the API (`{"error":{"code","message",...}}`), as a value. */
+export class PartnerApiError extends Error {
+  /** HTTP status. */
+  readonly status: number;
+  /** The stable error code, e.g. `rate_limited`, `invalid_signature` (see the API's Error schema). */
+  readonly code: string;
+  /** Structured details when the API gave them. */
+  readonly details?: Record<string, unknown>;
+  /** The request id (x-request-id): quote it to support. */
+  readonly requestId?: string;
+  /** Seconds the API asked to wait (Retry-After), when it did. */
+  readonly retryAfter?: number;
+
+  constructor(init: { status: number; code: string; message: string; details?: Record<string, unknown>; requestId?: string; retryAfter?: number }) {
+    super(init.message);
+    this.name = 'PartnerApiError';
+    this.status = init.status;
+    this.code = init.code;
+    this.details = init.details;
+    this.requestId = init.requestId;
+    this.retryAfter = init.retryAfter;
+  }
+
+  /** Builds the error from a response and its parsed body (any shape: a proxy may answer in HTML). */
+  static from(response: Response, body: unknown): PartnerApiError {
+    const error = (body as { error?: { code?: unknown; message?: unknown; details?: unknown; requestId?: unknown } } | undefined)?.error;
+    const retryAfter = response.headers.get('retry-after');
+    return new PartnerApiError({
+      status: response.status,
+      code: typeof error?.code === 'string' ? error.code : `http_${response.status}`,
+      message: typeof error?.message === 'string' ? error.message : `HTTP ${response.status} ${response.statusText}`.trim(),
+      details: error?.details && typeof error.details === 'object' ? (error.details as Record<string, unknown>) : undefined,
+      requestId: (typeof error?.requestId === 'string' ? error.requestId : undefined) ?? response.headers.get('x-request-id') ?? undefined,
+      retryAfter: retryAfter && /^\d+$/.test(retryAfter) ? Number(retryAfter) : undefined,
+    });
+  }
+}

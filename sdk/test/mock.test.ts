@@ -1,0 +1,30 @@
+import path from 'node:path';
+import { expect } from 'chai';
+import { createPartnerClient } from '../src/index.js';
+import { freePort, spawnGroup, waitForHttp, type Child } from '../../test/support/process.js';
+
+const root = path.resolve(import.meta.dirname, '../..');
+
+describe('sdk client against the Prism mock', function () {
+  this.timeout(90_000);
+  let mock: Child;
+  let baseUrl: string;
+  before(async () => {
+    const port = await freePort();
+    baseUrl = `http://127.0.0.1:${port}`;
+    mock = spawnGroup(path.join(root, 'node_modules/.bin/prism'), ['mock', '--host', '127.0.0.1', '--port', String(port), 'spec/openapi.yaml'], {}, root);
+    await waitForHttp(`${baseUrl}/health`, 60_000, mock);
+  });
+  after(() => mock.stop());
+
+  it('works against the mock exactly as against the server (mock paths have no /api/v1)', async () => {
+    const client = createPartnerClient({ baseUrl, audience: 'https://swap.example.com', keyId: 'pk_live_7Hq2Xv', secret: 'pss_sk_3Jd9sPq2VwXy7RtLm4Nb6Hc1', userId: 'user_8412' });
+    const assets = await client.listAssets();
+    expect(assets.data?.assets.length).to.be.greaterThan(0);
+    const markup = await client.getMarkup();
+    expect(markup.error).to.equal(undefined);
+    expect(markup.data).to.have.keys('percent', 'updatedAt');
+    const set = await client.setMarkup(0.5);
+    expect(set.data?.percent).to.equal(0.5);
+  });
+});
