@@ -39,7 +39,7 @@ test: install $(GENERATED) sdk ## run every test suite (unit, integration, SDK, 
 	npx mocha
 
 run: install $(GENERATED) ## start the server in sandbox mode on embedded PGlite (or DATABASE_URL)
-	PSS_PRINT_BANNER=1 node --import tsx server/main.ts
+	node --import tsx server/main.ts
 
 migrate: install ## apply database migrations and exit
 	npx tsx scripts/migrate.ts

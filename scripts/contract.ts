@@ -9,7 +9,16 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { randomBytes } from 'node:crypto';
 import { freePort, spawnGroup, waitForHttp, type Child } from '../test/support/process.js';
+import { provisionPartner } from '../server/partners.js';
+import { openDatabase } from '../server/store/database.js';
+import { createSecretBox } from '../server/store/secret-box.js';
+
+// Small limits so the hooks can exhaust them to provoke each 429; large enough for Dredd's own traffic.
+const PUBLIC_LIMIT = 60;
+const SIGNED_LIMIT = 40;
+const SPARE_PARTNERS = 10;
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const bin = (name: string) => path.join(root, 'node_modules/.bin', name);
@@ -20,17 +29,23 @@ async function main(): Promise<number> {
   try {
     const serverPort = await freePort();
     const proxyPort = await freePort();
+    const secretsKey = randomBytes(32).toString('hex');
+    const audience = `http://127.0.0.1:${proxyPort}`;
     const serverEnv = {
+      SECRETS_KEY: secretsKey,
+      RATE_LIMIT_PUBLIC_PER_MINUTE: String(PUBLIC_LIMIT),
+      RATE_LIMIT_SIGNED_PER_MINUTE: String(SIGNED_LIMIT),
       PORT: String(serverPort),
       DATA_DIR: dataDir,
       DATABASE_URL: '',
       LOG_LEVEL: 'warn',
       VALIDATE_RESPONSES: 'true',
-      PUBLIC_ORIGIN: `http://127.0.0.1:${proxyPort}`,
+      PUBLIC_ORIGIN: audience,
     };
     const server = spawnGroup(process.execPath, ['--import', 'tsx', 'server/main.ts'], serverEnv, root);
     children.push(server);
     await waitForHttp(`http://127.0.0.1:${serverPort}/api/v1/health`, 60_000, server);
+    const partners = await provisionContractPartners(dataDir, secretsKey);
 
     const proxy = spawnGroup(
       bin('prism'),
@@ -44,7 +59,13 @@ async function main(): Promise<number> {
     const dredd = spawnGroup(
       bin('dredd'),
       ['spec/openapi.yaml', `http://127.0.0.1:${proxyPort}`, '--hookfiles=test/contract/dredd-hooks.cjs', '--language=nodejs', '--loglevel=warning'],
-      { PSS_SERVER_URL: `http://127.0.0.1:${serverPort}`, PSS_DATA_DIR: dataDir },
+      {
+        PSS_SERVER_URL: `http://127.0.0.1:${serverPort}`,
+        PSS_AUDIENCE: audience,
+        PSS_PARTNERS: JSON.stringify(partners),
+        PSS_LIMIT_PUBLIC: String(PUBLIC_LIMIT),
+        PSS_LIMIT_SIGNED: String(SIGNED_LIMIT),
+      },
       root,
     );
     children.push(dredd);
@@ -58,6 +79,24 @@ async function main(): Promise<number> {
   } finally {
     for (const child of children.reverse()) await child.stop('SIGTERM', 5_000);
     await fs.rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+// Partners for the hooks, created through the running server's embedded database (shared over its socket).
+async function provisionContractPartners(dataDir: string, secretsKey: string) {
+  const db = await openDatabase({ dataDir });
+  try {
+    const box = createSecretBox(Buffer.from(secretsKey, 'hex'));
+    const create = async (name: string) => {
+      const { keyId, secret } = await provisionPartner(db.knex, box, { name, mode: 'sandbox' });
+      return { keyId, secret };
+    };
+    const main = await create('Contract main partner');
+    const spares = [];
+    for (let i = 0; i < SPARE_PARTNERS; i++) spares.push(await create(`Contract spare ${i}`));
+    return { main, spares };
+  } finally {
+    await db.close();
   }
 }
 
