@@ -20,6 +20,7 @@ install: $(NPM_STAMP) ## install dependencies (npm ci) when package-lock.json ch
 
 $(GENERATED) &: spec/openapi.yaml scripts/generate.ts $(NPM_STAMP)
 	npx tsx scripts/generate.ts
+	@touch $(GENERATED)
 
 generate: install ## regenerate types and the bundled spec from spec/openapi.yaml
 	npx tsx scripts/generate.ts

@@ -1,22 +1,16 @@
 import { expect } from 'chai';
 import { setPartnerStatus } from '../../server/store/partners.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { expectError, request, type JsonResponse } from '../support/http.js';
+import { expectError, readJson, request } from '../support/http.js';
 import { signedFetch, signHeaders, type SignerOptions, type SignOverrides } from '../support/signer.js';
 
 const MARKUP = '/api/v1/partner/markup';
-
-async function asJson(response: Promise<Response>): Promise<JsonResponse> {
-  const res = await response;
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, text, body: text ? JSON.parse(text) : undefined };
-}
 
 describe('Signed partner requests', () => {
   let server: TestServer;
   let partner: SignerOptions;
   const send = (method: string, path: string, body?: unknown, overrides?: SignOverrides, who: SignerOptions = partner) =>
-    asJson(signedFetch(server.origin, who, method, path, body, overrides));
+    readJson(signedFetch(server.origin, who, method, path, body, overrides));
 
   before(async () => {
     server = await startTestServer();

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { expectError, type JsonResponse } from '../support/http.js';
+import { expectError, readJson, type JsonResponse } from '../support/http.js';
 import { signedFetch, type SignerOptions } from '../support/signer.js';
 
 const MARKUP = '/api/v1/partner/markup';
@@ -9,11 +9,8 @@ describe('GET and PUT /partner/markup', () => {
   let server: TestServer;
   let acme: SignerOptions;
   let globex: SignerOptions;
-  const send = async (who: SignerOptions, method: string, body?: unknown): Promise<JsonResponse<{ percent: number; updatedAt: string | null }>> => {
-    const res = await signedFetch(server.origin, who, method, MARKUP, body);
-    const text = await res.text();
-    return { status: res.status, headers: res.headers, text, body: JSON.parse(text) };
-  };
+  const send = (who: SignerOptions, method: string, body?: unknown): Promise<JsonResponse<{ percent: number; updatedAt: string | null }>> =>
+    readJson(signedFetch(server.origin, who, method, MARKUP, body));
 
   before(async () => {
     server = await startTestServer();

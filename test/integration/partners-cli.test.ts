@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { freePort, spawnGroup, waitForHttp, type Child } from '../support/process.js';
-import { expectError, type JsonResponse } from '../support/http.js';
+import { expectError, readJson } from '../support/http.js';
 import { signedFetch, type SignerOptions } from '../support/signer.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -28,11 +28,7 @@ describe('the partners CLI (npm run partners) next to a running server', functio
       return { code: e.code, stdout: e.stdout, stderr: e.stderr };
     }
   };
-  const markup = async (signer: SignerOptions): Promise<JsonResponse> => {
-    const res = await signedFetch(origin, signer, 'GET', '/api/v1/partner/markup');
-    const text = await res.text();
-    return { status: res.status, headers: res.headers, text, body: JSON.parse(text) };
-  };
+  const markup = (signer: SignerOptions) => readJson(signedFetch(origin, signer, 'GET', '/api/v1/partner/markup'));
 
   before(async () => {
     dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'pss-cli-'));

@@ -1,16 +1,10 @@
 import { expect } from 'chai';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { expectError, request, type JsonResponse } from '../support/http.js';
+import { expectError, readJson as json, request } from '../support/http.js';
 import { signedFetch, type SignerOptions } from '../support/signer.js';
 
 const MARKUP = '/api/v1/partner/markup';
 const WINDOW_SECONDS = 2;
-
-async function json(response: Promise<Response>): Promise<JsonResponse> {
-  const res = await response;
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, text, body: text ? JSON.parse(text) : undefined };
-}
 
 describe('Rate limits', () => {
   let server: TestServer;

@@ -11,7 +11,12 @@ export interface JsonResponse<T = unknown> {
 
 /** Sends a request and parses the JSON answer. */
 export async function request<T = unknown>(url: string, init: RequestInit = {}): Promise<JsonResponse<T>> {
-  const response = await fetch(url, init);
+  return readJson<T>(fetch(url, init));
+}
+
+/** Reads a response (or a pending one) into a JsonResponse. */
+export async function readJson<T = unknown>(pending: Response | Promise<Response>): Promise<JsonResponse<T>> {
+  const response = await pending;
   const text = await response.text();
   let body: unknown;
   try {
