@@ -95,7 +95,8 @@ export function createPartnerClient(options: PartnerClientOptions): PartnerClien
 
 function createSigningTransport(options: PartnerClientOptions): (request: Request) => Promise<Response> {
   const send = options.fetch ?? ((request: Request) => globalThis.fetch(request));
-  const retry = { ...DEFAULT_RETRY, ...options.retry };
+  // Only options that are set override the defaults ({ maxRetries: undefined } keeps 3).
+  const retry = { ...DEFAULT_RETRY, ...Object.fromEntries(Object.entries(options.retry ?? {}).filter(([, v]) => v !== undefined)) };
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const userAgent = `partner-swap-sdk/${SDK_VERSION} (api ${API_VERSION}; node ${globalThis.process?.version ?? 'unknown'})${options.userAgent ? ` ${options.userAgent}` : ''}`;

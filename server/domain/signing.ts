@@ -79,7 +79,7 @@ export function signaturesMatch(expectedHex: string, givenHex: string): boolean 
   return expected.length === given.length && timingSafeEqual(expected, given);
 }
 
-/** Reads and checks the five headers; throws the 401 that says which one is missing or malformed. */
+/** Reads and checks the five headers; a missing or malformed one is 401 authentication_required naming it. */
 export function parseSignedHeaders(get: (name: string) => string | undefined): SignedHeaders {
   const missing = Object.values(SIGNED_HEADERS).filter((name) => !get(name));
   if (missing.length > 0) {
@@ -94,10 +94,10 @@ export function parseSignedHeaders(get: (name: string) => string | undefined): S
   if (!USER_PATTERN.test(user)) throw unauthorized('authentication_required', 'x-service-user must be 1-128 visible ASCII characters.');
   if (!NONCE_PATTERN.test(nonce)) throw unauthorized('authentication_required', 'x-service-nonce must be 16-128 characters of A-Z, a-z, 0-9, _ and -.');
   if (!TIMESTAMP_PATTERN.test(timestamp)) {
-    throw unauthorized('timestamp_out_of_window', 'x-service-timestamp must be Unix time in whole seconds, e.g. 1790000000.');
+    throw unauthorized('authentication_required', 'x-service-timestamp must be Unix time in whole seconds, e.g. 1790000000.');
   }
   const match = SIGNATURE_PATTERN.exec(signature);
-  if (!match) throw unauthorized('invalid_signature', 'x-service-signature must be v1= followed by 64 lower-case hex characters.');
+  if (!match) throw unauthorized('authentication_required', 'x-service-signature must be v1= followed by 64 lower-case hex characters.');
   return { keyId, user, timestamp, nonce, signatureHex: match[1] };
 }
 

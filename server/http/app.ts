@@ -42,7 +42,8 @@ declare module 'express-serve-static-core' {
 
 /** Creates the application; the caller listens on it. */
 export function createApp(deps: AppDeps): Express {
-  const routes = indexOperations(deps.apiDocument);
+  // Sandbox operations exist only in sandbox mode; elsewhere their paths are unknown (404).
+  const routes = indexOperations(deps.apiDocument).filter((r) => r.tag !== 'Sandbox' || deps.config.serviceMode === 'sandbox');
   const handlers: Handlers = { ...createHandlers(deps), ...deps.handlers };
   const app = express();
   app.disable('x-powered-by');
@@ -63,9 +64,12 @@ export function createApp(deps: AppDeps): Express {
   app.use(readRawBody());
   app.use(routeToOperation(routes));
   // Authentication comes before validation: an unauthenticated request is 401 whatever its body or query.
+  const limits = rateLimit(deps.knex, deps.config.rateLimits);
   app.use(authenticate({ knex: deps.knex, secretBox: deps.secretBox, audience: deps.config.publicOrigin, now: deps.now }));
-  app.use(rateLimit(deps.knex, deps.config.rateLimits));
+  app.use(limits.countFailedAuthentication);
+  app.use(limits.count);
   app.use(parseJsonBody());
+  app.use(headAsGet());
   app.use(
     OpenApiValidator.middleware({
       apiSpec: structuredClone(deps.apiDocument) as never,
@@ -106,6 +110,15 @@ function routeToOperation(routes: OperationRoute[]): RequestHandler {
       );
     }
     next(new AppError(404, 'not_found', `No operation at ${req.method} ${req.path}; the API is described at ${API_BASE_PATH}/openapi.json.`));
+  };
+}
+
+// HEAD reaches the GET operation (routing chose it); after authentication, which signs the method as sent,
+// it is validated and handled as that GET. Node still sends no body: the response was created for a HEAD.
+function headAsGet(): RequestHandler {
+  return (req, _res, next) => {
+    if (req.method === 'HEAD' && req.operation?.method === 'get') req.method = 'GET';
+    next();
   };
 }
 

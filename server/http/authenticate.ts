@@ -82,10 +82,10 @@ export async function verifySignedRequest(req: Request, deps: AuthenticateDeps):
   return { partnerId: partner.id, keyId: partner.keyId, user: headers.user };
 }
 
-// Swap access tokens are issued with swaps; until then only the presence and shape of one is checked here,
-// and the operations that take one are not implemented yet (501).
+// Swap access tokens are issued with swaps, which have not landed: no token exists yet, so every bearer
+// token is refused. The swaps work replaces this with a lookup of the token's hash.
 function requireBearer(authorization: string | undefined): void {
   if (!authorization) throw unauthorized('authentication_required', 'Send the swap access token: Authorization: Bearer sat_...');
-  const match = BEARER.exec(authorization);
-  if (!match || !match[1].startsWith('sat_')) throw unauthorized('invalid_token', 'The bearer token is not a swap access token.');
+  if (!BEARER.test(authorization)) throw unauthorized('invalid_token', 'The Authorization header must be "Bearer <swap access token>".');
+  throw unauthorized('invalid_token', 'The bearer token is not a valid swap access token.');
 }

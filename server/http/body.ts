@@ -17,7 +17,8 @@ declare module 'express-serve-static-core' {
 
 /** Reads the body's exact bytes into req.rawBody (413 over MAX_BODY_BYTES); parses nothing. */
 export function readRawBody(): RequestHandler {
-  const raw = express.raw({ type: () => true, limit: MAX_BODY_BYTES });
+  // inflate: false, because signatures cover the bytes as received; a compressed body is refused (415).
+  const raw = express.raw({ type: () => true, limit: MAX_BODY_BYTES, inflate: false });
   return (req, res, next) => {
     raw(req, res, (err?: unknown) => {
       if (err) return next(translateBodyError(err));

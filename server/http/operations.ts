@@ -67,8 +67,10 @@ export function matchRoute(routes: readonly OperationRoute[], method: string, pa
   const candidates = routes.filter((r) => r.pattern.test(path));
   if (candidates.length === 0) return { kind: 'not_found' };
   // A literal segment wins over a template one (e.g. /sandbox/deposits before /sandbox/{x}).
+  // HEAD is answered by the GET operation (express sends the headers without the body), as load balancers expect.
+  const wanted = method.toLowerCase() === 'head' && !candidates.some((r) => r.method === 'head') ? 'get' : method.toLowerCase();
   const route = candidates
-    .filter((r) => r.method === method.toLowerCase())
+    .filter((r) => r.method === wanted)
     .sort((a, b) => b.path.replace(/\{[^}]+\}/g, '').length - a.path.replace(/\{[^}]+\}/g, '').length)[0];
   if (route) return { kind: 'operation', route };
   return { kind: 'method_not_allowed', allowed: [...new Set(candidates.map((r) => r.method.toUpperCase()))] };

@@ -120,6 +120,21 @@ describe('Signed partner requests', () => {
     expectError(await send('PUT', MARKUP, '{"percent": '), 400, 'malformed_json');
   });
 
+  describe('swap access tokens (issued once swaps land)', () => {
+    const SWAP = '/api/v1/swaps/3f2b8a1e-6c4d-4e7a-9b1f-2d5c8e0a4b71';
+    it('asks for a token on the stream when none is sent', async () => {
+      expectError(await request(`${server.origin}${SWAP}/stream`), 401, 'authentication_required');
+    });
+    it('refuses a made-up token, even one that looks right', async () => {
+      const headers = { authorization: 'Bearer sat_made_up_token_0123456789' };
+      expectError(await request(`${server.origin}${SWAP}/stream`, { headers }), 401, 'invalid_token');
+      expectError(await request(`${server.origin}${SWAP}`, { headers }), 401, 'invalid_token');
+    });
+    it('refuses an Authorization header that is not a bearer token', async () => {
+      expectError(await request(`${server.origin}${SWAP}`, { headers: { authorization: 'Basic dXNlcjpwYXNz' } }), 401, 'invalid_token');
+    });
+  });
+
   it('keeps the secret out of the database in plaintext', async () => {
     const rows = await server.knex('partners').select('secret_sealed');
     for (const row of rows) expect(row.secret_sealed).to.match(/^v1\./).and.not.contain(partner.secret);

@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { expect } from 'chai';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { expectError, request } from '../support/http.js';
@@ -45,6 +46,22 @@ describe('HTTP errors and request ids', () => {
       body,
     });
     expectError(res, 400, 'malformed_json');
+  });
+
+  it('answers HEAD on a GET operation like GET, without a body', async () => {
+    const res = await fetch(`${server.baseUrl}/pairs`, { method: 'HEAD' });
+    expect(res.status).to.equal(200);
+    expect(await res.text()).to.equal('');
+  });
+
+  it('refuses a compressed body with 415, because signatures cover the bytes as sent', async () => {
+    const body = gzipSync('{"percent":1}');
+    const res = await request(`${server.baseUrl}/partner/markup`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', ...signHeaders(partner, 'PUT', '/api/v1/partner/markup', body.toString('latin1')) },
+      body,
+    });
+    expectError(res, 415, 'unsupported_media_type');
   });
 
   it('answers a body over 64 KiB with 413 payload_too_large', async () => {

@@ -5,7 +5,7 @@
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import type { Knex } from 'knex';
+import knexFactory, { type Knex } from 'knex';
 import { loadConfig, type Config } from '../../server/config.js';
 import { createLogger } from '../../server/logger.js';
 import { loadApiDocument } from '../../server/spec.js';
@@ -37,6 +37,8 @@ export interface TestServerOptions {
   env?: Record<string, string>;
   /** Run a second instance on this server's database (cross-instance tests); closing it leaves the database. */
   sameDatabaseAs?: TestServer;
+  /** Fields to force after the environment is parsed (e.g. a mode loadConfig would refuse to start in). */
+  configOverrides?: Partial<Config>;
   /** Replace handlers or the clock. */
   deps?: Partial<Pick<AppDeps, 'handlers' | 'now' | 'rates'>>;
 }
@@ -51,16 +53,20 @@ export const TEST_ENV: Record<string, string> = {
 
 /** Starts the app on a fresh database; close() tears everything down. */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
-  const config = loadConfig({
-    ...TEST_ENV,
-    SECRETS_KEY: options.sameDatabaseAs?.config.secretsKey ?? randomBytes(32).toString('hex'),
-    DATABASE_URL: process.env.DATABASE_URL,
-    ...options.env,
-  });
+  const config: Config = {
+    ...loadConfig({
+      ...TEST_ENV,
+      SECRETS_KEY: options.sameDatabaseAs?.config.secretsKey ?? randomBytes(32).toString('hex'),
+      DATABASE_URL: process.env.DATABASE_URL,
+      ...options.env,
+    }),
+    ...options.configOverrides,
+  };
   const secretBox = createSecretBox(Buffer.from(config.secretsKey!, 'hex'));
   const shared = options.sameDatabaseAs;
   const schema = config.databaseUrl && !shared ? `test_${randomBytes(6).toString('hex')}` : undefined;
-  const database = shared ? shared.database : await openDatabase({ databaseUrl: config.databaseUrl, schema, poolSize: 5 });
+  // A second instance gets a pool of its own on the same database, as another process would.
+  const database = shared ? sharePool(shared.database) : await openDatabase({ databaseUrl: config.databaseUrl, schema, poolSize: 5 });
   if (!shared) await migrate(database.knex);
   const { document, version } = loadApiDocument();
   const catalog = loadSandboxCatalog();
@@ -90,7 +96,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      if (shared) return;
+      if (shared) return database.close();
       await database.close().catch(() => undefined);
       // A separate short-lived connection drops the schema, so a test that broke its own pool leaves nothing.
       if (schema) {
@@ -100,4 +106,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       }
     },
   };
+}
+
+function sharePool(database: Database): Database {
+  const knex = knexFactory(database.knex.client.config);
+  return { knex, kind: database.kind, close: () => knex.destroy() };
 }

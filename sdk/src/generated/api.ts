@@ -1430,6 +1430,9 @@ export interface components {
         Unauthorized: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
                 [name: string]: unknown;
             };
             content: {
@@ -1443,6 +1446,9 @@ export interface components {
         SwapReadUnauthorized: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
                 [name: string]: unknown;
             };
             content: {
@@ -1453,6 +1459,9 @@ export interface components {
         StreamUnauthorized: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
                 [name: string]: unknown;
             };
             content: {
@@ -1688,8 +1697,9 @@ export interface components {
         RequestId: string;
         /**
          * @description Requests allowed in the current window for this scope (partner key, or client IP for public
-         *     operations). The `RateLimit-*` headers are on every response to a request that was counted; a
-         *     request refused before counting (`401` authentication failure, `413` oversize body, unknown path)
+         *     operations). The `RateLimit-*` headers are on every response to a request that was counted. A
+         *     failed authentication (`401`) counts against the client IP's public allowance, so its headers
+         *     describe that allowance. A request refused before counting (`413` oversize body, unknown path)
          *     carries none.
          * @example 600
          */

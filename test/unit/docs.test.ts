@@ -1,0 +1,23 @@
+import fs from 'node:fs';
+import { expect } from 'chai';
+
+// The worked signing example is published twice; both copies must match the vector the tests check.
+const root = new URL('../../', import.meta.url);
+const vector = JSON.parse(fs.readFileSync(new URL('test/fixtures/signing-vector.json', root), 'utf8'));
+const readme = fs.readFileSync(new URL('README.md', root), 'utf8');
+const spec = JSON.parse(fs.readFileSync(new URL('generated/openapi.json', root), 'utf8'));
+const schemeDescription: string = spec.components.securitySchemes.serviceSignature.description;
+
+for (const [name, text] of [
+  ['README.md', readme],
+  ['the spec (serviceSignature)', schemeDescription],
+] as const) {
+  describe(`the worked signing example in ${name}`, () => {
+    it('shows the canonical text of the vector', () => {
+      expect(text).to.contain(`\`\`\`\n${vector.canonicalText}\n\`\`\``);
+    });
+    it('shows the signature, secret, body and inputs of the vector', () => {
+      for (const value of [vector.signatureHeader, vector.secret, vector.body, vector.nonce, vector.keyId, vector.timestamp]) expect(text).to.contain(value);
+    });
+  });
+}
