@@ -31,6 +31,7 @@ check-generated: install ## fail when generated/ differs from what the spec prod
 lint: install ## Spectral (spec), ESLint and tsc
 	npx spectral lint spec/openapi.yaml --ruleset spec/.spectral.yaml --fail-severity error
 	npx eslint .
+	npx prettier --check .
 	npx tsc --noEmit -p tsconfig.json
 
 sdk: install $(GENERATED) ## build the SDK package (sdk/dist)

@@ -50,7 +50,16 @@ async function main(): Promise<number> {
 
     const proxy = spawnGroup(
       bin('prism'),
-      ['proxy', '--errors', '--host', '127.0.0.1', '--port', String(proxyPort), 'spec/openapi.yaml', `http://127.0.0.1:${serverPort}/api/v1`],
+      [
+        'proxy',
+        '--errors',
+        '--host',
+        '127.0.0.1',
+        '--port',
+        String(proxyPort),
+        'spec/openapi.yaml',
+        `http://127.0.0.1:${serverPort}/api/v1`,
+      ],
       {},
       root,
     );
@@ -59,7 +68,13 @@ async function main(): Promise<number> {
 
     const dredd = spawnGroup(
       bin('dredd'),
-      ['spec/openapi.yaml', `http://127.0.0.1:${proxyPort}`, '--hookfiles=test/contract/dredd-hooks.cjs', '--language=nodejs', '--loglevel=warning'],
+      [
+        'spec/openapi.yaml',
+        `http://127.0.0.1:${proxyPort}`,
+        '--hookfiles=test/contract/dredd-hooks.cjs',
+        '--language=nodejs',
+        '--loglevel=warning',
+      ],
       {
         PSS_SERVER_URL: `http://127.0.0.1:${serverPort}`,
         PSS_AUDIENCE: audience,

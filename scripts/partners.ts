@@ -55,8 +55,16 @@ async function run(argv: string[]): Promise<void> {
     await migrate(db.knex);
     switch (command) {
       case 'create': {
-        const issued = await provisionPartner(db.knex, box, { name: need('name'), keyId: values['key-id'], secret: values.secret, mode: config.serviceMode });
-        print(issued, `partner ${issued.partnerId}\n  keyId:  ${issued.keyId}\n  secret: ${issued.secret}\nThe secret is shown once; store it in the partner's backend now.`);
+        const issued = await provisionPartner(db.knex, box, {
+          name: need('name'),
+          keyId: values['key-id'],
+          secret: values.secret,
+          mode: config.serviceMode,
+        });
+        print(
+          issued,
+          `partner ${issued.partnerId}\n  keyId:  ${issued.keyId}\n  secret: ${issued.secret}\nThe secret is shown once; store it in the partner's backend now.`,
+        );
         return;
       }
       case 'list': {

@@ -164,7 +164,9 @@ function createReader(env: Env, problems: string[]) {
         if (!['http:', 'https:'].includes(url.protocol) || url.origin !== value) throw new Error('not an origin');
         return value;
       } catch {
-        problems.push(`${name}=${JSON.stringify(value)} must be an origin such as https://swap.example.com (scheme, host, optional port; no path or trailing slash)`);
+        problems.push(
+          `${name}=${JSON.stringify(value)} must be an origin such as https://swap.example.com (scheme, host, optional port; no path or trailing slash)`,
+        );
         return fallback;
       }
     },

@@ -37,11 +37,11 @@ export interface PartnerClientOptions {
 }
 
 /** The result of a call: data on 2xx, a PartnerApiError otherwise; the raw response either way. */
-export type ApiResult<T> = { data: T; error?: undefined; response: Response } | { data?: undefined; error: PartnerApiError; response: Response };
+export type ApiResult<T> =
+  { data: T; error?: undefined; response: Response } | { data?: undefined; error: PartnerApiError; response: Response };
 
-type Json<Id extends keyof operations, Status extends number> = operations[Id]['responses'] extends Record<Status, { content: { 'application/json': infer B } }>
-  ? B
-  : never;
+type Json<Id extends keyof operations, Status extends number> =
+  operations[Id]['responses'] extends Record<Status, { content: { 'application/json': infer B } }> ? B : never;
 
 /** A signed, retrying client bound to one partner user. */
 export interface PartnerClient {
@@ -72,9 +72,12 @@ export function createPartnerClient(options: PartnerClientOptions): PartnerClien
     if (typeof options[field] !== 'string' || options[field].length === 0) throw new TypeError(`createPartnerClient: ${field} is required`);
   }
   if (!/^https?:\/\/[^/]+$/.test(options.audience)) {
-    throw new TypeError(`createPartnerClient: audience must be an origin such as https://swap.example.com (no path, no trailing slash), got ${options.audience}`);
+    throw new TypeError(
+      `createPartnerClient: audience must be an origin such as https://swap.example.com (no path, no trailing slash), got ${options.audience}`,
+    );
   }
-  if (!/^[\x21-\x7e]{1,128}$/.test(options.userId)) throw new TypeError('createPartnerClient: userId must be 1-128 visible ASCII characters');
+  if (!/^[\x21-\x7e]{1,128}$/.test(options.userId))
+    throw new TypeError('createPartnerClient: userId must be 1-128 visible ASCII characters');
 
   const raw = createClient<paths>({ baseUrl: options.baseUrl.replace(/\/+$/, ''), fetch: createSigningTransport(options) });
   const call = async <T>(pending: Promise<{ data?: unknown; error?: unknown; response: Response }>): Promise<ApiResult<T>> => {
@@ -120,7 +123,12 @@ function createSigningTransport(options: PartnerClientOptions): (request: Reques
         body,
       });
       for (const [name, value] of Object.entries(signed)) headers.set(name, value);
-      const outgoing = new Request(url, { method: request.method, headers, body: body.length > 0 ? body : undefined, signal: request.signal });
+      const outgoing = new Request(url, {
+        method: request.method,
+        headers,
+        body: body.length > 0 ? body : undefined,
+        signal: request.signal,
+      });
 
       let response: Response | undefined;
       let failure: unknown;

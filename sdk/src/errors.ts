@@ -13,7 +13,14 @@ export class PartnerApiError extends Error {
   /** Seconds the API asked to wait (Retry-After), when it did. */
   readonly retryAfter?: number;
 
-  constructor(init: { status: number; code: string; message: string; details?: Record<string, unknown>; requestId?: string; retryAfter?: number }) {
+  constructor(init: {
+    status: number;
+    code: string;
+    message: string;
+    details?: Record<string, unknown>;
+    requestId?: string;
+    retryAfter?: number;
+  }) {
     super(init.message);
     this.name = 'PartnerApiError';
     this.status = init.status;

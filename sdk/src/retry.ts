@@ -43,7 +43,12 @@ export function isRetryable(attempt: Attempt): boolean {
  * How long to wait before retry number `retry` (0-based): Retry-After when the server sent one (undefined
  * when it exceeds maxRetryAfterMs: give up and let the caller decide), else exponential backoff with jitter.
  */
-export function retryDelayMs(retry: number, retryAfter: string | null | undefined, options: Required<RetryOptions>, random: () => number = Math.random): number | undefined {
+export function retryDelayMs(
+  retry: number,
+  retryAfter: string | null | undefined,
+  options: Required<RetryOptions>,
+  random: () => number = Math.random,
+): number | undefined {
   if (retryAfter && /^\d+$/.test(retryAfter.trim())) {
     const ms = Number(retryAfter.trim()) * 1000;
     return ms <= options.maxRetryAfterMs ? ms : undefined;

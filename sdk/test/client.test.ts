@@ -54,7 +54,12 @@ describe('sdk client against the real server', () => {
   });
 
   it('reports a wrong secret as invalid_signature and an unknown key as unknown_key', async () => {
-    const options = { baseUrl: server.baseUrl, audience: server.config.publicOrigin, secret: 'pss_sk_wrong-secret-0123456789', userId: 'u1' };
+    const options = {
+      baseUrl: server.baseUrl,
+      audience: server.config.publicOrigin,
+      secret: 'pss_sk_wrong-secret-0123456789',
+      userId: 'u1',
+    };
     expect((await createPartnerClient({ ...options, keyId }).getMarkup()).error?.code).to.equal('invalid_signature');
     expect((await createPartnerClient({ ...options, keyId: 'pk_nobody' }).getMarkup()).error?.code).to.equal('unknown_key');
   });

@@ -12,13 +12,24 @@ describe('sdk client against the Prism mock', function () {
   before(async () => {
     const port = await freePort();
     baseUrl = `http://127.0.0.1:${port}`;
-    mock = spawnGroup(path.join(root, 'node_modules/.bin/prism'), ['mock', '--host', '127.0.0.1', '--port', String(port), 'spec/openapi.yaml'], {}, root);
+    mock = spawnGroup(
+      path.join(root, 'node_modules/.bin/prism'),
+      ['mock', '--host', '127.0.0.1', '--port', String(port), 'spec/openapi.yaml'],
+      {},
+      root,
+    );
     await waitForHttp(`${baseUrl}/health`, 60_000, mock);
   });
   after(() => mock.stop());
 
   it('works against the mock exactly as against the server (mock paths have no /api/v1)', async () => {
-    const client = createPartnerClient({ baseUrl, audience: 'https://swap.example.com', keyId: 'pk_live_7Hq2Xv', secret: 'pss_sk_3Jd9sPq2VwXy7RtLm4Nb6Hc1', userId: 'user_8412' });
+    const client = createPartnerClient({
+      baseUrl,
+      audience: 'https://swap.example.com',
+      keyId: 'pk_live_7Hq2Xv',
+      secret: 'pss_sk_3Jd9sPq2VwXy7RtLm4Nb6Hc1',
+      userId: 'user_8412',
+    });
     const assets = await client.listAssets();
     expect(assets.data?.assets.length).to.be.greaterThan(0);
     const markup = await client.getMarkup();

@@ -55,7 +55,17 @@ describe('the packed SDK in a throw-away TypeScript project', function () {
     await fs.writeFile(path.join(app, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
     await fs.writeFile(
       path.join(app, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, outDir: 'dist', types: ['node'] }, include: ['index.ts'] }),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          outDir: 'dist',
+          types: ['node'],
+        },
+        include: ['index.ts'],
+      }),
     );
     await fs.writeFile(path.join(app, 'index.ts'), CONSUMER);
     const nodeTypes = JSON.parse(await fs.readFile(path.join(root, 'node_modules/@types/node/package.json'), 'utf8')).version;
@@ -65,7 +75,13 @@ describe('the packed SDK in a throw-away TypeScript project', function () {
     const issued = await server.createPartner('Packed SDK user');
     const { stdout } = await run(process.execPath, [path.join(app, 'dist/index.js')], {
       cwd: app,
-      env: { ...process.env, PSS_BASE_URL: server.baseUrl, PSS_AUDIENCE: server.config.publicOrigin, PSS_KEY_ID: issued.keyId, PSS_SECRET: issued.secret },
+      env: {
+        ...process.env,
+        PSS_BASE_URL: server.baseUrl,
+        PSS_AUDIENCE: server.config.publicOrigin,
+        PSS_KEY_ID: issued.keyId,
+        PSS_SECRET: issued.secret,
+      },
     });
     expect(JSON.parse(stdout)).to.deep.equal({
       version: '1.12.0',

@@ -1,7 +1,13 @@
 import { expect } from 'chai';
 import { createPartnerClient, DEFAULT_RETRY, isRetryable, newIdempotencyKey, retryDelayMs } from '../src/index.js';
 
-const BASE = { baseUrl: 'https://swap.example.com/api/v1', audience: 'https://swap.example.com', keyId: 'pk_test', secret: 'pss_sk_test-secret-0123456789abcdef', userId: 'customer-1' };
+const BASE = {
+  baseUrl: 'https://swap.example.com/api/v1',
+  audience: 'https://swap.example.com',
+  keyId: 'pk_test',
+  secret: 'pss_sk_test-secret-0123456789abcdef',
+  userId: 'customer-1',
+};
 
 /** A fetch that answers from a script of statuses (or 'network' for a failure) and records every request. */
 function scripted(script: Array<number | 'network'>) {
@@ -12,7 +18,10 @@ function scripted(script: Array<number | 'network'>) {
     if (next === 'network') throw new TypeError('fetch failed');
     const headers: Record<string, string> = { 'content-type': 'application/json', 'x-request-id': `req_${seen.length}` };
     if (next === 429) headers['retry-after'] = '2';
-    const body = next < 400 ? { percent: 0, updatedAt: null } : { error: { code: next === 429 ? 'rate_limited' : 'service_unavailable', message: 'try later' } };
+    const body =
+      next < 400
+        ? { percent: 0, updatedAt: null }
+        : { error: { code: next === 429 ? 'rate_limited' : 'service_unavailable', message: 'try later' } };
     return new Response(JSON.stringify(body), { status: next, headers });
   };
   return { fetch, seen };
@@ -116,7 +125,10 @@ describe('sdk retries', () => {
 
   describe('misuse', () => {
     it('refuses an audience with a path or trailing slash', () => {
-      expect(() => createPartnerClient({ ...BASE, audience: 'https://swap.example.com/' })).to.throw(TypeError, /audience must be an origin/);
+      expect(() => createPartnerClient({ ...BASE, audience: 'https://swap.example.com/' })).to.throw(
+        TypeError,
+        /audience must be an origin/,
+      );
     });
     it('refuses a missing secret', () => {
       expect(() => createPartnerClient({ ...BASE, secret: '' })).to.throw(TypeError, /secret is required/);

@@ -57,7 +57,8 @@ export function validateCatalog(raw: unknown): Catalog {
   decimal(data.limitsUsd?.maximum, 'limitsUsd.maximum');
   for (const [id, network] of Object.entries(data.networks)) {
     if (!/^[A-Z0-9]{2,10}$/.test(id)) problems.push(`network id ${id} must be 2-10 upper-case letters or digits`);
-    if (!Number.isInteger(network.confirmations) || network.confirmations < 1) problems.push(`network ${id}: confirmations must be a positive integer`);
+    if (!Number.isInteger(network.confirmations) || network.confirmations < 1)
+      problems.push(`network ${id}: confirmations must be a positive integer`);
     if (!(network.blockSeconds > 0)) problems.push(`network ${id}: blockSeconds must be positive`);
   }
   const seen = new Set<string>();
@@ -67,7 +68,8 @@ export function validateCatalog(raw: unknown): Catalog {
     if (!data.networks[asset.network]) problems.push(`${where}: unknown network`);
     if (seen.has(assetKey(asset))) problems.push(`${where}: listed twice`);
     seen.add(assetKey(asset));
-    if (!Number.isInteger(asset.precision) || asset.precision < 0 || asset.precision > 18) problems.push(`${where}: precision must be 0-18`);
+    if (!Number.isInteger(asset.precision) || asset.precision < 0 || asset.precision > 18)
+      problems.push(`${where}: precision must be 0-18`);
     decimal(asset.priceUsd, `${where}: priceUsd`);
     decimal(asset.driftPercent, `${where}: driftPercent`);
   }
@@ -156,4 +158,3 @@ function monogramIcon(symbol: string): string {
     `<text x="32" y="38" font-family="sans-serif" font-size="${label.length > 3 ? 14 : 18}" fill="#fff" text-anchor="middle">${label}</text></svg>`;
   return `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`;
 }
-

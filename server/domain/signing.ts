@@ -90,9 +90,11 @@ export function parseSignedHeaders(get: (name: string) => string | undefined): S
   const timestamp = get(SIGNED_HEADERS.timestamp)!;
   const nonce = get(SIGNED_HEADERS.nonce)!;
   const signature = get(SIGNED_HEADERS.signature)!;
-  if (!KEY_ID_PATTERN.test(keyId)) throw unauthorized('authentication_required', 'x-service-key-id must be 1-128 visible ASCII characters.');
+  if (!KEY_ID_PATTERN.test(keyId))
+    throw unauthorized('authentication_required', 'x-service-key-id must be 1-128 visible ASCII characters.');
   if (!USER_PATTERN.test(user)) throw unauthorized('authentication_required', 'x-service-user must be 1-128 visible ASCII characters.');
-  if (!NONCE_PATTERN.test(nonce)) throw unauthorized('authentication_required', 'x-service-nonce must be 16-128 characters of A-Z, a-z, 0-9, _ and -.');
+  if (!NONCE_PATTERN.test(nonce))
+    throw unauthorized('authentication_required', 'x-service-nonce must be 16-128 characters of A-Z, a-z, 0-9, _ and -.');
   if (!TIMESTAMP_PATTERN.test(timestamp)) {
     throw unauthorized('authentication_required', 'x-service-timestamp must be Unix time in whole seconds, e.g. 1790000000.');
   }

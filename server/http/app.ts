@@ -104,12 +104,20 @@ function routeToOperation(routes: OperationRoute[]): RequestHandler {
     }
     if (match.kind === 'method_not_allowed') {
       return next(
-        new AppError(405, 'method_not_allowed', `${req.method} is not allowed here; use ${match.allowed.join(' or ')}.`, { allowed: match.allowed }, {
-          headers: { Allow: match.allowed.join(', ') },
-        }),
+        new AppError(
+          405,
+          'method_not_allowed',
+          `${req.method} is not allowed here; use ${match.allowed.join(' or ')}.`,
+          { allowed: match.allowed },
+          {
+            headers: { Allow: match.allowed.join(', ') },
+          },
+        ),
       );
     }
-    next(new AppError(404, 'not_found', `No operation at ${req.method} ${req.path}; the API is described at ${API_BASE_PATH}/openapi.json.`));
+    next(
+      new AppError(404, 'not_found', `No operation at ${req.method} ${req.path}; the API is described at ${API_BASE_PATH}/openapi.json.`),
+    );
   };
 }
 

@@ -38,7 +38,9 @@ export function parseJsonBody(): RequestHandler {
       try {
         req.body = JSON.parse(bytes.toString('utf8'));
       } catch (err) {
-        return next(new AppError(400, 'malformed_json', `The request body is not valid JSON: ${(err as Error).message}`, undefined, { cause: err }));
+        return next(
+          new AppError(400, 'malformed_json', `The request body is not valid JSON: ${(err as Error).message}`, undefined, { cause: err }),
+        );
       }
     }
     next();

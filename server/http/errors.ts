@@ -33,7 +33,11 @@ export function toAppError(err: unknown): AppError {
         if (err.status >= 400 && err.status < 500) return new AppError(err.status, 'invalid_request', err.message, { errors });
     }
   }
-  return new AppError(500, 'internal_error', 'An unexpected error occurred. It has been logged; quote the requestId when contacting support.');
+  return new AppError(
+    500,
+    'internal_error',
+    'An unexpected error occurred. It has been logged; quote the requestId when contacting support.',
+  );
 }
 
 /** Builds the Error body for an AppError. */

@@ -22,9 +22,7 @@ export interface OperationRoute {
 
 /** Outcome of matching a request path against the table. */
 export type RouteMatch =
-  | { kind: 'operation'; route: OperationRoute }
-  | { kind: 'method_not_allowed'; allowed: string[] }
-  | { kind: 'not_found' };
+  { kind: 'operation'; route: OperationRoute } | { kind: 'method_not_allowed'; allowed: string[] } | { kind: 'not_found' };
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
 
@@ -55,7 +53,12 @@ export function indexOperations(document: unknown): OperationRoute[] {
         expressPath: path.replace(/\{([^}]+)\}/g, ':$1'),
         security: securityKind(operation.security ?? doc.security ?? []),
         tag: operation.tags?.[0] ?? 'default',
-        pattern: new RegExp(`^${path.split(/\{[^}]+\}/).map(escapeRegExp).join('[^/]+')}$`),
+        pattern: new RegExp(
+          `^${path
+            .split(/\{[^}]+\}/)
+            .map(escapeRegExp)
+            .join('[^/]+')}$`,
+        ),
       });
     }
   }

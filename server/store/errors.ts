@@ -11,7 +11,8 @@ export async function translateDbErrors<T>(operation: () => Promise<T>, what: st
   } catch (err) {
     const code = (err as { code?: string }).code;
     if (code === UNIQUE_VIOLATION) throw new AppError(409, 'conflict', `${what} already exists.`, undefined, { cause: err });
-    if (code === CHECK_VIOLATION) throw new AppError(400, 'invalid_request', `${what} breaks a rule of the data model.`, undefined, { cause: err });
+    if (code === CHECK_VIOLATION)
+      throw new AppError(400, 'invalid_request', `${what} breaks a rule of the data model.`, undefined, { cause: err });
     throw err;
   }
 }

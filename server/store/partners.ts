@@ -36,7 +36,8 @@ const toRecord = (row: PartnerRow): PartnerRecord => ({
 /** Inserts a partner; a taken key id is 409 `conflict`. */
 export async function insertPartner(db: Knex, partner: { keyId: string; name: string; secretSealed: string }): Promise<PartnerRecord> {
   const [row] = await translateDbErrors(
-    () => db<PartnerRow>('partners').insert({ key_id: partner.keyId, name: partner.name, secret_sealed: partner.secretSealed }).returning('*'),
+    () =>
+      db<PartnerRow>('partners').insert({ key_id: partner.keyId, name: partner.name, secret_sealed: partner.secretSealed }).returning('*'),
     `A partner with key id ${partner.keyId}`,
   );
   return toRecord(row);
@@ -64,6 +65,9 @@ export async function replacePartnerSecret(db: Knex, keyId: string, secretSealed
 
 /** Sets the status of `keyId`; undefined when there is no such partner. */
 export async function setPartnerStatus(db: Knex, keyId: string, status: PartnerRecord['status']): Promise<PartnerRecord | undefined> {
-  const [row] = await db<PartnerRow>('partners').where({ key_id: keyId }).update({ status, updated_at: db.fn.now() } as never).returning('*');
+  const [row] = await db<PartnerRow>('partners')
+    .where({ key_id: keyId })
+    .update({ status, updated_at: db.fn.now() } as never)
+    .returning('*');
   return row ? toRecord(row) : undefined;
 }

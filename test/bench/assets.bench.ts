@@ -49,7 +49,12 @@ async function main(): Promise<void> {
   const barePort = (bareServer.address() as AddressInfo).port;
 
   const mockPort = await freePort();
-  const mock = spawnGroup(path.join(root, 'node_modules/.bin/prism'), ['mock', '--host', '127.0.0.1', '--port', String(mockPort), 'spec/openapi.yaml'], {}, root);
+  const mock = spawnGroup(
+    path.join(root, 'node_modules/.bin/prism'),
+    ['mock', '--host', '127.0.0.1', '--port', String(mockPort), 'spec/openapi.yaml'],
+    {},
+    root,
+  );
   try {
     await waitForHttp(`http://127.0.0.1:${mockPort}/assets`, 60_000, mock);
     const figures: Figures[] = [];
@@ -58,7 +63,9 @@ async function main(): Promise<void> {
     figures.push(await measure('prism mock', `http://127.0.0.1:${mockPort}/assets`));
     const baseline = figures[0];
     process.stdout.write(`GET /assets, ${CONNECTIONS} connections, ${DURATION_SECONDS}s each\n`);
-    process.stdout.write(`${'target'.padEnd(26)}${'req/s'.padStart(10)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'errors'.padStart(8)}${'throughput vs baseline'.padStart(25)}\n`);
+    process.stdout.write(
+      `${'target'.padEnd(26)}${'req/s'.padStart(10)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'errors'.padStart(8)}${'throughput vs baseline'.padStart(25)}\n`,
+    );
     for (const f of figures) {
       const ratio = (f.requestsPerSecond / baseline.requestsPerSecond).toFixed(2);
       process.stdout.write(

@@ -74,7 +74,9 @@ function signedHeaders(method, pathAndQuery, body, partner, secret = partner.sec
     nonce,
     partner.keyId,
     'contract-user',
-    createHash('sha256').update(body || '', 'utf8').digest('hex'),
+    createHash('sha256')
+      .update(body || '', 'utf8')
+      .digest('hex'),
   ].join('\n');
   return {
     'x-service-key-id': partner.keyId,
@@ -86,7 +88,10 @@ function signedHeaders(method, pathAndQuery, body, partner, secret = partner.sec
 }
 
 function sign(transaction, partner, secret) {
-  Object.assign(transaction.request.headers, signedHeaders(transaction.request.method, `/api/v1${transaction.fullPath}`, transaction.request.body, partner, secret));
+  Object.assign(
+    transaction.request.headers,
+    signedHeaders(transaction.request.method, `/api/v1${transaction.fullPath}`, transaction.request.body, partner, secret),
+  );
 }
 
 // Requests from 127.0.0.2 count against a rate-limit bucket of their own: public 429s are provoked there, so
@@ -175,7 +180,8 @@ hooks.beforeEach((transaction, done) => {
   if (transaction.request.body) setBody(transaction, JSON.stringify(JSON.parse(transaction.request.body)));
 
   const finish = () => {
-    if (!PUBLIC.has(operation)) sign(transaction, transaction.partner || partners.main, transaction.wrongSecret ? 'pss_sk_not-the-partner-secret-000000' : undefined);
+    if (!PUBLIC.has(operation))
+      sign(transaction, transaction.partner || partners.main, transaction.wrongSecret ? 'pss_sk_not-the-partner-secret-000000' : undefined);
     if (transaction.direct) transaction.fullPath = `/api/v1${transaction.fullPath}`;
     done();
   };

@@ -27,7 +27,12 @@ describe('the Prism mock (make mock)', function () {
   before(async () => {
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
-    mock = spawnGroup(path.join(root, 'node_modules/.bin/prism'), ['mock', '--host', '127.0.0.1', '--port', String(port), 'spec/openapi.yaml'], {}, root);
+    mock = spawnGroup(
+      path.join(root, 'node_modules/.bin/prism'),
+      ['mock', '--host', '127.0.0.1', '--port', String(port), 'spec/openapi.yaml'],
+      {},
+      root,
+    );
     await waitForHttp(`${url}/health`, 60_000, mock);
   });
   after(() => mock.stop());

@@ -112,7 +112,11 @@ describe('Signed partner requests', () => {
   });
 
   it('authenticates before validating: an unsigned request with a broken body is a 401', async () => {
-    const res = await request(`${server.origin}${MARKUP}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"percent": ' });
+    const res = await request(`${server.origin}${MARKUP}`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: '{"percent": ',
+    });
     expectError(res, 401, 'authentication_required');
   });
 

@@ -45,9 +45,12 @@ describe('Catalog', () => {
 
   describe('GET /pairs', () => {
     it('returns compact guidance when neither parameter is given', async () => {
-      const res = await request<{ kind: string; sourceCount: number; pairCount: number; sources: Array<{ asset: string; network: string; destinations: string[] }> }>(
-        `${server.baseUrl}/pairs`,
-      );
+      const res = await request<{
+        kind: string;
+        sourceCount: number;
+        pairCount: number;
+        sources: Array<{ asset: string; network: string; destinations: string[] }>;
+      }>(`${server.baseUrl}/pairs`);
       expect(res.status).to.equal(200);
       expect(res.body.kind).to.equal('compact');
       expect(res.body.sourceCount).to.equal(res.body.sources.length);
@@ -60,7 +63,14 @@ describe('Catalog', () => {
       const res = await request<{
         kind: string;
         source: { asset: string; network: string };
-        destinations: Array<{ asset: string; network: string; rateTypes: string[]; minimumSourceAmount: string; maximumSourceAmount: string; minimumUsd: string }>;
+        destinations: Array<{
+          asset: string;
+          network: string;
+          rateTypes: string[];
+          minimumSourceAmount: string;
+          maximumSourceAmount: string;
+          minimumUsd: string;
+        }>;
       }>(`${server.baseUrl}/pairs?sourceAsset=USDT&sourceNetwork=TRX`);
       expect(res.status).to.equal(200);
       expect(res.body.kind).to.equal('destinations');

@@ -58,7 +58,11 @@ describe('HTTP errors and request ids', () => {
     const body = gzipSync('{"percent":1}');
     const res = await request(`${server.baseUrl}/partner/markup`, {
       method: 'PUT',
-      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', ...signHeaders(partner, 'PUT', '/api/v1/partner/markup', body.toString('latin1')) },
+      headers: {
+        'content-type': 'application/json',
+        'content-encoding': 'gzip',
+        ...signHeaders(partner, 'PUT', '/api/v1/partner/markup', body.toString('latin1')),
+      },
       body,
     });
     expectError(res, 415, 'unsupported_media_type');

@@ -10,9 +10,12 @@ describe('GET /health', () => {
   afterEach(() => server.close());
 
   it('reports ok, the API version label and a passing database check', async () => {
-    const res = await request<{ status: string; version: string; time: string; checks: { database: { status: string; latencyMs: number } } }>(
-      `${server.baseUrl}/health`,
-    );
+    const res = await request<{
+      status: string;
+      version: string;
+      time: string;
+      checks: { database: { status: string; latencyMs: number } };
+    }>(`${server.baseUrl}/health`);
     expect(res.status).to.equal(200);
     expect(res.body.status).to.equal('ok');
     expect(res.body.version).to.equal('1.12.0');

@@ -42,7 +42,7 @@ describe('GET and PUT /partner/markup', () => {
     expect((await send(acme, 'PUT', { percent: 0 })).body.percent).to.equal(0);
   });
 
-  it('keeps each partner\'s markup to itself', async () => {
+  it("keeps each partner's markup to itself", async () => {
     await send(acme, 'PUT', { percent: 0.5 });
     await send(globex, 'PUT', { percent: 2.75 });
     expect((await send(acme, 'GET')).body.percent).to.equal(0.5);

@@ -15,7 +15,9 @@ describe('service modes', () => {
   after(() => server.close());
 
   it('does not serve sandbox operations outside sandbox mode (404)', async () => {
-    const res = await readJson(signedFetch(server.origin, partner, 'POST', '/api/v1/sandbox/deposits', { address: 'x', asset: 'BTC', network: 'BTC', amount: '1' }));
+    const res = await readJson(
+      signedFetch(server.origin, partner, 'POST', '/api/v1/sandbox/deposits', { address: 'x', asset: 'BTC', network: 'BTC', amount: '1' }),
+    );
     expectError(res, 404, 'not_found');
   });
 });

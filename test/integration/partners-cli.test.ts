@@ -21,7 +21,10 @@ describe('the partners CLI (npm run partners) next to a running server', functio
 
   const cli = async (...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> => {
     try {
-      const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'scripts/partners.ts', ...args], { cwd: root, env: { ...process.env, ...env } });
+      const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'scripts/partners.ts', ...args], {
+        cwd: root,
+        env: { ...process.env, ...env },
+      });
       return { code: 0, stdout, stderr };
     } catch (err) {
       const e = err as { code: number; stdout: string; stderr: string };
@@ -35,7 +38,14 @@ describe('the partners CLI (npm run partners) next to a running server', functio
     const port = await freePort();
     origin = `http://127.0.0.1:${port}`;
     // The CLI always uses the embedded database here, whatever DATABASE_URL the suite runs with.
-    env = { DATA_DIR: dataDir, DATABASE_URL: '', SECRETS_KEY: randomBytes(32).toString('hex'), PUBLIC_ORIGIN: origin, LOG_LEVEL: 'warn', PORT: String(port) };
+    env = {
+      DATA_DIR: dataDir,
+      DATABASE_URL: '',
+      SECRETS_KEY: randomBytes(32).toString('hex'),
+      PUBLIC_ORIGIN: origin,
+      LOG_LEVEL: 'warn',
+      PORT: String(port),
+    };
     server = spawnGroup(process.execPath, ['--import', 'tsx', 'server/main.ts'], env, root);
     await waitForHttp(`${origin}/api/v1/health`, 60_000, server);
   });

@@ -21,7 +21,12 @@ describe('the server process (server/main.ts)', function () {
 
   it('starts on embedded PGlite, answers /health and shuts down cleanly on SIGTERM', async () => {
     const port = await freePort();
-    child = spawnGroup(process.execPath, ['--import', 'tsx', 'server/main.ts'], { PORT: String(port), DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'info' }, root);
+    child = spawnGroup(
+      process.execPath,
+      ['--import', 'tsx', 'server/main.ts'],
+      { PORT: String(port), DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'info' },
+      root,
+    );
     const status = await waitForHttp(`http://127.0.0.1:${port}/api/v1/health`, 60_000, child);
     expect(status).to.equal(200);
     expect(await child.stop('SIGTERM')).to.equal(0);

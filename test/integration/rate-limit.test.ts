@@ -51,14 +51,23 @@ describe('Rate limits', () => {
 
   it('counts concurrent requests exactly: of 8 at once with a limit of 3, 3 pass', async () => {
     await new Promise((resolve) => setTimeout(resolve, WINDOW_SECONDS * 1000));
-    const statuses = await Promise.all(Array.from({ length: 8 }, () => json(signedFetch(server.origin, globex, 'GET', MARKUP)).then((r) => r.status)));
+    const statuses = await Promise.all(
+      Array.from({ length: 8 }, () => json(signedFetch(server.origin, globex, 'GET', MARKUP)).then((r) => r.status)),
+    );
     expect(statuses.filter((s) => s === 200)).to.have.length(3);
     expect(statuses.filter((s) => s === 429)).to.have.length(5);
   });
 
   it('counts POST /quotes in a class of its own', async () => {
     await new Promise((resolve) => setTimeout(resolve, WINDOW_SECONDS * 1000));
-    const quote = { sourceAsset: 'BTC', sourceNetwork: 'BTC', destinationAsset: 'USDT', destinationNetwork: 'ETH', sourceAmount: '0.01', refundMode: 'sender' };
+    const quote = {
+      sourceAsset: 'BTC',
+      sourceNetwork: 'BTC',
+      destinationAsset: 'USDT',
+      destinationNetwork: 'ETH',
+      sourceAmount: '0.01',
+      refundMode: 'sender',
+    };
     const first = await json(signedFetch(server.origin, globex, 'POST', '/api/v1/quotes', quote));
     expect(first.status).to.not.equal(429);
     expectError(await json(signedFetch(server.origin, globex, 'POST', '/api/v1/quotes', quote)), 429, 'rate_limited');
@@ -82,7 +91,10 @@ describe('Rate limits', () => {
 
   it('shares the counts between server instances on one database', async () => {
     await new Promise((resolve) => setTimeout(resolve, WINDOW_SECONDS * 1000));
-    const other = await startTestServer({ sameDatabaseAs: server, env: { RATE_LIMIT_WINDOW_SECONDS: String(WINDOW_SECONDS), RATE_LIMIT_SIGNED_PER_MINUTE: '3' } });
+    const other = await startTestServer({
+      sameDatabaseAs: server,
+      env: { RATE_LIMIT_WINDOW_SECONDS: String(WINDOW_SECONDS), RATE_LIMIT_SIGNED_PER_MINUTE: '3' },
+    });
     try {
       for (const origin of [server.origin, other.origin, server.origin]) {
         const res = await json(signedFetch(origin, acme, 'GET', MARKUP));

@@ -27,7 +27,13 @@ export interface SignOverrides {
 }
 
 /** Builds the five headers for `method` + `pathAndQuery` (e.g. /api/v1/partner/markup) with `body`. */
-export function signHeaders(options: SignerOptions, method: string, pathAndQuery: string, body = '', overrides: SignOverrides = {}): Record<string, string> {
+export function signHeaders(
+  options: SignerOptions,
+  method: string,
+  pathAndQuery: string,
+  body = '',
+  overrides: SignOverrides = {},
+): Record<string, string> {
   const timestamp = overrides.timestamp ?? String(Math.floor(Date.now() / 1000));
   const nonce = overrides.nonce ?? randomBytes(16).toString('hex');
   const user = overrides.user ?? options.user ?? 'customer-1';
@@ -40,9 +46,13 @@ export function signHeaders(options: SignerOptions, method: string, pathAndQuery
     nonce,
     options.keyId,
     overrides.signedUser ?? user,
-    createHash('sha256').update(overrides.signedBody ?? body, 'utf8').digest('hex'),
+    createHash('sha256')
+      .update(overrides.signedBody ?? body, 'utf8')
+      .digest('hex'),
   ];
-  const signature = createHmac('sha256', overrides.secret ?? options.secret).update(lines.join('\n')).digest('hex');
+  const signature = createHmac('sha256', overrides.secret ?? options.secret)
+    .update(lines.join('\n'))
+    .digest('hex');
   return {
     'x-service-key-id': options.keyId,
     'x-service-user': user,

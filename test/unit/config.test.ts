@@ -4,10 +4,22 @@ import { ConfigError, loadConfig } from '../../server/config.js';
 describe('loadConfig', () => {
   it('applies the documented defaults to an empty environment', () => {
     const config = loadConfig({});
-    expect(config).to.include({ port: 8080, host: '127.0.0.1', publicOrigin: 'http://localhost:8080', serviceMode: 'sandbox', quoteTtlSeconds: 120 });
+    expect(config).to.include({
+      port: 8080,
+      host: '127.0.0.1',
+      publicOrigin: 'http://localhost:8080',
+      serviceMode: 'sandbox',
+      quoteTtlSeconds: 120,
+    });
     expect(config.databaseUrl).to.equal(undefined);
     expect(config.webhookRetrySeconds).to.deep.equal([5, 300, 1800, 7200, 18000, 36000, 36000]);
-    expect(config.rateLimits).to.deep.equal({ windowSeconds: 60, publicPerMinute: 300, signedPerMinute: 600, quotesPerMinute: 120, swapsPerMinute: 60 });
+    expect(config.rateLimits).to.deep.equal({
+      windowSeconds: 60,
+      publicPerMinute: 300,
+      signedPerMinute: 600,
+      quotesPerMinute: 120,
+      swapsPerMinute: 60,
+    });
     expect(Object.isFrozen(config)).to.equal(true);
   });
 
@@ -19,7 +31,11 @@ describe('loadConfig', () => {
       expect(err).to.be.instanceOf(ConfigError);
       const { problems } = err as ConfigError;
       expect(problems).to.have.length(4);
-      expect(problems.join('\n')).to.contain('PORT').and.contain('PUBLIC_ORIGIN').and.contain('DATABASE_URL').and.contain('WEBHOOK_RETRY_SECONDS');
+      expect(problems.join('\n'))
+        .to.contain('PORT')
+        .and.contain('PUBLIC_ORIGIN')
+        .and.contain('DATABASE_URL')
+        .and.contain('WEBHOOK_RETRY_SECONDS');
     }
   });
 

@@ -17,7 +17,8 @@ for (const [name, text] of [
       expect(text).to.contain(`\`\`\`\n${vector.canonicalText}\n\`\`\``);
     });
     it('shows the signature, secret, body and inputs of the vector', () => {
-      for (const value of [vector.signatureHeader, vector.secret, vector.body, vector.nonce, vector.keyId, vector.timestamp]) expect(text).to.contain(value);
+      for (const value of [vector.signatureHeader, vector.secret, vector.body, vector.nonce, vector.keyId, vector.timestamp])
+        expect(text).to.contain(value);
     });
   });
 }

@@ -18,8 +18,10 @@ export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
   getMigrationName: ([name]) => name,
   getMigration: async ([, migration]) => ({
     up: migration.up,
-    down: migration.down ?? (async () => {
-      throw new Error('Migrations are forward only');
-    }),
+    down:
+      migration.down ??
+      (async () => {
+        throw new Error('Migrations are forward only');
+      }),
   }),
 };

@@ -4,7 +4,10 @@ import { indexOperations, matchRoute } from '../../../server/http/operations.js'
 const document = {
   security: [],
   paths: {
-    '/swaps': { get: { operationId: 'listSwaps', security: [{ serviceSignature: [], serviceKeyId: [] }] }, post: { operationId: 'createSwap' } },
+    '/swaps': {
+      get: { operationId: 'listSwaps', security: [{ serviceSignature: [], serviceKeyId: [] }] },
+      post: { operationId: 'createSwap' },
+    },
     '/swaps/{id}': { get: { operationId: 'getSwap', security: [{ bearerAuth: [] }, { serviceSignature: [] }] } },
     '/swaps/{id}/stream': { get: { operationId: 'streamSwap', security: [{ bearerAuth: [] }] } },
     '/health': { get: { operationId: 'getHealth' } },
@@ -13,10 +16,16 @@ const document = {
 
 describe('operations', () => {
   describe('indexOperations(document)', () => {
-    it('derives each operation\'s security from its requirements', () => {
+    it("derives each operation's security from its requirements", () => {
       const routes = indexOperations(document);
       const kinds = Object.fromEntries(routes.map((r) => [r.operationId, r.security]));
-      expect(kinds).to.deep.equal({ listSwaps: 'signed', createSwap: 'public', getSwap: 'tokenOrSigned', streamSwap: 'token', getHealth: 'public' });
+      expect(kinds).to.deep.equal({
+        listSwaps: 'signed',
+        createSwap: 'public',
+        getSwap: 'tokenOrSigned',
+        streamSwap: 'token',
+        getHealth: 'public',
+      });
     });
 
     it('refuses an operation without an operationId', () => {
