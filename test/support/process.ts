@@ -60,7 +60,9 @@ export async function freePort(): Promise<number> {
 export async function waitForHttp(url: string, timeoutMs: number, child?: Child, init?: RequestInit): Promise<number> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child && child.process.exitCode !== null) throw new Error(`process exited early:\n${child.output()}`);
+    if (child && (child.process.exitCode !== null || child.process.signalCode !== null)) {
+      throw new Error(`process exited early (${child.process.exitCode ?? child.process.signalCode}):\n${child.output()}`);
+    }
     try {
       const res = await fetch(url, init);
       await res.arrayBuffer();
