@@ -628,7 +628,7 @@ export interface components {
          *     | `unsupported_media_type` | 415 | The body is not `application/json` |
          *     | `rate_limited` | 429 | Rate limit exceeded; see `Retry-After` |
          *     | `internal_error` | 500 | Unexpected failure; no internals are exposed |
-         *     | `not_implemented` | 501 | The operation is not available in this deployment |
+         *     | `not_implemented` | 501 | The operation is specified but not yet served by this server version (not documented per operation; the mock serves it meanwhile) |
          *     | `service_unavailable` | 503 | Temporarily unavailable (database, price source or another dependency) |
          */
         Error: {
@@ -2056,7 +2056,6 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["StreamUnauthorized"];
-            404: components["responses"]["SwapNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
