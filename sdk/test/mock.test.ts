@@ -1,30 +1,21 @@
 import path from 'node:path';
 import { expect } from 'chai';
 import { createPartnerClient } from '../src/index.js';
-import { freePort, spawnGroup, waitForHttp, type Child } from '../../test/support/process.js';
+import { startPrismMock, type PrismMock } from '../../test/support/process.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
 describe('sdk client against the Prism mock', function () {
   this.timeout(90_000);
-  let mock: Child;
-  let baseUrl: string;
+  let mock: PrismMock;
   before(async () => {
-    const port = await freePort();
-    baseUrl = `http://127.0.0.1:${port}`;
-    mock = spawnGroup(
-      path.join(root, 'node_modules/.bin/prism'),
-      ['mock', '--host', '127.0.0.1', '--port', String(port), 'spec/openapi.yaml'],
-      {},
-      root,
-    );
-    await waitForHttp(`${baseUrl}/health`, 60_000, mock);
+    mock = await startPrismMock(root);
   });
   after(() => mock.stop());
 
   it('works against the mock exactly as against the server (mock paths have no /api/v1)', async () => {
     const client = createPartnerClient({
-      baseUrl,
+      baseUrl: mock.url,
       audience: 'https://swap.example.com',
       keyId: 'pk_live_7Hq2Xv',
       secret: 'pss_sk_3Jd9sPq2VwXy7RtLm4Nb6Hc1',

@@ -1,19 +1,10 @@
-import fs from 'node:fs';
 import { expect } from 'chai';
 import { canonicalText, signatureHeader, signedHeaders } from '../src/index.js';
+import { signingVector, signingVectorInput } from '../../test/support/signing-vector.js';
 
 // The worked example published in the README and the spec; the server's tests check the same vector.
-const vector = JSON.parse(fs.readFileSync(new URL('../../test/fixtures/signing-vector.json', import.meta.url), 'utf8'));
-const input = {
-  audience: vector.audience,
-  method: vector.method,
-  pathAndQuery: vector.pathAndQuery,
-  timestamp: vector.timestamp,
-  nonce: vector.nonce,
-  keyId: vector.keyId,
-  user: vector.user,
-  body: new TextEncoder().encode(vector.body),
-};
+const vector = signingVector;
+const input = signingVectorInput;
 
 describe('sdk signing', () => {
   it('builds the canonical text of the worked example', () => {

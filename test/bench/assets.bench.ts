@@ -10,7 +10,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import express from 'express';
 import { startTestServer } from '../support/server.js';
-import { freePort, spawnGroup, waitForHttp } from '../support/process.js';
+import { startPrismMock } from '../support/process.js';
 
 const DURATION_SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = 10;
@@ -48,19 +48,12 @@ async function main(): Promise<void> {
   await new Promise<void>((resolve) => bareServer.listen(0, '127.0.0.1', resolve));
   const barePort = (bareServer.address() as AddressInfo).port;
 
-  const mockPort = await freePort();
-  const mock = spawnGroup(
-    path.join(root, 'node_modules/.bin/prism'),
-    ['mock', '--host', '127.0.0.1', '--port', String(mockPort), 'spec/openapi.yaml'],
-    {},
-    root,
-  );
+  const mock = await startPrismMock(root);
   try {
-    await waitForHttp(`http://127.0.0.1:${mockPort}/assets`, 60_000, mock);
     const figures: Figures[] = [];
     figures.push(await measure('bare express (baseline)', `http://127.0.0.1:${barePort}/api/v1/assets`));
     figures.push(await measure('partner-swap server', `${server.baseUrl}/assets`));
-    figures.push(await measure('prism mock', `http://127.0.0.1:${mockPort}/assets`));
+    figures.push(await measure('prism mock', `${mock.url}/assets`));
     const baseline = figures[0];
     process.stdout.write(`GET /assets, ${CONNECTIONS} connections, ${DURATION_SECONDS}s each\n`);
     process.stdout.write(

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { freePort, spawnGroup, waitForHttp, type Child } from '../support/process.js';
+import { startPrismMock, type PrismMock } from '../support/process.js';
 import { request } from '../support/http.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -22,18 +22,11 @@ function firstRequestExample(pathName: string, method: string): unknown {
 
 describe('the Prism mock (make mock)', function () {
   this.timeout(90_000);
-  let mock: Child;
+  let mock: PrismMock;
   let url: string;
   before(async () => {
-    const port = await freePort();
-    url = `http://127.0.0.1:${port}`;
-    mock = spawnGroup(
-      path.join(root, 'node_modules/.bin/prism'),
-      ['mock', '--host', '127.0.0.1', '--port', String(port), 'spec/openapi.yaml'],
-      {},
-      root,
-    );
-    await waitForHttp(`${url}/health`, 60_000, mock);
+    mock = await startPrismMock(root);
+    url = mock.url;
   });
   after(() => mock.stop());
 

@@ -14,8 +14,7 @@ describe('Signed partner requests', () => {
 
   before(async () => {
     server = await startTestServer();
-    const issued = await server.createPartner('Acme Wallet');
-    partner = { keyId: issued.keyId, secret: issued.secret, audience: server.config.publicOrigin, user: 'customer-7' };
+    partner = { ...(await server.createSigner('Acme Wallet')), user: 'customer-7' };
   });
   after(() => server.close());
 

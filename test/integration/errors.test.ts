@@ -19,8 +19,7 @@ describe('HTTP errors and request ids', () => {
         },
       },
     });
-    const issued = await server.createPartner();
-    partner = { keyId: issued.keyId, secret: issued.secret, audience: server.config.publicOrigin };
+    partner = await server.createSigner();
   });
   after(() => server.close());
 

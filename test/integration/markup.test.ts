@@ -14,11 +14,8 @@ describe('GET and PUT /partner/markup', () => {
 
   before(async () => {
     server = await startTestServer();
-    const audience = server.config.publicOrigin;
-    const a = await server.createPartner('Acme');
-    const g = await server.createPartner('Globex');
-    acme = { keyId: a.keyId, secret: a.secret, audience };
-    globex = { keyId: g.keyId, secret: g.secret, audience };
+    acme = await server.createSigner('Acme');
+    globex = await server.createSigner('Globex');
   });
   after(() => server.close());
 

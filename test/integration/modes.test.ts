@@ -9,8 +9,7 @@ describe('service modes', () => {
   before(async () => {
     // loadConfig refuses production without real adapters; the app itself is built in production mode here.
     server = await startTestServer({ configOverrides: { serviceMode: 'production' } });
-    const issued = await server.createPartner();
-    partner = { keyId: issued.keyId, secret: issued.secret, audience: server.config.publicOrigin };
+    partner = await server.createSigner();
   });
   after(() => server.close());
 

@@ -21,11 +21,8 @@ describe('Rate limits', () => {
         RATE_LIMIT_SWAPS_PER_MINUTE: '1',
       },
     });
-    const audience = server.config.publicOrigin;
-    const a = await server.createPartner('Acme');
-    const g = await server.createPartner('Globex');
-    acme = { keyId: a.keyId, secret: a.secret, audience };
-    globex = { keyId: g.keyId, secret: g.secret, audience };
+    acme = await server.createSigner('Acme');
+    globex = await server.createSigner('Globex');
   });
   after(() => server.close());
 

@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
+import path from 'node:path';
 
 /** A child process started in its own group, with its output collected. */
 export interface Child {
@@ -42,6 +43,26 @@ export function spawnGroup(command: string, args: string[], env: Record<string, 
       return code;
     },
   };
+}
+
+/** A running `prism mock` of spec/openapi.yaml (paths without /api/v1). */
+export interface PrismMock {
+  url: string;
+  stop(): Promise<number | null>;
+}
+
+/** Starts `prism mock` on a free port in its own process group and waits until it answers. */
+export async function startPrismMock(root: string): Promise<PrismMock> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const child = spawnGroup(
+    path.join(root, 'node_modules/.bin/prism'),
+    ['mock', '--host', '127.0.0.1', '--port', String(port), 'spec/openapi.yaml'],
+    {},
+    root,
+  );
+  await waitForHttp(`${url}/health`, 60_000, child);
+  return { url, stop: () => child.stop() };
 }
 
 /** A TCP port that was free a moment ago. */

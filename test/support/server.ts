@@ -15,6 +15,7 @@ import { migrate, openDatabase, type Database } from '../../server/store/databas
 import { createApp, type AppDeps } from '../../server/http/app.js';
 import { provisionPartner, type IssuedCredentials } from '../../server/partners.js';
 import { createSecretBox, type SecretBox } from '../../server/store/secret-box.js';
+import type { SignerOptions } from './signer.js';
 
 /** A running test server. */
 export interface TestServer {
@@ -28,6 +29,8 @@ export interface TestServer {
   secretBox: SecretBox;
   /** Provisions a partner directly (what the CLI does) and returns its credentials. */
   createPartner(name?: string): Promise<IssuedCredentials>;
+  /** Provisions a partner and returns what a signer needs for this server (its audience included). */
+  createSigner(name?: string): Promise<SignerOptions>;
   close(): Promise<void>;
 }
 
@@ -93,6 +96,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     database,
     secretBox,
     createPartner: (name = 'Test partner') => provisionPartner(database.knex, secretBox, { name, mode: 'sandbox' }),
+    async createSigner(name = 'Test partner') {
+      const { keyId, secret } = await provisionPartner(database.knex, secretBox, { name, mode: 'sandbox' });
+      return { keyId, secret, audience: config.publicOrigin };
+    },
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -1,19 +1,10 @@
-import fs from 'node:fs';
 import { expect } from 'chai';
 import { AppError } from '../../../server/domain/errors.js';
 import { canonicalText, checkTimestamp, computeSignature, parseSignedHeaders, signaturesMatch } from '../../../server/domain/signing.js';
+import { signingVector, signingVectorInput } from '../../support/signing-vector.js';
 
-const vector = JSON.parse(fs.readFileSync(new URL('../../fixtures/signing-vector.json', import.meta.url), 'utf8'));
-const request = {
-  audience: vector.audience,
-  method: vector.method,
-  pathAndQuery: vector.pathAndQuery,
-  timestamp: vector.timestamp,
-  nonce: vector.nonce,
-  keyId: vector.keyId,
-  user: vector.user,
-  body: Buffer.from(vector.body, 'utf8'),
-};
+const vector = signingVector;
+const request = signingVectorInput;
 const validHeaders: Record<string, string> = {
   'x-service-key-id': vector.keyId,
   'x-service-user': vector.user,
