@@ -11,7 +11,7 @@ import { createSandboxRates } from './adapters/sandbox/rates.js';
 import { migrate, openDatabase } from './store/database.js';
 import { createApp, API_BASE_PATH } from './http/app.js';
 import { startHousekeeping } from './jobs/housekeeping.js';
-import { ensureDemoPartner, type IssuedCredentials } from './partners.js';
+import { DemoSecretUnreadableError, ensureDemoPartner, type IssuedCredentials } from './partners.js';
 import { resolveSecretsKey } from './secrets-key.js';
 import { createSecretBox } from './store/secret-box.js';
 
@@ -36,7 +36,16 @@ async function main(): Promise<void> {
   const applied = await migrate(db.knex);
   logger.info({ database: db.kind, applied }, 'database ready');
   const secretBox = createSecretBox(resolveSecretsKey(config));
-  const demo: IssuedCredentials | undefined = config.serviceMode === 'sandbox' ? await ensureDemoPartner(db.knex, secretBox) : undefined;
+  let demo: IssuedCredentials | undefined;
+  if (config.serviceMode === 'sandbox') {
+    try {
+      demo = await ensureDemoPartner(db.knex, secretBox);
+    } catch (err) {
+      // Not fatal: the service works; only the demo credentials cannot be shown.
+      if (!(err instanceof DemoSecretUnreadableError)) throw err;
+      logger.warn(err.message);
+    }
+  }
   const stopHousekeeping = startHousekeeping(db.knex, logger);
 
   const app = createApp({

@@ -42,9 +42,40 @@ export async function rotatePartnerSecret(db: Knex, box: SecretBox, keyId: strin
   return { partnerId: partner.id, keyId, secret: next };
 }
 
-/** The sandbox demo partner (key id `demo`), created on first start; its secret is readable in sandbox. */
-export async function ensureDemoPartner(db: Knex, box: SecretBox): Promise<IssuedCredentials> {
-  const existing: PartnerRecord | undefined = await findPartnerByKeyId(db, 'demo');
-  if (existing) return { partnerId: existing.id, keyId: existing.keyId, secret: box.open(existing.secretSealed) };
-  return provisionPartner(db, box, { name: 'Sandbox demo partner', keyId: 'demo', mode: 'sandbox' });
+/**
+ * The sandbox demo partner (key id `demo`), created on first start; its secret is readable in sandbox.
+ * Safe when several instances start at once on one database: the loser of the insert race reads the winner's
+ * row. Returns undefined (and the caller says why) when the stored secret was sealed under another key.
+ */
+export async function ensureDemoPartner(db: Knex, box: SecretBox): Promise<IssuedCredentials | undefined> {
+  const read = async (): Promise<IssuedCredentials | undefined> => {
+    const existing: PartnerRecord | undefined = await findPartnerByKeyId(db, DEMO_KEY_ID);
+    if (!existing) return undefined;
+    try {
+      return { partnerId: existing.id, keyId: existing.keyId, secret: box.open(existing.secretSealed) };
+    } catch {
+      throw new DemoSecretUnreadableError();
+    }
+  };
+  const existing = await read();
+  if (existing) return existing;
+  try {
+    return await provisionPartner(db, box, { name: 'Sandbox demo partner', keyId: DEMO_KEY_ID, mode: 'sandbox' });
+  } catch (err) {
+    if (err instanceof AppError && err.status === 409) return read();
+    throw err;
+  }
+}
+
+/** Key id of the sandbox demo partner. */
+export const DEMO_KEY_ID = 'demo';
+
+/** The demo partner exists but its secret was sealed under another SECRETS_KEY. */
+export class DemoSecretUnreadableError extends Error {
+  constructor() {
+    super(
+      `The demo partner's secret was sealed with another SECRETS_KEY; run: npm run partners -- rotate-secret --key-id ${DEMO_KEY_ID} --json`,
+    );
+    this.name = 'DemoSecretUnreadableError';
+  }
 }
