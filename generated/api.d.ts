@@ -609,7 +609,7 @@ export interface components {
          *     | `unknown_key` | 401 | No partner key with this ID |
          *     | `invalid_signature` | 401 | The request signature does not match |
          *     | `timestamp_out_of_window` | 401 | `x-service-timestamp` is more than 300 s from server time |
-         *     | `nonce_reused` | 401 | The nonce was already used by this key within 600 s |
+         *     | `nonce_reused` | 401 | The nonce was already used by this key |
          *     | `partner_disabled` | 401 | The partner of the key is disabled |
          *     | `invalid_token` | 401 | The swap access token is wrong or belongs to another swap |
          *     | `ownership_not_verified` | 403 | The wallet signature does not prove ownership of the destination |
@@ -1698,9 +1698,9 @@ export interface components {
         /**
          * @description Requests allowed in the current window for this scope (partner key, or client IP for public
          *     operations). The `RateLimit-*` headers are on every response to a request that was counted. A
-         *     failed authentication (`401`) counts against the client IP's public allowance, so its headers
-         *     describe that allowance. A request refused before counting (`413` oversize body, unknown path)
-         *     carries none.
+         *     refused request (`401` failed authentication, `404` unknown path, `405` wrong method, `413`
+         *     oversize body) counts against the client IP's public allowance, so its headers describe that
+         *     allowance.
          * @example 600
          */
         RateLimitLimit: number;

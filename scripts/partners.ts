@@ -1,14 +1,15 @@
 /**
  * Partner provisioning CLI: `npm run partners -- <command> [options]`.
  *
- *   create --name NAME [--key-id ID] [--secret S] [--json]   new partner; prints keyId and secret (once)
- *   list [--json]                                            every partner, without secrets
- *   rotate-secret --key-id ID [--secret S] [--json]          new secret; the old one stops working at once
+ *   create --name NAME [--key-id ID] [--secret-stdin] [--json]   new partner; prints keyId and secret (once)
+ *   list [--json]                                                every partner, without secrets
+ *   rotate-secret --key-id ID [--secret-stdin] [--json]          new secret; the old one stops working at once
  *   disable --key-id ID [--json]                             refuse the key's requests (401 partner_disabled)
  *   enable --key-id ID [--json]                              accept them again
  *
- * Uses the same configuration as the server (DATABASE_URL, or the embedded database in DATA_DIR, shared
- * with a running server) and the same SECRETS_KEY.
+ * A chosen secret is read from standard input (--secret-stdin), where other users cannot see it; --secret S
+ * still works but shows the secret in the process list. Uses the same configuration as the server
+ * (DATABASE_URL, or the embedded database in DATA_DIR, shared with a running server) and the same SECRETS_KEY.
  */
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../server/config.js';
@@ -20,11 +21,14 @@ import { listPartners, setPartnerStatus } from '../server/store/partners.js';
 import { createSecretBox } from '../server/store/secret-box.js';
 
 const USAGE = `usage: npm run partners -- <command> [options]
-  create --name NAME [--key-id ID] [--secret S] [--json]
+  create --name NAME [--key-id ID] [--secret-stdin] [--json]
   list [--json]
-  rotate-secret --key-id ID [--secret S] [--json]
+  rotate-secret --key-id ID [--secret-stdin] [--json]
   disable --key-id ID [--json]
-  enable --key-id ID [--json]`;
+  enable --key-id ID [--json]
+Without --secret-stdin a secret is generated. --secret-stdin reads a chosen secret from standard input
+(e.g. printf %s "$SECRET" | npm run partners -- create --name X --secret-stdin). --secret S also works, but
+any user of the machine can read it in the process list.`;
 
 class UsageError extends Error {}
 
@@ -36,9 +40,15 @@ async function run(argv: string[]): Promise<void> {
       name: { type: 'string' },
       'key-id': { type: 'string' },
       secret: { type: 'string' },
+      'secret-stdin': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
     },
   });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
   const [command, ...extra] = positionals;
   if (!command || extra.length > 0) throw new UsageError(command ? `unexpected argument: ${extra[0]}` : 'no command given');
   const need = (name: 'name' | 'key-id'): string => {
@@ -47,18 +57,20 @@ async function run(argv: string[]): Promise<void> {
     return value;
   };
 
+  const secret = await chosenSecret(values.secret, values['secret-stdin']);
+
   const config = loadConfig();
   const box = createSecretBox(resolveSecretsKey(config));
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
   const print = (json: unknown, text: string) => process.stdout.write(values.json ? `${JSON.stringify(json)}\n` : `${text}\n`);
   try {
-    await migrate(db.knex);
+    await migrate(db.knex, { secretBox: box });
     switch (command) {
       case 'create': {
         const issued = await provisionPartner(db.knex, box, {
           name: need('name'),
           keyId: values['key-id'],
-          secret: values.secret,
+          secret,
           mode: config.serviceMode,
         });
         print(
@@ -80,7 +92,7 @@ async function run(argv: string[]): Promise<void> {
         return;
       }
       case 'rotate-secret': {
-        const issued = await rotatePartnerSecret(db.knex, box, need('key-id'), values.secret);
+        const issued = await rotatePartnerSecret(db.knex, box, need('key-id'), secret);
         print(issued, `new secret for ${issued.keyId}: ${issued.secret}\nThe old secret no longer works. This one is shown once.`);
         return;
       }
@@ -98,6 +110,25 @@ async function run(argv: string[]): Promise<void> {
   } finally {
     await db.close();
   }
+}
+
+// The secret the operator chose, if any: from standard input (one line, trailing newline dropped) or from
+// --secret, which is visible to other users in the process list and so draws a warning.
+async function chosenSecret(fromArgument: string | undefined, fromStdin: boolean): Promise<string | undefined> {
+  if (fromArgument !== undefined && fromStdin) throw new UsageError('give --secret or --secret-stdin, not both');
+  if (fromArgument !== undefined) {
+    process.stderr.write('warning: --secret is visible to every user of this machine in the process list; prefer --secret-stdin\n');
+    return fromArgument;
+  }
+  if (!fromStdin) return undefined;
+  if (process.stdin.isTTY) process.stderr.write('secret (then Enter): ');
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
+  if (!text) throw new UsageError('--secret-stdin read an empty secret');
+  return text;
 }
 
 run(process.argv.slice(2)).then(

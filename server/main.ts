@@ -2,7 +2,6 @@
  * Process entry: configuration -> database -> migrations -> HTTP listener, and a graceful shutdown that
  * stops accepting connections, lets in-flight requests finish and closes the database.
  */
-import http from 'node:http';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { loadApiDocument } from './spec.js';
@@ -10,9 +9,10 @@ import { loadSandboxCatalog } from './adapters/sandbox/catalog.js';
 import { createSandboxRates } from './adapters/sandbox/rates.js';
 import { migrate, openDatabase } from './store/database.js';
 import { createApp, API_BASE_PATH } from './http/app.js';
+import { createHttpServer } from './http/http-server.js';
 import { startHousekeeping } from './jobs/housekeeping.js';
-import { DemoSecretUnreadableError, ensureDemoPartner, type IssuedCredentials } from './partners.js';
-import { resolveSecretsKey } from './secrets-key.js';
+import { DemoSecretUnreadableError, ensureDemoPartner, findUnreadablePartnerSecrets, type IssuedCredentials } from './partners.js';
+import { resolveSecretsKey, secretsKeyFileWarning } from './secrets-key.js';
 import { createSecretBox } from './store/secret-box.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -32,10 +32,20 @@ async function main(): Promise<void> {
   const { document, version } = loadApiDocument();
   const catalog = loadSandboxCatalog();
 
+  // Checked before the embedded database opens DATA_DIR, which takes group and world access off its files.
+  const keyFileWarning = secretsKeyFileWarning(config);
+  if (keyFileWarning) logger.warn(keyFileWarning);
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  const applied = await migrate(db.knex);
-  logger.info({ database: db.kind, applied }, 'database ready');
   const secretBox = createSecretBox(resolveSecretsKey(config));
+  const applied = await migrate(db.knex, { secretBox });
+  logger.info({ database: db.kind, applied }, 'database ready');
+  const unreadable = await findUnreadablePartnerSecrets(db.knex, secretBox);
+  if (unreadable.length > 0) {
+    logger.warn(
+      { keyIds: unreadable },
+      `${unreadable.length} partner secret(s) do not open under the current SECRETS_KEY and their requests will be refused (401 invalid_signature): ${unreadable.join(', ')}. Restore the SECRETS_KEY they were sealed with, or issue new secrets: npm run partners -- rotate-secret --key-id ID`,
+    );
+  }
   let demo: IssuedCredentials | undefined;
   if (config.serviceMode === 'sandbox') {
     try {
@@ -59,7 +69,7 @@ async function main(): Promise<void> {
     apiVersion: version,
     now: () => new Date(),
   });
-  const server = http.createServer(app);
+  const server = createHttpServer(app);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());

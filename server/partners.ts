@@ -6,8 +6,8 @@ import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { AppError } from './domain/errors.js';
 import { formatKeyId, formatSecret, KEY_ID_RANDOM_BYTES, keyIdProblem, SECRET_RANDOM_BYTES, secretProblem } from './domain/credentials.js';
-import type { SecretBox } from './store/secret-box.js';
-import { findPartnerByKeyId, insertPartner, replacePartnerSecret, type PartnerRecord } from './store/partners.js';
+import { partnerSecretOwner, type SecretBox } from './store/secret-box.js';
+import { findPartnerByKeyId, insertPartner, listPartners, replacePartnerSecret, type PartnerRecord } from './store/partners.js';
 
 /** Credentials as shown to the operator, once. */
 export interface IssuedCredentials {
@@ -28,7 +28,7 @@ export async function provisionPartner(
   const secret = input.secret ?? formatSecret(randomBytes(SECRET_RANDOM_BYTES));
   const problem = keyIdProblem(keyId) ?? secretProblem(secret);
   if (problem) throw new AppError(400, 'invalid_request', problem);
-  const partner = await insertPartner(db, { keyId, name, secretSealed: box.seal(secret) });
+  const partner = await insertPartner(db, { keyId, name, secretSealed: box.seal(secret, partnerSecretOwner(keyId)) });
   return { partnerId: partner.id, keyId, secret };
 }
 
@@ -37,7 +37,7 @@ export async function rotatePartnerSecret(db: Knex, box: SecretBox, keyId: strin
   const next = secret ?? formatSecret(randomBytes(SECRET_RANDOM_BYTES));
   const problem = secretProblem(next);
   if (problem) throw new AppError(400, 'invalid_request', problem);
-  const partner = await replacePartnerSecret(db, keyId, box.seal(next));
+  const partner = await replacePartnerSecret(db, keyId, box.seal(next, partnerSecretOwner(keyId)));
   if (!partner) throw new AppError(404, 'not_found', `No partner with key id ${keyId}`);
   return { partnerId: partner.id, keyId, secret: next };
 }
@@ -52,7 +52,7 @@ export async function ensureDemoPartner(db: Knex, box: SecretBox): Promise<Issue
     const existing: PartnerRecord | undefined = await findPartnerByKeyId(db, DEMO_KEY_ID);
     if (!existing) return undefined;
     try {
-      return { partnerId: existing.id, keyId: existing.keyId, secret: box.open(existing.secretSealed) };
+      return { partnerId: existing.id, keyId: existing.keyId, secret: box.open(existing.secretSealed, partnerSecretOwner(existing.keyId)) };
     } catch {
       throw new DemoSecretUnreadableError();
     }
@@ -65,6 +65,19 @@ export async function ensureDemoPartner(db: Knex, box: SecretBox): Promise<Issue
     if (err instanceof AppError && err.status === 409) return read();
     throw err;
   }
+}
+
+/** The key ids of partners whose sealed secret does not open with `box` (another SECRETS_KEY, or a moved value). */
+export async function findUnreadablePartnerSecrets(db: Knex, box: SecretBox): Promise<string[]> {
+  const unreadable: string[] = [];
+  for (const partner of await listPartners(db)) {
+    try {
+      box.open(partner.secretSealed, partnerSecretOwner(partner.keyId));
+    } catch {
+      unreadable.push(partner.keyId);
+    }
+  }
+  return unreadable;
 }
 
 /** Key id of the sandbox demo partner. */

@@ -9,8 +9,11 @@ import { AppError } from './errors.js';
 export const SIGNING_SCHEME = 'PSS1-HMAC-SHA256';
 /** How far a request's timestamp may be from the server's clock, either way. */
 export const TIMESTAMP_TOLERANCE_SECONDS = 300;
-/** How long a (key id, nonce) pair is remembered and refused again. */
-export const NONCE_TTL_SECONDS = 600;
+/**
+ * Extra time a (key id, nonce) pair is remembered after its timestamp has left the window: covers the
+ * whole last second of the window and clock differences between server instances.
+ */
+export const NONCE_MARGIN_SECONDS = 60;
 
 /** The five signed headers, lower case. */
 export const SIGNED_HEADERS = {
@@ -113,6 +116,15 @@ export function checkTimestamp(timestamp: string, nowSeconds: number): void {
       { serverTime: nowSeconds },
     );
   }
+}
+
+/**
+ * Until when a nonce signed at `timestamp` must be remembered: past the last moment the timestamp check
+ * still accepts that timestamp (timestamp + tolerance, to the end of that second), plus the margin. So a
+ * replay is either refused as nonce_reused or, later, as timestamp_out_of_window: never accepted.
+ */
+export function nonceExpiry(timestamp: string): Date {
+  return new Date((Number(timestamp) + TIMESTAMP_TOLERANCE_SECONDS + NONCE_MARGIN_SECONDS) * 1000);
 }
 
 /** A 401 with one of the authentication codes. */

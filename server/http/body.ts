@@ -2,11 +2,14 @@
  * Body reading. The exact bytes are kept (request signatures hash them) and JSON is parsed from them here,
  * so a malformed or oversize body fails once, with the spec's Error body, before anything else looks at it.
  */
-import express, { type RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
+import getRawBody from 'raw-body';
 import { AppError } from '../domain/errors.js';
 
 /** Largest request body accepted, in bytes (64 KiB). */
 export const MAX_BODY_BYTES = 64 * 1024;
+
+const EMPTY = Buffer.alloc(0);
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -15,15 +18,25 @@ declare module 'express-serve-static-core' {
   }
 }
 
-/** Reads the body's exact bytes into req.rawBody (413 over MAX_BODY_BYTES); parses nothing. */
+/**
+ * Reads the body's exact bytes into req.rawBody; parses nothing. Runs after routing, so a request for an
+ * unknown path is answered before any of its body is read. Past MAX_BODY_BYTES it stops reading at once and
+ * answers 413 with `Connection: close`, so an oversize upload is cut off instead of drained to its end.
+ */
 export function readRawBody(): RequestHandler {
-  // inflate: false, because signatures cover the bytes as received; a compressed body is refused (415).
-  const raw = express.raw({ type: () => true, limit: MAX_BODY_BYTES, inflate: false });
-  return (req, res, next) => {
-    raw(req, res, (err?: unknown) => {
+  return (req, _res, next) => {
+    req.rawBody = EMPTY;
+    // Signatures cover the bytes as received, so a compressed body is refused rather than inflated.
+    const encoding = (req.get('content-encoding') ?? 'identity').toLowerCase();
+    if (encoding !== 'identity') {
+      return next(new AppError(415, 'unsupported_media_type', `Content-Encoding ${encoding} is not accepted; send the body uncompressed.`));
+    }
+    const declared = req.get('content-length');
+    // HTTP/1.1: a request has a body only when it says so with Transfer-Encoding or Content-Length.
+    if (req.get('transfer-encoding') === undefined && declared === undefined) return next();
+    getRawBody(req, { length: declared === undefined ? undefined : Number(declared), limit: MAX_BODY_BYTES }, (err, body) => {
       if (err) return next(translateBodyError(err));
-      req.rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-      req.body = undefined;
+      req.rawBody = body;
       next();
     });
   };
@@ -50,9 +63,14 @@ export function parseJsonBody(): RequestHandler {
 function translateBodyError(err: unknown): unknown {
   const type = (err as { type?: string }).type;
   if (type === 'entity.too.large') {
-    return new AppError(413, 'payload_too_large', `The request body is larger than ${MAX_BODY_BYTES} bytes.`, {
-      limitBytes: MAX_BODY_BYTES,
-    });
+    // The rest of the upload is not read: the connection closes once this answer is sent.
+    return new AppError(
+      413,
+      'payload_too_large',
+      `The request body is larger than ${MAX_BODY_BYTES} bytes.`,
+      { limitBytes: MAX_BODY_BYTES },
+      { headers: { Connection: 'close' } },
+    );
   }
   if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
     return new AppError(415, 'unsupported_media_type', (err as Error).message);

@@ -1,8 +1,8 @@
 /**
  * Rate limits over a one-minute window, counted in PostgreSQL by rate-limiter-flexible so that every server
  * instance shares them: per client IP for unauthenticated operations, per partner key for signed ones (with
- * POST /quotes and POST /swaps as classes of their own), and failed authentications per IP. Answers 429
- * `rate_limited` with Retry-After.
+ * POST /quotes and POST /swaps as classes of their own), and refused requests (failed authentication, unknown
+ * paths, wrong methods, oversize bodies) per IP. Answers 429 `rate_limited` with Retry-After.
  */
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { Knex } from 'knex';
@@ -13,6 +13,9 @@ import { createRateLimitStoreClient } from '../store/rate-limits.js';
 
 type LimitClass = 'public' | 'signed' | 'quotes' | 'swaps';
 
+// Statuses of requests refused before any handler ran; they spend the client IP's public allowance.
+const COUNTED_REFUSALS = new Set([401, 404, 405, 413]);
+
 const CLASS_OF_OPERATION: Record<string, LimitClass> = { createQuote: 'quotes', createSwap: 'swaps' };
 
 /** The two places requests are counted. */
@@ -20,10 +23,11 @@ export interface RateLimitMiddleware {
   /** After successful authentication: signed requests count against their key, others against the IP. */
   count: RequestHandler;
   /**
-   * Error middleware right after authentication: a request that failed authentication counts against its
-   * IP's public allowance, so guessing signatures is throttled too; once exhausted it is answered 429.
+   * Error middleware after authentication and the nonce claim: a request refused before any handler ran
+   * (401, or 404, 405 and 413 from routing and body reading) counts against its IP's public allowance, so
+   * guessing signatures or probing paths is throttled too; once exhausted it is answered 429.
    */
-  countFailedAuthentication: ErrorRequestHandler;
+  countRefusals: ErrorRequestHandler;
 }
 
 /** Creates the rate-limit middleware. Fails open when the database cannot count. */
@@ -81,8 +85,8 @@ export function rateLimit(knex: Knex, limits: RateLimitConfig): RateLimitMiddlew
       const limitClass: LimitClass = req.partner ? (CLASS_OF_OPERATION[req.operation?.operationId ?? ''] ?? 'signed') : 'public';
       next(await consume(req, res, limitClass, req.partner ? req.partner.keyId : clientIp(req)));
     },
-    async countFailedAuthentication(err, req, res, next) {
-      if ((err as { status?: number }).status !== 401) return next(err);
+    async countRefusals(err, req, res, next) {
+      if (!COUNTED_REFUSALS.has((err as { status?: number }).status ?? 0)) return next(err);
       next((await consume(req, res, 'public', clientIp(req))) ?? err);
     },
   };

@@ -10,13 +10,19 @@ import { deleteExpiredRateLimits } from '../store/rate-limits.js';
 /** How often the sweep runs. */
 export const HOUSEKEEPING_INTERVAL_MS = 60_000;
 
+/**
+ * Deletes the nonces whose replay window has passed and the rate-limit windows that have ended; this is
+ * what keeps request_nonces at about one row per signed request of the last ten minutes.
+ */
+export async function sweepExpiredRows(knex: Knex, at: Date): Promise<{ nonces: number; windows: number }> {
+  return { nonces: await deleteExpiredNonces(knex, at), windows: await deleteExpiredRateLimits(knex, at) };
+}
+
 /** Starts the sweep; returns a function that stops it. */
 export function startHousekeeping(knex: Knex, logger: Logger, now: () => Date = () => new Date()): () => void {
   const sweep = async () => {
     try {
-      const at = now();
-      const nonces = await deleteExpiredNonces(knex, at);
-      const windows = await deleteExpiredRateLimits(knex, at);
+      const { nonces, windows } = await sweepExpiredRows(knex, now());
       if (nonces + windows > 0) logger.debug({ nonces, windows }, 'housekeeping removed expired rows');
     } catch (err) {
       logger.warn({ err }, 'housekeeping failed; will retry');

@@ -1,14 +1,15 @@
 /**
  * Opens the one database the service uses: real PostgreSQL when a URL is configured, otherwise an
- * embedded PGlite served over a local socket so that the same `pg` driver and SQL run on both.
+ * embedded PGlite served over a Unix socket so that the same `pg` driver and SQL run on both.
  */
 import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
-import { migrationSource } from './migrations/index.js';
+import { createMigrationSource, type MigrationContext } from './migrations/index.js';
 
 // Postgres `numeric` and `bigint` arrive as strings (never JS numbers: money is decimal); timestamps as Date.
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (value) => value);
@@ -52,27 +53,42 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     return { knex, kind: 'postgres', close: () => knex.destroy() };
   }
 
-  const dataDir = options.dataDir ? path.join(options.dataDir, 'pglite') : undefined;
-  if (dataDir) {
-    // PGlite is single-process: when a live server already holds this directory, share its socket
-    // (the partners CLI next to `make run`) instead of opening the files a second time.
-    const shared = await connectToRunningEmbedded(options.dataDir!, options.schema, poolSize);
-    if (shared) return shared;
-    await fs.mkdir(dataDir, { recursive: true });
-  }
-  const pglite = await PGlite.create(dataDir ?? 'memory://');
+  if (!options.dataDir) return startEmbedded(undefined, options.schema, poolSize);
+  // The embedded database is reachable only through the file system: DATA_DIR is private to this user
+  // (0700), its files lose group and world access, and PGlite listens on a Unix socket inside it.
+  await makePrivateDirectory(options.dataDir);
+  // PGlite is single-process: when a live server already holds this directory, share its socket
+  // (the partners CLI next to `make run`) instead of opening the files a second time.
+  const shared = await connectToRunningEmbedded(options.dataDir, options.schema, poolSize);
+  if (shared) return shared;
+  return startEmbedded(options.dataDir, options.schema, poolSize);
+}
+
+/** Names the process and socket directory that hold an embedded data directory. */
+const EMBEDDED_LOCK_FILE = 'pglite.json';
+/** The port number in the socket's file name (`.s.PGSQL.<port>`), which is how `pg` finds a Unix socket. */
+const SOCKET_PORT = 5432;
+// sun_path holds 108 bytes on Linux (104 on macOS); past that a socket cannot be bound at that path.
+const MAX_SOCKET_PATH_BYTES = 100;
+
+async function startEmbedded(dataDir: string | undefined, schema: string | undefined, poolSize: number): Promise<Database> {
+  const pglite = await PGlite.create(dataDir ? path.join(dataDir, 'pglite') : 'memory://');
+  if (dataDir) await removeGroupAndWorldAccess(dataDir);
+  const socketDir = await socketDirectory(dataDir);
+  const socketPath = path.join(socketDir.path, `.s.PGSQL.${SOCKET_PORT}`);
+  // No live process holds this directory (checked by the caller), so a socket file here is left over from
+  // a process that was killed; listening needs its path free.
+  await fs.rm(socketPath, { force: true });
   const socketServer = new PGLiteSocketServer({
     db: pglite,
-    host: '127.0.0.1',
-    port: 0,
+    path: socketPath,
     maxConnections: EMBEDDED_MAX_CONNECTIONS,
   });
   await socketServer.start();
-  const port = socketServer.getServerConn().split(':').pop();
-  const knex = embeddedKnex(Number(port), options.schema, poolSize);
-  if (options.schema) await knex.raw('create schema if not exists ??', [options.schema]);
-  const lockFile = options.dataDir ? path.join(options.dataDir, EMBEDDED_LOCK_FILE) : undefined;
-  if (lockFile) await fs.writeFile(lockFile, JSON.stringify({ pid: process.pid, port: Number(port) }));
+  const knex = embeddedKnex(socketDir.path, schema, poolSize);
+  if (schema) await knex.raw('create schema if not exists ??', [schema]);
+  const lockFile = dataDir ? path.join(dataDir, EMBEDDED_LOCK_FILE) : undefined;
+  if (lockFile) await fs.writeFile(lockFile, JSON.stringify({ pid: process.pid, socketDir: socketDir.path }), { mode: 0o600 });
   return {
     knex,
     kind: 'pglite',
@@ -81,17 +97,43 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       await socketServer.stop();
       await pglite.close();
       if (lockFile) await fs.rm(lockFile, { force: true });
+      if (dataDir) await removeGroupAndWorldAccess(dataDir);
+      await socketDir.remove();
     },
   };
 }
 
-/** Names the process and socket port that hold an embedded data directory. */
-const EMBEDDED_LOCK_FILE = 'pglite.json';
+// The socket lives in DATA_DIR when its path fits a socket address; otherwise (a deep DATA_DIR, or the
+// in-memory database of tests) in a fresh private directory under the system's temporary directory.
+async function socketDirectory(dataDir: string | undefined): Promise<{ path: string; remove(): Promise<void> }> {
+  if (dataDir && Buffer.byteLength(path.join(dataDir, `.s.PGSQL.${SOCKET_PORT}`)) <= MAX_SOCKET_PATH_BYTES) {
+    return { path: dataDir, remove: async () => undefined };
+  }
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pss-pg-')); // mkdtemp creates it with mode 0700
+  return { path: dir, remove: () => fs.rm(dir, { recursive: true, force: true }) };
+}
 
-function embeddedKnex(port: number, schema: string | undefined, poolSize: number): Knex {
+async function makePrivateDirectory(dir: string): Promise<void> {
+  await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+  await fs.chmod(dir, 0o700); // an existing directory keeps its old mode through mkdir
+}
+
+// PGlite's file system layer creates its files 0666 whatever the umask. The 0700 DATA_DIR already keeps
+// other users out; this also takes group and world bits off every file and folder below it.
+async function removeGroupAndWorldAccess(dir: string): Promise<void> {
+  for (const entry of await fs.readdir(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isSocket() || entry.isSymbolicLink()) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    const { mode } = await fs.stat(file);
+    if (mode & 0o077) await fs.chmod(file, mode & 0o700);
+  }
+}
+
+function embeddedKnex(socketDir: string, schema: string | undefined, poolSize: number): Knex {
   return knexFactory({
     client: 'pg',
-    connection: { host: '127.0.0.1', port, user: 'postgres', database: 'postgres' },
+    // A host that is a path makes `pg` connect to the Unix socket <host>/.s.PGSQL.<port>.
+    connection: { host: socketDir, port: SOCKET_PORT, user: 'postgres', database: 'postgres' },
     searchPath: schema ? [schema] : undefined,
     pool: { min: 0, max: Math.min(poolSize, EMBEDDED_MAX_CONNECTIONS - 2) },
     acquireConnectionTimeout: ACQUIRE_TIMEOUT_MS,
@@ -99,15 +141,15 @@ function embeddedKnex(port: number, schema: string | undefined, poolSize: number
 }
 
 async function connectToRunningEmbedded(dataDir: string, schema: string | undefined, poolSize: number): Promise<Database | undefined> {
-  let holder: { pid: number; port: number };
+  let holder: { pid: number; socketDir?: string };
   try {
     holder = JSON.parse(await fs.readFile(path.join(dataDir, EMBEDDED_LOCK_FILE), 'utf8'));
     process.kill(holder.pid, 0); // throws when that process is gone
   } catch {
     return undefined;
   }
-  if (holder.pid === process.pid) return undefined;
-  const knex = embeddedKnex(holder.port, schema, Math.min(poolSize, 2));
+  if (holder.pid === process.pid || typeof holder.socketDir !== 'string') return undefined;
+  const knex = embeddedKnex(holder.socketDir, schema, Math.min(poolSize, 2));
   try {
     await knex.raw('select 1');
   } catch {
@@ -117,9 +159,9 @@ async function connectToRunningEmbedded(dataDir: string, schema: string | undefi
   return { knex, kind: 'pglite', close: () => knex.destroy() };
 }
 
-/** Applies every pending migration; forward only. */
-export async function migrate(knex: Knex): Promise<string[]> {
-  const [, applied] = (await knex.migrate.latest({ migrationSource })) as [number, string[]];
+/** Applies every pending migration; forward only. Data migrations that re-seal secrets need the SecretBox. */
+export async function migrate(knex: Knex, context: MigrationContext = {}): Promise<string[]> {
+  const [, applied] = (await knex.migrate.latest({ migrationSource: createMigrationSource(context) })) as [number, string[]];
   return applied;
 }
 

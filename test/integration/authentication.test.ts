@@ -1,5 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
+import { NONCE_MARGIN_SECONDS, TIMESTAMP_TOLERANCE_SECONDS } from '../../server/domain/signing.js';
+import { provisionPartner } from '../../server/partners.js';
 import { setPartnerStatus } from '../../server/store/partners.js';
+import { createSecretBox } from '../../server/store/secret-box.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { expectError, readJson, request } from '../support/http.js';
 import { signedFetch, signHeaders, type SignerOptions, type SignOverrides } from '../support/signer.js';
@@ -140,6 +144,65 @@ describe('Signed partner requests', () => {
 
   it('keeps the secret out of the database in plaintext', async () => {
     const rows = await server.knex('partners').select('secret_sealed');
-    for (const row of rows) expect(row.secret_sealed).to.match(/^v1\./).and.not.contain(partner.secret);
+    for (const row of rows) expect(row.secret_sealed).to.match(/^v2\./).and.not.contain(partner.secret);
+  });
+
+  it("refuses a sealed secret copied into another partner's row (bound to its key id)", async () => {
+    // Someone who can write to the database and knows Mallory's secret copies her sealed value into
+    // Victim's row, then signs as Victim with Mallory's secret.
+    const mallory = await server.createPartner('Mallory');
+    const victim = await server.createPartner('Victim');
+    const [{ secret_sealed: sealed }] = await server.knex('partners').where({ key_id: mallory.keyId }).select('secret_sealed');
+    await server.knex('partners').where({ key_id: victim.keyId }).update({ secret_sealed: sealed });
+    const asVictim = { keyId: victim.keyId, secret: mallory.secret, audience: server.config.publicOrigin };
+    expectError(await send('GET', MARKUP, undefined, {}, asVictim), 401, 'invalid_signature');
+  });
+
+  it('answers a partner whose secret was sealed under another SECRETS_KEY with a counted 401, not a 500', async () => {
+    const issued = await provisionPartner(server.knex, createSecretBox(randomBytes(32)), { name: 'Old key', mode: 'sandbox' });
+    const signer = { keyId: issued.keyId, secret: issued.secret, audience: server.config.publicOrigin };
+    const first = await send('GET', MARKUP, undefined, {}, signer);
+    expectError(first, 401, 'invalid_signature');
+    // Counted against the client IP's public allowance like every failed authentication.
+    const second = await send('GET', MARKUP, undefined, {}, signer);
+    expectError(second, 401, 'invalid_signature');
+    expect(Number(second.headers.get('ratelimit-remaining'))).to.equal(Number(first.headers.get('ratelimit-remaining')) - 1);
+  });
+});
+
+describe('Nonce memory at the edge of the timestamp window (injected clock)', () => {
+  let server: TestServer;
+  let partner: SignerOptions;
+  const START_SECONDS = 1_800_000_000;
+  let clockMs = START_SECONDS * 1000;
+  const at = (seconds: number) => (clockMs = seconds * 1000);
+
+  before(async () => {
+    server = await startTestServer({ deps: { now: () => new Date(clockMs) } });
+    partner = await server.createSigner('Clocked');
+  });
+  after(() => server.close());
+
+  it('refuses a replay of a request timestamped 300 s ahead for as long as its timestamp is accepted', async () => {
+    at(START_SECONDS);
+    const headers = signHeaders(partner, 'GET', MARKUP, '', { timestamp: String(START_SECONDS + 300) });
+    expect((await request(`${server.origin}${MARKUP}`, { headers })).status).to.equal(200);
+    // The timestamp check still accepts this request until the end of second S+600.
+    for (const seconds of [START_SECONDS + 600.1, START_SECONDS + 600.999]) {
+      at(seconds);
+      expectError(await request(`${server.origin}${MARKUP}`, { headers }), 401, 'nonce_reused');
+    }
+    // Then the timestamp itself is refused: no moment exists at which the replay is accepted.
+    at(START_SECONDS + 601);
+    expectError(await request(`${server.origin}${MARKUP}`, { headers }), 401, 'timestamp_out_of_window');
+  });
+
+  it('remembers the nonce for the signed timestamp plus the tolerance plus a margin', async () => {
+    at(START_SECONDS + 10_000);
+    const timestamp = START_SECONDS + 10_000 - 100;
+    const headers = signHeaders(partner, 'GET', MARKUP, '', { timestamp: String(timestamp) });
+    expect((await request(`${server.origin}${MARKUP}`, { headers })).status).to.equal(200);
+    const [row] = await server.knex('request_nonces').where({ key_id: partner.keyId, nonce: headers['x-service-nonce'] });
+    expect(new Date(row.expires_at).getTime() / 1000).to.equal(timestamp + TIMESTAMP_TOLERANCE_SECONDS + NONCE_MARGIN_SECONDS);
   });
 });

@@ -1,8 +1,26 @@
+import { execFile } from 'node:child_process';
+import { createCipheriv, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { migrate, openDatabase } from '../../server/store/database.js';
+import { createSecretBox, partnerSecretOwner } from '../../server/store/secret-box.js';
+
+const run = promisify(execFile);
+
+/** Every file and folder below `dir` whose mode grants group or world any access. */
+async function openToOthers(dir: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const entry of await fs.readdir(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isSocket()) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    if ((await fs.stat(file)).mode & 0o077) found.push(file);
+  }
+  return found;
+}
 
 describe('embedded database', () => {
   let dataDir: string;
@@ -24,6 +42,98 @@ describe('embedded database', () => {
       expect(await migrate(second.knex)).to.deep.equal([]); // nothing left to apply
     } finally {
       await second.close();
+    }
+  });
+
+  it('keeps DATA_DIR private to its owner: the folder is 0700 and no file grants group or world access', async () => {
+    const dir = path.join(dataDir, 'private');
+    const db = await openDatabase({ dataDir: dir });
+    try {
+      await migrate(db.knex);
+      expect((await fs.stat(dir)).mode & 0o777).to.equal(0o700);
+      expect(await openToOthers(dir)).to.deep.equal([]);
+    } finally {
+      await db.close();
+    }
+    expect(await openToOthers(dir)).to.deep.equal([]);
+  });
+
+  it('makes an existing DATA_DIR with open modes private when it opens it', async () => {
+    const dir = path.join(dataDir, 'was-open');
+    await fs.mkdir(dir, { mode: 0o777 });
+    await fs.chmod(dir, 0o777);
+    const db = await openDatabase({ dataDir: dir });
+    await db.close();
+    expect((await fs.stat(dir)).mode & 0o777).to.equal(0o700);
+  });
+
+  it('listens on a Unix socket inside DATA_DIR, not on a TCP port', async () => {
+    const dir = path.join(dataDir, 'socket');
+    const db = await openDatabase({ dataDir: dir });
+    try {
+      const holder = JSON.parse(await fs.readFile(path.join(dir, 'pglite.json'), 'utf8'));
+      expect(holder).to.deep.equal({ pid: process.pid, socketDir: dir });
+      expect((await fs.stat(path.join(dir, '.s.PGSQL.5432'))).isSocket()).to.equal(true);
+      const connection = db.knex.client.config.connection as { host: string };
+      expect(connection.host).to.equal(dir);
+      expect((await db.knex.raw('select 1 as one')).rows).to.deep.equal([{ one: 1 }]);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('starts again after a crash left its socket file behind', async () => {
+    const dir = path.join(dataDir, 'crashed');
+    await fs.mkdir(dir, { mode: 0o700 });
+    // What a SIGKILLed server leaves: a socket file nobody listens on, and a lock naming a dead process.
+    const stale = net.createServer().listen(path.join(dir, '.s.PGSQL.5432'));
+    await new Promise((resolve) => stale.once('listening', resolve));
+    (stale as unknown as { _handle: { close(): void } | null })._handle?.close(); // closes without unlinking
+    await fs.writeFile(path.join(dir, 'pglite.json'), JSON.stringify({ pid: 2 ** 22 + 1, socketDir: dir }));
+    const db = await openDatabase({ dataDir: dir });
+    try {
+      expect((await db.knex.raw('select 1 as one')).rows).to.deep.equal([{ one: 1 }]);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('cannot be reached by another local user', async function () {
+    if (process.getuid?.() !== 0) return this.skip(); // needs root to act as another user
+    const dir = path.join(dataDir, 'other-user');
+    const db = await openDatabase({ dataDir: dir });
+    try {
+      const probe = `require('net').connect(${JSON.stringify(path.join(dir, '.s.PGSQL.5432'))})
+        .on('connect', () => { console.log('connected'); process.exit(0) })
+        .on('error', (e) => { console.log(e.code); process.exit(0) })`;
+      const { stdout } = await run('runuser', ['-u', 'nobody', '--', process.execPath, '-e', probe], { cwd: '/' });
+      expect(stdout.trim()).to.equal('EACCES');
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('binds partner secrets sealed before owners existed to their key id (migration 0002)', async () => {
+    const key = randomBytes(32);
+    const box = createSecretBox(key);
+    const db = await openDatabase({});
+    try {
+      await migrate(db.knex, { secretBox: box });
+      // A row as the first release sealed it: AES-256-GCM with no associated data, format v1.
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', key, iv);
+      const ciphertext = Buffer.concat([cipher.update('pss_sk_legacy-secret-0123456789', 'utf8'), cipher.final()]);
+      const v1 = ['v1', iv, cipher.getAuthTag(), ciphertext].map((p) => (typeof p === 'string' ? p : p.toString('base64url'))).join('.');
+      await db.knex('partners').insert({ key_id: 'pk_legacy', name: 'Legacy', secret_sealed: v1 });
+      await db.knex('knex_migrations').where({ name: '0002_bind_sealed_secrets' }).delete();
+
+      expect(await migrate(db.knex, { secretBox: box })).to.deep.equal(['0002_bind_sealed_secrets']);
+      const [row] = await db.knex('partners').where({ key_id: 'pk_legacy' });
+      expect(row.secret_sealed).to.match(/^v2\./);
+      expect(box.open(row.secret_sealed, partnerSecretOwner('pk_legacy'))).to.equal('pss_sk_legacy-secret-0123456789');
+      expect(() => box.open(row.secret_sealed, partnerSecretOwner('pk_other'))).to.throw();
+    } finally {
+      await db.close();
     }
   });
 

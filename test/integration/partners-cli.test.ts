@@ -19,18 +19,21 @@ describe('the partners CLI (npm run partners) next to a running server', functio
   let origin: string;
   let env: Record<string, string>;
 
-  const cli = async (...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> => {
+  const cliWithInput = async (input: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> => {
     try {
-      const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'scripts/partners.ts', ...args], {
+      const pending = run(process.execPath, ['--import', 'tsx', 'scripts/partners.ts', ...args], {
         cwd: root,
         env: { ...process.env, ...env },
       });
+      pending.child.stdin?.end(input);
+      const { stdout, stderr } = await pending;
       return { code: 0, stdout, stderr };
     } catch (err) {
       const e = err as { code: number; stdout: string; stderr: string };
       return { code: e.code, stdout: e.stdout, stderr: e.stderr };
     }
   };
+  const cli = (...args: string[]) => cliWithInput('', ...args);
   const markup = (signer: SignerOptions) => readJson(signedFetch(origin, signer, 'GET', '/api/v1/partner/markup'));
 
   before(async () => {
@@ -69,6 +72,31 @@ describe('the partners CLI (npm run partners) next to a running server', functio
     const again = await cli('create', '--name', 'Globex 2', '--key-id', 'pk_globex');
     expect(again.code).to.equal(1);
     expect(again.stderr).to.contain('pk_globex already exists');
+  });
+
+  it('reads a chosen secret from standard input with --secret-stdin, and warns when --secret is used', async () => {
+    const secret = 'pss_sk_from-standard-input-0123456789';
+    const created = await cliWithInput(`${secret}\n`, 'create', '--name', 'Hooli', '--key-id', 'pk_hooli', '--secret-stdin', '--json');
+    expect(created.code, created.stderr).to.equal(0);
+    expect(JSON.parse(created.stdout)).to.include({ keyId: 'pk_hooli', secret });
+    expect(created.stderr).not.to.contain('process list');
+    expect((await markup({ keyId: 'pk_hooli', secret, audience: origin })).status).to.equal(200);
+
+    const rotated = await cliWithInput(
+      'pss_sk_rotated-from-stdin-0123456789',
+      'rotate-secret',
+      '--key-id',
+      'pk_hooli',
+      '--secret-stdin',
+      '--json',
+    );
+    expect(JSON.parse(rotated.stdout).secret).to.equal('pss_sk_rotated-from-stdin-0123456789');
+
+    const visible = await cli('rotate-secret', '--key-id', 'pk_hooli', '--secret', 'pss_sk_visible-in-ps-0123456789');
+    expect(visible.code).to.equal(0);
+    expect(visible.stderr).to.contain('--secret is visible to every user of this machine in the process list');
+    expect((await cli('--help')).stdout).to.contain('--secret-stdin reads a chosen secret from standard input');
+    expect((await cli('create', '--name', 'x', '--secret', 'a', '--secret-stdin')).stderr).to.contain('not both');
   });
 
   it('lists partners without their secrets', async () => {

@@ -2,7 +2,6 @@
  * Starts the real application on its own database for one test suite: a fresh in-memory PGlite, or, when
  * DATABASE_URL is set, a fresh schema in that PostgreSQL (dropped on close). Listens on a free port.
  */
-import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import knexFactory, { type Knex } from 'knex';
@@ -13,6 +12,7 @@ import { loadSandboxCatalog } from '../../server/adapters/sandbox/catalog.js';
 import { createSandboxRates } from '../../server/adapters/sandbox/rates.js';
 import { migrate, openDatabase, type Database } from '../../server/store/database.js';
 import { createApp, type AppDeps } from '../../server/http/app.js';
+import { createHttpServer } from '../../server/http/http-server.js';
 import { provisionPartner, type IssuedCredentials } from '../../server/partners.js';
 import { createSecretBox, type SecretBox } from '../../server/store/secret-box.js';
 import type { SignerOptions } from './signer.js';
@@ -70,7 +70,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const schema = config.databaseUrl && !shared ? `test_${randomBytes(6).toString('hex')}` : undefined;
   // A second instance gets a pool of its own on the same database, as another process would.
   const database = shared ? sharePool(shared.database) : await openDatabase({ databaseUrl: config.databaseUrl, schema, poolSize: 5 });
-  if (!shared) await migrate(database.knex);
+  if (!shared) await migrate(database.knex, { secretBox });
   const { document, version } = loadApiDocument();
   const catalog = loadSandboxCatalog();
   const app = createApp({
@@ -85,7 +85,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     now: options.deps?.now ?? (() => new Date()),
     handlers: options.deps?.handlers,
   });
-  const server = http.createServer(app);
+  const server = createHttpServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {

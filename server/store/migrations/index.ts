@@ -3,25 +3,34 @@
  * under tsx, compiled output and tests alike. Forward only: never edit a migration that has shipped.
  */
 import type { Knex } from 'knex';
+import type { SecretBox } from '../secret-box.js';
 import * as partners from './0001_partners.js';
+import * as bindSealedSecrets from './0002_bind_sealed_secrets.js';
 
-interface Migration {
-  up(knex: Knex): Promise<void>;
-  down?(knex: Knex): Promise<void>;
+/** What a migration may need besides the database: data migrations that re-seal secrets need the key. */
+export interface MigrationContext {
+  secretBox?: SecretBox;
 }
 
-const migrations: Array<[name: string, migration: Migration]> = [['0001_partners', partners]];
+interface Migration {
+  up(knex: Knex, context: MigrationContext): Promise<void>;
+}
 
-/** knex migration source over the static list above. */
-export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
-  getMigrations: async () => migrations,
-  getMigrationName: ([name]) => name,
-  getMigration: async ([, migration]) => ({
-    up: migration.up,
-    down:
-      migration.down ??
-      (async () => {
+const migrations: Array<[name: string, migration: Migration]> = [
+  ['0001_partners', partners],
+  ['0002_bind_sealed_secrets', bindSealedSecrets],
+];
+
+/** A knex migration source over the static list above, handing each migration `context`. */
+export function createMigrationSource(context: MigrationContext): Knex.MigrationSource<[string, Migration]> {
+  return {
+    getMigrations: async () => migrations,
+    getMigrationName: ([name]) => name,
+    getMigration: async ([, migration]) => ({
+      up: (knex: Knex) => migration.up(knex, context),
+      down: async () => {
         throw new Error('Migrations are forward only');
-      }),
-  }),
-};
+      },
+    }),
+  };
+}
