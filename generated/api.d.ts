@@ -163,8 +163,15 @@ export interface paths {
          *     3. The same key with a different body is `409 idempotency_key_reused`.
          *     4. A request that failed (any `4xx` or `5xx`) does not bind the key, so after refreshing an
          *        expired quote you may retry with the same key and the new body.
-         *     5. Concurrent identical requests create exactly one swap: the later one waits and replays, or gets
-         *        `409 idempotency_request_in_progress` with `Retry-After`.
+         *     5. Concurrent identical requests create exactly one swap: the later one waits for the first and
+         *        replays its response. If no answer comes within a few seconds it gets `503 service_unavailable`
+         *        with `Retry-After`; retry with the same key and body. It is never a `409`: a `409` on this
+         *        operation means only an expired or used quote, or a key bound to another body.
+         *
+         *     **Addresses and memos** are checked for the network with its real checksum: a bad one is
+         *     `400 invalid_destination`, `invalid_refund_address` or `invalid_memo`, with the field in
+         *     `error.details.field`. An empty-string memo means no memo. Where the destination asset needs a
+         *     memo (`Asset.memoNeeded`, e.g. an XRP destination tag: an unsigned 32-bit integer) it is required.
          */
         post: operations["createSwap"];
         delete?: never;
@@ -524,6 +531,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandbox/swaps/{id}/clock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move a swap's deadline to now (sandbox only)
+         * @description A test clock for one swap, so deadlines can be tested without waiting them out:
+         *
+         *     - `deadline: deposit` moves the deposit deadline (`quoteExpiresAt`) to now. A `waiting` swap with no
+         *       deposit becomes `overdue` at once; a deposit made afterwards is a late deposit and follows
+         *       `lateDepositPolicy`.
+         *     - `deadline: expiry` ends the overdue grace period now: an `overdue` swap becomes `expired`.
+         *
+         *     Returns the swap after the change. A swap in another status is `409 invalid_state`. Mounted only when
+         *     `SERVICE_MODE=sandbox`; otherwise `404`.
+         */
+        post: operations["advanceSandboxSwapClock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "swap.updated": {
@@ -602,6 +637,9 @@ export interface components {
          *     | `malformed_json` | 400 | The body is not valid JSON |
          *     | `invalid_idempotency_key` | 400 | `Idempotency-Key` is missing or not 1-255 visible ASCII characters |
          *     | `quote_mismatch` | 400 | The swap's pair, amount, rate type or refund fields differ from its quote |
+         *     | `invalid_destination` | 400 | `destinationAddress` is not a valid address of the destination network; `details.field` names it |
+         *     | `invalid_refund_address` | 400 | `refundAddress` is not a valid address of the source network |
+         *     | `invalid_memo` | 400 | A memo is missing where the asset needs one, or is not in the form its network allows; `details.field` names it |
          *     | `invalid_settlement_target` | 400 | The route destination does not decode, has a bad checksum or is a gateway address |
          *     | `invalid_challenge` | 400 | The challenge is unknown, expired, used, foreign, or `message` differs from it |
          *     | `external_user_mismatch` | 400 | `externalUserId` differs from the `x-service-user` header |
@@ -621,9 +659,9 @@ export interface components {
          *     | `amount_above_maximum` | 409 | Above the pair maximum; `details` carries the limits |
          *     | `quote_expired` | 409 | The quote expired or was already used |
          *     | `idempotency_key_reused` | 409 | The `Idempotency-Key` is bound to a different request body |
-         *     | `idempotency_request_in_progress` | 409 | An identical request with this key is still running; see `Retry-After` |
          *     | `route_unavailable` | 409 | A permanent route cannot be created now |
          *     | `invalid_state` | 409 | Sandbox only: the swap's status does not allow the requested action |
+         *     | `service_unavailable` on `POST /swaps` | 503 | Also: an identical request with the same `Idempotency-Key` is still running; retry after `Retry-After` |
          *     | `payload_too_large` | 413 | The body exceeds 64 KiB |
          *     | `unsupported_media_type` | 415 | The body is not `application/json` |
          *     | `rate_limited` | 429 | Rate limit exceeded; see `Retry-After` |
@@ -684,6 +722,18 @@ export interface components {
         DecimalAmount: string;
         /** @description A blockchain address in its native format (visible ASCII, no spaces). */
         Address: string;
+        /**
+         * @description A blockchain address in its native format, as a request field. The server checks it for its network,
+         *     checksum included, and answers a specific code (`invalid_destination`, `invalid_refund_address`),
+         *     so the schema only bounds its length.
+         */
+        AddressInput: string;
+        /**
+         * @description Memo, destination tag or comment as a request field, where the network needs one (`Asset.memoNeeded`).
+         *     An empty string means no memo. The server checks its form for the network (`invalid_memo`; an XRP
+         *     destination tag is an unsigned 32-bit integer).
+         */
+        MemoInput: string;
         /** @description Memo, destination tag or payment ID required by some networks (see `Asset.memoNeeded`). */
         Memo: string;
         /** @description Transaction hash in the network's native notation. */
@@ -850,9 +900,9 @@ export interface components {
             rateType: "best" | "fixed" | "floating";
             refundMode: components["schemas"]["RefundMode"];
             /** @description Refund address on the source network. Required when `refundMode` is `address`. */
-            refundAddress?: components["schemas"]["Address"];
+            refundAddress?: components["schemas"]["AddressInput"];
             /** @description Memo for refunds on networks that need one. */
-            refundMemo?: components["schemas"]["Memo"];
+            refundMemo?: components["schemas"]["MemoInput"];
         };
         Quote: {
             /**
@@ -912,13 +962,13 @@ export interface components {
             rateType: components["schemas"]["RateType"];
             refundMode: components["schemas"]["RefundMode"];
             /** @description Refund address on the source network. Required when `refundMode` is `address`. */
-            refundAddress?: components["schemas"]["Address"];
+            refundAddress?: components["schemas"]["AddressInput"];
             /** @description Memo for refunds on networks that need one. */
-            refundMemo?: components["schemas"]["Memo"];
+            refundMemo?: components["schemas"]["MemoInput"];
             /** @description Payout address on the destination network. */
-            destinationAddress: components["schemas"]["Address"];
+            destinationAddress: components["schemas"]["AddressInput"];
             /** @description Payout memo on networks that need one. */
-            destinationMemo?: components["schemas"]["Memo"];
+            destinationMemo?: components["schemas"]["MemoInput"];
         };
         /** @description The order record of a swap, with its public status. */
         Swap: {
@@ -936,8 +986,15 @@ export interface components {
             refundAddress?: string | null;
             refundMemo?: string | null;
             rateType: components["schemas"]["RateType"];
-            /** @description The amount the customer must deposit. */
+            /** @description The amount the swap was quoted for. */
             sourceAmount: components["schemas"]["DecimalAmount"];
+            /**
+             * @description Exactly what the customer must send to `depositAddress`, in units of the source asset (the quote's
+             *     `depositAmount`). Fees are taken from the payout side, so today it equals `sourceAmount`. A fixed-rate
+             *     swap that receives a different amount is refunded (`failureCode: amount_mismatch`); a floating one is
+             *     exchanged at the market rate for what arrived. Optional: absent on records that predate it.
+             */
+            depositAmount?: components["schemas"]["DecimalAmount"];
             /** @description Estimated receive amount. */
             expectedOutputAmount?: string | null;
             /** @description Final amount received by the destination. */
@@ -1296,6 +1353,13 @@ export interface components {
             /** @enum {string} */
             decision: "approve" | "refund" | "fail";
         };
+        SandboxClockAdvance: {
+            /**
+             * @description `deposit` - the deposit deadline passes now; `expiry` - the overdue grace period ends now.
+             * @enum {string}
+             */
+            deadline: "deposit" | "expiry";
+        };
         SandboxFailureInjection: {
             /** @enum {string} */
             stage: "exchange" | "payout";
@@ -1360,7 +1424,11 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The quote request is invalid (`invalid_request` with `error.details.errors`, or `malformed_json`). */
+        /**
+         * @description The quote request is invalid (`invalid_request` with `error.details.errors`, or `malformed_json`), or
+         *     its `refundAddress` / `refundMemo` is not valid for the source network (`invalid_refund_address`,
+         *     `invalid_memo`, with the field in `error.details.field`).
+         */
         QuoteBadRequest: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
@@ -1375,8 +1443,9 @@ export interface components {
         };
         /**
          * @description The swap request is invalid: `invalid_request`, `malformed_json`, `invalid_idempotency_key` (the
-         *     `Idempotency-Key` header is missing or malformed), or `quote_mismatch` (pair, amount, rate type or
-         *     refund fields differ from the quote).
+         *     `Idempotency-Key` header is missing or malformed), `quote_mismatch` (pair, amount, rate type or
+         *     refund fields differ from the quote), `invalid_destination`, `invalid_refund_address` or
+         *     `invalid_memo` (with the field in `error.details.field`).
          */
         SwapBadRequest: {
             headers: {
@@ -1537,9 +1606,10 @@ export interface components {
             };
         };
         /**
-         * @description The swap cannot be created: `quote_expired` (the quote expired or was already used; get a new quote),
-         *     `idempotency_key_reused` (the key was bound to a different body), or
-         *     `idempotency_request_in_progress` (an identical request is still running; retry after `Retry-After`).
+         * @description The swap cannot be created: `quote_expired` (the quote expired, was already used, or belongs to
+         *     another partner; get a new quote) or `idempotency_key_reused` (the key was bound to a different
+         *     body). An identical request still in progress is never a `409`: it waits, or gets `503` with
+         *     `Retry-After`.
          */
         SwapConflict: {
             headers: {
@@ -1580,10 +1650,17 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The request body exceeds 64 KiB (`payload_too_large`). */
+        /**
+         * @description The request body exceeds 64 KiB (`payload_too_large`). The server stops reading at the limit and
+         *     closes the connection (`Connection: close`). The refusal counts against the client IP's public
+         *     rate limit.
+         */
         PayloadTooLarge: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
                 [name: string]: unknown;
             };
             content: {
@@ -2535,6 +2612,48 @@ export interface operations {
         };
         responses: {
             /** @description The swap as it is now (the failure may fire later). */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SwapOrder"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["SwapNotFound"];
+            409: components["responses"]["SandboxConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    advanceSandboxSwapClock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The swap ID (`Swap.id`).
+                 * @example 3f2b8a1e-6c4d-4e7a-9b1f-2d5c8e0a4b71
+                 */
+                id: components["parameters"]["SwapIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxClockAdvance"];
+            };
+        };
+        responses: {
+            /** @description The swap after its deadline passed. */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];

@@ -14,6 +14,7 @@ import { startHousekeeping } from './jobs/housekeeping.js';
 import { DemoSecretUnreadableError, ensureDemoPartner, findUnreadablePartnerSecrets, type IssuedCredentials } from './partners.js';
 import { resolveSecretsKey, secretsKeyFileWarning } from './secrets-key.js';
 import { createSecretBox } from './store/secret-box.js';
+import { startSwapEngine } from './swap-engine.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -36,7 +37,8 @@ async function main(): Promise<void> {
   const keyFileWarning = secretsKeyFileWarning(config);
   if (keyFileWarning) logger.warn(keyFileWarning);
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  const secretBox = createSecretBox(resolveSecretsKey(config));
+  const secretsKey = resolveSecretsKey(config);
+  const secretBox = createSecretBox(secretsKey);
   const applied = await migrate(db.knex, { secretBox });
   logger.info({ database: db.kind, applied }, 'database ready');
   const unreadable = await findUnreadablePartnerSecrets(db.knex, secretBox);
@@ -57,6 +59,9 @@ async function main(): Promise<void> {
     }
   }
   const stopHousekeeping = startHousekeeping(db.knex, logger);
+  const now = () => new Date();
+  const rates = createSandboxRates(catalog);
+  const engine = await startSwapEngine({ config, knex: db.knex, catalog, rates, secretsKey, logger, now });
 
   const app = createApp({
     config,
@@ -64,10 +69,13 @@ async function main(): Promise<void> {
     secretBox,
     knex: db.knex,
     catalog,
-    rates: createSandboxRates(catalog),
+    rates,
+    swapTokens: engine.swapTokens,
+    lifecycle: engine.lifecycle,
+    jobs: engine.jobs,
     apiDocument: document,
     apiVersion: version,
-    now: () => new Date(),
+    now,
   });
   const server = createHttpServer(app);
   await new Promise<void>((resolve, reject) => {
@@ -99,6 +107,7 @@ async function main(): Promise<void> {
     stopHousekeeping();
     server.closeIdleConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
+    await engine.stop();
     await db.close();
     logger.info('stopped');
     process.exit(0);

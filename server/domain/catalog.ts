@@ -32,11 +32,23 @@ export interface CatalogNetwork {
   name: string;
   confirmations: number;
   blockSeconds: number;
+  /** What a payout on this network costs, in USD; taken from the receive amount. */
+  payoutFeeUsd: string;
+}
+
+/** Service fees, in percent of the deposit's USD value, and the slippage bound of floating quotes. */
+export interface CatalogFees {
+  fixedPercent: string;
+  floatingPercent: string;
+  /** How far below the quoted amount a floating swap may pay out (`minimumReceiveAmount`). */
+  floatingSlippagePercent: string;
 }
 
 /** The whole catalogue. */
 export interface Catalog {
-  limitsUsd: { minimum: string; maximum: string };
+  /** Quote limits, and the largest deposit processed without manual review (`automaticMaximum`). */
+  limitsUsd: { minimum: string; maximum: string; automaticMaximum: string };
+  fees: CatalogFees;
   /** Minutes from an exchanged amount to its payout transaction. */
   payoutMinutes: number;
   networks: Record<string, CatalogNetwork>;
@@ -55,11 +67,16 @@ export function validateCatalog(raw: unknown): Catalog {
   };
   decimal(data.limitsUsd?.minimum, 'limitsUsd.minimum');
   decimal(data.limitsUsd?.maximum, 'limitsUsd.maximum');
+  decimal(data.limitsUsd?.automaticMaximum, 'limitsUsd.automaticMaximum');
+  decimal(data.fees?.fixedPercent, 'fees.fixedPercent');
+  decimal(data.fees?.floatingPercent, 'fees.floatingPercent');
+  decimal(data.fees?.floatingSlippagePercent, 'fees.floatingSlippagePercent');
   for (const [id, network] of Object.entries(data.networks)) {
     if (!/^[A-Z0-9]{2,10}$/.test(id)) problems.push(`network id ${id} must be 2-10 upper-case letters or digits`);
     if (!Number.isInteger(network.confirmations) || network.confirmations < 1)
       problems.push(`network ${id}: confirmations must be a positive integer`);
     if (!(network.blockSeconds > 0)) problems.push(`network ${id}: blockSeconds must be positive`);
+    decimal(network.payoutFeeUsd, `network ${id}: payoutFeeUsd`);
   }
   const seen = new Set<string>();
   for (const asset of data.assets) {

@@ -1,8 +1,11 @@
-/** What handlers may use: the database, adapters, catalogue, configuration and the clock. */
+/** What handlers may use: the database, adapters, catalogue, configuration, the swap machinery and the clock. */
 import type { Knex } from 'knex';
 import type { Config } from '../config.js';
 import type { Catalog } from '../domain/catalog.js';
+import type { SwapTokens } from '../domain/access-tokens.js';
 import type { RatesAdapter } from '../adapters/rates.js';
+import type { JobEngine } from '../jobs/engine.js';
+import type { SwapLifecycle } from '../jobs/swap-lifecycle.js';
 
 /** Dependencies shared by every handler module. */
 export interface HandlerDeps {
@@ -10,6 +13,12 @@ export interface HandlerDeps {
   knex: Knex;
   catalog: Catalog;
   rates: RatesAdapter;
+  /** Derives and checks swap access tokens. */
+  swapTokens: SwapTokens;
+  /** Moves swaps (sandbox operations run a step at once). */
+  lifecycle: SwapLifecycle;
+  /** Queues swap steps for the workers. */
+  jobs: Pick<JobEngine, 'scheduleAdvance'>;
   /** The bundled OpenAPI document the server validates against and serves. */
   apiDocument: Record<string, unknown>;
   /** The API version label, read from the spec's info.version. */

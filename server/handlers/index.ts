@@ -5,13 +5,13 @@ import { createCatalogHandlers } from './catalog.js';
 import type { HandlerDeps } from './deps.js';
 import { createHealthHandlers } from './health.js';
 import { createPartnerHandlers } from './partner.js';
+import { createQuoteHandlers } from './quotes.js';
+import { createSandboxHandlers } from './sandbox.js';
+import { createSwapHandlers } from './swaps.js';
+import { unauthorized } from '../domain/signing.js';
 
 /** Specified operations whose implementation has not landed yet; they answer 501 not_implemented. */
 export const PENDING_OPERATIONS = [
-  'createQuote',
-  'listSwaps',
-  'createSwap',
-  'getSwap',
   'streamSwap',
   'getPartnerWebhook',
   'putPartnerWebhook',
@@ -22,9 +22,6 @@ export const PENDING_OPERATIONS = [
   'getPermanentRoute',
   'listRouteDeposits',
   'expectRouteDeposit',
-  'createSandboxDeposit',
-  'decideSandboxReview',
-  'injectSandboxFailure',
 ] as const satisfies readonly OperationId[];
 
 type PendingOperation = (typeof PENDING_OPERATIONS)[number];
@@ -38,7 +35,17 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     ...createHealthHandlers(deps),
     ...createCatalogHandlers(deps),
     ...createPartnerHandlers(deps),
+    ...createQuoteHandlers(deps),
+    ...createSwapHandlers(deps),
+    ...createSandboxHandlers(deps),
     ...pending,
+    // The stream lands with live status; until then it still refuses a token that is not the swap's.
+    async streamSwap({ path, req }) {
+      if (!req.bearerToken || !deps.swapTokens.matches(path.id, req.bearerToken)) {
+        throw unauthorized('invalid_token', 'This access token does not grant access to this swap.');
+      }
+      throw notImplemented('streamSwap');
+    },
   };
 }
 

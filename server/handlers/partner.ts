@@ -31,8 +31,8 @@ export function createPartnerHandlers(deps: HandlerDeps): Pick<Handlers, 'getPar
   };
 }
 
-// Signed operations always carry a partner once authentication has run; its absence is a wiring bug.
-function requirePartner(partner: AuthenticatedPartner | undefined): AuthenticatedPartner {
+/** The authenticated partner of a signed operation; its absence is a wiring bug, not a client error. */
+export function requirePartner(partner: AuthenticatedPartner | undefined): AuthenticatedPartner {
   if (!partner) throw new Error('signed operation reached its handler without an authenticated partner');
   return partner;
 }

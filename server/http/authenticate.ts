@@ -32,6 +32,8 @@ declare module 'express-serve-static-core' {
   interface Request {
     /** Set by authentication for a correctly signed request; claimNonce spends it. */
     pendingNonce?: PendingNonce;
+    /** A well-formed swap access token from `Authorization: Bearer`, not yet checked against a swap. */
+    bearerToken?: string;
   }
 }
 
@@ -45,7 +47,8 @@ export function authenticate(deps: AuthenticateDeps): RequestHandler {
       if (security === 'public') return next();
       const authorization = req.get('authorization');
       if (security === 'token' || (security === 'tokenOrSigned' && authorization)) {
-        requireBearer(authorization);
+        // The token names one swap; the handler checks it against the path's swap id.
+        req.bearerToken = readBearer(authorization);
         return next();
       }
       const verified = await verifySignedRequest(req, deps);
@@ -123,10 +126,13 @@ export async function verifySignedRequest(
   };
 }
 
-// Swap access tokens are issued with swaps, which have not landed: no token exists yet, so every bearer
-// token is refused. The swaps work replaces this with a lookup of the token's hash.
-function requireBearer(authorization: string | undefined): void {
+// A swap access token is `sat_` and 20-124 of [A-Za-z0-9_-] (the spec's pattern); anything else is refused here.
+const TOKEN = /^sat_[A-Za-z0-9_-]{20,124}$/;
+
+function readBearer(authorization: string | undefined): string {
   if (!authorization) throw unauthorized('authentication_required', 'Send the swap access token: Authorization: Bearer sat_...');
-  if (!BEARER.test(authorization)) throw unauthorized('invalid_token', 'The Authorization header must be "Bearer <swap access token>".');
-  throw unauthorized('invalid_token', 'The bearer token is not a valid swap access token.');
+  const match = BEARER.exec(authorization);
+  if (!match) throw unauthorized('invalid_token', 'The Authorization header must be "Bearer <swap access token>".');
+  if (!TOKEN.test(match[1])) throw unauthorized('invalid_token', 'The bearer token is not a swap access token.');
+  return match[1];
 }

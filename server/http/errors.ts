@@ -24,6 +24,14 @@ export function toAppError(err: unknown): AppError {
     const errors = (err.errors ?? []).map((e) => ({ path: e.path ?? '', message: e.message ?? '' }));
     switch (err.status) {
       case 400:
+        if (errors.length > 0 && errors.every((e) => e.path.toLowerCase() === '/headers/idempotency-key')) {
+          return new AppError(
+            400,
+            'invalid_idempotency_key',
+            'The Idempotency-Key header is required: 1 to 255 visible ASCII characters, for example a UUID you store before calling.',
+            { errors },
+          );
+        }
         return new AppError(400, 'invalid_request', `The request does not match the API contract: ${describe(errors)}`, { errors });
       case 415:
         return new AppError(415, 'unsupported_media_type', 'Send the body as application/json.', { errors });

@@ -14,8 +14,8 @@ export type OperationId = Exclude<keyof operations, WebhookOperationId>;
 
 type Responses<Id extends OperationId> = operations[Id]['responses'];
 type ResponseBody<R> = R extends { content: { 'application/json': infer B } } ? B : never;
-type Params<Id extends OperationId, Where extends string> =
-  operations[Id]['parameters'] extends Record<Where, infer P> ? Exclude<P, undefined> : never;
+// Optional parameter groups (`query?: {...}`) count too: the validator has checked what is present.
+type Params<Id extends OperationId, Where extends 'path' | 'query' | 'header'> = NonNullable<operations[Id]['parameters'][Where]>;
 type Body<Id extends OperationId> = operations[Id] extends { requestBody: { content: { 'application/json': infer B } } }
   ? B
   : operations[Id] extends { requestBody?: { content: { 'application/json': infer B } } }

@@ -15,6 +15,7 @@ import { createApp, type AppDeps } from '../../server/http/app.js';
 import { createHttpServer } from '../../server/http/http-server.js';
 import { provisionPartner, type IssuedCredentials } from '../../server/partners.js';
 import { createSecretBox, type SecretBox } from '../../server/store/secret-box.js';
+import { startSwapEngine, type SwapEngine } from '../../server/swap-engine.js';
 import type { SignerOptions } from './signer.js';
 
 /** A running test server. */
@@ -27,6 +28,10 @@ export interface TestServer {
   knex: Knex;
   database: Database;
   secretBox: SecretBox;
+  /** The swap machinery this server runs (lifecycle, workers, tokens). */
+  engine: SwapEngine;
+  /** pg-boss's schema on a shared PostgreSQL (undefined: the default, on a database of its own). */
+  jobSchema: string | undefined;
   /** Provisions a partner directly (what the CLI does) and returns its credentials. */
   createPartner(name?: string): Promise<IssuedCredentials>;
   /** Provisions a partner and returns what a signer needs for this server (its audience included). */
@@ -73,16 +78,33 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   if (!shared) await migrate(database.knex, { secretBox });
   const { document, version } = loadApiDocument();
   const catalog = loadSandboxCatalog();
+  const logger = createLogger(config.logLevel);
+  const rates = options.deps?.rates ?? createSandboxRates(catalog);
+  const now = options.deps?.now ?? (() => new Date());
+  const jobSchema = shared ? shared.jobSchema : schema ? `${schema}_jobs` : undefined;
+  const engine = await startSwapEngine({
+    config,
+    knex: database.knex,
+    catalog,
+    rates,
+    secretsKey: Buffer.from(config.secretsKey!, 'hex'),
+    logger,
+    now,
+    jobSchema,
+  });
   const app = createApp({
     config,
-    logger: createLogger(config.logLevel),
+    logger,
     secretBox,
     knex: database.knex,
     catalog,
-    rates: options.deps?.rates ?? createSandboxRates(catalog),
+    rates,
+    swapTokens: engine.swapTokens,
+    lifecycle: engine.lifecycle,
+    jobs: engine.jobs,
     apiDocument: document,
     apiVersion: version,
-    now: options.deps?.now ?? (() => new Date()),
+    now,
     handlers: options.deps?.handlers,
   });
   const server = createHttpServer(app);
@@ -95,6 +117,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     knex: database.knex,
     database,
     secretBox,
+    engine,
+    jobSchema,
     createPartner: (name = 'Test partner') => provisionPartner(database.knex, secretBox, { name, mode: 'sandbox' }),
     async createSigner(name = 'Test partner') {
       const { keyId, secret } = await provisionPartner(database.knex, secretBox, { name, mode: 'sandbox' });
@@ -103,12 +127,14 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await engine.stop();
       if (shared) return database.close();
       await database.close().catch(() => undefined);
       // A separate short-lived connection drops the schema, so a test that broke its own pool leaves nothing.
       if (schema) {
         const dropper = await openDatabase({ databaseUrl: config.databaseUrl, poolSize: 1 });
         await dropper.knex.raw('drop schema if exists ?? cascade', [schema]);
+        await dropper.knex.raw('drop schema if exists ?? cascade', [`${schema}_jobs`]);
         await dropper.close();
       }
     },

@@ -6,6 +6,7 @@ import type { Knex } from 'knex';
 import type { SecretBox } from '../secret-box.js';
 import * as partners from './0001_partners.js';
 import * as bindSealedSecrets from './0002_bind_sealed_secrets.js';
+import * as quotesAndSwaps from './0003_quotes_and_swaps.js';
 
 /** What a migration may need besides the database: data migrations that re-seal secrets need the key. */
 export interface MigrationContext {
@@ -19,6 +20,7 @@ interface Migration {
 const migrations: Array<[name: string, migration: Migration]> = [
   ['0001_partners', partners],
   ['0002_bind_sealed_secrets', bindSealedSecrets],
+  ['0003_quotes_and_swaps', quotesAndSwaps],
 ];
 
 /** A knex migration source over the static list above, handing each migration `context`. */

@@ -4,11 +4,12 @@ import { toAmount } from '../../../server/domain/money.js';
 
 function catalog(): Catalog {
   return {
-    limitsUsd: { minimum: '20', maximum: '100000' },
+    limitsUsd: { minimum: '20', maximum: '100000', automaticMaximum: '25000' },
+    fees: { fixedPercent: '1', floatingPercent: '0.5', floatingSlippagePercent: '1.5' },
     payoutMinutes: 5,
     networks: {
-      BTC: { code: 'bitcoin', name: 'Bitcoin', confirmations: 2, blockSeconds: 600 },
-      ZANO: { code: 'zano', name: 'Zano', confirmations: 10, blockSeconds: 60 },
+      BTC: { code: 'bitcoin', name: 'Bitcoin', confirmations: 2, blockSeconds: 600, payoutFeeUsd: '2' },
+      ZANO: { code: 'zano', name: 'Zano', confirmations: 10, blockSeconds: 60, payoutFeeUsd: '0.05' },
     },
     assets: [
       { symbol: 'BTC', name: 'Bitcoin', network: 'BTC', precision: 8, priceUsd: '60000', driftPercent: '0', fixedRate: true },

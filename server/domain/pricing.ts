@@ -1,0 +1,102 @@
+/**
+ * Quote pricing (DESIGN 6.4): from the USD prices of two catalogue assets, the amount a deposit pays out
+ * for each rate type, with the service fee and the destination network's payout fee folded into the
+ * receive amount, and the pair's limits converted into the source asset. Pure and decimal throughout:
+ * amounts enter and leave as strings or Decimals, never as JS numbers.
+ */
+import type { Catalog, CatalogAsset } from './catalog.js';
+import { formatDown, formatUp, Money, type Amount } from './money.js';
+
+/** A rate type a swap is executed at. */
+export type RateType = 'fixed' | 'floating';
+
+/** Extra fraction digits a rate carries beyond the destination's precision (capped at 18). */
+export const RATE_EXTRA_DIGITS = 4;
+/** Fraction digits of `feeUsd`. */
+export const FEE_USD_DECIMALS = 2;
+
+/** The priced terms of one rate type. */
+export interface PricedTerms {
+  rateType: RateType;
+  /** Destination units per source unit at market prices, rounded down. */
+  rate: string;
+  /** What `sourceAmount` pays out after fees, rounded down to the destination precision (may be "0"). */
+  receiveAmount: string;
+  /** Floating only: the slippage bound; null for fixed. */
+  minimumReceiveAmount: string | null;
+  /** Service fee plus payout fee, in USD, rounded up to cents. */
+  feeUsd: string;
+}
+
+/** The pair's limits in the source asset at the current price. */
+export interface SourceLimits {
+  minimumSourceAmount: string;
+  maximumSourceAmount: string;
+}
+
+/** Which rate types the pair offers: fixed only when both assets allow it. */
+export function rateTypesOf(source: CatalogAsset, destination: CatalogAsset): RateType[] {
+  return source.fixedRate && destination.fixedRate ? ['fixed', 'floating'] : ['floating'];
+}
+
+/** The market rate: destination units per source unit, rounded down to the destination precision + 4 digits. */
+export function marketRate(destination: CatalogAsset, sourcePriceUsd: Amount, destinationPriceUsd: Amount): Amount {
+  const digits = Math.min(18, destination.precision + RATE_EXTRA_DIGITS);
+  return new Money(formatDown(sourcePriceUsd.div(destinationPriceUsd), digits));
+}
+
+/**
+ * Prices `sourceAmount` at one rate type: receive = (amount x rate x (1 - fee%)) - payout fee in destination
+ * units, rounded down to the destination precision and never below zero. So receive <= amount x rate.
+ */
+export function priceTerms(
+  catalog: Catalog,
+  input: {
+    destination: CatalogAsset;
+    sourceAmount: Amount;
+    sourcePriceUsd: Amount;
+    destinationPriceUsd: Amount;
+    rateType: RateType;
+  },
+): PricedTerms {
+  const { destination, sourceAmount, sourcePriceUsd, destinationPriceUsd, rateType } = input;
+  const rate = marketRate(destination, sourcePriceUsd, destinationPriceUsd);
+  const feePercent = new Money(rateType === 'fixed' ? catalog.fees.fixedPercent : catalog.fees.floatingPercent);
+  const payoutFeeUsd = new Money(catalog.networks[destination.network].payoutFeeUsd);
+  const gross = sourceAmount.times(rate);
+  const serviceFee = gross.times(feePercent).div(100);
+  const payoutFee = payoutFeeUsd.div(destinationPriceUsd);
+  const net = Money.max(0, gross.minus(serviceFee).minus(payoutFee));
+  const receive = formatDown(net, destination.precision);
+  const feeUsd = sourceAmount.times(sourcePriceUsd).times(feePercent).div(100).plus(payoutFeeUsd);
+  const slippage = new Money(catalog.fees.floatingSlippagePercent).div(100);
+  return {
+    rateType,
+    rate: rate.toFixed(),
+    receiveAmount: receive,
+    minimumReceiveAmount:
+      rateType === 'floating' ? formatDown(new Money(receive).times(new Money(1).minus(slippage)), destination.precision) : null,
+    feeUsd: formatUp(feeUsd, FEE_USD_DECIMALS),
+  };
+}
+
+/** Picks the terms with the higher receive amount; on a tie, fixed (it guarantees the amount). */
+export function bestTerms(terms: PricedTerms[]): PricedTerms {
+  return terms.reduce((best, next) => {
+    const cmp = new Money(next.receiveAmount).comparedTo(best.receiveAmount);
+    return cmp > 0 || (cmp === 0 && next.rateType === 'fixed' && best.rateType !== 'fixed') ? next : best;
+  });
+}
+
+/** The catalogue's USD limits converted into the source asset: minimum rounded up, maximum rounded down. */
+export function sourceLimits(catalog: Catalog, source: CatalogAsset, sourcePriceUsd: Amount): SourceLimits {
+  return {
+    minimumSourceAmount: formatUp(new Money(catalog.limitsUsd.minimum).div(sourcePriceUsd), source.precision),
+    maximumSourceAmount: formatDown(new Money(catalog.limitsUsd.maximum).div(sourcePriceUsd), source.precision),
+  };
+}
+
+/** The USD value of `amount` of an asset at `priceUsd`. */
+export function usdValue(amount: Amount, priceUsd: Amount): Amount {
+  return amount.times(priceUsd);
+}

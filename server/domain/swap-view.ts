@@ -1,0 +1,140 @@
+/**
+ * Swaps as stored and as partners see them: the record types the store returns and their conversion to the
+ * spec's Swap and SwapEvent bodies (the same shape in responses, the stream and webhooks).
+ */
+import type { components } from '../../generated/api.js';
+import { attributesOf, type SwapStatus } from './swap-lifecycle.js';
+
+/** The spec's Swap body. */
+export type SwapBody = components['schemas']['Swap'];
+/** The spec's SwapEvent body. */
+export type SwapEventBody = components['schemas']['SwapEvent'];
+
+/** Version (date) of the terms new swaps are created under. */
+export const TERMS_VERSION = '2026-06-01';
+
+/** A stored swap. Amounts are decimal strings. */
+export interface SwapRecord {
+  id: string;
+  partnerId: string;
+  quoteId: string | null;
+  mode: 'standard' | 'permanent';
+  externalUser: string;
+  sourceAsset: string;
+  sourceNetwork: string;
+  destinationAsset: string;
+  destinationNetwork: string;
+  destination: string;
+  destinationMemo: string | null;
+  refundMode: 'sender' | 'address';
+  refundAddress: string | null;
+  refundMemo: string | null;
+  rateType: 'fixed' | 'floating';
+  sourceAmount: string;
+  depositAmount: string;
+  expectedOutputAmount: string | null;
+  minimumOutputAmount: string | null;
+  actualOutputAmount: string | null;
+  quotedRate: string;
+  feeUsd: string | null;
+  depositAddress: string | null;
+  depositMemo: string | null;
+  sourceTxHash: string | null;
+  receivedAmount: string | null;
+  receivedFrom: string | null;
+  lateDeposit: boolean;
+  confirmationCount: number | null;
+  requiredConfirmations: number;
+  settlementTxHash: string | null;
+  refundTxHash: string | null;
+  refundAmount: string | null;
+  quoteExpiresAt: Date;
+  expiresAt: Date;
+  lateDepositPolicy: 'refund' | 'market_rate';
+  status: SwapStatus;
+  failureCode: string | null;
+  armedFailure: 'exchange' | 'payout' | null;
+  termsVersion: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** One timeline entry. */
+export interface SwapEventRecord {
+  seq: string;
+  id: string;
+  swapId: string;
+  status: SwapStatus;
+  terminal: boolean;
+  actionRequired: 'none' | 'customer' | 'operator';
+  retryable: boolean;
+  reasonCode: string;
+  confirmationCount: number | null;
+  requiredConfirmations: number | null;
+  sourceTxHash: string | null;
+  settlementTxHash: string | null;
+  refundTxHash: string | null;
+  occurredAt: Date;
+}
+
+/** The Swap body of a record. */
+export function toSwapBody(swap: SwapRecord): SwapBody {
+  const attributes = attributesOf(swap.status, swap.depositAddress !== null);
+  return {
+    id: swap.id,
+    mode: swap.mode,
+    sourceAsset: swap.sourceAsset,
+    sourceNetwork: swap.sourceNetwork,
+    destinationAsset: swap.destinationAsset,
+    destinationNetwork: swap.destinationNetwork,
+    destination: swap.destination,
+    destinationMemo: swap.destinationMemo,
+    refundMode: swap.refundMode,
+    refundAddress: swap.refundAddress,
+    refundMemo: swap.refundMemo,
+    rateType: swap.rateType,
+    sourceAmount: swap.sourceAmount,
+    depositAmount: swap.depositAmount,
+    expectedOutputAmount: swap.expectedOutputAmount,
+    actualOutputAmount: swap.actualOutputAmount,
+    minimumOutputAmount: swap.minimumOutputAmount,
+    depositAddress: swap.depositAddress,
+    depositMemo: swap.depositMemo,
+    sourceTxHash: swap.sourceTxHash,
+    settlementTxHash: swap.settlementTxHash,
+    refundTxHash: swap.refundTxHash,
+    refundAmount: swap.refundAmount,
+    feeUsd: swap.feeUsd,
+    quoteExpiresAt: swap.quoteExpiresAt.toISOString(),
+    requiredConfirmations: swap.requiredConfirmations,
+    lateDepositPolicy: swap.lateDepositPolicy,
+    status: swap.status,
+    ...attributes,
+    failureCode: swap.failureCode,
+    termsVersion: swap.termsVersion,
+    createdAt: swap.createdAt.toISOString(),
+    updatedAt: swap.updatedAt.toISOString(),
+  };
+}
+
+/** The SwapEvent body of a timeline entry. */
+export function toSwapEventBody(event: SwapEventRecord): SwapEventBody {
+  return {
+    id: event.id,
+    orderId: event.swapId,
+    status: event.status,
+    terminal: event.terminal,
+    actionRequired: event.actionRequired,
+    retryable: event.retryable,
+    reasonCode: event.reasonCode,
+    confirmationCount: event.confirmationCount,
+    requiredConfirmations: event.requiredConfirmations,
+    sourceTxHash: event.sourceTxHash,
+    settlementTxHash: event.settlementTxHash,
+    refundTxHash: event.refundTxHash,
+    occurredAt: event.occurredAt.toISOString(),
+  };
+}
+
+/** Whether a status is one a swap never leaves. */
+export const isTerminal = (status: SwapStatus): boolean => attributesOf(status, true).terminal;

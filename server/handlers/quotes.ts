@@ -1,0 +1,108 @@
+/** POST /quotes: an executable quote for a pair and amount, persisted and bound to the partner (DESIGN 6.4). */
+import { estimatedMinutes } from '../domain/catalog.js';
+import { AppError } from '../domain/errors.js';
+import { bestTerms, priceTerms, rateTypesOf, sourceLimits, type PricedTerms } from '../domain/pricing.js';
+import type { Handlers } from '../http/handler-types.js';
+import { insertQuote } from '../store/quotes.js';
+import type { HandlerDeps } from './deps.js';
+import { requirePartner } from './partner.js';
+import { checkRefund, parseSourceAmount, resolvePair } from './request-rules.js';
+
+/** Handler for createQuote. */
+export function createQuoteHandlers(deps: HandlerDeps): Pick<Handlers, 'createQuote'> {
+  return {
+    async createQuote({ partner, body }) {
+      const { partnerId } = requirePartner(partner);
+      const { source, destination } = resolvePair(deps.catalog, body);
+      const sourceAmount = parseSourceAmount(body.sourceAmount, source);
+      const refund = checkRefund(source, body);
+      const requested = body.rateType ?? 'best';
+      const offered = rateTypesOf(source, destination);
+      if (requested !== 'best' && !offered.includes(requested)) {
+        throw new AppError(
+          409,
+          'rate_type_unavailable',
+          `A ${requested} rate is not available for this pair; it offers ${offered.join(' and ')}.`,
+          {
+            rateTypes: offered,
+          },
+        );
+      }
+
+      const at = deps.now();
+      const [sourcePriceUsd, destinationPriceUsd] = await Promise.all([
+        deps.rates.priceUsd(source.symbol, source.network, at),
+        deps.rates.priceUsd(destination.symbol, destination.network, at),
+      ]);
+      const limits = sourceLimits(deps.catalog, source, sourcePriceUsd);
+      const outOfRange = (code: 'amount_below_minimum' | 'amount_above_maximum', message: string) =>
+        new AppError(409, code, message, { ...limits });
+      if (sourceAmount.lessThan(limits.minimumSourceAmount)) {
+        throw outOfRange(
+          'amount_below_minimum',
+          `sourceAmount is below the minimum of ${limits.minimumSourceAmount} ${source.symbol} for this pair.`,
+        );
+      }
+      if (sourceAmount.greaterThan(limits.maximumSourceAmount)) {
+        throw outOfRange(
+          'amount_above_maximum',
+          `sourceAmount is above the maximum of ${limits.maximumSourceAmount} ${source.symbol} for this pair.`,
+        );
+      }
+
+      const price = (rateType: 'fixed' | 'floating'): PricedTerms =>
+        priceTerms(deps.catalog, { destination, sourceAmount, sourcePriceUsd, destinationPriceUsd, rateType });
+      const terms = requested === 'best' ? bestTerms(offered.map(price)) : price(requested);
+      if (terms.receiveAmount === '0') {
+        throw outOfRange(
+          'amount_below_minimum',
+          `sourceAmount does not cover the fees of this pair; send at least ${limits.minimumSourceAmount} ${source.symbol}.`,
+        );
+      }
+
+      const quote = await insertQuote(deps.knex, {
+        partnerId,
+        sourceAsset: source.symbol,
+        sourceNetwork: source.network,
+        destinationAsset: destination.symbol,
+        destinationNetwork: destination.network,
+        sourceAmount: sourceAmount.toFixed(),
+        // Fees come out of the receive amount, so the customer deposits exactly the amount quoted.
+        depositAmount: sourceAmount.toFixed(),
+        receiveAmount: terms.receiveAmount,
+        minimumReceiveAmount: terms.minimumReceiveAmount,
+        feeUsd: terms.feeUsd,
+        rate: terms.rate,
+        rateType: terms.rateType,
+        minimumSourceAmount: limits.minimumSourceAmount,
+        maximumSourceAmount: limits.maximumSourceAmount,
+        estimatedMinutes: estimatedMinutes(deps.catalog, source),
+        // A fixed rate cannot be honoured after the deadline; a floating one simply takes the market then.
+        lateDepositPolicy: terms.rateType === 'fixed' ? 'refund' : 'market_rate',
+        refundMode: body.refundMode,
+        ...refund,
+        expiresAt: new Date(at.getTime() + deps.config.quoteTtlSeconds * 1000),
+      });
+      return {
+        status: 200,
+        body: {
+          quote: {
+            id: quote.id,
+            sourceAmount: quote.sourceAmount,
+            depositAmount: quote.depositAmount,
+            receiveAmount: quote.receiveAmount,
+            minimumReceiveAmount: quote.minimumReceiveAmount,
+            feeUsd: quote.feeUsd,
+            rate: quote.rate,
+            expiresAt: quote.expiresAt.toISOString(),
+            rateType: quote.rateType,
+            minimumSourceAmount: quote.minimumSourceAmount,
+            maximumSourceAmount: quote.maximumSourceAmount,
+            estimatedMinutes: quote.estimatedMinutes,
+            lateDepositPolicy: quote.lateDepositPolicy,
+          },
+        },
+      };
+    },
+  };
+}

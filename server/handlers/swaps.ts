@@ -1,0 +1,196 @@
+/**
+ * One-time swaps: idempotent creation from a quote (DESIGN 6.3), reads by access token or signed request,
+ * and the partner's list with cursor pagination.
+ */
+import type { Knex } from 'knex';
+import { AppError } from '../domain/errors.js';
+import { IDEMPOTENCY_RETRY_AFTER_SECONDS, IDEMPOTENCY_WAIT_SECONDS, requestHash } from '../domain/idempotency.js';
+import { Money } from '../domain/money.js';
+import { toSwapBody, toSwapEventBody, TERMS_VERSION, type SwapBody, type SwapRecord } from '../domain/swap-view.js';
+import { unauthorized } from '../domain/signing.js';
+import type { Handlers, HandlerContext } from '../http/handler-types.js';
+import { bindIdempotencyKey, claimIdempotencyKey, LOCK_NOT_AVAILABLE } from '../store/idempotency.js';
+import { lockPartnerQuote, markQuoteUsed, type QuoteRecord } from '../store/quotes.js';
+import { findSwap, insertSwap, listPartnerSwaps, listSwapEvents } from '../store/swaps.js';
+import type { HandlerDeps } from './deps.js';
+import { requirePartner } from './partner.js';
+import { blankToNull, checkDestination, checkRefund, resolvePair } from './request-rules.js';
+
+type CreateSwapBody = HandlerContext<'createSwap'>['body'];
+
+/** Handlers for createSwap, getSwap and listSwaps. */
+export function createSwapHandlers(deps: HandlerDeps): Pick<Handlers, 'createSwap' | 'getSwap' | 'listSwaps'> {
+  return {
+    async createSwap({ partner, headers, body }) {
+      const { partnerId, user } = requirePartner(partner);
+      const key = headers['Idempotency-Key'] ?? (headers as Record<string, string>)['idempotency-key'];
+      // Everything that needs no database is checked first; none of it binds the key.
+      const { source, destination } = resolvePair(deps.catalog, body);
+      const payout = checkDestination(destination, body);
+      const refund = checkRefund(source, body);
+      const hash = requestHash(body);
+      const at = deps.now();
+
+      let outcome:
+        | { replay: { status: number; body: unknown; swapId: string | null; hash: string } }
+        | { created: SwapRecord; body: { order: SwapBody } };
+      try {
+        outcome = await deps.knex.transaction(async (trx) => {
+          const bound = await claimIdempotencyKey(trx, {
+            partnerId,
+            key,
+            requestHash: hash,
+            now: at,
+            expiresAt: new Date(at.getTime() + deps.config.idempotencyTtlSeconds * 1000),
+            waitSeconds: IDEMPOTENCY_WAIT_SECONDS,
+          });
+          if (bound)
+            return { replay: { status: bound.responseStatus, body: bound.responseBody, swapId: bound.swapId, hash: bound.requestHash } };
+          const quote = await usableQuote(trx, partnerId, body, at);
+          const created = await insertSwap(trx, {
+            partnerId,
+            quoteId: quote.id,
+            externalUser: user,
+            sourceAsset: source.symbol,
+            sourceNetwork: source.network,
+            destinationAsset: destination.symbol,
+            destinationNetwork: destination.network,
+            ...payout,
+            refundMode: body.refundMode,
+            ...refund,
+            rateType: quote.rateType,
+            sourceAmount: quote.sourceAmount,
+            depositAmount: quote.depositAmount,
+            expectedOutputAmount: quote.receiveAmount,
+            minimumOutputAmount: quote.minimumReceiveAmount,
+            quotedRate: quote.rate,
+            feeUsd: quote.feeUsd,
+            requiredConfirmations: deps.catalog.networks[source.network].confirmations,
+            quoteExpiresAt: new Date(at.getTime() + deps.config.depositWindowSeconds * 1000),
+            expiresAt: new Date(at.getTime() + (deps.config.depositWindowSeconds + deps.config.overdueGraceSeconds) * 1000),
+            lateDepositPolicy: quote.lateDepositPolicy,
+            termsVersion: TERMS_VERSION,
+            createdAt: at,
+          });
+          await markQuoteUsed(trx, quote.id, at);
+          const response = { order: toSwapBody(created) };
+          await bindIdempotencyKey(trx, { partnerId, key, responseStatus: 202, responseBody: response, swapId: created.id });
+          return { created, body: response };
+        });
+      } catch (err) {
+        if ((err as { code?: string }).code === LOCK_NOT_AVAILABLE) {
+          throw new AppError(
+            503,
+            'service_unavailable',
+            `An identical request with this Idempotency-Key is still in progress; retry after ${IDEMPOTENCY_RETRY_AFTER_SECONDS} s with the same key and body.`,
+            undefined,
+            { cause: err, headers: { 'Retry-After': String(IDEMPOTENCY_RETRY_AFTER_SECONDS) } },
+          );
+        }
+        throw err;
+      }
+
+      if ('replay' in outcome) {
+        if (outcome.replay.hash !== hash) {
+          throw new AppError(
+            409,
+            'idempotency_key_reused',
+            'This Idempotency-Key was already used with a different request body; use a new key for a new swap.',
+          );
+        }
+        const replayed = outcome.replay.body as { order: SwapBody };
+        return {
+          status: 202,
+          body: { ...replayed, accessToken: deps.swapTokens.tokenFor(outcome.replay.swapId!) },
+          headers: { 'Idempotent-Replayed': 'true' },
+        };
+      }
+      await deps.jobs.scheduleAdvance(outcome.created.id);
+      return { status: 202, body: { ...outcome.body, accessToken: deps.swapTokens.tokenFor(outcome.created.id) } };
+    },
+
+    async getSwap({ path, partner, req }) {
+      let swap: SwapRecord | undefined;
+      if (partner) {
+        swap = await findSwap(deps.knex, path.id, partner.partnerId);
+      } else {
+        // A token names its swap: one for another id is refused before the swap is looked up.
+        if (!req.bearerToken || !deps.swapTokens.matches(path.id, req.bearerToken)) {
+          throw unauthorized('invalid_token', 'This access token does not grant access to this swap.');
+        }
+        swap = await findSwap(deps.knex, path.id);
+      }
+      if (!swap) throw new AppError(404, 'not_found', 'No such swap.');
+      const events = await listSwapEvents(deps.knex, swap.id);
+      return { status: 200, body: { order: toSwapBody(swap), events: events.map(toSwapEventBody) } };
+    },
+
+    async listSwaps({ partner, query }) {
+      const { partnerId } = requirePartner(partner);
+      const limit = query.limit ?? 20;
+      const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, query.status);
+      const rows = await listPartnerSwaps(deps.knex, partnerId, { limit: limit + 1, status: query.status, after });
+      const page = rows.slice(0, limit);
+      const last = page[page.length - 1];
+      return {
+        status: 200,
+        body: {
+          orders: page.map(toSwapBody),
+          nextCursor: rows.length > limit && last ? encodeCursor(last, query.status) : null,
+        },
+      };
+    },
+  };
+
+  // The partner's unexpired, unused quote, locked; then every field the swap repeats must equal the quote's.
+  async function usableQuote(trx: Knex.Transaction, partnerId: string, body: CreateSwapBody, at: Date): Promise<QuoteRecord> {
+    const quote = await lockPartnerQuote(trx, partnerId, body.quoteId);
+    if (!quote || quote.usedAt !== null || quote.expiresAt <= at) {
+      throw new AppError(409, 'quote_expired', 'The quote has expired or was already used; request a new quote.');
+    }
+    const differs: Array<[field: string, quoted: string | null, requested: string | null]> = [
+      ['sourceAsset', quote.sourceAsset, body.sourceAsset],
+      ['sourceNetwork', quote.sourceNetwork, body.sourceNetwork],
+      ['destinationAsset', quote.destinationAsset, body.destinationAsset],
+      ['destinationNetwork', quote.destinationNetwork, body.destinationNetwork],
+      ['rateType', quote.rateType, body.rateType],
+      ['refundMode', quote.refundMode, body.refundMode],
+      ['refundAddress', quote.refundAddress, blankToNull(body.refundAddress)],
+      ['refundMemo', quote.refundMemo, blankToNull(body.refundMemo)],
+    ];
+    const mismatch =
+      (new Money(quote.sourceAmount).equals(body.sourceAmount)
+        ? undefined
+        : (['sourceAmount', quote.sourceAmount, body.sourceAmount] as const)) ??
+      differs.find(([, quoted, requested]) => quoted !== requested);
+    if (mismatch) {
+      const [field, quoted, requested] = mismatch;
+      throw new AppError(400, 'quote_mismatch', `${field} does not match the quote.`, { field, quote: quoted, request: requested });
+    }
+    return quote;
+  }
+}
+
+// Cursors are opaque to partners: the (createdAt, id) of the last row of a page, and the filter they were made with.
+function encodeCursor(swap: SwapRecord, status: string | undefined): string {
+  return Buffer.from(JSON.stringify({ c: swap.createdAt.toISOString(), i: swap.id, s: status ?? null })).toString('base64url');
+}
+
+function decodeCursor(cursor: string, status: string | undefined): { createdAt: Date; id: string } {
+  try {
+    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { c: string; i: string; s: string | null };
+    const createdAt = new Date(value.c);
+    if (typeof value.i !== 'string' || Number.isNaN(createdAt.getTime())) throw new Error('shape');
+    if ((value.s ?? undefined) !== status) {
+      throw new AppError(400, 'invalid_request', 'This cursor was made with another status filter; use the same filter for every page.', {
+        field: 'cursor',
+      });
+    }
+    return { createdAt, id: value.i };
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    throw new AppError(400, 'invalid_request', 'cursor is not a cursor this API returned; pass nextCursor of the previous page.', {
+      field: 'cursor',
+    });
+  }
+}

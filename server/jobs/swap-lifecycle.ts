@@ -1,0 +1,257 @@
+/**
+ * Moves one swap forward (DESIGN 6.5): allocates its deposit address, notices the deposit and its
+ * confirmations, decides between exchange, refund and review, exchanges at the quote's terms (fixed) or the
+ * market (floating, late deposits), pays out and finishes; and applies the deposit deadlines.
+ *
+ * Each step runs in its own transaction on the swap's locked row and acts only on the status it finds, so a
+ * step run twice (a retried job, two workers) finds the work done and does nothing; payouts and refunds carry
+ * an idempotency key (`<swap id>:payout`, `<swap id>:refund`) so money moves once whatever happens.
+ */
+import type { Knex } from 'knex';
+import type { ChainAdapter } from '../adapters/chain.js';
+import type { RatesAdapter } from '../adapters/rates.js';
+import { findAsset, type Catalog, type CatalogAsset } from '../domain/catalog.js';
+import { Money } from '../domain/money.js';
+import { priceTerms, sourceLimits, usdValue } from '../domain/pricing.js';
+import type { SwapRecord } from '../domain/swap-view.js';
+import { lockSwap } from '../store/swaps.js';
+import { changeSwapOrder, transitionSwap, type SwapChange } from '../store/swap-transitions.js';
+
+/** What the lifecycle needs. */
+export interface SwapLifecycleDeps {
+  knex: Knex;
+  catalog: Catalog;
+  rates: RatesAdapter;
+  chain: ChainAdapter;
+  now: () => Date;
+  /** Called after a change committed (live status fan-out subscribes here). */
+  onChange?: (change: SwapChange) => void;
+}
+
+/** The outcome of advancing a swap: when it should be looked at again, if the clock alone will move it. */
+export interface AdvanceResult {
+  swap: SwapRecord | undefined;
+  nextRunAt: Date | undefined;
+}
+
+/** Why a swap was refunded or failed (`Swap.failureCode`). */
+export const FAILURE_CODES = {
+  outOfRange: 'amount_out_of_range',
+  mismatch: 'amount_mismatch',
+  late: 'late_deposit',
+  slippage: 'slippage_exceeded',
+  exchangeFailed: 'exchange_failed',
+  payoutFailed: 'payout_failed',
+  refundedInReview: 'refunded_by_review',
+  failedInReview: 'failed_by_review',
+} as const;
+
+// A bound on the steps of one advance; the longest path (allocate, deposit, confirm, exchange, send, finish)
+// takes far fewer.
+const MAX_STEPS = 50;
+
+/** Creates the lifecycle over its dependencies. */
+export function createSwapLifecycle(deps: SwapLifecycleDeps) {
+  const assetOf = (symbol: string, network: string): CatalogAsset => {
+    const asset = findAsset(deps.catalog, symbol, network);
+    if (!asset) throw new Error(`swap names ${symbol}/${network}, which the catalogue no longer lists`);
+    return asset;
+  };
+
+  // One step: returns the change made, or the time the swap should be looked at again (undefined: never by
+  // the clock; a deposit or a decision moves it).
+  async function step(trx: Knex.Transaction, swap: SwapRecord, at: Date): Promise<SwapChange | { wakeAt: Date | undefined }> {
+    const source = assetOf(swap.sourceAsset, swap.sourceNetwork);
+    const destination = assetOf(swap.destinationAsset, swap.destinationNetwork);
+    switch (swap.status) {
+      case 'waiting':
+      case 'overdue': {
+        if (swap.depositAddress === null) {
+          const allocated = await deps.chain.allocateDepositAddress(trx, source, swap.id);
+          return changeSwapOrder(trx, swap, { depositAddress: allocated.address, depositMemo: allocated.memo }, at, { withEvent: true });
+        }
+        const deposit = await deps.chain.findDeposit(trx, source, swap.depositAddress, swap.depositMemo, swap.createdAt, at);
+        if (deposit) {
+          return transitionSwap(
+            trx,
+            swap,
+            'confirming',
+            {
+              sourceTxHash: deposit.txHash,
+              receivedAmount: deposit.amount,
+              receivedFrom: deposit.fromAddress,
+              lateDeposit: swap.status === 'overdue' || deposit.seenAt.getTime() >= swap.quoteExpiresAt.getTime(),
+              confirmationCount: Math.min(deposit.confirmations, swap.requiredConfirmations),
+            },
+            at,
+          );
+        }
+        if (swap.status === 'waiting') {
+          if (at >= swap.quoteExpiresAt) return transitionSwap(trx, swap, 'overdue', {}, at);
+          return { wakeAt: swap.quoteExpiresAt };
+        }
+        if (at >= swap.expiresAt) return transitionSwap(trx, swap, 'expired', {}, at);
+        return { wakeAt: swap.expiresAt };
+      }
+      case 'confirming': {
+        const deposit = await deps.chain.findDeposit(trx, source, swap.depositAddress!, swap.depositMemo, swap.createdAt, at);
+        if (!deposit) throw new Error(`swap ${swap.id} is confirming but its deposit is gone`);
+        const confirmations = Math.min(deposit.confirmations, swap.requiredConfirmations);
+        if (confirmations < swap.requiredConfirmations) {
+          if (confirmations > (swap.confirmationCount ?? 0)) {
+            return transitionSwap(trx, swap, 'confirming', { confirmationCount: confirmations }, at);
+          }
+          return { wakeAt: nextBlock(deposit.seenAt, confirmations + 1) };
+        }
+        return decideConfirmed(trx, swap, source, at, confirmations);
+      }
+      case 'exchanging':
+        return exchange(trx, swap, source, destination, at);
+      case 'sending': {
+        if (swap.armedFailure === 'payout') {
+          return transitionSwap(trx, swap, 'failed', { failureCode: FAILURE_CODES.payoutFailed, armedFailure: null }, at);
+        }
+        if (swap.settlementTxHash === null) throw new Error(`swap ${swap.id} is sending without a payout transaction`);
+        // The payout settles after one block.
+        const settled = deps.chain.confirmationsSince(swap.updatedAt, at) >= 1;
+        if (settled) return transitionSwap(trx, swap, 'finished', {}, at);
+        return { wakeAt: nextBlock(swap.updatedAt, 1) };
+      }
+      default:
+        // review waits for a decision; accumulating belongs to permanent routes; terminal statuses never change.
+        return { wakeAt: undefined };
+    }
+  }
+
+  const nextBlock = (from: Date, confirmations: number) => deps.chain.confirmationTime(from, confirmations);
+
+  async function decideConfirmed(
+    trx: Knex.Transaction,
+    swap: SwapRecord,
+    source: CatalogAsset,
+    at: Date,
+    confirmations: number,
+  ): Promise<SwapChange> {
+    const received = new Money(swap.receivedAmount!);
+    const price = await deps.rates.priceUsd(source.symbol, source.network, at);
+    const confirmed = { confirmationCount: confirmations };
+    if (usdValue(received, price).greaterThan(deps.catalog.limitsUsd.automaticMaximum)) {
+      return transitionSwap(trx, swap, 'review', confirmed, at);
+    }
+    const limits = sourceLimits(deps.catalog, source, price);
+    if (received.lessThan(limits.minimumSourceAmount) || received.greaterThan(limits.maximumSourceAmount)) {
+      return refund(trx, swap, source, at, FAILURE_CODES.outOfRange, confirmed);
+    }
+    if (swap.lateDeposit && swap.lateDepositPolicy === 'refund') return refund(trx, swap, source, at, FAILURE_CODES.late, confirmed);
+    if (swap.rateType === 'fixed' && !swap.lateDeposit && !received.equals(swap.depositAmount)) {
+      return refund(trx, swap, source, at, FAILURE_CODES.mismatch, confirmed);
+    }
+    return transitionSwap(trx, swap, 'exchanging', confirmed, at);
+  }
+
+  async function exchange(
+    trx: Knex.Transaction,
+    swap: SwapRecord,
+    source: CatalogAsset,
+    destination: CatalogAsset,
+    at: Date,
+  ): Promise<SwapChange> {
+    if (swap.armedFailure === 'exchange') return refund(trx, swap, source, at, FAILURE_CODES.exchangeFailed, { armedFailure: null });
+    const received = new Money(swap.receivedAmount!);
+    let output: string;
+    if (swap.rateType === 'fixed' && !swap.lateDeposit) {
+      output = swap.expectedOutputAmount!; // guaranteed by the quote for exactly depositAmount
+    } else {
+      const [sourcePrice, destinationPrice] = await Promise.all([
+        deps.rates.priceUsd(source.symbol, source.network, at),
+        deps.rates.priceUsd(destination.symbol, destination.network, at),
+      ]);
+      output = priceTerms(deps.catalog, {
+        destination,
+        sourceAmount: received,
+        sourcePriceUsd: sourcePrice,
+        destinationPriceUsd: destinationPrice,
+        rateType: 'floating',
+      }).receiveAmount;
+      if (!swap.lateDeposit && swap.minimumOutputAmount !== null) {
+        // The slippage bound scales with what actually arrived.
+        const minimum = new Money(swap.minimumOutputAmount).times(received).div(swap.depositAmount);
+        if (new Money(output).lessThan(minimum.toDecimalPlaces(destination.precision, Money.ROUND_DOWN))) {
+          return refund(trx, swap, source, at, FAILURE_CODES.slippage);
+        }
+      }
+    }
+    if (new Money(output).isZero()) return refund(trx, swap, source, at, FAILURE_CODES.outOfRange);
+    // An armed payout failure (sandbox) lets the swap reach `sending` without a payout, then fails it.
+    if (swap.armedFailure === 'payout') return transitionSwap(trx, swap, 'sending', { actualOutputAmount: output }, at);
+    const sent = await deps.chain.send(trx, {
+      idempotencyKey: `${swap.id}:payout`,
+      asset: destination,
+      address: swap.destination,
+      memo: swap.destinationMemo,
+      amount: output,
+    });
+    return transitionSwap(trx, swap, 'sending', { actualOutputAmount: output, settlementTxHash: sent.txHash }, at);
+  }
+
+  async function refund(
+    trx: Knex.Transaction,
+    swap: SwapRecord,
+    source: CatalogAsset,
+    at: Date,
+    failureCode: string,
+    fields: Partial<SwapRecord> = {},
+  ): Promise<SwapChange> {
+    const sent = await deps.chain.send(trx, {
+      idempotencyKey: `${swap.id}:refund`,
+      asset: source,
+      address: swap.refundMode === 'address' ? swap.refundAddress! : swap.receivedFrom!,
+      memo: swap.refundMode === 'address' ? swap.refundMemo : null,
+      amount: swap.receivedAmount!,
+    });
+    return transitionSwap(
+      trx,
+      swap,
+      'refunded',
+      { ...fields, failureCode, refundTxHash: sent.txHash, refundAmount: swap.receivedAmount },
+      at,
+    );
+  }
+
+  return {
+    /**
+     * Runs steps until the swap waits for the clock, a deposit or a person; returns when to look again.
+     * Safe to call concurrently and repeatedly for the same swap.
+     */
+    async advance(swapId: string): Promise<AdvanceResult> {
+      let last: SwapRecord | undefined;
+      for (let i = 0; i < MAX_STEPS; i++) {
+        const at = deps.now();
+        const result = await deps.knex.transaction(async (trx) => {
+          const locked = await lockSwap(trx, swapId);
+          if (!locked) return { kind: 'missing' as const };
+          const outcome = await step(trx, locked, at);
+          return 'wakeAt' in outcome
+            ? { kind: 'idle' as const, swap: locked, wakeAt: outcome.wakeAt }
+            : { kind: 'changed' as const, change: outcome };
+        });
+        if (result.kind === 'missing') return { swap: undefined, nextRunAt: undefined };
+        if (result.kind === 'idle') return { swap: result.swap, nextRunAt: result.wakeAt };
+        last = result.change.swap;
+        deps.onChange?.(result.change);
+      }
+      return { swap: last, nextRunAt: deps.now() };
+    },
+
+    /** Plays the operator on a swap in review (sandbox and operator tools). */
+    async decideReview(trx: Knex.Transaction, swap: SwapRecord, decision: 'approve' | 'refund' | 'fail', at: Date): Promise<SwapChange> {
+      const source = assetOf(swap.sourceAsset, swap.sourceNetwork);
+      if (decision === 'approve') return transitionSwap(trx, swap, 'exchanging', {}, at);
+      if (decision === 'refund') return refund(trx, swap, source, at, FAILURE_CODES.refundedInReview);
+      return transitionSwap(trx, swap, 'failed', { failureCode: FAILURE_CODES.failedInReview }, at);
+    },
+  };
+}
+
+/** The lifecycle's operations. */
+export type SwapLifecycle = ReturnType<typeof createSwapLifecycle>;

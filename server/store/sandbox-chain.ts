@@ -1,0 +1,100 @@
+/** The sandbox's simulated chain: transactions paid to deposit addresses, and payouts sent by the service. */
+import type { Knex } from 'knex';
+
+/** A simulated transaction to a deposit address. */
+export interface SandboxTransaction {
+  txHash: string;
+  network: string;
+  asset: string;
+  address: string;
+  memo: string | null;
+  fromAddress: string;
+  amount: string;
+  outputIndex: number;
+  createdAt: Date;
+}
+
+/** A payout or refund the sandbox sent. */
+export interface SandboxPayout {
+  idempotencyKey: string;
+  txHash: string;
+  network: string;
+  asset: string;
+  address: string;
+  memo: string | null;
+  amount: string;
+  createdAt: Date;
+}
+
+const toTransaction = (row: Record<string, unknown>): SandboxTransaction => ({
+  txHash: row.tx_hash as string,
+  network: row.network as string,
+  asset: row.asset as string,
+  address: row.address as string,
+  memo: row.memo as string | null,
+  fromAddress: row.from_address as string,
+  amount: row.amount as string,
+  outputIndex: row.output_index as number,
+  createdAt: row.created_at as Date,
+});
+
+/** Records a simulated transaction. */
+export async function insertSandboxTransaction(db: Knex, tx: SandboxTransaction): Promise<SandboxTransaction> {
+  const [row] = await db('sandbox_transactions')
+    .insert({
+      tx_hash: tx.txHash,
+      network: tx.network,
+      asset: tx.asset,
+      address: tx.address,
+      memo: tx.memo,
+      from_address: tx.fromAddress,
+      amount: tx.amount,
+      output_index: tx.outputIndex,
+      created_at: tx.createdAt,
+    })
+    .returning('*');
+  return toTransaction(row);
+}
+
+/** The first transaction paid to `address` (with `memo`, where the network uses one) at or after `since`. */
+export async function findFirstTransaction(
+  db: Knex,
+  address: string,
+  memo: string | null,
+  since: Date,
+): Promise<SandboxTransaction | undefined> {
+  const query = db('sandbox_transactions').where({ address }).andWhere('created_at', '>=', since).orderBy('created_at').first();
+  if (memo !== null) query.andWhere({ memo });
+  const row = await query;
+  return row ? toTransaction(row) : undefined;
+}
+
+/**
+ * Records a payout under `idempotencyKey` unless one exists; returns the payout stored under that key, so a
+ * repeated send (a job run twice) returns the first transaction instead of paying again.
+ */
+export async function insertPayoutOnce(db: Knex, payout: Omit<SandboxPayout, 'createdAt'>): Promise<SandboxPayout> {
+  await db('sandbox_payouts')
+    .insert({
+      idempotency_key: payout.idempotencyKey,
+      tx_hash: payout.txHash,
+      network: payout.network,
+      asset: payout.asset,
+      address: payout.address,
+      memo: payout.memo,
+      amount: payout.amount,
+    })
+    .onConflict('idempotency_key')
+    .ignore();
+  const row = await db('sandbox_payouts').where({ idempotency_key: payout.idempotencyKey }).first();
+  return {
+    idempotencyKey: row.idempotency_key,
+    txHash: row.tx_hash,
+    network: row.network,
+    asset: row.asset,
+    address: row.address,
+    memo: row.memo,
+    amount: row.amount,
+    createdAt: row.created_at,
+  };
+}

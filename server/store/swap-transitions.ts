@@ -1,0 +1,71 @@
+/**
+ * The only place a swap changes: a status transition (checked against the table of DESIGN 6.5) or an order
+ * change without one (an allocated deposit address). Each writes the swap, its timeline entry (for a
+ * transition) and a `swap.updated` webhook outbox row in the caller's transaction, so all of them commit
+ * together or not at all.
+ */
+import type { Knex } from 'knex';
+import { attributesOf, checkTransition, type SwapStatus } from '../domain/swap-lifecycle.js';
+import { toSwapBody, toSwapEventBody, type SwapEventRecord, type SwapRecord } from '../domain/swap-view.js';
+import { insertOutboxMessage, insertSwapEvent, updateSwapFields } from './swaps.js';
+
+/** What a change produced: the swap as it is now and the timeline entry written, if any. */
+export interface SwapChange {
+  swap: SwapRecord;
+  event: SwapEventRecord | null;
+}
+
+/**
+ * Moves `swap` (locked by the caller) to `to`, applying `fields`, and records the timeline entry and the
+ * outbox row. Throws IllegalTransitionError for a move outside the table.
+ */
+export async function transitionSwap(
+  trx: Knex.Transaction,
+  swap: SwapRecord,
+  to: SwapStatus,
+  fields: Partial<SwapRecord>,
+  at: Date,
+): Promise<SwapChange> {
+  checkTransition(swap.status, to);
+  const updated = await updateSwapFields(trx, swap.id, { ...fields, status: to }, at);
+  const event = await appendEvent(trx, updated, at);
+  await insertOutboxMessage(trx, updated.partnerId, 'swap.updated', { order: toSwapBody(updated), event: toSwapEventBody(event) });
+  return { swap: updated, event };
+}
+
+/**
+ * Changes order fields without a status change. With `withEvent` the swap's current status is recorded
+ * again in the timeline (used once the deposit address exists: from then on the customer can pay).
+ */
+export async function changeSwapOrder(
+  trx: Knex.Transaction,
+  swap: SwapRecord,
+  fields: Partial<SwapRecord>,
+  at: Date,
+  options: { withEvent?: boolean } = {},
+): Promise<SwapChange> {
+  if ('status' in fields) throw new Error('changeSwapOrder does not change the status; use transitionSwap');
+  const updated = await updateSwapFields(trx, swap.id, fields, at);
+  const event = options.withEvent ? await appendEvent(trx, updated, at) : null;
+  await insertOutboxMessage(trx, updated.partnerId, 'swap.updated', {
+    order: toSwapBody(updated),
+    event: event ? toSwapEventBody(event) : null,
+  });
+  return { swap: updated, event };
+}
+
+async function appendEvent(trx: Knex.Transaction, swap: SwapRecord, at: Date): Promise<SwapEventRecord> {
+  const attributes = attributesOf(swap.status, swap.depositAddress !== null);
+  const confirming = swap.status === 'confirming';
+  return insertSwapEvent(trx, {
+    swapId: swap.id,
+    status: swap.status,
+    ...attributes,
+    confirmationCount: confirming ? swap.confirmationCount : null,
+    requiredConfirmations: confirming || swap.status === 'waiting' ? swap.requiredConfirmations : null,
+    sourceTxHash: swap.sourceTxHash,
+    settlementTxHash: swap.settlementTxHash,
+    refundTxHash: swap.refundTxHash,
+    occurredAt: at,
+  });
+}

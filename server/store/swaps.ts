@@ -1,0 +1,120 @@
+/** Swaps and their public timeline. Transitions go through store/swap-transitions.ts, never through here alone. */
+import type { Knex } from 'knex';
+import type { SwapStatus } from '../domain/swap-lifecycle.js';
+import type { SwapEventRecord, SwapRecord } from '../domain/swap-view.js';
+
+export type { SwapEventRecord, SwapRecord } from '../domain/swap-view.js';
+
+/** Fields of a new swap; the rest take their defaults. */
+export type NewSwap = Omit<
+  SwapRecord,
+  | 'id'
+  | 'mode'
+  | 'depositAddress'
+  | 'depositMemo'
+  | 'sourceTxHash'
+  | 'receivedAmount'
+  | 'receivedFrom'
+  | 'lateDeposit'
+  | 'confirmationCount'
+  | 'actualOutputAmount'
+  | 'settlementTxHash'
+  | 'refundTxHash'
+  | 'refundAmount'
+  | 'status'
+  | 'failureCode'
+  | 'armedFailure'
+  | 'createdAt'
+  | 'updatedAt'
+>;
+
+const snake = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+const camel = (column: string) => column.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+
+function fromRow<T>(row: Record<string, unknown>): T {
+  return Object.fromEntries(Object.entries(row).map(([column, value]) => [camel(column), value])) as T;
+}
+
+/** Converts record fields to their columns. */
+export function toColumns(fields: Partial<SwapRecord> | Partial<SwapEventRecord>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(fields).map(([field, value]) => [snake(field), value]));
+}
+
+/** Stores a new swap (status waiting) in the caller's transaction. */
+export async function insertSwap(trx: Knex.Transaction, swap: NewSwap & { id?: string; createdAt: Date }): Promise<SwapRecord> {
+  const [row] = await trx('swaps')
+    .insert(toColumns({ ...swap, updatedAt: swap.createdAt }))
+    .returning('*');
+  return fromRow<SwapRecord>(row);
+}
+
+/** The swap `id`, if it exists (and belongs to `partnerId` when given). */
+export async function findSwap(db: Knex, id: string, partnerId?: string): Promise<SwapRecord | undefined> {
+  if (!UUID.test(id)) return undefined;
+  const row = await db('swaps')
+    .where({ id, ...(partnerId ? { partner_id: partnerId } : {}) })
+    .first();
+  return row ? fromRow<SwapRecord>(row) : undefined;
+}
+
+/** The swap `id` locked for the caller's transaction (FOR UPDATE). */
+export async function lockSwap(trx: Knex.Transaction, id: string): Promise<SwapRecord | undefined> {
+  if (!UUID.test(id)) return undefined;
+  const row = await trx('swaps').where({ id }).forUpdate().first();
+  return row ? fromRow<SwapRecord>(row) : undefined;
+}
+
+/** Updates a swap's fields (not its status: transitions do that) and returns the new record. */
+export async function updateSwapFields(trx: Knex.Transaction, id: string, fields: Partial<SwapRecord>, at: Date): Promise<SwapRecord> {
+  const [row] = await trx('swaps')
+    .where({ id })
+    .update(toColumns({ ...fields, updatedAt: at }))
+    .returning('*');
+  return fromRow<SwapRecord>(row);
+}
+
+/** The swap using deposit address `address`, if any. */
+export async function findSwapByDepositAddress(db: Knex, address: string): Promise<SwapRecord | undefined> {
+  const row = await db('swaps').where({ deposit_address: address }).first();
+  return row ? fromRow<SwapRecord>(row) : undefined;
+}
+
+/** Ids of swaps that are not terminal and not held for a person: what the workers must keep moving. */
+export async function listActiveSwapIds(db: Knex): Promise<string[]> {
+  return db('swaps').whereIn('status', ['waiting', 'overdue', 'confirming', 'exchanging', 'sending']).pluck('id');
+}
+
+/** A page of a partner's swaps, newest first, after the (createdAt, id) position of `after`. */
+export async function listPartnerSwaps(
+  db: Knex,
+  partnerId: string,
+  options: { limit: number; status?: SwapStatus; after?: { createdAt: Date; id: string } },
+): Promise<SwapRecord[]> {
+  const query = db('swaps')
+    .where({ partner_id: partnerId, ...(options.status ? { status: options.status } : {}) })
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .limit(options.limit);
+  if (options.after) query.whereRaw('(created_at, id) < (?, ?)', [options.after.createdAt, options.after.id]);
+  return (await query).map((row) => fromRow<SwapRecord>(row));
+}
+
+/** Appends a timeline entry. */
+export async function insertSwapEvent(trx: Knex.Transaction, event: Omit<SwapEventRecord, 'seq' | 'id'>): Promise<SwapEventRecord> {
+  const [row] = await trx('swap_events').insert(toColumns(event)).returning('*');
+  return fromRow<SwapEventRecord>(row);
+}
+
+/** A swap's timeline, oldest first. */
+export async function listSwapEvents(db: Knex, swapId: string): Promise<SwapEventRecord[]> {
+  return (await db('swap_events').where({ swap_id: swapId }).orderBy('seq')).map((row) => fromRow<SwapEventRecord>(row));
+}
+
+/** Queues a webhook message for the partner in the caller's transaction. */
+export async function insertOutboxMessage(trx: Knex.Transaction, partnerId: string, type: string, payload: unknown): Promise<void> {
+  await trx('webhook_outbox').insert({ partner_id: partnerId, type, payload: JSON.stringify(payload) });
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,0 +1,44 @@
+/**
+ * Assembles what moves swaps, for the server process and the tests alike: the chain adapter (the sandbox
+ * simulator), the lifecycle, the job engine with its workers, and the access-token derivation.
+ */
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { RatesAdapter } from './adapters/rates.js';
+import { createSandboxChain } from './adapters/sandbox/chain.js';
+import type { Config } from './config.js';
+import { createSwapTokens, type SwapTokens } from './domain/access-tokens.js';
+import type { Catalog } from './domain/catalog.js';
+import { startJobEngine, type JobEngine } from './jobs/engine.js';
+import { createSwapLifecycle, type SwapLifecycle } from './jobs/swap-lifecycle.js';
+
+/** The running swap machinery. */
+export interface SwapEngine {
+  lifecycle: SwapLifecycle;
+  jobs: JobEngine;
+  swapTokens: SwapTokens;
+  stop(): Promise<void>;
+}
+
+/** Starts the swap machinery on `knex`; `stop()` waits for running jobs. */
+export async function startSwapEngine(deps: {
+  config: Config;
+  knex: Knex;
+  catalog: Catalog;
+  rates: RatesAdapter;
+  secretsKey: Buffer;
+  logger: Logger;
+  now: () => Date;
+  /** Schema for pg-boss's tables (tests on a shared PostgreSQL give each run its own). */
+  jobSchema?: string;
+}): Promise<SwapEngine> {
+  const lifecycle = createSwapLifecycle({
+    knex: deps.knex,
+    catalog: deps.catalog,
+    rates: deps.rates,
+    chain: createSandboxChain(deps.config.sandboxBlockSeconds),
+    now: deps.now,
+  });
+  const jobs = await startJobEngine({ knex: deps.knex, lifecycle, logger: deps.logger, schema: deps.jobSchema });
+  return { lifecycle, jobs, swapTokens: createSwapTokens(deps.secretsKey), stop: () => jobs.stop() };
+}
