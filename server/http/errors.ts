@@ -41,6 +41,13 @@ export function toAppError(err: unknown): AppError {
         if (err.status >= 400 && err.status < 500) return new AppError(err.status, 'invalid_request', err.message, { errors });
     }
   }
+  if ((err as { name?: string }).name === 'KnexTimeoutError') {
+    // Every database connection stayed busy past the acquire timeout: overload, worth a retry.
+    return new AppError(503, 'service_unavailable', 'The service is busy; retry shortly.', undefined, {
+      cause: err,
+      headers: { 'Retry-After': '1' },
+    });
+  }
   return new AppError(
     500,
     'internal_error',

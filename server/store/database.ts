@@ -23,7 +23,7 @@ export interface DatabaseOptions {
   dataDir?: string;
   /** Run inside this schema (created if missing); tests use one schema each. */
   schema?: string;
-  /** Largest number of pooled connections. */
+  /** Largest number of pooled connections (PostgreSQL; the embedded database always uses one). */
   poolSize?: number;
 }
 
@@ -53,15 +53,15 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     return { knex, kind: 'postgres', close: () => knex.destroy() };
   }
 
-  if (!options.dataDir) return startEmbedded(undefined, options.schema, poolSize);
+  if (!options.dataDir) return startEmbedded(undefined, options.schema);
   // The embedded database is reachable only through the file system: DATA_DIR is private to this user
   // (0700), its files lose group and world access, and PGlite listens on a Unix socket inside it.
   await makePrivateDirectory(options.dataDir);
   // PGlite is single-process: when a live server already holds this directory, share its socket
   // (the partners CLI next to `make run`) instead of opening the files a second time.
-  const shared = await connectToRunningEmbedded(options.dataDir, options.schema, poolSize);
+  const shared = await connectToRunningEmbedded(options.dataDir, options.schema);
   if (shared) return shared;
-  return startEmbedded(options.dataDir, options.schema, poolSize);
+  return startEmbedded(options.dataDir, options.schema);
 }
 
 /** Names the process and socket directory that hold an embedded data directory. */
@@ -71,7 +71,7 @@ const SOCKET_PORT = 5432;
 // sun_path holds 108 bytes on Linux (104 on macOS); past that a socket cannot be bound at that path.
 const MAX_SOCKET_PATH_BYTES = 100;
 
-async function startEmbedded(dataDir: string | undefined, schema: string | undefined, poolSize: number): Promise<Database> {
+async function startEmbedded(dataDir: string | undefined, schema: string | undefined): Promise<Database> {
   const pglite = await PGlite.create(dataDir ? path.join(dataDir, 'pglite') : 'memory://');
   if (dataDir) await removeGroupAndWorldAccess(dataDir);
   const socketDir = await socketDirectory(dataDir);
@@ -85,7 +85,7 @@ async function startEmbedded(dataDir: string | undefined, schema: string | undef
     maxConnections: EMBEDDED_MAX_CONNECTIONS,
   });
   await socketServer.start();
-  const knex = embeddedKnex(socketDir.path, schema, poolSize);
+  const knex = embeddedKnex(socketDir.path, schema);
   if (schema) await knex.raw('create schema if not exists ??', [schema]);
   const lockFile = dataDir ? path.join(dataDir, EMBEDDED_LOCK_FILE) : undefined;
   if (lockFile) await fs.writeFile(lockFile, JSON.stringify({ pid: process.pid, socketDir: socketDir.path }), { mode: 0o600 });
@@ -129,18 +129,25 @@ async function removeGroupAndWorldAccess(dir: string): Promise<void> {
   }
 }
 
-function embeddedKnex(socketDir: string, schema: string | undefined, poolSize: number): Knex {
+// One connection per process. pglite-socket serves every connection from one PGlite session and queues
+// protocol messages one by one, keeping a connection's messages together only inside a transaction: two
+// connections sending extended-protocol queries (Parse, Bind, Execute) at once interleave and break each
+// other ("bind message supplies 2 parameters, but prepared statement requires 4"). PGlite executes one
+// statement at a time anyway, so a single connection loses no throughput; concurrent requests queue for it.
+const EMBEDDED_POOL_SIZE = 1;
+
+function embeddedKnex(socketDir: string, schema: string | undefined): Knex {
   return knexFactory({
     client: 'pg',
     // A host that is a path makes `pg` connect to the Unix socket <host>/.s.PGSQL.<port>.
     connection: { host: socketDir, port: SOCKET_PORT, user: 'postgres', database: 'postgres' },
     searchPath: schema ? [schema] : undefined,
-    pool: { min: 0, max: Math.min(poolSize, EMBEDDED_MAX_CONNECTIONS - 2) },
+    pool: { min: 0, max: EMBEDDED_POOL_SIZE },
     acquireConnectionTimeout: ACQUIRE_TIMEOUT_MS,
   });
 }
 
-async function connectToRunningEmbedded(dataDir: string, schema: string | undefined, poolSize: number): Promise<Database | undefined> {
+async function connectToRunningEmbedded(dataDir: string, schema: string | undefined): Promise<Database | undefined> {
   let holder: { pid: number; socketDir?: string };
   try {
     holder = JSON.parse(await fs.readFile(path.join(dataDir, EMBEDDED_LOCK_FILE), 'utf8'));
@@ -149,7 +156,7 @@ async function connectToRunningEmbedded(dataDir: string, schema: string | undefi
     return undefined;
   }
   if (holder.pid === process.pid || typeof holder.socketDir !== 'string') return undefined;
-  const knex = embeddedKnex(holder.socketDir, schema, Math.min(poolSize, 2));
+  const knex = embeddedKnex(holder.socketDir, schema);
   try {
     await knex.raw('select 1');
   } catch {

@@ -1,0 +1,103 @@
+import { expect } from 'chai';
+import { Decimal } from 'decimal.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { expectError } from '../support/http.js';
+import { btcToUsdt, swapClient } from '../support/swaps.js';
+
+describe('POST /quotes', () => {
+  let server: TestServer;
+  let client: ReturnType<typeof swapClient>;
+  const quote = (body: Record<string, unknown>) =>
+    client.send<{ quote: Record<string, string | number | null> }>('POST', '/api/v1/quotes', body);
+
+  before(async () => {
+    server = await startTestServer();
+    client = swapClient(server.origin, await server.createSigner('Quoter'));
+  });
+  after(() => server.close());
+
+  it('returns a fixed quote whose fees are folded into receiveAmount', async () => {
+    const res = await quote(btcToUsdt('0.015', { rateType: 'fixed' }));
+    expect(res.status, res.text).to.equal(200);
+    const q = res.body.quote;
+    expect(q).to.include({
+      sourceAmount: '0.015',
+      depositAmount: '0.015',
+      rateType: 'fixed',
+      minimumReceiveAmount: null,
+      lateDepositPolicy: 'refund',
+    });
+    expect(q.estimatedMinutes).to.equal(25);
+    const gross = new Decimal(q.sourceAmount as string).times(q.rate as string);
+    expect(new Decimal(q.receiveAmount as string).lessThan(gross)).to.equal(true);
+    expect(new Decimal(q.feeUsd as string).greaterThan(0)).to.equal(true);
+    // Rounded down to USDT's 6 decimal places.
+    expect(q.receiveAmount).to.match(/^\d+(\.\d{1,6})?$/);
+    expect(new Date(q.expiresAt as string).getTime() - Date.now()).to.be.within(100_000, 121_000);
+  });
+
+  it('returns a floating quote with its slippage bound and the market_rate late policy', async () => {
+    const q = (await quote(btcToUsdt('0.015', { rateType: 'floating' }))).body.quote;
+    expect(q).to.include({ rateType: 'floating', lateDepositPolicy: 'market_rate' });
+    expect(new Decimal(q.minimumReceiveAmount as string).lessThan(q.receiveAmount as string)).to.equal(true);
+  });
+
+  it('picks the rate type with the higher receiveAmount for best, and says which', async () => {
+    const best = (await quote(btcToUsdt('0.015'))).body.quote;
+    const fixed = (await quote(btcToUsdt('0.015', { rateType: 'fixed' }))).body.quote;
+    const floating = (await quote(btcToUsdt('0.015', { rateType: 'floating' }))).body.quote;
+    const higher = new Decimal(fixed.receiveAmount as string).greaterThan(floating.receiveAmount as string) ? 'fixed' : 'floating';
+    expect(best.rateType).to.equal(higher);
+  });
+
+  it('stores the quote bound to the partner', async () => {
+    const q = (await quote(btcToUsdt())).body.quote;
+    const row = await server.knex('quotes').where({ id: q.id }).first();
+    const [partner] = await server.knex('partners').where({ name: 'Quoter' });
+    expect(row.partner_id).to.equal(partner.id);
+    expect(row.receive_amount).to.equal(q.receiveAmount);
+  });
+
+  it('answers amount_below_minimum with the limits in details', async () => {
+    const res = await quote(btcToUsdt('0.00001'));
+    expectError(res, 409, 'amount_below_minimum');
+    const details = (res.body as unknown as { error: { details: Record<string, string> } }).error.details;
+    expect(details.minimumSourceAmount).to.match(/^0\.000\d+$/);
+    expect(details.maximumSourceAmount).to.match(/^1\.\d+$/);
+  });
+
+  it('answers amount_above_maximum with the limits in details', async () => {
+    const res = await quote(btcToUsdt('5'));
+    expectError(res, 409, 'amount_above_maximum');
+    expect((res.body as unknown as { error: { details: Record<string, string> } }).error.details).to.have.keys(
+      'minimumSourceAmount',
+      'maximumSourceAmount',
+    );
+  });
+
+  it('answers rate_type_unavailable for a fixed rate on a pair that offers only floating', async () => {
+    const res = await quote({ ...btcToUsdt('0.015'), destinationAsset: 'ZANO', destinationNetwork: 'ZANO', rateType: 'fixed' });
+    expectError(res, 409, 'rate_type_unavailable');
+  });
+
+  it('answers pair_unavailable for an asset the catalogue does not list, and for a pair of one asset', async () => {
+    expectError(await quote({ ...btcToUsdt(), destinationAsset: 'DOT', destinationNetwork: 'DOT' }), 409, 'pair_unavailable');
+    expectError(await quote({ ...btcToUsdt(), destinationAsset: 'BTC', destinationNetwork: 'BTC' }), 409, 'pair_unavailable');
+  });
+
+  it("refuses more decimal places than the source asset has (BTC's 8)", async () => {
+    expectError(await quote(btcToUsdt('0.015000001')), 400, 'invalid_request');
+  });
+
+  it('refuses a refund address with a bad checksum with invalid_refund_address', async () => {
+    const res = await quote(btcToUsdt('0.015', { refundMode: 'address', refundAddress: 'bc1qxy2kgdygjrsqtzq2n0yrf2493p83kkfjhx0wlj' }));
+    expectError(res, 400, 'invalid_refund_address');
+    expect((res.body as unknown as { error: { details: { field: string } } }).error.details.field).to.equal('refundAddress');
+  });
+
+  it('refuses the sourceAmount forms the reference pattern refuses', async () => {
+    for (const amount of ['01', '1.', '.5', '-1', '1e3', '0', '0.0', '1.0000000000000000001', ' 1']) {
+      expectError(await quote(btcToUsdt(amount)), 400, 'invalid_request');
+    }
+  });
+});

@@ -1,0 +1,219 @@
+import { expect } from 'chai';
+import { Decimal } from 'decimal.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { expectError } from '../support/http.js';
+import { btcToUsdt, swapClient, type Swap, type SwapEvent } from '../support/swaps.js';
+
+// DESIGN 6.5, written out again here so the test checks the code against the design, not against itself.
+const EXPECTED: Record<string, [terminal: boolean, actionRequired: string, reasonCode: string, retryable: boolean]> = {
+  waiting: [false, 'customer', 'payment_required', false],
+  confirming: [false, 'none', 'confirming', false],
+  exchanging: [false, 'none', 'processing', false],
+  sending: [false, 'none', 'processing', false],
+  overdue: [false, 'none', 'payment_required', false],
+  review: [false, 'operator', 'manual_review', false],
+  finished: [true, 'none', 'completed', false],
+  refunded: [true, 'none', 'refunded', true],
+  expired: [true, 'none', 'payment_required', true],
+  failed: [true, 'operator', 'support_required', false],
+};
+
+function expectAttributes(item: Swap | SwapEvent): void {
+  const [terminal, actionRequired, reasonCode, retryable] = EXPECTED[item.status];
+  expect({
+    status: item.status,
+    terminal: item.terminal,
+    actionRequired: item.actionRequired,
+    reasonCode: item.reasonCode,
+    retryable: item.retryable,
+  }).to.deep.equal({
+    status: item.status,
+    terminal,
+    actionRequired,
+    reasonCode,
+    retryable,
+  });
+}
+
+describe('The swap lifecycle through the sandbox', function () {
+  this.timeout(60_000);
+  let server: TestServer;
+  let client: ReturnType<typeof swapClient>;
+  const terminal = (o: Swap) => o.terminal;
+  const statuses = (events: SwapEvent[]) => events.map((e) => e.status);
+  const sandbox = <T = { order: Swap }>(path: string, body: unknown) => client.send<T>('POST', `/api/v1/sandbox/swaps/${path}`, body);
+
+  before(async () => {
+    server = await startTestServer({
+      env: { RATE_LIMIT_SWAPS_PER_MINUTE: '10000', RATE_LIMIT_QUOTES_PER_MINUTE: '10000', RATE_LIMIT_SIGNED_PER_MINUTE: '100000' },
+    });
+    client = swapClient(server.origin, await server.createSigner('Lifecycle'));
+  });
+  after(() => server.close());
+
+  it('runs a fixed swap from waiting to finished with confirmations, a payout hash and the quoted amount', async () => {
+    const { order } = await client.create(btcToUsdt('0.015', { rateType: 'fixed' }));
+    await client.pay(order);
+    const { order: done, events } = await client.waitFor(order.id, terminal);
+    expect(done.status).to.equal('finished');
+    expect(done.actualOutputAmount).to.equal(order.expectedOutputAmount);
+    expect(done.settlementTxHash).to.match(/^0x[0-9a-f]{64}$/);
+    expect(done.sourceTxHash).to.match(/^[0-9a-f]{64}$/);
+    expect(statuses(events)).to.deep.equal(['waiting', 'confirming', 'exchanging', 'sending', 'finished']);
+    const confirming = events.find((e) => e.status === 'confirming')!;
+    expect(confirming.requiredConfirmations).to.equal(2);
+    expect(confirming.confirmationCount).to.be.within(0, 2);
+    expect(events.find((e) => e.status === 'sending')!.settlementTxHash).to.equal(done.settlementTxHash);
+    for (const item of [done, ...events]) expectAttributes(item);
+    // Oldest first.
+    const times = events.map((e) => Date.parse(e.occurredAt));
+    expect([...times].sort((a, b) => a - b)).to.deep.equal(times);
+  });
+
+  it('pays a floating swap at the market rate, at least its minimum', async () => {
+    const { order } = await client.create(btcToUsdt('0.015', { rateType: 'floating' }));
+    await client.pay(order);
+    const { order: done } = await client.waitFor(order.id, terminal);
+    expect(done.status).to.equal('finished');
+    expect(new Decimal(done.actualOutputAmount!).greaterThanOrEqualTo(done.minimumOutputAmount!)).to.equal(true);
+  });
+
+  it('refunds a fixed swap that received another amount', async () => {
+    const { order } = await client.create(btcToUsdt('0.015', { rateType: 'fixed' }));
+    await client.pay(order, '0.014');
+    const { order: done } = await client.waitFor(order.id, terminal);
+    expect(done).to.include({ status: 'refunded', failureCode: 'amount_mismatch', refundAmount: '0.014' });
+    expect(done.refundTxHash).to.match(/^[0-9a-f]{64}$/);
+    expectAttributes(done);
+  });
+
+  it('refunds a deposit below the limits', async () => {
+    const { order } = await client.create(btcToUsdt('0.015', { rateType: 'floating' }));
+    await client.pay(order, '0.00001');
+    const { order: done } = await client.waitFor(order.id, terminal);
+    expect(done).to.include({ status: 'refunded', failureCode: 'amount_out_of_range', refundAmount: '0.00001' });
+  });
+
+  it('sends a deposit above the automatic maximum to review, where approve carries it on to finished', async () => {
+    const { order } = await client.create(btcToUsdt('0.5', { rateType: 'fixed' }));
+    await client.pay(order);
+    const { order: held } = await client.waitFor(order.id, (o) => o.status === 'review');
+    expectAttributes(held);
+    const decided = await sandbox(`${order.id}/review-decision`, { decision: 'approve' });
+    expect(decided.status, decided.text).to.equal(200);
+    const { order: done, events } = await client.waitFor(order.id, terminal);
+    expect(done.status).to.equal('finished');
+    expect(statuses(events)).to.deep.equal(['waiting', 'confirming', 'review', 'exchanging', 'sending', 'finished']);
+  });
+
+  it('refunds or fails a swap in review on the operator’s decision', async () => {
+    for (const [decision, status] of [
+      ['refund', 'refunded'],
+      ['fail', 'failed'],
+    ] as const) {
+      const { order } = await client.create(btcToUsdt('0.5'));
+      await client.pay(order);
+      await client.waitFor(order.id, (o) => o.status === 'review');
+      const decided = await sandbox(`${order.id}/review-decision`, { decision });
+      expect(decided.status).to.equal(200);
+      expect(decided.body.order.status).to.equal(status);
+      expectAttributes(decided.body.order);
+    }
+  });
+
+  it('answers invalid_state for a review decision on a swap that is not in review', async () => {
+    const { order } = await client.create();
+    expectError(await sandbox(`${order.id}/review-decision`, { decision: 'approve' }), 409, 'invalid_state');
+  });
+
+  it('makes a waiting swap overdue, then expired, with the test clock', async () => {
+    const { order } = await client.create();
+    await client.waitFor(order.id, (o) => !!o.depositAddress);
+    const overdue = await sandbox(`${order.id}/clock`, { deadline: 'deposit' });
+    expect(overdue.status, overdue.text).to.equal(200);
+    expect(overdue.body.order.status).to.equal('overdue');
+    expectAttributes(overdue.body.order);
+    const expired = await sandbox(`${order.id}/clock`, { deadline: 'expiry' });
+    expect(expired.body.order.status).to.equal('expired');
+    expectAttributes(expired.body.order);
+    // Terminal statuses never change.
+    expectError(await sandbox(`${order.id}/clock`, { deadline: 'expiry' }), 409, 'invalid_state');
+    const { events } = await client.get(order.id);
+    expect(statuses(events)).to.deep.equal(['waiting', 'overdue', 'expired']);
+  });
+
+  it('refunds a late deposit under lateDepositPolicy refund (fixed)', async () => {
+    const { order } = await client.create(btcToUsdt('0.015', { rateType: 'fixed' }));
+    expect(order.lateDepositPolicy).to.equal('refund');
+    await client.waitFor(order.id, (o) => !!o.depositAddress);
+    await sandbox(`${order.id}/clock`, { deadline: 'deposit' });
+    await client.pay(order);
+    const { order: done, events } = await client.waitFor(order.id, terminal);
+    expect(done).to.include({ status: 'refunded', failureCode: 'late_deposit' });
+    expect(statuses(events)).to.deep.equal(['waiting', 'overdue', 'confirming', 'refunded']);
+  });
+
+  it('exchanges a late deposit at the market rate under lateDepositPolicy market_rate (floating)', async () => {
+    const { order } = await client.create(btcToUsdt('0.015', { rateType: 'floating' }));
+    expect(order.lateDepositPolicy).to.equal('market_rate');
+    await client.waitFor(order.id, (o) => !!o.depositAddress);
+    await sandbox(`${order.id}/clock`, { deadline: 'deposit' });
+    await client.pay(order);
+    const { order: done } = await client.waitFor(order.id, terminal);
+    expect(done.status).to.equal('finished');
+  });
+
+  it('refunds the deposit when an injected exchange failure fires', async () => {
+    const { order } = await client.create();
+    const armed = await sandbox(`${order.id}/failures`, { stage: 'exchange' });
+    expect(armed.status, armed.text).to.equal(200);
+    await client.pay(order);
+    const { order: done } = await client.waitFor(order.id, terminal);
+    expect(done).to.include({ status: 'refunded', failureCode: 'exchange_failed' });
+  });
+
+  it('fails the swap for the operator when an injected payout failure fires', async () => {
+    const { order } = await client.create();
+    await sandbox(`${order.id}/failures`, { stage: 'payout' });
+    await client.pay(order);
+    const { order: done, events } = await client.waitFor(order.id, terminal);
+    expect(done).to.include({ status: 'failed', failureCode: 'payout_failed', settlementTxHash: null });
+    expectAttributes(done);
+    expect(statuses(events).slice(-2)).to.deep.equal(['sending', 'failed']);
+    expectError(await sandbox(`${order.id}/failures`, { stage: 'payout' }), 409, 'invalid_state');
+  });
+
+  it('pays out once even when the step runs many times at once (retried jobs, several workers)', async () => {
+    const { order } = await client.create();
+    await client.pay(order);
+    await Promise.all(Array.from({ length: 8 }, () => server.engine.lifecycle.advance(order.id)));
+    const { order: done } = await client.waitFor(order.id, terminal);
+    expect(done.status).to.equal('finished');
+    const payouts = await server.knex('sandbox_payouts').where('idempotency_key', 'like', `${order.id}:%`);
+    expect(payouts).to.have.length(1);
+    const { events } = await client.get(order.id);
+    expect(statuses(events).filter((s) => s === 'sending')).to.have.length(1);
+  });
+
+  it('keeps a finished swap finished when more is paid to its address', async () => {
+    const { order } = await client.create();
+    await client.pay(order);
+    const { order: done } = await client.waitFor(order.id, terminal);
+    await client.pay(order);
+    await server.engine.lifecycle.advance(order.id);
+    expect((await client.get(order.id)).order).to.deep.equal(done);
+  });
+
+  it('answers 404 for a deposit to an address no swap of the partner uses', async () => {
+    const other = swapClient(server.origin, await server.createSigner('Other'));
+    const { order } = await client.create();
+    const ready = await client.waitFor(order.id, (o) => !!o.depositAddress);
+    const res = await other.send('POST', '/api/v1/sandbox/deposits', {
+      address: ready.order.depositAddress,
+      asset: 'BTC',
+      network: 'BTC',
+      amount: '0.015',
+    });
+    expectError(res, 404, 'not_found');
+  });
+});

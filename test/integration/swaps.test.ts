@@ -1,0 +1,254 @@
+import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { expectError, request } from '../support/http.js';
+import { btcToUsdt, ETH_ADDRESS, swapBody, swapClient, type Swap } from '../support/swaps.js';
+
+describe('Swaps', () => {
+  let server: TestServer;
+  let acme: ReturnType<typeof swapClient>;
+  let globex: ReturnType<typeof swapClient>;
+  let clock = 0; // ms added to the real time; lets a test age quotes without waiting
+  before(async () => {
+    server = await startTestServer({
+      env: { RATE_LIMIT_SWAPS_PER_MINUTE: '10000', RATE_LIMIT_QUOTES_PER_MINUTE: '10000', RATE_LIMIT_SIGNED_PER_MINUTE: '10000' },
+      deps: { now: () => new Date(Date.now() + clock) },
+    });
+    acme = swapClient(server.origin, await server.createSigner('Acme'));
+    globex = swapClient(server.origin, await server.createSigner('Globex'));
+  });
+  after(() => server.close());
+  const swapCount = async () => Number((await server.knex('swaps').count({ n: '*' }))[0].n);
+
+  describe('POST /swaps', () => {
+    it('creates a waiting swap from a quote with an access token, and allocates its deposit address', async () => {
+      const quote = await acme.quote(btcToUsdt());
+      const res = await acme.createRaw(swapBody(quote, btcToUsdt()));
+      expect(res.status, res.text).to.equal(202);
+      expect(res.body.accessToken).to.match(/^sat_[A-Za-z0-9_-]{20,124}$/);
+      expect(res.body.order).to.include({
+        status: 'waiting',
+        sourceAmount: '0.015',
+        depositAmount: '0.015',
+        expectedOutputAmount: quote.receiveAmount,
+        destination: ETH_ADDRESS,
+        requiredConfirmations: 2,
+        terminal: false,
+      });
+      const ready = await acme.waitFor(res.body.order.id, (o) => !!o.depositAddress);
+      expect(ready.order.depositAddress).to.match(/^bc1q[02-9ac-hj-np-z]{38,58}$/);
+      expect(ready.order.actionRequired).to.equal('customer');
+      expect(ready.events.map((e) => e.status)).to.deep.equal(['waiting']);
+    });
+
+    it('stores the access token nowhere: no column holds it', async () => {
+      const { order, accessToken } = await acme.create();
+      const row = await server.knex('swaps').where({ id: order.id }).first();
+      expect(JSON.stringify(row)).not.to.contain(accessToken);
+      const keys = await server.knex('idempotency_keys').where({ swap_id: order.id });
+      expect(JSON.stringify(keys)).not.to.contain(accessToken);
+    });
+
+    it('answers quote_mismatch naming the field when the amount differs from the quote', async () => {
+      const quote = await acme.quote(btcToUsdt());
+      const res = await acme.createRaw(swapBody(quote, btcToUsdt('0.02')));
+      expectError(res, 400, 'quote_mismatch');
+      expect((res.body as unknown as { error: { details: Record<string, string> } }).error.details).to.deep.equal({
+        field: 'sourceAmount',
+        quote: '0.015',
+        request: '0.02',
+      });
+    });
+
+    it('answers quote_mismatch for another rate type or refund mode', async () => {
+      const quote = await acme.quote(btcToUsdt('0.015', { rateType: 'fixed' }));
+      expectError(await acme.createRaw({ ...swapBody(quote, btcToUsdt()), rateType: 'floating' }), 400, 'quote_mismatch');
+      const withRefund = {
+        ...swapBody(quote, btcToUsdt()),
+        refundMode: 'address',
+        refundAddress: 'bc1qxy2kgdygjrsqtzq2n0yrf2493p83kkfjhx0wlh',
+      };
+      expectError(await acme.createRaw(withRefund), 400, 'quote_mismatch');
+    });
+
+    it('answers quote_expired for a used quote, an expired one and another partner’s', async () => {
+      const quote = await acme.quote(btcToUsdt());
+      expect((await acme.createRaw(swapBody(quote, btcToUsdt()))).status).to.equal(202);
+      expectError(await acme.createRaw(swapBody(quote, btcToUsdt())), 409, 'quote_expired');
+
+      const foreign = await globex.quote(btcToUsdt());
+      expectError(await acme.createRaw(swapBody(foreign, btcToUsdt())), 409, 'quote_expired');
+
+      const aging = await acme.quote(btcToUsdt());
+      clock = (server.config.quoteTtlSeconds + 1) * 1000;
+      try {
+        expectError(await acme.createRaw(swapBody(aging, btcToUsdt())), 409, 'quote_expired');
+      } finally {
+        clock = 0;
+      }
+    });
+
+    it('checks the destination for its network with its checksum: invalid_destination names the field', async () => {
+      const quote = await acme.quote(btcToUsdt());
+      // EIP-55 mixed case with one letter's case flipped.
+      const res = await acme.createRaw(swapBody(quote, btcToUsdt(), { destinationAddress: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD' }));
+      expectError(res, 400, 'invalid_destination');
+      expect((res.body as unknown as { error: { details: { field: string } } }).error.details.field).to.equal('destinationAddress');
+      const wrongNetwork = await acme.createRaw(swapBody(quote, btcToUsdt(), { destinationAddress: 'TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL' }));
+      expectError(wrongNetwork, 400, 'invalid_destination');
+      // Neither bound the key nor used the quote: the right body still works.
+      expect((await acme.createRaw(swapBody(quote, btcToUsdt()))).status).to.equal(202);
+    });
+
+    it('requires the destination tag of an XRP payout and takes an empty memo as none', async () => {
+      const toXrp = { ...btcToUsdt(), destinationAsset: 'XRP', destinationNetwork: 'XRP' };
+      const quote = await acme.quote(toXrp);
+      const xrp = 'rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh';
+      expectError(await acme.createRaw(swapBody(quote, toXrp, { destinationAddress: xrp })), 400, 'invalid_memo');
+      expectError(await acme.createRaw(swapBody(quote, toXrp, { destinationAddress: xrp, destinationMemo: '' })), 400, 'invalid_memo');
+      expectError(
+        await acme.createRaw(swapBody(quote, toXrp, { destinationAddress: xrp, destinationMemo: '4294967296' })),
+        400,
+        'invalid_memo',
+      );
+      const ok = await acme.createRaw(swapBody(quote, toXrp, { destinationAddress: xrp, destinationMemo: '4294967295' }));
+      expect(ok.status, ok.text).to.equal(202);
+      expect(ok.body.order.destinationMemo).to.equal('4294967295');
+    });
+
+    it('takes an empty refund memo and an empty destination memo as no memo where none is needed', async () => {
+      const quote = await acme.quote(btcToUsdt());
+      const res = await acme.createRaw(swapBody(quote, btcToUsdt(), { destinationMemo: '' }));
+      expect(res.status, res.text).to.equal(202);
+      expect(res.body.order.destinationMemo).to.equal(null);
+    });
+  });
+
+  describe('idempotency', () => {
+    it('replays the original status and body with Idempotent-Replayed when the same key and body arrive again', async () => {
+      const quote = await acme.quote(btcToUsdt());
+      const key = randomUUID();
+      const first = await acme.createRaw(swapBody(quote, btcToUsdt()), key);
+      // A lost response, retried: the same order and the same token, no second swap.
+      const before = await swapCount();
+      const again = await acme.createRaw(swapBody(quote, btcToUsdt()), key);
+      expect(again.status).to.equal(202);
+      expect(again.headers.get('idempotent-replayed')).to.equal('true');
+      expect(again.body).to.deep.equal(first.body);
+      expect(await swapCount()).to.equal(before);
+    });
+
+    it('compares bodies as parsed JSON: key order does not matter', async () => {
+      const quote = await acme.quote(btcToUsdt());
+      const key = randomUUID();
+      const body = swapBody(quote, btcToUsdt());
+      const reversed = Object.fromEntries(Object.entries(body).reverse());
+      const first = await acme.createRaw(body, key);
+      const again = await acme.createRaw(reversed, key);
+      expect(again.headers.get('idempotent-replayed')).to.equal('true');
+      expect(again.body.order.id).to.equal(first.body.order.id);
+    });
+
+    it('answers idempotency_key_reused for the same key with a different body', async () => {
+      const key = randomUUID();
+      const quote = await acme.quote(btcToUsdt());
+      expect((await acme.createRaw(swapBody(quote, btcToUsdt()), key)).status).to.equal(202);
+      const other = await acme.quote(btcToUsdt('0.02'));
+      expectError(await acme.createRaw(swapBody(other, btcToUsdt('0.02')), key), 409, 'idempotency_key_reused');
+    });
+
+    it('does not bind the key when the create fails, so a refreshed quote can use it', async () => {
+      const key = randomUUID();
+      const stale = await acme.quote(btcToUsdt());
+      clock = (server.config.quoteTtlSeconds + 1) * 1000;
+      try {
+        expectError(await acme.createRaw(swapBody(stale, btcToUsdt()), key), 409, 'quote_expired');
+      } finally {
+        clock = 0;
+      }
+      const fresh = await acme.quote(btcToUsdt());
+      const retried = await acme.createRaw(swapBody(fresh, btcToUsdt()), key);
+      expect(retried.status, retried.text).to.equal(202);
+      expect(retried.headers.get('idempotent-replayed')).to.equal(null);
+    });
+
+    it('scopes keys per partner', async () => {
+      const key = randomUUID();
+      const a = await acme.createRaw(swapBody(await acme.quote(btcToUsdt()), btcToUsdt()), key);
+      const g = await globex.createRaw(swapBody(await globex.quote(btcToUsdt()), btcToUsdt()), key);
+      expect(a.status).to.equal(202);
+      expect(g.status).to.equal(202);
+      expect(g.headers.get('idempotent-replayed')).to.equal(null);
+      expect(g.body.order.id).not.to.equal(a.body.order.id);
+    });
+
+    it('answers a missing or malformed key with invalid_idempotency_key', async () => {
+      const quote = await acme.quote(btcToUsdt());
+      expectError(await acme.createRaw(swapBody(quote, btcToUsdt()), null), 400, 'invalid_idempotency_key');
+      expectError(await acme.createRaw(swapBody(quote, btcToUsdt()), 'has space'), 400, 'invalid_idempotency_key');
+    });
+
+    it('creates exactly one swap for 50 concurrent identical requests, each answered with it (or 503, never 409)', async () => {
+      const quote = await acme.quote(btcToUsdt());
+      const key = randomUUID();
+      const before = await swapCount();
+      const responses = await Promise.all(Array.from({ length: 50 }, () => acme.createRaw(swapBody(quote, btcToUsdt()), key)));
+      const statuses = responses.map((r) => r.status);
+      expect(
+        statuses.filter((s) => s !== 202 && s !== 503),
+        statuses.join(','),
+      ).to.deep.equal([]);
+      for (const r of responses.filter((r) => r.status === 503)) expect(r.headers.get('retry-after')).to.match(/^\d+$/);
+      const created = responses.filter((r) => r.status === 202);
+      expect(created.length).to.be.greaterThan(0);
+      for (const r of created) expect(r.body).to.deep.equal(created[0].body);
+      expect(await swapCount()).to.equal(before + 1);
+    });
+  });
+
+  describe('reads', () => {
+    let order: Swap;
+    let token: string;
+    before(async () => {
+      ({ order, accessToken: token } = await acme.create());
+    });
+
+    it('reads a swap with its access token, without signing', async () => {
+      const res = await request<{ order: Swap }>(`${server.baseUrl}/swaps/${order.id}`, { headers: { authorization: `Bearer ${token}` } });
+      expect(res.status, res.text).to.equal(200);
+      expect(res.body.order.id).to.equal(order.id);
+    });
+
+    it('refuses a token for another swap with 401 invalid_token', async () => {
+      const other = await acme.create();
+      const res = await request(`${server.baseUrl}/swaps/${order.id}`, { headers: { authorization: `Bearer ${other.accessToken}` } });
+      expectError(res, 401, 'invalid_token');
+    });
+
+    it("answers 404 for another partner's swap", async () => {
+      expectError(await globex.send('GET', `/api/v1/swaps/${order.id}`), 404, 'not_found');
+    });
+
+    it('lists the partner’s swaps newest first, page by page, with the status filter', async () => {
+      const fresh = swapClient(server.origin, await server.createSigner('Lister'));
+      const made: string[] = [];
+      for (let i = 0; i < 5; i++) made.push((await fresh.create()).order.id);
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: { status: number; body: { orders: Swap[]; nextCursor: string | null } } = await fresh.send(
+          'GET',
+          `/api/v1/swaps?limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+        );
+        expect(page.status).to.equal(200);
+        expect(page.body.orders.length).to.be.at.most(2);
+        seen.push(...page.body.orders.map((o) => o.id));
+        cursor = page.body.nextCursor;
+      } while (cursor);
+      expect(seen).to.deep.equal([...made].reverse());
+      const finished = await fresh.send<{ orders: Swap[] }>('GET', '/api/v1/swaps?status=finished');
+      expect(finished.body.orders).to.deep.equal([]);
+      expectError(await fresh.send('GET', '/api/v1/swaps?cursor=not-a-cursor'), 400, 'invalid_request');
+    });
+  });
+});
