@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { Decimal } from 'decimal.js';
+import fc from 'fast-check';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { expectError } from '../support/http.js';
 import { btcToUsdt, swapClient } from '../support/swaps.js';
@@ -11,7 +12,7 @@ describe('POST /quotes', () => {
     client.send<{ quote: Record<string, string | number | null> }>('POST', '/api/v1/quotes', body);
 
   before(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ env: { RATE_LIMIT_QUOTES_PER_MINUTE: '10000' } });
     client = swapClient(server.origin, await server.createSigner('Quoter'));
   });
   after(() => server.close());
@@ -93,6 +94,22 @@ describe('POST /quotes', () => {
     const res = await quote(btcToUsdt('0.015', { refundMode: 'address', refundAddress: 'bc1qxy2kgdygjrsqtzq2n0yrf2493p83kkfjhx0wlj' }));
     expectError(res, 400, 'invalid_refund_address');
     expect((res.body as unknown as { error: { details: { field: string } } }).error.details.field).to.equal('refundAddress');
+  });
+
+  it('refuses every sourceAmount the reference pattern refuses (property, through HTTP)', async () => {
+    const pattern = /^(?=.*[1-9])(?:0|[1-9]\d*)(?:\.\d{1,18})?$/;
+    await fc.assert(
+      fc.asyncProperty(
+        fc
+          .string({ unit: fc.constantFrom('0', '1', '5', '.', '-', 'e', 'E', ' ', '+', ',') }, { minLength: 0, maxLength: 12 })
+          .filter((t) => !pattern.test(t)),
+        async (amount) => {
+          const res = await quote(btcToUsdt(amount));
+          expect(res.status, `${JSON.stringify(amount)}: ${res.text}`).to.equal(400);
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 
   it('refuses the sourceAmount forms the reference pattern refuses', async () => {

@@ -1,0 +1,105 @@
+import fs from 'node:fs';
+import { expect } from 'chai';
+import fc from 'fast-check';
+import { loadSandboxCatalog } from '../../../server/adapters/sandbox/catalog.js';
+import { findAsset } from '../../../server/domain/catalog.js';
+import { Money, POSITIVE_AMOUNT_PATTERN, toAmount } from '../../../server/domain/money.js';
+import { bestTerms, marketRate, priceTerms, sourceLimits } from '../../../server/domain/pricing.js';
+
+const catalog = loadSandboxCatalog();
+const assets = catalog.assets;
+
+// Positive decimal strings with up to 18 fraction digits, built from digits (never through a JS number).
+const decimalText = fc
+  .tuple(fc.stringMatching(/^(0|[1-9]\d{0,6})$/), fc.stringMatching(/^\d{0,18}$/))
+  .map(([whole, fraction]) => (fraction ? `${whole}.${fraction}` : whole))
+  .filter((text) => /[1-9]/.test(text));
+const price = fc.stringMatching(/^[1-9]\d{0,5}(\.\d{1,8})?$/).map((text) => new Money(text));
+const pair = fc
+  .tuple(fc.integer({ min: 0, max: assets.length - 1 }), fc.integer({ min: 0, max: assets.length - 1 }))
+  .filter(([a, b]) => a !== b)
+  .map(([a, b]) => ({ source: assets[a], destination: assets[b] }));
+const rateType = fc.constantFrom('fixed' as const, 'floating' as const);
+
+describe('pricing (properties)', () => {
+  it('never pays out more than amount x rate, rounds down to the destination precision, and never charges a negative fee', () => {
+    fc.assert(
+      fc.property(
+        pair,
+        decimalText,
+        price,
+        price,
+        rateType,
+        ({ source, destination }, amountText, sourcePriceUsd, destinationPriceUsd, type) => {
+          const sourceAmount = toAmount(amountText);
+          const terms = priceTerms(catalog, { destination, sourceAmount, sourcePriceUsd, destinationPriceUsd, rateType: type });
+          const receive = new Money(terms.receiveAmount);
+          expect(receive.lessThanOrEqualTo(sourceAmount.times(terms.rate))).to.equal(true);
+          expect(receive.isNegative()).to.equal(false);
+          expect(receive.decimalPlaces()).to.be.at.most(destination.precision);
+          expect(new Money(terms.feeUsd).isNegative()).to.equal(false);
+          expect(terms.rate).to.equal(marketRate(destination, sourcePriceUsd, destinationPriceUsd).toFixed());
+          if (type === 'floating') expect(new Money(terms.minimumReceiveAmount!).lessThanOrEqualTo(receive)).to.equal(true);
+          else expect(terms.minimumReceiveAmount).to.equal(null);
+          void source;
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('keeps every amount a decimal string: no binary float appears on the way', () => {
+    // 0.1 + 0.2 is the classic float trap; decimal arithmetic gives the exact sum.
+    const btc = findAsset(catalog, 'BTC', 'BTC')!;
+    const usdt = findAsset(catalog, 'USDT', 'ETH')!;
+    const terms = priceTerms(catalog, {
+      destination: usdt,
+      sourceAmount: toAmount('0.3'),
+      sourcePriceUsd: new Money('0.1').plus('0.2'),
+      destinationPriceUsd: new Money('1'),
+      rateType: 'fixed',
+    });
+    // 0.3 x 0.3 = 0.09 USDT gross, minus 1 % and a 1.50 USD payout fee: nothing left.
+    expect(terms.receiveAmount).to.equal('0');
+    expect(terms.rate).to.equal('0.3');
+    for (const value of Object.values(terms)) if (value !== null) expect(value).to.be.a('string');
+    void btc;
+  });
+
+  it('picks the higher receive amount for best', () => {
+    fc.assert(
+      fc.property(decimalText, decimalText, (a, b) => {
+        const chosen = bestTerms([
+          { rateType: 'fixed', rate: '1', receiveAmount: a, minimumReceiveAmount: null, feeUsd: '0' },
+          { rateType: 'floating', rate: '1', receiveAmount: b, minimumReceiveAmount: b, feeUsd: '0' },
+        ]);
+        expect(new Money(chosen.receiveAmount).equals(Money.max(a, b))).to.equal(true);
+      }),
+    );
+  });
+
+  it('converts the USD limits into the source asset, minimum rounded up and maximum rounded down', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...assets), price, (source, sourcePriceUsd) => {
+        const limits = sourceLimits(catalog, source, sourcePriceUsd);
+        expect(new Money(limits.minimumSourceAmount).times(sourcePriceUsd).greaterThanOrEqualTo(catalog.limitsUsd.minimum)).to.equal(true);
+        expect(new Money(limits.maximumSourceAmount).times(sourcePriceUsd).lessThanOrEqualTo(catalog.limitsUsd.maximum)).to.equal(true);
+      }),
+    );
+  });
+
+  it('parses exactly every string the reference sourceAmount pattern accepts, and the server uses that same pattern', () => {
+    const spec = JSON.parse(fs.readFileSync(new URL('../../../generated/openapi.json', import.meta.url), 'utf8'));
+    const reference = new RegExp(spec.components.schemas.SourceAmount.pattern);
+    fc.assert(
+      fc.property(fc.oneof(decimalText, fc.string({ unit: fc.constantFrom('0', '1', '9', '.', '-', 'e', ' ', '+') })), (text) => {
+        expect(POSITIVE_AMOUNT_PATTERN.test(text)).to.equal(reference.test(text));
+        if (reference.test(text)) {
+          // Exact: the decimal renders back to the same digits (trailing fraction zeros aside).
+          expect(toAmount(text).toFixed()).to.equal(text.includes('.') ? text.replace(/\.?0+$/, '') : text);
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});

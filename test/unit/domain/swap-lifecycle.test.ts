@@ -1,0 +1,70 @@
+import { expect } from 'chai';
+import {
+  attributesOf,
+  checkTransition,
+  IllegalTransitionError,
+  isAllowedTransition,
+  STATUS_ATTRIBUTES,
+  SWAP_STATUSES,
+  type SwapStatus,
+} from '../../../server/domain/swap-lifecycle.js';
+
+// DESIGN 6.5's list of allowed transitions, typed out again: the table in the code must equal it.
+const DESIGN_TRANSITIONS = `
+waiting -> confirming | overdue | review | failed
+overdue -> confirming | expired
+confirming -> confirming | exchanging | accumulating | refunded | review | failed
+accumulating -> exchanging | review
+exchanging -> sending | refunded | review | failed
+sending -> finished | failed
+review -> exchanging | refunded | failed`;
+
+const allowed = new Set(
+  DESIGN_TRANSITIONS.trim()
+    .split('\n')
+    .flatMap((line) => {
+      const [from, to] = line.split(' -> ');
+      return to.split(' | ').map((target) => `${from}->${target}`);
+    }),
+);
+
+describe('swap lifecycle', () => {
+  it('has the 11 statuses of DESIGN 6.5', () => {
+    expect(SWAP_STATUSES).to.have.members([
+      'waiting',
+      'confirming',
+      'exchanging',
+      'sending',
+      'accumulating',
+      'overdue',
+      'review',
+      'finished',
+      'refunded',
+      'expired',
+      'failed',
+    ]);
+  });
+
+  for (const from of SWAP_STATUSES) {
+    for (const to of SWAP_STATUSES) {
+      const expected = allowed.has(`${from}->${to}`);
+      it(`${expected ? 'allows' : 'refuses'} ${from} -> ${to}`, () => {
+        expect(isAllowedTransition(from, to)).to.equal(expected);
+        if (expected) expect(() => checkTransition(from, to)).not.to.throw();
+        else expect(() => checkTransition(from, to)).to.throw(IllegalTransitionError);
+      });
+    }
+  }
+
+  it('never lets a terminal status change', () => {
+    const terminal = SWAP_STATUSES.filter((s) => STATUS_ATTRIBUTES[s].terminal);
+    expect(terminal).to.have.members(['finished', 'refunded', 'expired', 'failed']);
+    for (const from of terminal) for (const to of SWAP_STATUSES) expect(isAllowedTransition(from, to)).to.equal(false);
+  });
+
+  it('asks the customer to act on a waiting swap only once its deposit address exists', () => {
+    expect(attributesOf('waiting', false).actionRequired).to.equal('none');
+    expect(attributesOf('waiting', true).actionRequired).to.equal('customer');
+    expect(attributesOf('confirming' as SwapStatus, false)).to.deep.equal(STATUS_ATTRIBUTES.confirming);
+  });
+});
