@@ -7,7 +7,7 @@ NPM_STAMP := node_modules/.package-lock.json
 GENERATED := generated/openapi.json generated/api.d.ts sdk/src/generated/api.ts sdk/src/generated/version.ts
 MOCK_PORT ?= 4010
 
-.PHONY: help install generate check-generated lint test test-unit run migrate mock contract bench sdk
+.PHONY: help install generate check-generated lint test test-unit run migrate mock contract bench sdk demo
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -54,3 +54,6 @@ contract: install $(GENERATED) ## Dredd through a Prism validation proxy against
 
 bench: install $(GENERATED) ## GET /assets: server vs bare express vs Prism mock, as ratios
 	npx tsx test/bench/assets.bench.ts
+
+demo: install $(GENERATED) ## a whole sandbox swap through the SDK against a running `make run` (PSS_SECRET=<demo secret>)
+	npx tsx scripts/demo.ts

@@ -897,7 +897,7 @@ export interface components {
              * @default best
              * @enum {string}
              */
-            rateType: "best" | "fixed" | "floating";
+            rateType?: "best" | "fixed" | "floating";
             refundMode: components["schemas"]["RefundMode"];
             /** @description Refund address on the source network. Required when `refundMode` is `address`. */
             refundAddress?: components["schemas"]["AddressInput"];
@@ -1268,7 +1268,7 @@ export interface components {
              * @description Generate a new signing secret and return it.
              * @default false
              */
-            rotateSecret: boolean;
+            rotateSecret?: boolean;
         };
         /** @description The webhook configuration after an update, with the new secret when one was generated. */
         PartnerWebhookUpdate: {

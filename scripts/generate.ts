@@ -16,8 +16,10 @@ const HEADER = '// Generated from spec/openapi.yaml by `make generate`. Do not e
 async function render(): Promise<Map<string, string>> {
   const document = parse(await fs.readFile(specFile, 'utf8')) as { info: { version: string } };
   // openapi-typescript annotates the document it is given (e.g. enums for discriminators): hand it a copy so
-  // the bundled openapi.json stays the contract exactly as written.
-  const types = HEADER + astToString(await openapiTS(structuredClone(document) as never, { alphabetize: false }));
+  // the bundled openapi.json stays the contract exactly as written. defaultNonNullable off: a request field
+  // with a default (QuoteRequest.rateType) stays optional for the caller.
+  const types =
+    HEADER + astToString(await openapiTS(structuredClone(document) as never, { alphabetize: false, defaultNonNullable: false }));
   const version =
     HEADER +
     `/** The API version label (the spec's info.version). */\nexport const API_VERSION = ${JSON.stringify(document.info.version)};\n`;

@@ -101,7 +101,7 @@ describe('POST /quotes', () => {
     await fc.assert(
       fc.asyncProperty(
         fc
-          .string({ unit: fc.constantFrom('0', '1', '5', '.', '-', 'e', 'E', ' ', '+', ',') }, { minLength: 0, maxLength: 12 })
+          .string({ unit: fc.constantFrom('0', '1', '5', '.', '-', 'e', 'E', ' ', '+', ','), maxLength: 12 })
           .filter((t) => !pattern.test(t)),
         async (amount) => {
           const res = await quote(btcToUsdt(amount));
