@@ -61,18 +61,22 @@ export function createSandboxHandlers(
         });
       }
       const nonce = randomBytes(16).toString('hex');
-      const tx = await insertSandboxTransaction(deps.knex, {
-        txHash: sandboxTxHash(asset.network, seedOf(`deposit:${nonce}`)),
-        network: asset.network,
-        asset: asset.symbol,
-        address: body.address,
-        memo: memo.value,
-        fromAddress: sandboxAddress(asset.network, seedOf(`sender:${nonce}`)),
-        amount: body.amount,
-        outputIndex: 0,
-        createdAt: deps.now(),
+      // The payment and the job that notices it commit together.
+      const tx = await deps.knex.transaction(async (trx) => {
+        const recorded = await insertSandboxTransaction(trx, {
+          txHash: sandboxTxHash(asset.network, seedOf(`deposit:${nonce}`)),
+          network: asset.network,
+          asset: asset.symbol,
+          address: body.address,
+          memo: memo.value,
+          fromAddress: sandboxAddress(asset.network, seedOf(`sender:${nonce}`)),
+          amount: body.amount,
+          outputIndex: 0,
+          createdAt: deps.now(),
+        });
+        await deps.jobs.scheduleAdvance(swap.id, undefined, trx);
+        return recorded;
       });
-      await deps.jobs.scheduleAdvance(swap.id);
       return {
         status: 202,
         body: {

@@ -75,6 +75,8 @@ export function createSwapHandlers(deps: HandlerDeps): Pick<Handlers, 'createSwa
           await markQuoteUsed(trx, quote.id, at);
           const response = { order: toSwapBody(created) };
           await bindIdempotencyKey(trx, { partnerId, key, responseStatus: 202, responseBody: response, swapId: created.id });
+          // The first step (deposit-address allocation) is queued in this transaction: no swap without its job.
+          await deps.jobs.scheduleAdvance(created.id, undefined, trx);
           return { created, body: response };
         });
       } catch (err) {
@@ -105,7 +107,6 @@ export function createSwapHandlers(deps: HandlerDeps): Pick<Handlers, 'createSwa
           headers: { 'Idempotent-Replayed': 'true' },
         };
       }
-      await deps.jobs.scheduleAdvance(outcome.created.id);
       return { status: 202, body: { ...outcome.body, accessToken: deps.swapTokens.tokenFor(outcome.created.id) } };
     },
 

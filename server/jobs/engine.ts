@@ -20,8 +20,11 @@ export const JOB_EXPIRY_SECONDS = 60;
 
 /** Running job workers. */
 export interface JobEngine {
-  /** Queues a step for `swapId`, due at `at` (now when absent). */
-  scheduleAdvance(swapId: string, at?: Date): Promise<void>;
+  /**
+   * Queues a step for `swapId`, due at `at` (now when absent). With `trx` the job is inserted in that
+   * transaction, so it exists exactly when the write that needs it commits.
+   */
+  scheduleAdvance(swapId: string, at?: Date, trx?: Knex.Transaction): Promise<void>;
   /** Stops fetching, waits for running jobs (up to a few seconds) and releases the engine. */
   stop(): Promise<void>;
 }
@@ -49,8 +52,8 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
   await boss.start();
   await boss.createQueue(SWAP_ADVANCE_QUEUE);
 
-  const scheduleAdvance = async (swapId: string, at?: Date) => {
-    await boss.send(SWAP_ADVANCE_QUEUE, { swapId }, at ? { startAfter: at } : {});
+  const scheduleAdvance = async (swapId: string, at?: Date, trx?: Knex.Transaction) => {
+    await boss.send(SWAP_ADVANCE_QUEUE, { swapId }, { ...(at ? { startAfter: at } : {}), ...(trx ? { db: transactionDb(trx) } : {}) });
   };
 
   await boss.work<{ swapId: string }>(
@@ -87,6 +90,22 @@ function createBossDb(knex: Knex): PgBoss.Db {
       } finally {
         await knex.client.releaseConnection(connection);
       }
+    },
+  };
+}
+
+// pg-boss's SQL inside a knex transaction: its $n placeholders become knex bindings (a literal ? in its SQL
+// is escaped), so the job row commits or rolls back with the caller's writes.
+function transactionDb(trx: Knex.Transaction): PgBoss.Db {
+  return {
+    async executeSql(text, values = []) {
+      const bindings: unknown[] = [];
+      const sql = text.replace(/\?/g, '\\?').replace(/\$(\d+)/g, (_, n: string) => {
+        bindings.push(values[Number(n) - 1] ?? null); // pg sends undefined as NULL; knex refuses it
+        return '?';
+      });
+      const result = await trx.raw(sql, bindings as Knex.RawBinding[]);
+      return { rows: result.rows };
     },
   };
 }
