@@ -1,0 +1,133 @@
+/**
+ * Shared pieces of the benches: the real server started as a child process (so the load generator does not
+ * share its event loop or CPU accounting), autocannon figures and the table they are printed in.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type autocannon from 'autocannon';
+import { freePort, spawnGroup, waitForHttp, type Child } from '../support/process.js';
+import type { SignerOptions } from '../support/signer.js';
+
+/** The server under test, running in its own process group. */
+export interface ServerProcess {
+  /** e.g. http://127.0.0.1:41234 (no /api/v1); also the signing audience (PUBLIC_ORIGIN). */
+  origin: string;
+  /** The demo partner's credentials, parsed from the banner. */
+  signer: SignerOptions;
+  /** Which database the child runs on, for the report. */
+  database: string;
+  child: Child;
+  stop(): Promise<void>;
+}
+
+const UNLIMITED = '100000000';
+
+/**
+ * Starts `server/main.ts` in a child process on a free port with a fresh DATA_DIR and embedded PGlite (or
+ * BENCH_DATABASE_URL when set), production-like settings and rate limits out of the way, and reads the
+ * demo partner's secret from the banner it prints.
+ */
+export async function startServerProcess(root: string): Promise<ServerProcess> {
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pss-bench-'));
+  const databaseUrl = process.env.BENCH_DATABASE_URL ?? '';
+  const env: Record<string, string> = {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    DATABASE_URL: databaseUrl,
+    SECRETS_KEY: '',
+    PUBLIC_ORIGIN: origin,
+    NODE_ENV: 'production',
+    VALIDATE_RESPONSES: 'false',
+    PRINT_BANNER: 'true',
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PUBLIC_PER_MINUTE: UNLIMITED,
+    RATE_LIMIT_SIGNED_PER_MINUTE: UNLIMITED,
+    RATE_LIMIT_QUOTES_PER_MINUTE: UNLIMITED,
+    RATE_LIMIT_SWAPS_PER_MINUTE: UNLIMITED,
+  };
+  const child = spawnGroup(process.execPath, ['--import', 'tsx', 'server/main.ts'], env, root);
+  const stop = async () => {
+    await child.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  };
+  try {
+    const status = await waitForHttp(`${origin}/api/v1/health`, 60_000, child);
+    if (status !== 200) throw new Error(`GET /api/v1/health answered ${status}:\n${child.output()}`);
+    // The banner is written right after the listener starts; give it a moment to arrive through the pipe.
+    const deadline = Date.now() + 5_000;
+    let match: RegExpMatchArray | null = null;
+    while (!(match = child.output().match(/keyId=(\S+) secret=(\S+)/)) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    if (!match) throw new Error(`the server printed no demo partner credentials:\n${child.output()}`);
+    return {
+      origin,
+      signer: { keyId: match[1], secret: match[2], audience: origin, user: 'bench-user' },
+      database: databaseUrl ? 'PostgreSQL (BENCH_DATABASE_URL)' : 'embedded PGlite',
+      child,
+      stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/** One autocannon run, reduced to what the table shows. */
+export interface Figures {
+  name: string;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+  non2xx: number;
+}
+
+/** Reduces an autocannon result to Figures. */
+export function figuresOf(name: string, result: autocannon.Result): Figures {
+  return {
+    name,
+    requestsPerSecond: result.requests.average,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    errors: result.errors,
+    non2xx: result.non2xx,
+  };
+}
+
+/** Fetches once and throws unless the answer is 200, so a bench never measures a stream of 4xx. */
+export async function expectOk(label: string, url: string, init: RequestInit): Promise<void> {
+  const res = await fetch(url, init);
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`${label}: expected 200 before measuring, got ${res.status}: ${text.slice(0, 500)}`);
+}
+
+/** p-th percentile (0-100) of `values` by nearest rank. */
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+/** Prints one operation's rows (server, then mock) and the server ÷ mock ratios. */
+export function printComparison(title: string, server: Figures, mock: Figures): void {
+  const ratio = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(2)}x` : 'n/a');
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  out(title);
+  out(
+    `  ${'target'.padEnd(24)}${'req/s'.padStart(10)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'errors'.padStart(8)}${'non-2xx'.padStart(9)}`,
+  );
+  for (const f of [server, mock]) {
+    out(
+      `  ${f.name.padEnd(24)}${f.requestsPerSecond.toFixed(0).padStart(10)}${String(f.p50Ms).padStart(9)}${String(f.p99Ms).padStart(9)}${String(f.errors).padStart(8)}${String(f.non2xx).padStart(9)}`,
+    );
+  }
+  out(
+    `  server ÷ mock: throughput ${ratio(server.requestsPerSecond, mock.requestsPerSecond)}, ` +
+      `p50 ${ratio(server.p50Ms, mock.p50Ms)}, p99 ${ratio(server.p99Ms, mock.p99Ms)}`,
+  );
+}
