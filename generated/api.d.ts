@@ -1617,7 +1617,6 @@ export interface components {
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                 "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                 "RateLimit-Reset": components["headers"]["RateLimitReset"];
-                "Retry-After": components["headers"]["RetryAfterHint"];
                 [name: string]: unknown;
             };
             content: {

@@ -16,10 +16,17 @@ import { provisionPartner } from '../server/partners.js';
 import { openDatabase } from '../server/store/database.js';
 import { createSecretBox } from '../server/store/secret-box.js';
 
-// Small limits so the hooks can exhaust them to provoke each 429; large enough for Dredd's own traffic.
+// Small limits so the hooks can exhaust them to provoke each 429; large enough for Dredd's own traffic and the
+// quotes and swaps the hooks create to set up state (POST /quotes and POST /swaps are classes of their own).
 const PUBLIC_LIMIT = 60;
 const SIGNED_LIMIT = 40;
-const SPARE_PARTNERS = 10;
+const QUOTES_LIMIT = 30;
+const SWAPS_LIMIT = 20;
+// Spare partners: one per signed 429 transaction (its allowance is spent) and one per sandbox operation, so the
+// swaps each sets up, and the polling it needs, do not spend the main partner's allowance.
+const SPARE_PARTNERS = 20;
+// The sandbox chain makes a block this often (seconds); a BTC deposit needs 2 confirmations to reach review.
+const SANDBOX_BLOCK_SECONDS = '0.2';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const bin = (name: string) => path.join(root, 'node_modules/.bin', name);
@@ -36,6 +43,9 @@ async function main(): Promise<number> {
       SECRETS_KEY: secretsKey,
       RATE_LIMIT_PUBLIC_PER_MINUTE: String(PUBLIC_LIMIT),
       RATE_LIMIT_SIGNED_PER_MINUTE: String(SIGNED_LIMIT),
+      RATE_LIMIT_QUOTES_PER_MINUTE: String(QUOTES_LIMIT),
+      RATE_LIMIT_SWAPS_PER_MINUTE: String(SWAPS_LIMIT),
+      SANDBOX_BLOCK_SECONDS,
       PORT: String(serverPort),
       DATA_DIR: dataDir,
       DATABASE_URL: '',
@@ -82,6 +92,8 @@ async function main(): Promise<number> {
         PSS_PENDING: JSON.stringify(PENDING_OPERATIONS),
         PSS_LIMIT_PUBLIC: String(PUBLIC_LIMIT),
         PSS_LIMIT_SIGNED: String(SIGNED_LIMIT),
+        PSS_LIMIT_QUOTES: String(QUOTES_LIMIT),
+        PSS_LIMIT_SWAPS: String(SWAPS_LIMIT),
       },
       root,
     );
@@ -109,9 +121,10 @@ async function provisionContractPartners(dataDir: string, secretsKey: string) {
       return { keyId, secret };
     };
     const main = await create('Contract main partner');
+    const other = await create('Contract other partner');
     const spares = [];
     for (let i = 0; i < SPARE_PARTNERS; i++) spares.push(await create(`Contract spare ${i}`));
-    return { main, spares };
+    return { main, other, spares };
   } finally {
     await db.close();
   }
