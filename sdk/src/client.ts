@@ -3,14 +3,14 @@
  * (fresh timestamp and nonce) and retries within the rules of retry.ts. Results keep openapi-fetch's shape,
  * `{ data, error, response }`, with `error` a PartnerApiError; only network failures and misuse throw.
  */
-import { randomUUID } from 'node:crypto';
 import createClient, { type Client } from 'openapi-fetch';
 import type { operations, paths } from './generated/api.js';
-import { API_VERSION } from './generated/version.js';
-import { PartnerApiError } from './errors.js';
-import { DEFAULT_RETRY, isRetryable, retryDelayMs, type RetryOptions } from './retry.js';
-import { newNonce, signedHeaders } from './signing.js';
-import { SDK_VERSION } from './version.js';
+import type { RetryOptions } from './retry.js';
+import { toResult, type ApiResult } from './result.js';
+import { createSandboxApi, type SandboxApi } from './sandbox.js';
+import type { QuoteRequest, QuoteResponse } from './schemas.js';
+import { createSwapsApi, type SwapsApi } from './swaps.js';
+import { createTransport } from './transport.js';
 
 /** Options of createPartnerClient. */
 export interface PartnerClientOptions {
@@ -32,21 +32,29 @@ export interface PartnerClientOptions {
   userAgent?: string;
   /** Milliseconds since the epoch (default Date.now); inject to test. */
   now?: () => number;
-  /** Waits between retries (default setTimeout); inject to test. */
+  /** Waits between retries and between polls (default setTimeout); inject to test. */
   sleep?: (ms: number) => Promise<void>;
 }
 
-/** The result of a call: data on 2xx, a PartnerApiError otherwise; the raw response either way. */
-export type ApiResult<T> =
-  { data: T; error?: undefined; response: Response } | { data?: undefined; error: PartnerApiError; response: Response };
-
 type Json<Id extends keyof operations, Status extends number> =
   operations[Id]['responses'] extends Record<Status, { content: { 'application/json': infer B } }> ? B : never;
+
+/** Executable quotes. */
+export interface QuotesApi {
+  /** POST /quotes: one executable quote for a pair and an amount, valid until its `expiresAt`. */
+  create(body: QuoteRequest): Promise<ApiResult<QuoteResponse>>;
+}
 
 /** A signed, retrying client bound to one partner user. */
 export interface PartnerClient {
   /** The openapi-fetch client underneath (signed and retried too), for any operation of the API. */
   readonly raw: Client<paths>;
+  /** Executable quotes. */
+  readonly quotes: QuotesApi;
+  /** One-time swaps: create, read, list, wait for the deposit address. */
+  readonly swaps: SwapsApi;
+  /** Simulation controls; a production deployment answers them 404. */
+  readonly sandbox: SandboxApi;
   /** The same client acting for another of your customers. */
   forUser(userId: string): PartnerClient;
   /** GET /health */
@@ -59,11 +67,6 @@ export interface PartnerClient {
   getMarkup(): Promise<ApiResult<Json<'getPartnerMarkup', 200>>>;
   /** PUT /partner/markup: percent from 0 to 3 with at most two decimals, for routes created afterwards. */
   setMarkup(percent: number): Promise<ApiResult<Json<'putPartnerMarkup', 200>>>;
-}
-
-/** A new Idempotency-Key for POST /swaps: persist it before sending, reuse it on every retry of that swap. */
-export function newIdempotencyKey(): string {
-  return randomUUID();
 }
 
 /** Creates a client for one partner and one of its users. */
@@ -79,75 +82,20 @@ export function createPartnerClient(options: PartnerClientOptions): PartnerClien
   if (!/^[\x21-\x7e]{1,128}$/.test(options.userId))
     throw new TypeError('createPartnerClient: userId must be 1-128 visible ASCII characters');
 
-  const raw = createClient<paths>({ baseUrl: options.baseUrl.replace(/\/+$/, ''), fetch: createSigningTransport(options) });
-  const call = async <T>(pending: Promise<{ data?: unknown; error?: unknown; response: Response }>): Promise<ApiResult<T>> => {
-    const { data, error, response } = await pending;
-    return response.ok ? { data: data as T, response } : { error: PartnerApiError.from(response, error), response };
-  };
+  const raw = createClient<paths>({ baseUrl: options.baseUrl.replace(/\/+$/, ''), fetch: createTransport(options, { signed: true }) });
+  const now = options.now ?? Date.now;
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
 
   return {
     raw,
+    quotes: { create: (body) => toResult(raw.POST('/quotes', { body })) },
+    swaps: createSwapsApi({ raw, tokenTransport: createTransport(options, { signed: false }), now, sleep }),
+    sandbox: createSandboxApi(raw),
     forUser: (userId) => createPartnerClient({ ...options, userId }),
-    health: () => call(raw.GET('/health')),
-    listAssets: () => call(raw.GET('/assets')),
-    getPairs: (source) => call(raw.GET('/pairs', { params: { query: source } })),
-    getMarkup: () => call(raw.GET('/partner/markup')),
-    setMarkup: (percent) => call(raw.PUT('/partner/markup', { body: { percent } })),
-  };
-}
-
-function createSigningTransport(options: PartnerClientOptions): (request: Request) => Promise<Response> {
-  const send = options.fetch ?? ((request: Request) => globalThis.fetch(request));
-  // Only options that are set override the defaults ({ maxRetries: undefined } keeps 3).
-  const retry = { ...DEFAULT_RETRY, ...Object.fromEntries(Object.entries(options.retry ?? {}).filter(([, v]) => v !== undefined)) };
-  const now = options.now ?? Date.now;
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-  const userAgent = `partner-swap-sdk/${SDK_VERSION} (api ${API_VERSION}; node ${globalThis.process?.version ?? 'unknown'})${options.userAgent ? ` ${options.userAgent}` : ''}`;
-
-  return async (request) => {
-    // The body is read once; every attempt signs and sends these same bytes.
-    const body = new Uint8Array(await request.clone().arrayBuffer());
-    const url = new URL(request.url);
-    const idempotent = request.headers.has('idempotency-key');
-    for (let attempt = 0; ; attempt++) {
-      const headers = new Headers(request.headers);
-      headers.set('user-agent', userAgent);
-      const signed = signedHeaders(options.secret, {
-        audience: options.audience,
-        method: request.method,
-        pathAndQuery: url.pathname + url.search,
-        timestamp: String(Math.floor(now() / 1000)),
-        nonce: newNonce(),
-        keyId: options.keyId,
-        user: options.userId,
-        body,
-      });
-      for (const [name, value] of Object.entries(signed)) headers.set(name, value);
-      const outgoing = new Request(url, {
-        method: request.method,
-        headers,
-        body: body.length > 0 ? body : undefined,
-        signal: request.signal,
-      });
-
-      let response: Response | undefined;
-      let failure: unknown;
-      try {
-        response = await send(outgoing);
-      } catch (err) {
-        if (request.signal.aborted) throw err;
-        failure = err;
-      }
-      const delay =
-        attempt < retry.maxRetries && isRetryable({ method: request.method, idempotent, status: response?.status })
-          ? retryDelayMs(attempt, response?.headers.get('retry-after'), retry)
-          : undefined;
-      if (delay === undefined) {
-        if (response) return response;
-        throw failure;
-      }
-      await response?.body?.cancel();
-      await sleep(delay);
-    }
+    health: () => toResult(raw.GET('/health')),
+    listAssets: () => toResult(raw.GET('/assets')),
+    getPairs: (source) => toResult(raw.GET('/pairs', { params: { query: source } })),
+    getMarkup: () => toResult(raw.GET('/partner/markup')),
+    setMarkup: (percent) => toResult(raw.PUT('/partner/markup', { body: { percent } })),
   };
 }

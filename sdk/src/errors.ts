@@ -1,4 +1,7 @@
-/** The one error type of the SDK: a non-2xx answer of the API, with everything needed to act on it. */
+/**
+ * The SDK's error values: PartnerApiError for a non-2xx answer of the API, with everything needed to act on it,
+ * and WaitTimeoutError for a wait helper that gave up. Both are returned as `error`, never thrown.
+ */
 
 /** An error response of the API (`{"error":{"code","message",...}}`), as a value. */
 export class PartnerApiError extends Error {
@@ -42,5 +45,19 @@ export class PartnerApiError extends Error {
       requestId: (typeof error?.requestId === 'string' ? error.requestId : undefined) ?? response.headers.get('x-request-id') ?? undefined,
       retryAfter: retryAfter && /^\d+$/.test(retryAfter) ? Number(retryAfter) : undefined,
     });
+  }
+}
+
+/** A wait helper (e.g. swaps.waitForDepositAddress) gave up: what it waited for did not happen within timeoutMs. */
+export class WaitTimeoutError extends Error {
+  /** Always `wait_timeout`, so `error.code` reads the same on every error value. */
+  readonly code = 'wait_timeout';
+  /** The timeout that elapsed, in milliseconds. */
+  readonly timeoutMs: number;
+
+  constructor(message: string, timeoutMs: number) {
+    super(message);
+    this.name = 'WaitTimeoutError';
+    this.timeoutMs = timeoutMs;
   }
 }

@@ -2,8 +2,39 @@
  * Partner Swap Service SDK: a typed client that signs every request (PSS1-HMAC-SHA256), retries what is safe
  * to retry, and returns `{ data, error, response }` results with a typed PartnerApiError.
  */
-export { createPartnerClient, newIdempotencyKey, type ApiResult, type PartnerClient, type PartnerClientOptions } from './client.js';
-export { PartnerApiError } from './errors.js';
+export { createPartnerClient, type PartnerClient, type PartnerClientOptions, type QuotesApi } from './client.js';
+export {
+  DEFAULT_POLL_INTERVAL_MS,
+  DEFAULT_WAIT_TIMEOUT_MS,
+  newIdempotencyKey,
+  type CreateSwapOptions,
+  type CreateSwapResult,
+  type ListSwapsQuery,
+  type ReadSwapOptions,
+  type SwapsApi,
+  type WaitOptions,
+} from './swaps.js';
+export type { SandboxApi } from './sandbox.js';
+export type { ApiResult, WaitResult } from './result.js';
+export type {
+  Quote,
+  QuoteRequest,
+  QuoteResponse,
+  SandboxDeadline,
+  SandboxDeposit,
+  SandboxDepositRequest,
+  SandboxFailureStage,
+  SandboxReviewDecision,
+  Swap,
+  SwapCreated,
+  SwapDetail,
+  SwapEvent,
+  SwapList,
+  SwapOrder,
+  SwapRequest,
+  SwapStatus,
+} from './schemas.js';
+export { PartnerApiError, WaitTimeoutError } from './errors.js';
 export { DEFAULT_RETRY, isRetryable, retryDelayMs, type Attempt, type RetryOptions } from './retry.js';
 export { canonicalText, newNonce, SIGNING_SCHEME, signatureHeader, signedHeaders, type SigningInput } from './signing.js';
 export { SDK_VERSION } from './version.js';
