@@ -32,6 +32,8 @@ export interface Config {
   readonly expectDepositSeconds: number;
   readonly webhookRetrySeconds: readonly number[];
   readonly sandboxBlockSeconds: number;
+  /** Interval of the comment heartbeat on open swap streams. */
+  readonly streamHeartbeatSeconds: number;
   readonly rateLimits: RateLimitConfig;
 }
 
@@ -80,6 +82,7 @@ export function loadConfig(env: Env = process.env): Config {
     expectDepositSeconds: read.integer('EXPECT_DEPOSIT_SECONDS', 1800, { min: 1 }),
     webhookRetrySeconds: read.secondsList('WEBHOOK_RETRY_SECONDS', [5, 300, 1800, 7200, 18000, 36000, 36000]),
     sandboxBlockSeconds: read.positiveNumber('SANDBOX_BLOCK_SECONDS', 2),
+    streamHeartbeatSeconds: read.positiveNumber('STREAM_HEARTBEAT_SECONDS', 15),
     rateLimits: {
       windowSeconds: read.integer('RATE_LIMIT_WINDOW_SECONDS', 60, { min: 1, max: 3600 }),
       publicPerMinute: read.integer('RATE_LIMIT_PUBLIC_PER_MINUTE', 300, { min: 1 }),

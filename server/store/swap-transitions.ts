@@ -2,11 +2,12 @@
  * The only place a swap changes: a status transition (checked against the table of DESIGN 6.5) or an order
  * change without one (an allocated deposit address). Each writes the swap, its timeline entry (for a
  * transition) and a `swap.updated` webhook outbox row in the caller's transaction, so all of them commit
- * together or not at all.
+ * together or not at all, and announces the change to the stream hubs once it commits.
  */
 import type { Knex } from 'knex';
 import { attributesOf, checkTransition, type SwapStatus } from '../domain/swap-lifecycle.js';
 import { toSwapBody, toSwapEventBody, type SwapEventRecord, type SwapRecord } from '../domain/swap-view.js';
+import { announceSwapChange } from './swap-notifications.js';
 import { insertOutboxMessage, insertSwapEvent, updateSwapFields } from './swaps.js';
 
 /** What a change produced: the swap as it is now and the timeline entry written, if any. */
@@ -30,6 +31,7 @@ export async function transitionSwap(
   const updated = await updateSwapFields(trx, swap.id, { ...fields, status: to }, at);
   const event = await appendEvent(trx, updated, at);
   await insertOutboxMessage(trx, updated.partnerId, 'swap.updated', { order: toSwapBody(updated), event: toSwapEventBody(event) });
+  await announceSwapChange(trx, updated.id);
   return { swap: updated, event };
 }
 
@@ -51,6 +53,7 @@ export async function changeSwapOrder(
     order: toSwapBody(updated),
     event: event ? toSwapEventBody(event) : null,
   });
+  await announceSwapChange(trx, updated.id);
   return { swap: updated, event };
 }
 

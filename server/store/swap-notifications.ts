@@ -1,0 +1,31 @@
+/**
+ * Announcing committed swap changes to every server instance's stream hub (DESIGN 6.6): NOTIFY on PostgreSQL,
+ * delivered once the transaction commits; on the embedded PGlite, whose NOTIFY does not cross socket
+ * connections, an in-process bus fired after the commit.
+ */
+import { EventEmitter } from 'node:events';
+import type { Knex } from 'knex';
+
+/** The NOTIFY channel of swap changes; the payload is the swap id. */
+export const SWAP_CHANGES_CHANNEL = 'pss_swap_changes';
+
+// Buses keyed by the knex configuration object, which a transaction shares with the knex it came from.
+const localBuses = new WeakMap<object, EventEmitter>();
+
+/** Delivers changes committed through `knex` to `bus` (event `change`, argument the swap id), in this process. */
+export function deliverChangesLocally(knex: Knex, bus: EventEmitter): void {
+  localBuses.set(knex.client.config, bus);
+}
+
+/** Announces a change of `swapId` once `trx` commits (nothing is announced if it rolls back). */
+export async function announceSwapChange(trx: Knex.Transaction, swapId: string): Promise<void> {
+  const bus = localBuses.get(trx.client.config);
+  if (bus) {
+    (trx as unknown as { executionPromise: Promise<unknown> }).executionPromise.then(
+      () => bus.emit('change', swapId),
+      () => undefined,
+    );
+    return;
+  }
+  await trx.raw('select pg_notify(?, ?)', [SWAP_CHANGES_CHANNEL, swapId]);
+}
