@@ -72,6 +72,7 @@ async function main(): Promise<void> {
     rates,
     swapTokens: engine.swapTokens,
     lifecycle: engine.lifecycle,
+    hub: engine.hub,
     jobs: engine.jobs,
     apiDocument: document,
     apiVersion: version,
@@ -106,7 +107,10 @@ async function main(): Promise<void> {
     forced.unref();
     stopHousekeeping();
     server.closeIdleConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    // Open streams end now (clients resume elsewhere with Last-Event-ID); then in-flight requests finish.
+    await engine.hub.close();
+    await closed;
     await engine.stop();
     await db.close();
     logger.info('stopped');

@@ -1,6 +1,6 @@
 /**
  * Assembles what moves swaps, for the server process and the tests alike: the chain adapter (the sandbox
- * simulator), the lifecycle, the job engine with its workers, and the access-token derivation.
+ * simulator), the lifecycle, the job engine with its workers, the stream hub and the access-token derivation.
  */
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -11,10 +11,12 @@ import { createSwapTokens, type SwapTokens } from './domain/access-tokens.js';
 import type { Catalog } from './domain/catalog.js';
 import { startJobEngine, type JobEngine } from './jobs/engine.js';
 import { createSwapLifecycle, type SwapLifecycle } from './jobs/swap-lifecycle.js';
+import { startSwapHub, type SwapHub } from './store/swap-hub.js';
 
 /** The running swap machinery. */
 export interface SwapEngine {
   lifecycle: SwapLifecycle;
+  hub: SwapHub;
   jobs: JobEngine;
   swapTokens: SwapTokens;
   stop(): Promise<void>;
@@ -39,6 +41,16 @@ export async function startSwapEngine(deps: {
     chain: createSandboxChain(deps.config.sandboxBlockSeconds),
     now: deps.now,
   });
+  const hub = await startSwapHub({ knex: deps.knex, databaseUrl: deps.config.databaseUrl, logger: deps.logger });
   const jobs = await startJobEngine({ knex: deps.knex, lifecycle, logger: deps.logger, schema: deps.jobSchema });
-  return { lifecycle, jobs, swapTokens: createSwapTokens(deps.secretsKey), stop: () => jobs.stop() };
+  return {
+    lifecycle,
+    hub,
+    jobs,
+    swapTokens: createSwapTokens(deps.secretsKey),
+    async stop() {
+      await hub.close();
+      await jobs.stop();
+    },
+  };
 }

@@ -6,6 +6,7 @@ import type { SwapTokens } from '../domain/access-tokens.js';
 import type { RatesAdapter } from '../adapters/rates.js';
 import type { JobEngine } from '../jobs/engine.js';
 import type { SwapLifecycle } from '../jobs/swap-lifecycle.js';
+import type { SwapHub } from '../store/swap-hub.js';
 
 /** Dependencies shared by every handler module. */
 export interface HandlerDeps {
@@ -17,6 +18,8 @@ export interface HandlerDeps {
   swapTokens: SwapTokens;
   /** Moves swaps (sandbox operations run a step at once). */
   lifecycle: SwapLifecycle;
+  /** This instance's subscriptions to swap changes (the streams). */
+  hub: SwapHub;
   /** Queues swap steps for the workers. */
   jobs: Pick<JobEngine, 'scheduleAdvance'>;
   /** The bundled OpenAPI document the server validates against and serves. */

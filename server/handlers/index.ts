@@ -8,11 +8,10 @@ import { createPartnerHandlers } from './partner.js';
 import { createQuoteHandlers } from './quotes.js';
 import { createSandboxHandlers } from './sandbox.js';
 import { createSwapHandlers } from './swaps.js';
-import { unauthorized } from '../domain/signing.js';
+import { createSwapStreamHandlers } from './swap-stream.js';
 
 /** Specified operations whose implementation has not landed yet; they answer 501 not_implemented. */
 export const PENDING_OPERATIONS = [
-  'streamSwap',
   'getPartnerWebhook',
   'putPartnerWebhook',
   'listPartnerEarnings',
@@ -39,13 +38,7 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     ...createSwapHandlers(deps),
     ...createSandboxHandlers(deps),
     ...pending,
-    // The stream lands with live status; until then it still refuses a token that is not the swap's.
-    async streamSwap({ path, req }) {
-      if (!req.bearerToken || !deps.swapTokens.matches(path.id, req.bearerToken)) {
-        throw unauthorized('invalid_token', 'This access token does not grant access to this swap.');
-      }
-      throw notImplemented('streamSwap');
-    },
+    ...createSwapStreamHandlers(deps),
   };
 }
 

@@ -714,6 +714,13 @@ hooks.beforeEach((transaction, done) => {
     skip(transaction, operation, status, `${operationId} is not implemented yet (501)`);
     return done();
   }
+  if (operationId === 'streamSwap') {
+    // Dredd reads a whole response body before it compares, and a swap stream stays open until the swap is
+    // terminal; it cannot check text/event-stream either. test/integration/swap-stream.test.ts covers every
+    // status of the stream (200 and its events, the 401s) through the real HTTP surface instead.
+    skip(transaction, operation, status, 'an open-ended event stream Dredd cannot read; covered by test/integration/swap-stream.test.ts');
+    return done();
+  }
   const notProvokable = NOT_PROVOKABLE_FOR[`${operationId} ${status}`] || NOT_PROVOKABLE[status];
   if (notProvokable) {
     skip(transaction, operation, status, notProvokable);

@@ -1,0 +1,91 @@
+/**
+ * GET /swaps/{id}/stream (DESIGN 6.6): Server-Sent Events for one swap, read with its access token.
+ * On connect: `retry: 3000`, `event: order` with the Swap, then every timeline entry as `event: status` with
+ * `id: <SwapEvent.id>` (only those after `Last-Event-ID` when the client resumes). Then `event: order` on
+ * every order change and `event: status` for each new entry, a comment heartbeat, and the end of the stream
+ * after the terminal entry. Changes arrive through the instance's hub; the stream reads them from the
+ * database, so a resumed or late client sees every entry exactly once.
+ */
+import type { Response } from 'express';
+import { AppError } from '../domain/errors.js';
+import { unauthorized } from '../domain/signing.js';
+import { toSwapBody, toSwapEventBody } from '../domain/swap-view.js';
+import type { Handlers } from '../http/handler-types.js';
+import { findSwap, findSwapEventSeq, listSwapEventsAfter } from '../store/swaps.js';
+import type { HandlerDeps } from './deps.js';
+
+/** The reconnection delay the stream asks clients for. */
+export const STREAM_RETRY_MS = 3_000;
+
+/** Handler for streamSwap. */
+export function createSwapStreamHandlers(deps: HandlerDeps): Pick<Handlers, 'streamSwap'> {
+  return {
+    async streamSwap({ path, req, res, log }) {
+      // Everything that can refuse the request does so before the stream starts, as a JSON Error body.
+      if (!req.bearerToken || !deps.swapTokens.matches(path.id, req.bearerToken)) {
+        throw unauthorized('invalid_token', 'This access token does not grant access to this swap.');
+      }
+      const initial = await findSwap(deps.knex, path.id);
+      if (!initial) throw new AppError(404, 'not_found', 'No such swap.');
+      const lastEventId = req.get('last-event-id');
+      let lastSeq = lastEventId ? await findSwapEventSeq(deps.knex, path.id, lastEventId) : undefined;
+      let lastOrder: string | undefined;
+      let closed = false;
+
+      const write = (text: string) => {
+        if (!closed) res.write(text);
+      };
+      const end = () => {
+        if (closed) return;
+        closed = true;
+        clearInterval(heartbeat);
+        unsubscribe();
+        stopOnHubClose();
+        res.end();
+      };
+      // Reads what changed since the last write and sends it; runs one at a time (chained).
+      const flush = async () => {
+        if (closed) return;
+        const swap = await findSwap(deps.knex, path.id);
+        if (!swap) return end();
+        const order = JSON.stringify(toSwapBody(swap));
+        if (order !== lastOrder) {
+          write(`event: order\ndata: ${order}\n\n`);
+          lastOrder = order;
+        }
+        for (const event of await listSwapEventsAfter(deps.knex, path.id, lastSeq)) {
+          write(`id: ${event.id}\nevent: status\ndata: ${JSON.stringify(toSwapEventBody(event))}\n\n`);
+          lastSeq = event.seq;
+        }
+        if (swap.status === 'finished' || swap.status === 'refunded' || swap.status === 'expired' || swap.status === 'failed') end();
+      };
+      let queue = Promise.resolve();
+      const schedule = () => {
+        queue = queue.then(flush).catch((err: unknown) => {
+          log.warn({ err, swapId: path.id }, 'swap stream could not read the swap; closing it so the client resumes');
+          end();
+        });
+      };
+
+      // Subscribe before the first read, so a change committed in between is not missed.
+      const unsubscribe = deps.hub.subscribe(path.id, schedule);
+      const stopOnHubClose = deps.hub.onClose(end);
+      startStream(res);
+      write(`retry: ${STREAM_RETRY_MS}\n\n`);
+      const heartbeat = setInterval(() => write(': heartbeat\n\n'), deps.config.streamHeartbeatSeconds * 1000);
+      req.on('close', end);
+      schedule();
+      return { handled: true };
+    },
+  };
+}
+
+// Headers that keep proxies from buffering or compressing the stream.
+function startStream(res: Response): void {
+  res.status(200);
+  res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
+  res.setHeader('Cache-Control', 'no-cache');
+  res.setHeader('X-Accel-Buffering', 'no');
+  res.setHeader('Connection', 'keep-alive');
+  res.flushHeaders();
+}
