@@ -101,6 +101,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     rates,
     swapTokens: engine.swapTokens,
     lifecycle: engine.lifecycle,
+    hub: engine.hub,
     jobs: engine.jobs,
     apiDocument: document,
     apiVersion: version,
