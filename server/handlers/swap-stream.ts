@@ -11,7 +11,7 @@ import { AppError } from '../domain/errors.js';
 import { unauthorized } from '../domain/signing.js';
 import { toSwapBody, toSwapEventBody } from '../domain/swap-view.js';
 import type { Handlers } from '../http/handler-types.js';
-import { findSwap, findSwapEventSeq, listSwapEventsAfter } from '../store/swaps.js';
+import { findSwap, findSwapEventSeq } from '../store/swaps.js';
 import type { HandlerDeps } from './deps.js';
 
 /** The reconnection delay the stream asks clients for. */
@@ -46,14 +46,15 @@ export function createSwapStreamHandlers(deps: HandlerDeps): Pick<Handlers, 'str
       // Reads what changed since the last write and sends it; runs one at a time (chained).
       const flush = async () => {
         if (closed) return;
-        const swap = await findSwap(deps.knex, path.id);
+        const { swap, events } = await deps.hub.snapshot(path.id);
         if (!swap) return end();
         const order = JSON.stringify(toSwapBody(swap));
         if (order !== lastOrder) {
           write(`event: order\ndata: ${order}\n\n`);
           lastOrder = order;
         }
-        for (const event of await listSwapEventsAfter(deps.knex, path.id, lastSeq)) {
+        for (const event of events) {
+          if (lastSeq !== undefined && BigInt(event.seq) <= BigInt(lastSeq)) continue;
           write(`id: ${event.id}\nevent: status\ndata: ${JSON.stringify(toSwapEventBody(event))}\n\n`);
           lastSeq = event.seq;
         }

@@ -9,6 +9,7 @@ import type { Knex } from 'knex';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { deliverChangesLocally, SWAP_CHANGES_CHANNEL } from './swap-notifications.js';
+import { findSwap, listSwapEvents, type SwapEventRecord, type SwapRecord } from './swaps.js';
 
 /** How long the hub waits before listening again after its connection broke. */
 export const HUB_RECONNECT_MS = 1_000;
@@ -17,6 +18,11 @@ export const HUB_RECONNECT_MS = 1_000;
 export interface SwapHub {
   /** Calls `listener` after each committed change of `swapId` (and after a reconnect); returns the unsubscribe. */
   subscribe(swapId: string, listener: () => void): () => void;
+  /**
+   * The swap and its whole timeline as of after the latest change announced for it. Streams of one swap
+   * share one read per change instead of each reading the database.
+   */
+  snapshot(swapId: string): Promise<{ swap: SwapRecord | undefined; events: SwapEventRecord[] }>;
   /** Number of open subscriptions (streams). */
   size(): number;
   /** Stops listening and tells every subscriber to finish (`onClose` listeners). */
@@ -29,7 +35,12 @@ export interface SwapHub {
 export async function startSwapHub(options: { knex: Knex; databaseUrl?: string; logger: Logger }): Promise<SwapHub> {
   const listeners = new Map<string, Set<() => void>>();
   const closers = new Set<() => void>();
+  // A read is shared by the callers of one generation; an announced change starts the next generation, so a
+  // read that began before the change is never handed to a subscriber told about it.
+  const generations = new Map<string, number>();
+  const reads = new Map<string, { generation: number; read: Promise<{ swap: SwapRecord | undefined; events: SwapEventRecord[] }> }>();
   const dispatch = (swapId: string) => {
+    generations.set(swapId, (generations.get(swapId) ?? 0) + 1);
     for (const listener of listeners.get(swapId) ?? []) listener();
   };
   const wakeAll = () => {
@@ -60,6 +71,27 @@ export async function startSwapHub(options: { knex: Knex; databaseUrl?: string; 
         if (set.delete(listener)) count--;
         if (set.size === 0) listeners.delete(swapId);
       };
+    },
+    snapshot(swapId) {
+      const generation = generations.get(swapId) ?? 0;
+      const cached = reads.get(swapId);
+      if (cached && cached.generation === generation) return cached.read;
+      const read = Promise.all([findSwap(options.knex, swapId), listSwapEvents(options.knex, swapId)]).then(([swap, events]) => ({
+        swap,
+        events,
+      }));
+      reads.set(swapId, { generation, read });
+      // Forget a read once done when nobody streams the swap any more; a failed read is never reused.
+      read.then(
+        () => {
+          if (!listeners.has(swapId)) {
+            reads.delete(swapId);
+            generations.delete(swapId);
+          }
+        },
+        () => reads.get(swapId)?.read === read && reads.delete(swapId),
+      );
+      return read;
     },
     size: () => count,
     onClose(callback) {

@@ -112,13 +112,6 @@ export async function listSwapEvents(db: Knex, swapId: string): Promise<SwapEven
   return (await db('swap_events').where({ swap_id: swapId }).orderBy('seq')).map((row) => fromRow<SwapEventRecord>(row));
 }
 
-/** A swap's timeline entries after the entry `afterSeq` (all when absent), oldest first. */
-export async function listSwapEventsAfter(db: Knex, swapId: string, afterSeq?: string): Promise<SwapEventRecord[]> {
-  const query = db('swap_events').where({ swap_id: swapId }).orderBy('seq');
-  if (afterSeq !== undefined) query.andWhere('seq', '>', afterSeq);
-  return (await query).map((row) => fromRow<SwapEventRecord>(row));
-}
-
 /** The position (seq) of timeline entry `eventId` of `swapId`, if it is one of that swap's entries. */
 export async function findSwapEventSeq(db: Knex, swapId: string, eventId: string): Promise<string | undefined> {
   if (!UUID.test(eventId)) return undefined;
