@@ -14,6 +14,7 @@ export {
   type SwapsApi,
   type WaitOptions,
 } from './swaps.js';
+export { DEFAULT_STREAM_MAX_RECONNECTS, StreamDisconnectedError, type StreamOptions, type SwapStreamEvent } from './stream.js';
 export type { SandboxApi } from './sandbox.js';
 export type { ApiResult, WaitResult } from './result.js';
 export type {

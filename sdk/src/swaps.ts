@@ -1,7 +1,7 @@
 /**
  * The `swaps` namespace: idempotent creation (the Idempotency-Key is the caller's or a new one, the same on
- * every retry), reads signed or by swap access token, one page or every page of the list, and a wait for the
- * deposit address.
+ * every retry), reads signed or by swap access token, one page or every page of the list, a wait for the
+ * deposit address, and the live status stream.
  */
 import { randomUUID } from 'node:crypto';
 import type { Client } from 'openapi-fetch';
@@ -9,6 +9,7 @@ import type { operations, paths } from './generated/api.js';
 import { WaitTimeoutError } from './errors.js';
 import { toResult, type ApiResult, type WaitResult } from './result.js';
 import type { SwapCreated, SwapDetail, SwapList, SwapRequest } from './schemas.js';
+import { streamSwap, type StreamOptions, type SwapStreamEvent } from './stream.js';
 import type { Transport } from './transport.js';
 
 /** Default of WaitOptions.timeoutMs. */
@@ -62,13 +63,19 @@ export interface SwapsApi {
   listAll(filter?: Omit<ListSwapsQuery, 'cursor'>): AsyncGenerator<ApiResult<SwapList>, void, undefined>;
   /** Polls GET /swaps/{id} until order.depositAddress is set; a timeout is a WaitTimeoutError value. */
   waitForDepositAddress(id: string, options?: WaitOptions): Promise<WaitResult<SwapDetail>>;
+  /**
+   * GET /swaps/{id}/stream with the access token: order and status events until the terminal status, resuming
+   * with Last-Event-ID after a drop. Throws a PartnerApiError on a refusal (e.g. 401 invalid_token) and a
+   * StreamDisconnectedError after `maxReconnects` failed reconnects in a row; `break` closes the connection.
+   */
+  stream(id: string, accessToken: string, options?: StreamOptions): AsyncGenerator<SwapStreamEvent, void, undefined>;
 }
 
 /** What the swaps namespace runs on. */
 export interface SwapsDeps {
   /** The signed, retrying openapi-fetch client. */
   raw: Client<paths>;
-  /** The unsigned, retrying transport for token reads. */
+  /** The unsigned, retrying transport for token reads (and the token-authenticated stream). */
   tokenTransport: Transport;
   /** Milliseconds since the epoch. */
   now: () => number;
@@ -132,5 +139,7 @@ export function createSwapsApi({ raw, tokenTransport, now, sleep }: SwapsDeps): 
         await sleep(Math.min(intervalMs, remainingMs));
       }
     },
+
+    stream: (id, accessToken, options) => streamSwap({ raw, transport: tokenTransport, sleep }, id, accessToken, options),
   };
 }

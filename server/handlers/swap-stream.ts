@@ -7,7 +7,6 @@
  * database, so a resumed or late client sees every entry exactly once.
  */
 import type { Response } from 'express';
-import { AppError } from '../domain/errors.js';
 import { unauthorized } from '../domain/signing.js';
 import { toSwapBody, toSwapEventBody } from '../domain/swap-view.js';
 import type { Handlers } from '../http/handler-types.js';
@@ -25,8 +24,9 @@ export function createSwapStreamHandlers(deps: HandlerDeps): Pick<Handlers, 'str
       if (!req.bearerToken || !deps.swapTokens.matches(path.id, req.bearerToken)) {
         throw unauthorized('invalid_token', 'This access token does not grant access to this swap.');
       }
+      // A token is derived from its swap's id, so a matching token names a swap that exists.
       const initial = await findSwap(deps.knex, path.id);
-      if (!initial) throw new AppError(404, 'not_found', 'No such swap.');
+      if (!initial) throw unauthorized('invalid_token', 'This access token does not grant access to this swap.');
       const lastEventId = req.get('last-event-id');
       let lastSeq = lastEventId ? await findSwapEventSeq(deps.knex, path.id, lastEventId) : undefined;
       let lastOrder: string | undefined;
@@ -44,20 +44,27 @@ export function createSwapStreamHandlers(deps: HandlerDeps): Pick<Handlers, 'str
         res.end();
       };
       // Reads what changed since the last write and sends it; runs one at a time (chained).
+      let connected = false;
       const flush = async () => {
         if (closed) return;
         const { swap, events } = await deps.hub.snapshot(path.id);
         if (!swap) return end();
         const order = JSON.stringify(toSwapBody(swap));
-        if (order !== lastOrder) {
+        const sendOrder = () => {
+          if (order === lastOrder) return;
           write(`event: order\ndata: ${order}\n\n`);
           lastOrder = order;
-        }
+        };
+        // The snapshot opens the stream; afterwards each change's entries come first and the order they
+        // produced follows, so the terminal entry is followed by the final order, as the spec describes.
+        if (!connected) sendOrder();
+        connected = true;
         for (const event of events) {
           if (lastSeq !== undefined && BigInt(event.seq) <= BigInt(lastSeq)) continue;
           write(`id: ${event.id}\nevent: status\ndata: ${JSON.stringify(toSwapEventBody(event))}\n\n`);
           lastSeq = event.seq;
         }
+        sendOrder();
         if (swap.status === 'finished' || swap.status === 'refunded' || swap.status === 'expired' || swap.status === 'failed') end();
       };
       let queue = Promise.resolve();

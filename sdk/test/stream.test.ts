@@ -1,0 +1,293 @@
+import { expect } from 'chai';
+import {
+  createPartnerClient,
+  PartnerApiError,
+  StreamDisconnectedError,
+  type PartnerClient,
+  type PartnerClientOptions,
+  type QuoteRequest,
+  type SwapCreated,
+  type SwapStreamEvent,
+} from '../src/index.js';
+import { startTestServer, type TestServer } from '../../test/support/server.js';
+
+const QUOTE: QuoteRequest = {
+  sourceAsset: 'BTC',
+  sourceNetwork: 'BTC',
+  destinationAsset: 'USDT',
+  destinationNetwork: 'ETH',
+  sourceAmount: '0.015',
+  refundMode: 'sender',
+};
+const DESTINATION = '0x71C7656EC7ab88b098defB751B7401B5f6d8976F';
+const ENV = {
+  STREAM_HEARTBEAT_SECONDS: '0.2',
+  RATE_LIMIT_SWAPS_PER_MINUTE: '10000',
+  RATE_LIMIT_QUOTES_PER_MINUTE: '10000',
+  RATE_LIMIT_SIGNED_PER_MINUTE: '100000',
+  RATE_LIMIT_PUBLIC_PER_MINUTE: '100000',
+};
+
+const isStream = (request: Request) => new URL(request.url).pathname.endsWith('/stream');
+const statusesOf = (events: SwapStreamEvent[]) => events.flatMap((e) => (e.type === 'status' ? [e.event] : []));
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+async function collect(stream: AsyncIterable<SwapStreamEvent>): Promise<SwapStreamEvent[]> {
+  const events: SwapStreamEvent[] = [];
+  for await (const event of stream) events.push(event);
+  return events;
+}
+
+/** A response whose body delivers the text up to the end of the first `confirming` status event, then fails. */
+function cutAfterConfirming(response: Response): Response {
+  const source = response.body!.getReader();
+  const decoder = new TextDecoder();
+  const encoder = new TextEncoder();
+  let text = '';
+  let forwarded = 0;
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await source.read();
+      if (done) return controller.close();
+      text += decoder.decode(value, { stream: true });
+      const match = /event: status\ndata: [^\n]*"status":"confirming"[^\n]*\n\n/.exec(text);
+      if (!match) {
+        controller.enqueue(encoder.encode(text.slice(forwarded)));
+        forwarded = text.length;
+        return;
+      }
+      controller.enqueue(encoder.encode(text.slice(forwarded, match.index + match[0].length)));
+      await source.cancel();
+      controller.error(new TypeError('terminated', { cause: new Error('other side closed') }));
+    },
+    cancel: (reason) => source.cancel(reason),
+  });
+  return new Response(body, { status: response.status, headers: response.headers });
+}
+
+describe('sdk swaps.stream against the real server', function () {
+  this.timeout(60_000);
+  let server: TestServer;
+
+  before(async () => {
+    server = await startTestServer({ env: ENV });
+  });
+  after(() => server.close());
+
+  // Every test acts as a partner of its own, so no swap of one test shows up in another.
+  async function newClient(extra: Partial<PartnerClientOptions> = {}): Promise<PartnerClient> {
+    const { keyId, secret } = await server.createPartner();
+    return createPartnerClient({
+      baseUrl: server.baseUrl,
+      audience: server.config.publicOrigin,
+      keyId,
+      secret,
+      userId: 'customer-1',
+      ...extra,
+    });
+  }
+
+  async function createSwap(client: PartnerClient): Promise<SwapCreated> {
+    const quoted = await client.quotes.create(QUOTE);
+    if (quoted.error) throw quoted.error;
+    const { quote } = quoted.data;
+    const created = await client.swaps.create({ ...QUOTE, quoteId: quote.id, rateType: quote.rateType, destinationAddress: DESTINATION });
+    if (created.error) throw created.error;
+    return created.data;
+  }
+
+  async function pay(client: PartnerClient, id: string): Promise<void> {
+    const ready = await client.swaps.waitForDepositAddress(id, { intervalMs: 50, timeoutMs: 10_000 });
+    if (ready.error) throw ready.error;
+    const { depositAddress, depositAmount } = ready.data.order;
+    const paid = await client.sandbox.deposit({ address: depositAddress!, asset: 'BTC', network: 'BTC', amount: depositAmount! });
+    if (paid.error) throw paid.error;
+  }
+
+  async function timelineIds(client: PartnerClient, id: string): Promise<string[]> {
+    const { data, error } = await client.swaps.get(id);
+    if (error) throw error;
+    return data.events.map((e) => e.id);
+  }
+
+  describe('.swaps.stream(id, accessToken, options)', () => {
+    it('follows a swap from waiting to finished: the order first, every status in order, then the end', async () => {
+      const client = await newClient();
+      const { order, accessToken } = await createSwap(client);
+      const following = collect(client.swaps.stream(order.id, accessToken));
+      await pay(client, order.id);
+      const events = await following;
+
+      expect(events[0]).to.deep.include({ type: 'order' });
+      const statuses = statusesOf(events).map((e) => e.status);
+      expect(statuses[0]).to.equal('waiting');
+      expect(statuses.slice(-3)).to.deep.equal(['exchanging', 'sending', 'finished']);
+      expect(statuses.slice(1, -3)).to.satisfy((middle: string[]) => middle.length > 0 && middle.every((s) => s === 'confirming'));
+      const last = events[events.length - 1];
+      expect(last.type === 'status' && last.event.terminal).to.equal(true);
+      expect(statusesOf(events).map((e) => e.id)).to.deep.equal(await timelineIds(client, order.id));
+      const orders = events.flatMap((e) => (e.type === 'order' ? [e.order] : []));
+      expect(orders.some((o) => o.depositAddress && o.status === 'waiting')).to.equal(true);
+    });
+
+    it('gives a late follower the whole timeline of a finished swap and ends', async () => {
+      const client = await newClient();
+      const { order, accessToken } = await createSwap(client);
+      await pay(client, order.id);
+      for (let read = await client.swaps.get(order.id); !read.data?.order.terminal; read = await client.swaps.get(order.id))
+        await delay(50);
+      const events = await collect(client.swaps.stream(order.id, accessToken));
+      expect(events[0].type).to.equal('order');
+      expect(statusesOf(events).pop()?.status).to.equal('finished');
+      expect(statusesOf(events).map((e) => e.id)).to.deep.equal(await timelineIds(client, order.id));
+    });
+
+    it('resumes a dropped connection with Last-Event-ID after the server retry delay and yields every entry once', async () => {
+      const streamRequests: Request[] = [];
+      const sleeps: number[] = [];
+      const client = await newClient({
+        fetch: async (request) => {
+          if (!isStream(request)) return fetch(request);
+          streamRequests.push(request.clone());
+          const response = await fetch(request);
+          return streamRequests.length === 1 ? cutAfterConfirming(response) : response;
+        },
+        sleep: (ms) => {
+          sleeps.push(ms);
+          return delay(10);
+        },
+      });
+      const { order, accessToken } = await createSwap(client);
+      const following = collect(client.swaps.stream(order.id, accessToken));
+      await pay(client, order.id);
+      const events = await following;
+
+      expect(streamRequests).to.have.length(2);
+      expect(streamRequests[0].headers.get('last-event-id')).to.equal(null);
+      const statuses = statusesOf(events);
+      const cut = statuses.find((e) => e.status === 'confirming')!;
+      expect(streamRequests[1].headers.get('last-event-id')).to.equal(cut.id);
+      expect(sleeps).to.include(3_000); // the server's `retry: 3000`
+      expect(statuses.map((e) => e.id)).to.deep.equal(await timelineIds(client, order.id));
+      expect(statuses.pop()?.status).to.equal('finished');
+      // The order the new connection starts with is yielded only if it changed.
+      const orders = events.flatMap((e) => (e.type === 'order' ? [JSON.stringify(e.order)] : []));
+      expect(orders.every((o, i) => i === 0 || o !== orders[i - 1])).to.equal(true);
+    });
+
+    it('still yields every entry once when a reconnect replays the whole timeline', async () => {
+      let connections = 0;
+      const client = await newClient({
+        fetch: async (request) => {
+          if (!isStream(request)) return fetch(request);
+          connections++;
+          if (connections === 1) return cutAfterConfirming(await fetch(request));
+          // A server (or proxy) that ignores Last-Event-ID replays from the start.
+          const headers = new Headers(request.headers);
+          headers.delete('last-event-id');
+          return fetch(new Request(request, { headers }));
+        },
+      });
+      const { order, accessToken } = await createSwap(client);
+      const following = collect(client.swaps.stream(order.id, accessToken, { reconnectDelayMs: 10 }));
+      await pay(client, order.id);
+      const events = await following;
+
+      expect(connections).to.equal(2);
+      expect(statusesOf(events).map((e) => e.id)).to.deep.equal(await timelineIds(client, order.id));
+    });
+
+    it('throws a StreamDisconnectedError after maxReconnects failed reconnects in a row', async () => {
+      let attempts = 0;
+      const sleeps: number[] = [];
+      const client = await newClient({
+        fetch: async (request) => {
+          if (!isStream(request)) return fetch(request);
+          attempts++;
+          throw new TypeError('fetch failed', { cause: new Error('connect ECONNREFUSED') });
+        },
+        retry: { maxRetries: 0 },
+        sleep: async (ms) => void sleeps.push(ms),
+      });
+      const { order, accessToken } = await createSwap(client);
+      let thrown: unknown;
+      try {
+        await collect(client.swaps.stream(order.id, accessToken, { maxReconnects: 2, reconnectDelayMs: 5 }));
+      } catch (err) {
+        thrown = err;
+      }
+      expect(thrown).to.be.instanceOf(StreamDisconnectedError);
+      expect(thrown).to.include({ code: 'stream_disconnected', attempts: 3, lastEventId: undefined });
+      expect((thrown as Error).cause).to.be.instanceOf(TypeError);
+      expect((thrown as Error).message).to.contain('ECONNREFUSED');
+      expect(attempts).to.equal(3);
+      expect(sleeps).to.deep.equal([5, 5]);
+    });
+
+    it("throws a PartnerApiError (401 invalid_token) for another swap's token, without reconnecting", async () => {
+      const streamRequests: Request[] = [];
+      const client = await newClient({
+        fetch: (request) => {
+          if (isStream(request)) streamRequests.push(request);
+          return fetch(request);
+        },
+      });
+      const first = await createSwap(client);
+      const second = await createSwap(client);
+      let thrown: unknown;
+      try {
+        await collect(client.swaps.stream(first.order.id, second.accessToken));
+      } catch (err) {
+        thrown = err;
+      }
+      expect(thrown).to.be.instanceOf(PartnerApiError);
+      expect(thrown).to.include({ status: 401, code: 'invalid_token' });
+      expect(streamRequests).to.have.length(1);
+      expect(streamRequests[0].headers.get('authorization')).to.equal(`Bearer ${second.accessToken}`);
+      expect(streamRequests[0].headers.has('x-service-signature')).to.equal(false);
+    });
+
+    it('closes the connection when the loop breaks', async () => {
+      const streamRequests: Request[] = [];
+      let cancelled = false;
+      const client = await newClient({
+        fetch: async (request) => {
+          if (!isStream(request)) return fetch(request);
+          streamRequests.push(request);
+          const response = await fetch(request);
+          const source = response.body!.getReader();
+          const body = new ReadableStream<Uint8Array>({
+            async pull(controller) {
+              const { done, value } = await source.read();
+              if (done) controller.close();
+              else controller.enqueue(value);
+            },
+            cancel(reason) {
+              cancelled = true;
+              return source.cancel(reason);
+            },
+          });
+          return new Response(body, { status: response.status, headers: response.headers });
+        },
+      });
+      const { order, accessToken } = await createSwap(client);
+      let first: SwapStreamEvent | undefined;
+      for await (const event of client.swaps.stream(order.id, accessToken)) {
+        first = event;
+        break;
+      }
+      expect(first?.type).to.equal('order');
+      expect(streamRequests).to.have.length(1);
+      expect(streamRequests[0].signal.aborted).to.equal(true);
+      expect(cancelled).to.equal(true);
+    });
+
+    it('refuses misuse before sending anything', async () => {
+      const client = await newClient();
+      expect(() => client.swaps.stream('', 'sat_x')).to.throw(TypeError, /id/);
+      expect(() => client.swaps.stream('id', '')).to.throw(TypeError, /accessToken/);
+      expect(() => client.swaps.stream('id', 'sat_x', { maxReconnects: -1 })).to.throw(TypeError, /maxReconnects/);
+      expect(() => client.swaps.stream('id', 'sat_x', { lastEventId: 'not an id' })).to.throw(TypeError, /lastEventId/);
+    });
+  });
+});

@@ -1,0 +1,94 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { createPartnerClient, type QuoteRequest, type SwapStreamEvent } from '../../sdk/src/index.js';
+import { freePort, spawnGroup, waitForHttp, type Child } from '../support/process.js';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const QUOTE: QuoteRequest = {
+  sourceAsset: 'BTC',
+  sourceNetwork: 'BTC',
+  destinationAsset: 'USDT',
+  destinationNetwork: 'ETH',
+  sourceAmount: '0.015',
+  refundMode: 'sender',
+};
+
+describe('the SDK stream against the real server process', function () {
+  this.timeout(120_000);
+  let dataDir: string;
+  let child: Child | undefined;
+  let origin: string;
+  let secret: string;
+
+  before(async () => {
+    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'pss-sdk-stream-'));
+    const port = await freePort();
+    origin = `http://127.0.0.1:${port}`;
+    child = spawnGroup(
+      process.execPath,
+      ['--import', 'tsx', 'server/main.ts'],
+      {
+        PORT: String(port),
+        DATA_DIR: dataDir,
+        DATABASE_URL: '',
+        SECRETS_KEY: '',
+        PUBLIC_ORIGIN: origin,
+        PRINT_BANNER: 'true',
+        LOG_LEVEL: 'warn',
+        SANDBOX_BLOCK_SECONDS: '0.2',
+      },
+      root,
+    );
+    await waitForHttp(`${origin}/api/v1/health`, 60_000, child);
+    const found = /keyId=demo secret=(\S+)/.exec(child.output())?.[1];
+    if (!found) throw new Error(`no demo credentials in:\n${child.output()}`);
+    secret = found;
+  });
+  after(async () => {
+    await child?.stop('SIGTERM');
+    await fs.rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('follows a swap from waiting to finished through swaps.stream', async () => {
+    const client = createPartnerClient({ baseUrl: `${origin}/api/v1`, audience: origin, keyId: 'demo', secret, userId: 'customer-1' });
+    const quoted = await client.quotes.create(QUOTE);
+    if (quoted.error) throw quoted.error;
+    const { quote } = quoted.data;
+    const created = await client.swaps.create({
+      ...QUOTE,
+      quoteId: quote.id,
+      rateType: quote.rateType,
+      destinationAddress: '0x71C7656EC7ab88b098defB751B7401B5f6d8976F',
+    });
+    if (created.error) throw created.error;
+    const { order, accessToken } = created.data;
+
+    const events: SwapStreamEvent[] = [];
+    const following = (async () => {
+      for await (const event of client.swaps.stream(order.id, accessToken)) events.push(event);
+    })();
+    const ready = await client.swaps.waitForDepositAddress(order.id, { intervalMs: 100, timeoutMs: 20_000 });
+    if (ready.error) throw ready.error;
+    const paid = await client.sandbox.deposit({
+      address: ready.data.order.depositAddress!,
+      asset: 'BTC',
+      network: 'BTC',
+      amount: ready.data.order.depositAmount!,
+    });
+    if (paid.error) throw paid.error;
+    await following;
+
+    const statuses = events.flatMap((e) => (e.type === 'status' ? [e.event] : []));
+    expect(events[0].type).to.equal('order');
+    expect(statuses[0].status).to.equal('waiting');
+    expect(statuses.map((e) => e.status)).to.include('confirming');
+    expect(statuses.slice(-3).map((e) => e.status)).to.deep.equal(['exchanging', 'sending', 'finished']);
+    expect(statuses[statuses.length - 1].terminal).to.equal(true);
+    const detail = await client.swaps.get(order.id);
+    if (detail.error) throw detail.error;
+    expect(statuses.map((e) => e.id)).to.deep.equal(detail.data.events.map((e) => e.id));
+    expect(detail.data.order.status).to.equal('finished');
+  });
+});
