@@ -31,6 +31,8 @@ export interface Config {
   readonly challengeTtlSeconds: number;
   readonly expectDepositSeconds: number;
   readonly webhookRetrySeconds: readonly number[];
+  /** Time limit of one webhook delivery attempt (connect, request and response). */
+  readonly webhookTimeoutSeconds: number;
   readonly sandboxBlockSeconds: number;
   /** Interval of the comment heartbeat on open swap streams. */
   readonly streamHeartbeatSeconds: number;
@@ -81,6 +83,7 @@ export function loadConfig(env: Env = process.env): Config {
     challengeTtlSeconds: read.integer('CHALLENGE_TTL_SECONDS', 600, { min: 1 }),
     expectDepositSeconds: read.integer('EXPECT_DEPOSIT_SECONDS', 1800, { min: 1 }),
     webhookRetrySeconds: read.secondsList('WEBHOOK_RETRY_SECONDS', [5, 300, 1800, 7200, 18000, 36000, 36000]),
+    webhookTimeoutSeconds: read.positiveNumber('WEBHOOK_TIMEOUT_SECONDS', 10),
     sandboxBlockSeconds: read.positiveNumber('SANDBOX_BLOCK_SECONDS', 2),
     streamHeartbeatSeconds: read.positiveNumber('STREAM_HEARTBEAT_SECONDS', 15),
     rateLimits: {

@@ -42,7 +42,13 @@ export async function startSwapEngine(deps: {
     now: deps.now,
   });
   const hub = await startSwapHub({ knex: deps.knex, databaseUrl: deps.config.databaseUrl, logger: deps.logger });
-  const jobs = await startJobEngine({ knex: deps.knex, lifecycle, logger: deps.logger, schema: deps.jobSchema });
+  const jobs = await startJobEngine({
+    knex: deps.knex,
+    lifecycle,
+    logger: deps.logger,
+    schema: deps.jobSchema,
+    webhooks: { config: deps.config, secretsKey: deps.secretsKey, now: deps.now },
+  });
   return {
     lifecycle,
     hub,

@@ -36,6 +36,22 @@ export type {
   SwapStatus,
 } from './schemas.js';
 export { PartnerApiError, WaitTimeoutError } from './errors.js';
+export {
+  signTestWebhook,
+  verifyWebhook,
+  WEBHOOK_SECRET_PREFIX,
+  WEBHOOK_TOLERANCE_IN_SECONDS,
+  WebhookVerificationError,
+  type PermanentDepositUpdatedEvent,
+  type SignTestWebhookInput,
+  type SwapUpdatedEvent,
+  type VerifyWebhookOptions,
+  type WebhookEvent,
+  type WebhookEventType,
+  type WebhookRequestHeaders,
+  type WebhookTestEvent,
+  type WebhookVerificationReason,
+} from './webhooks.js';
 export { DEFAULT_RETRY, isRetryable, retryDelayMs, type Attempt, type RetryOptions } from './retry.js';
 export { canonicalText, newNonce, SIGNING_SCHEME, signatureHeader, signedHeaders, type SigningInput } from './signing.js';
 export { SDK_VERSION } from './version.js';

@@ -6,6 +6,7 @@ import type { SwapTokens } from '../domain/access-tokens.js';
 import type { RatesAdapter } from '../adapters/rates.js';
 import type { JobEngine } from '../jobs/engine.js';
 import type { SwapLifecycle } from '../jobs/swap-lifecycle.js';
+import type { SecretBox } from '../store/secret-box.js';
 import type { SwapHub } from '../store/swap-hub.js';
 
 /** Dependencies shared by every handler module. */
@@ -20,8 +21,10 @@ export interface HandlerDeps {
   lifecycle: SwapLifecycle;
   /** This instance's subscriptions to swap changes (the streams). */
   hub: SwapHub;
-  /** Queues swap steps for the workers. */
-  jobs: Pick<JobEngine, 'scheduleAdvance'>;
+  /** Queues swap steps for the workers; sends test webhooks. */
+  jobs: Pick<JobEngine, 'scheduleAdvance' | 'webhooks'>;
+  /** Seals webhook secrets at rest (the same box that holds partner secrets). */
+  secretBox: SecretBox;
   /** The bundled OpenAPI document the server validates against and serves. */
   apiDocument: Record<string, unknown>;
   /** The API version label, read from the spec's info.version. */

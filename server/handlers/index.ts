@@ -9,11 +9,10 @@ import { createQuoteHandlers } from './quotes.js';
 import { createSandboxHandlers } from './sandbox.js';
 import { createSwapHandlers } from './swaps.js';
 import { createSwapStreamHandlers } from './swap-stream.js';
+import { createWebhookHandlers } from './webhooks.js';
 
 /** Specified operations whose implementation has not landed yet; they answer 501 not_implemented. */
 export const PENDING_OPERATIONS = [
-  'getPartnerWebhook',
-  'putPartnerWebhook',
   'listPartnerEarnings',
   'createRouteChallenge',
   'createPermanentRoute',
@@ -37,6 +36,7 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     ...createQuoteHandlers(deps),
     ...createSwapHandlers(deps),
     ...createSandboxHandlers(deps),
+    ...createWebhookHandlers(deps),
     ...pending,
     ...createSwapStreamHandlers(deps),
   };

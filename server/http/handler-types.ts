@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { operations } from '../../generated/api.js';
 
 /** Operations of the spec's `webhooks` section: the service sends them to partners, it does not serve them. */
-export type WebhookOperationId = 'swapUpdatedWebhook' | 'permanentDepositUpdatedWebhook';
+export type WebhookOperationId = 'swapUpdatedWebhook' | 'permanentDepositUpdatedWebhook' | 'webhookTestWebhook';
 
 /** Every operationId the server serves. */
 export type OperationId = Exclude<keyof operations, WebhookOperationId>;

@@ -4,12 +4,17 @@
  * go and schedules the next job for when the clock will move it again (a deadline, the next block).
  * Jobs are retried by pg-boss when they fail; at start every unfinished swap gets a job, so a crash between a
  * commit and its follow-up job costs a restart, never a stuck swap.
+ * A second queue delivers webhooks (jobs/webhook-delivery.ts): a dispatcher loop turns outbox rows into
+ * delivery jobs, and delivery workers send them and queue their retries.
  */
 import type { Knex } from 'knex';
 import PgBoss from 'pg-boss';
 import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { createSecretBox } from '../store/secret-box.js';
 import { listActiveSwapIds } from '../store/swaps.js';
 import type { SwapLifecycle } from './swap-lifecycle.js';
+import { createWebhookDelivery, DISPATCH_BATCH_SIZE, deliveryJobId, type DeliveryJob, type WebhookDelivery } from './webhook-delivery.js';
 
 /** The queue of swap steps. */
 export const SWAP_ADVANCE_QUEUE = 'swap-advance';
@@ -17,6 +22,14 @@ export const SWAP_ADVANCE_QUEUE = 'swap-advance';
 export const POLLING_INTERVAL_SECONDS = 0.5;
 /** A job still active after this long (its worker died) is retried. */
 export const JOB_EXPIRY_SECONDS = 60;
+/** The queue of webhook delivery attempts. */
+export const WEBHOOK_DELIVERY_QUEUE = 'webhook-delivery';
+/** How often the dispatcher looks for outbox rows without a delivery job. */
+export const WEBHOOK_DISPATCH_INTERVAL_MS = 200;
+/** Delivery workers per process (a slow receiver holds up only its worker's batch). */
+export const WEBHOOK_WORKERS = 4;
+/** Delivery jobs one worker takes per fetch; all of a fetch are sent concurrently. */
+export const WEBHOOK_BATCH_SIZE = 25;
 
 /** Running job workers. */
 export interface JobEngine {
@@ -25,6 +38,8 @@ export interface JobEngine {
    * transaction, so it exists exactly when the write that needs it commits.
    */
   scheduleAdvance(swapId: string, at?: Date, trx?: Knex.Transaction): Promise<void>;
+  /** Webhook delivery: the test send, and the dispatcher for callers that want outbox rows queued now. */
+  webhooks: Pick<WebhookDelivery, 'sendTest' | 'dispatch'>;
   /** Stops fetching, waits for running jobs (up to a few seconds) and releases the engine. */
   stop(): Promise<void>;
 }
@@ -36,6 +51,8 @@ export interface JobEngineDeps {
   logger: Logger;
   /** Schema of pg-boss's tables (default `pgboss`); tests give each database schema its own. */
   schema?: string;
+  /** What webhook delivery needs: the configuration (mode, retry schedule, timeout), the secrets key and the clock. */
+  webhooks: { config: Config; secretsKey: Buffer; now: () => Date };
 }
 
 /** Starts pg-boss and the swap worker; resolves once jobs for unfinished swaps are queued. */
@@ -51,6 +68,7 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
   boss.on('error', (err) => deps.logger.warn({ err }, 'job engine error; it keeps running'));
   await boss.start();
   await boss.createQueue(SWAP_ADVANCE_QUEUE);
+  await boss.createQueue(WEBHOOK_DELIVERY_QUEUE);
 
   const scheduleAdvance = async (swapId: string, at?: Date, trx?: Knex.Transaction) => {
     await boss.send(SWAP_ADVANCE_QUEUE, { swapId }, { ...(at ? { startAfter: at } : {}), ...(trx ? { db: transactionDb(trx) } : {}) });
@@ -71,10 +89,93 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
 
   for (const swapId of await listActiveSwapIds(deps.knex)) await scheduleAdvance(swapId);
 
+  const webhooks = await startWebhookDelivery(boss, deps);
+
   return {
     scheduleAdvance,
+    webhooks: webhooks.delivery,
     async stop() {
+      await webhooks.stop();
       await boss.stop({ graceful: true, wait: true, timeout: 5_000, close: false });
+    },
+  };
+}
+
+// The delivery workers and the dispatcher loop. Each queued job is one attempt; its id is derived from the
+// message and attempt number, so queuing an attempt twice queues it once. A job outlives its request's time
+// limit by a margin before pg-boss counts its worker as dead and runs it again.
+async function startWebhookDelivery(boss: PgBoss, deps: JobEngineDeps) {
+  const { config, secretsKey, now } = deps.webhooks;
+  const expireInSeconds = Math.ceil(config.webhookTimeoutSeconds) + 30;
+  const delivery = createWebhookDelivery({
+    knex: deps.knex,
+    config,
+    secretBox: createSecretBox(secretsKey),
+    logger: deps.logger,
+    now,
+    async enqueue(jobs, trx) {
+      await boss.insert(
+        jobs.map((job) => ({
+          id: deliveryJobId(job),
+          name: WEBHOOK_DELIVERY_QUEUE,
+          data: { messageId: job.messageId, attempt: job.attempt },
+          ...(job.startAfter ? { startAfter: job.startAfter.toISOString() } : {}),
+          expireInSeconds,
+        })) as PgBoss.JobInsert[],
+        { db: transactionDb(trx) },
+      );
+    },
+  });
+
+  const workerIds: string[] = [];
+  for (let i = 0; i < WEBHOOK_WORKERS; i++) {
+    workerIds.push(
+      await boss.work<DeliveryJob>(
+        WEBHOOK_DELIVERY_QUEUE,
+        { pollingIntervalSeconds: POLLING_INTERVAL_SECONDS, batchSize: WEBHOOK_BATCH_SIZE },
+        async (jobs) => {
+          // A job that throws (a database failure) is retried by pg-boss; the others of the batch still count.
+          const results = await Promise.allSettled(jobs.map((job) => delivery.deliver(job.data)));
+          const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+          if (failed) throw failed.reason;
+        },
+      ),
+    );
+  }
+
+  // The loop reports failures and keeps going; a full batch means more rows wait, so it goes again at once.
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+  const dispatch = async () => {
+    let claimed = 0;
+    try {
+      const result = await delivery.dispatch();
+      claimed = result.claimed;
+      if (result.queued > 0) for (const id of workerIds) boss.notifyWorker(id);
+    } catch (err) {
+      deps.logger.warn({ err }, 'webhook dispatch failed; will retry');
+    }
+    if (!stopped) timer = setTimeout(tick, claimed >= DISPATCH_BATCH_SIZE ? 0 : WEBHOOK_DISPATCH_INTERVAL_MS);
+  };
+  const tick = () => {
+    running = dispatch();
+  };
+  tick();
+
+  return {
+    delivery: {
+      sendTest: delivery.sendTest,
+      async dispatch() {
+        const result = await delivery.dispatch();
+        if (result.queued > 0) for (const id of workerIds) boss.notifyWorker(id);
+        return result;
+      },
+    },
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
     },
   };
 }

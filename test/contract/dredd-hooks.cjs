@@ -284,6 +284,32 @@ async function advanceClock(partner, id, deadline, status) {
   return res.body.order;
 }
 
+// --- Webhooks: a receiver in this process, so no delivery ever leaves the machine ------------------------
+
+// Answers 204 to every delivery and remembers its webhook-id. The spec's example URL (partner.example.org) is
+// never set: every PUT /partner/webhook the hooks send names this receiver.
+let webhookReceiver;
+const receivedWebhookIds = [];
+function startWebhookReceiver() {
+  if (webhookReceiver) return webhookReceiver;
+  webhookReceiver = new Promise((resolve) => {
+    const receiver = http.createServer((req, res) => {
+      receivedWebhookIds.push(req.headers['webhook-id']);
+      req.resume();
+      req.on('end', () => res.writeHead(204).end());
+    });
+    receiver.unref();
+    receiver.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${receiver.address().port}/hooks`));
+  });
+  return webhookReceiver;
+}
+
+/** Points `partner`'s webhook at the receiver (deliveries on); resolves to the PUT answer. */
+async function webhookToReceiver(partner) {
+  const url = await startWebhookReceiver();
+  return expectAnswer('setup PUT /partner/webhook', send('PUT', '/partner/webhook', { body: { url }, partner }), 200);
+}
+
 const responseBody = (transaction) => {
   try {
     return JSON.parse(transaction.real.body);
@@ -612,6 +638,85 @@ const SCENARIOS = {
       withPath(transaction, `/sandbox/swaps/${swap.order.id}/clock`);
       setBody(transaction, { deadline: 'expiry' });
       transaction.expectCode = 'invalid_state';
+    },
+  },
+
+  putPartnerWebhook: {
+    async 200(transaction) {
+      // The example's URL is a real host: the receiver in this process takes its place.
+      setBody(transaction, { url: await startWebhookReceiver() });
+      transaction.afterCheck = async (t) => {
+        const body = responseBody(t);
+        // The main partner's first set: the secret is shown once, then only its hint.
+        if (!/^whsec_[A-Za-z0-9+/]{32}$/.test(body?.secret || ''))
+          throw new Error(`the first set returned no whsec_ secret: ${body?.secret}`);
+        const read = await expectAnswer(
+          'GET /partner/webhook',
+          send('GET', '/partner/webhook', { partner: partners.main, via: 'proxy' }),
+          200,
+        );
+        if (read.body.secretHint !== `whsec_…${body.secret.slice(-4)}` || 'secret' in read.body)
+          throw new Error('GET shows more than the hint');
+        // Schema-valid (a URI), so through the proxy: a scheme the service does not call.
+        await expectAnswer(
+          'PUT /partner/webhook with an ftp URL',
+          send('PUT', '/partner/webhook', { body: { url: 'ftp://partner.example.org/hooks' }, partner: partners.main, via: 'proxy' }),
+          400,
+          'invalid_request',
+        );
+      };
+    },
+  },
+
+  listWebhookDeliveries: {
+    async 200(transaction) {
+      // Two test deliveries, read as pages of one: the transaction asks for the second page with a real cursor.
+      await webhookToReceiver(partners.main);
+      for (let i = 0; i < 2; i++) {
+        await expectAnswer('setup POST /partner/webhook/test', send('POST', '/partner/webhook/test', { partner: partners.main }), 200);
+      }
+      const page = await expectAnswer(
+        'setup GET /partner/webhook/deliveries?limit=1',
+        send('GET', '/partner/webhook/deliveries?limit=1', { partner: partners.main }),
+        200,
+      );
+      if (!page.body.nextCursor) throw new Error('setup: GET /partner/webhook/deliveries?limit=1 gave no nextCursor with two attempts');
+      withQuery(transaction, `limit=1&cursor=${page.body.nextCursor}`);
+      transaction.afterCheck = async (t) => {
+        const [delivery] = responseBody(t)?.deliveries || [];
+        if (!delivery || delivery.id === page.body.deliveries[0].id) throw new Error('the second page repeats the first');
+      };
+    },
+    async 400(transaction) {
+      withQuery(transaction, 'limit=101');
+      direct(transaction);
+      transaction.expectCode = 'invalid_request';
+      transaction.afterCheck = async () => {
+        // Schema-valid, so through the proxy: a cursor this API never returned.
+        const cursor = Buffer.from('not a cursor').toString('base64url');
+        await expectAnswer(
+          'GET /partner/webhook/deliveries with a foreign cursor',
+          send('GET', `/partner/webhook/deliveries?cursor=${cursor}`, { partner: partners.main, via: 'proxy' }),
+          400,
+          'invalid_request',
+        );
+      };
+    },
+  },
+
+  sendTestWebhook: {
+    async 200(transaction) {
+      await webhookToReceiver(partners.main);
+      transaction.afterCheck = async (t) => {
+        const delivery = responseBody(t);
+        if (!delivery?.succeeded) throw new Error(`the test delivery failed: ${delivery?.error}`);
+        if (!receivedWebhookIds.includes(delivery.eventId)) throw new Error('the receiver did not get the test delivery');
+      };
+    },
+    async 409(transaction) {
+      // The other partner never sets a webhook.
+      transaction.partner = partners.other;
+      transaction.expectCode = 'webhook_not_configured';
     },
   },
 };

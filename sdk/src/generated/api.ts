@@ -251,24 +251,88 @@ export interface paths {
         };
         /**
          * Read the status webhook
-         * @description Returns the partner's webhook URL (or `null` when none is set), a hint of the signing secret, and
-         *     the event types delivered. The full secret is never shown again after it was generated; rotate it
-         *     with `PUT /partner/webhook` if it is lost. Deliveries are described under `webhooks` in this document.
+         * @description Returns the partner's webhook URL (or `null` when none is set), whether deliveries are on
+         *     (`enabled`), a hint of the signing secret, and the event types delivered. The full secret is never
+         *     shown again after it was generated; rotate it with `PUT /partner/webhook` if it is lost. Deliveries
+         *     are described under `webhooks` in this document; every attempt is listed by
+         *     `GET /partner/webhook/deliveries`.
          */
         get: operations["getPartnerWebhook"];
         /**
          * Set the status webhook URL
-         * @description Sets the URL that receives `swap.updated` and `permanent_deposit.updated` deliveries.
+         * @description Sets the URL that receives `swap.updated` and `permanent_deposit.updated` deliveries, and turns
+         *     deliveries on or off.
          *
-         *     - On the **first** set, a signing secret `whsec_<base64>` is generated and returned in full in
-         *       `secret`. Store it: later reads only show `secretHint`.
-         *     - `rotateSecret: true` replaces the secret and returns the new one; deliveries are signed with the
-         *       new secret from then on. Otherwise `secret` is `null` and the existing secret is kept.
-         *     - In production mode the URL must use `https` and must not resolve to a private, loopback or
-         *       link-local address (`400 invalid_request`). Sandbox mode also accepts `http` and local addresses.
+         *     - On the **first** set, a signing secret `whsec_<base64>` (24 random bytes) is generated and returned
+         *       in full in `secret`. Store it: later reads only show `secretHint`.
+         *     - `rotateSecret: true` replaces the secret and returns the new one; deliveries (retries of earlier
+         *       messages included) are signed with the new secret from then on. Otherwise `secret` is `null` and
+         *       the existing secret is kept.
+         *     - **Stopping deliveries:** `enabled: false` (default `true`) keeps the URL and the secret but sends
+         *       nothing: messages created while deliveries are off are not delivered later, and pending retries
+         *       are dropped. `enabled: true` turns deliveries back on for messages created from then on.
+         *     - A changed URL applies at once, to retries of earlier messages too.
+         *     - The URL must not contain a user name, password or `#fragment`.
+         *     - In production mode the URL must use `https` and its host must resolve only to public addresses:
+         *       loopback (`127.0.0.0/8`, `::1`), private (`10.0.0.0/8`, `172.16.0.0/12`, `192.168.0.0/16`,
+         *       `fc00::/7`), link-local and cloud metadata (`169.254.0.0/16`, `fe80::/10`), carrier-grade NAT
+         *       (`100.64.0.0/10`), unspecified (`0.0.0.0`), multicast and reserved addresses are refused with
+         *       `400 invalid_request` (checked when deliveries are on). The check is made again on every delivery
+         *       attempt, when the connection is made, because DNS can change; a refused attempt is recorded and
+         *       retried like any failed one. Sandbox mode also accepts `http` and local addresses.
          */
         put: operations["putPartnerWebhook"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/partner/webhook/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook delivery attempts
+         * @description Lists the partner's webhook delivery attempts, newest first, with cursor pagination: every attempt
+         *     of every message (`swap.updated`, `permanent_deposit.updated`, `webhook.test`), successful or not,
+         *     with the HTTP status the receiver answered (`null` when there was no answer: connection refused,
+         *     timeout, refused address), the error, the duration and, for a failed attempt that will be retried,
+         *     `nextAttemptAt`. `eventId` is the `webhook-id` of the message; `eventId=<id>` lists the attempts of
+         *     one message. Pass `nextCursor` of a page as `cursor` to get the next one (`null` on the last page).
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/partner/webhook/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test webhook now
+         * @description Sends one `webhook.test` message (see `webhooks`) to the partner's webhook URL at once, signed like
+         *     every delivery, and answers with the recorded attempt once the receiver answered (or the attempt
+         *     failed or timed out). A test message is attempted once, not retried; the attempt also appears in
+         *     `GET /partner/webhook/deliveries`. `200` means the attempt was made: check `succeeded`. Without a
+         *     webhook, or with deliveries stopped (`enabled: false`), the answer is `409 webhook_not_configured`.
+         *     No request body.
+         */
+        post: operations["sendTestWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -585,11 +649,14 @@ export interface webhooks {
          *        any of them equals yours (compare in constant time).
          *     4. Reject deliveries whose `webhook-timestamp` is more than 5 minutes from your clock.
          *
-         *     **Delivery**: at least once, from a transactional outbox. Any non-`2xx` answer, a connection error
-         *     or a timeout is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (the schedule is
-         *     configurable per deployment); every attempt is recorded. `webhook-id` is the same on every attempt
-         *     of one message, so use it to drop duplicates. Deliveries may arrive out of order: compare
-         *     `data.order.updatedAt`, or read `GET /swaps/{id}` for the current state.
+         *     **Delivery**: at least once, from a transactional outbox. Any non-`2xx` answer (redirects are not
+         *     followed: a `3xx` is a failed attempt), a connection error or a timeout (10 s by default) is retried
+         *     after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (the schedule is configurable per
+         *     deployment); every attempt is recorded and listed by `GET /partner/webhook/deliveries`.
+         *     `webhook-id` is the same on every attempt of one message, so use it to drop duplicates;
+         *     `webhook-timestamp` is the time of the attempt, `timestamp` in the body the time of the change.
+         *     Deliveries may arrive out of order: compare `data.order.updatedAt`, or read `GET /swaps/{id}` for
+         *     the current state. `data` carries the order and the event exactly as `GET /swaps/{id}` returns them.
          */
         post: operations["swapUpdatedWebhook"];
         delete?: never;
@@ -610,13 +677,36 @@ export interface webhooks {
         /**
          * Permanent-route deposit changed (sent to your webhook URL)
          * @description Sent to the partner's webhook URL when a deposit to one of its permanent routes is first seen, gains
-         *     confirmations, starts or leaves an accumulation, or changes the public status of its order.
+         *     confirmations, starts or leaves an accumulation, or changes the public status of its order. `data`
+         *     uses the field names of `GET /permanent-routes/{id}/deposits`: `route_id` and the deposit.
          *
          *     Signing, retries and at-least-once delivery are exactly as for `swap.updated`: verify
          *     `webhook-signature` (`v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>">`, key =
          *     base64-decoded part of `whsec_<base64>`), drop duplicates by `webhook-id`, and answer `2xx` quickly.
          */
         post: operations["permanentDepositUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test message (sent on request)
+         * @description Sent once, not retried, when the partner calls `POST /partner/webhook/test`, so a receiver can be
+         *     checked end to end. Signed exactly like every other delivery; answer `2xx`. Receivers should accept
+         *     and ignore event types they do not know.
+         */
+        post: operations["webhookTestWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -661,6 +751,7 @@ export interface components {
          *     | `idempotency_key_reused` | 409 | The `Idempotency-Key` is bound to a different request body |
          *     | `route_unavailable` | 409 | A permanent route cannot be created now |
          *     | `invalid_state` | 409 | Sandbox only: the swap's status does not allow the requested action |
+         *     | `webhook_not_configured` | 409 | `POST /partner/webhook/test` without a webhook, or with deliveries stopped |
          *     | `service_unavailable` on `POST /swaps` | 503 | Also: an identical request with the same `Idempotency-Key` is still running; retry after `Retry-After` |
          *     | `payload_too_large` | 413 | The body exceeds 64 KiB |
          *     | `unsupported_media_type` | 415 | The body is not `application/json` |
@@ -1243,14 +1334,19 @@ export interface components {
             /** Format: date-time */
             expect_deposit_until: string;
         };
-        /** @enum {string} */
-        WebhookEventType: "swap.updated" | "permanent_deposit.updated";
+        /**
+         * @description `webhook.test` is sent only on request (`POST /partner/webhook/test`).
+         * @enum {string}
+         */
+        WebhookEventType: "swap.updated" | "permanent_deposit.updated" | "webhook.test";
         PartnerWebhook: {
             /**
              * Format: uri
              * @description The delivery URL, `null` when none is set.
              */
             url: string | null;
+            /** @description Whether messages are delivered; `false` when none is set or deliveries were stopped. */
+            enabled: boolean;
             /** @description The last characters of the signing secret, for recognition only. */
             secretHint: string | null;
             /** @description Event types delivered to the URL. */
@@ -1269,11 +1365,18 @@ export interface components {
              * @default false
              */
             rotateSecret?: boolean;
+            /**
+             * @description `false` stops deliveries (the URL and secret are kept; messages created meanwhile are not
+             *     delivered later, pending retries are dropped); `true` turns them on again.
+             * @default true
+             */
+            enabled?: boolean;
         };
         /** @description The webhook configuration after an update, with the new secret when one was generated. */
         PartnerWebhookUpdate: {
             /** Format: uri */
             url: string | null;
+            enabled: boolean;
             secretHint: string | null;
             eventTypes: components["schemas"]["WebhookEventType"][];
             /** Format: date-time */
@@ -1283,6 +1386,56 @@ export interface components {
              *     set, or `rotateSecret: true`); otherwise `null`. It is not shown again.
              */
             secret: string | null;
+        };
+        /** @description One delivery attempt of one webhook message. */
+        WebhookDelivery: {
+            /**
+             * Format: uuid
+             * @description The attempt's own id.
+             */
+            id: string;
+            /** @description The message's `webhook-id`, the same on every attempt of one message. */
+            eventId: string;
+            type: components["schemas"]["WebhookEventType"];
+            /**
+             * Format: int32
+             * @description 1 for the first attempt, 2 for the first retry, and so on.
+             */
+            attempt: number;
+            /**
+             * Format: uri
+             * @description The URL this attempt was sent to.
+             */
+            url: string;
+            /** @description The receiver answered `2xx`. */
+            succeeded: boolean;
+            /**
+             * Format: int32
+             * @description The receiver's HTTP status; `null` when it did not answer (connection error, timeout, refused address).
+             */
+            statusCode: number | null;
+            /** @description Why the attempt failed, `null` when it succeeded. */
+            error: string | null;
+            /**
+             * Format: int32
+             * @description From the start of the attempt to the receiver's status line (or the failure).
+             */
+            durationMs: number;
+            /**
+             * Format: date-time
+             * @description When the attempt started (its `webhook-timestamp`).
+             */
+            attemptedAt: string;
+            /**
+             * Format: date-time
+             * @description When the message will be retried after this failed attempt; `null` when it succeeded or no retry is left.
+             */
+            nextAttemptAt: string | null;
+        };
+        WebhookDeliveryList: {
+            deliveries: components["schemas"]["WebhookDelivery"][];
+            /** @description Cursor of the next page, `null` on the last page. */
+            nextCursor: string | null;
         };
         PartnerMarkup: {
             /** @description Markup percentage added to the fee of new permanent routes; `0` until set. */
@@ -1387,9 +1540,25 @@ export interface components {
              */
             timestamp: string;
             data: {
-                /** Format: uuid */
-                routeId: string;
+                /**
+                 * Format: uuid
+                 * @description The route (`PermanentRoute.route_id`), named as `GET /permanent-routes/{id}/deposits` names it.
+                 */
+                route_id: string;
                 deposit: components["schemas"]["PermanentDeposit"];
+            };
+        };
+        WebhookTestEvent: {
+            /** @constant */
+            type: "webhook.test";
+            /**
+             * Format: date-time
+             * @description When the test was requested.
+             */
+            timestamp: string;
+            data: {
+                /** @description A human-readable note; nothing to act on. */
+                message: string;
             };
         };
     };
@@ -2198,6 +2367,92 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size.
+                 * @example 20
+                 */
+                limit?: number;
+                /**
+                 * @description Opaque cursor from `nextCursor` of the previous page. Omit for the first page.
+                 * @example eyJjIjoiMjAyNi0wNi0xM1QwOTowMDowMC4wMDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description Only the attempts of this message (its `webhook-id`).
+                 * @example 1d3f6a2c-8b4e-4f7a-9c0d-5e6f7a8b9c0d
+                 */
+                eventId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of delivery attempts. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    sendTestWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attempt, whatever the receiver answered. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The partner has no webhook, or deliveries are stopped (`webhook_not_configured`). */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     getPartnerMarkup: {
         parameters: {
             query?: never;
@@ -2741,6 +2996,45 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["PermanentDepositUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any `2xx` status acknowledges the delivery; the response body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookTestWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Message ID, identical on every retry of the same message. Use it to drop duplicates.
+                 * @example msg_2Lh9qWZk4V1bXc7Rt8Ns0Pa3Ye
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Unix time in seconds of this delivery attempt, in decimal digits.
+                 * @example 1781433678
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated list of signatures `v1,<base64>`; each is the base64 HMAC-SHA256 of
+                 *     `<webhook-id>.<webhook-timestamp>.<raw body>` keyed with the base64-decoded webhook secret.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookTestEvent"];
             };
         };
         responses: {

@@ -7,6 +7,7 @@ import type { SecretBox } from '../secret-box.js';
 import * as partners from './0001_partners.js';
 import * as bindSealedSecrets from './0002_bind_sealed_secrets.js';
 import * as quotesAndSwaps from './0003_quotes_and_swaps.js';
+import * as webhooks from './0004_webhooks.js';
 
 /** What a migration may need besides the database: data migrations that re-seal secrets need the key. */
 export interface MigrationContext {
@@ -21,6 +22,7 @@ const migrations: Array<[name: string, migration: Migration]> = [
   ['0001_partners', partners],
   ['0002_bind_sealed_secrets', bindSealedSecrets],
   ['0003_quotes_and_swaps', quotesAndSwaps],
+  ['0004_webhooks', webhooks],
 ];
 
 /** A knex migration source over the static list above, handing each migration `context`. */

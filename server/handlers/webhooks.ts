@@ -1,0 +1,150 @@
+/**
+ * The partner's webhook (DESIGN 6.6): its URL, its signing secret (generated on first set, shown once,
+ * rotatable), turning deliveries off and on, the record of delivery attempts, and a test send.
+ */
+import { randomBytes } from 'node:crypto';
+import dns from 'node:dns';
+import type { components } from '../../generated/api.js';
+import { AppError, invalidRequest } from '../domain/errors.js';
+import { createWebhookSecret, secretHint, WEBHOOK_SECRET_BYTES } from '../domain/webhook-signing.js';
+import { checkWebhookTarget, checkWebhookUrlForm, WebhookTargetError, type ResolveHost } from '../domain/webhook-targets.js';
+import type { Handlers } from '../http/handler-types.js';
+import {
+  findWebhook,
+  listAttempts,
+  lockWebhook,
+  upsertWebhook,
+  webhookSecretOwner,
+  type AttemptRecord,
+  type WebhookRecord,
+} from '../store/webhooks.js';
+import type { HandlerDeps } from './deps.js';
+import { requirePartner } from './partner.js';
+
+type WebhookEventType = components['schemas']['WebhookEventType'];
+type WebhookDeliveryBody = components['schemas']['WebhookDelivery'];
+
+/** The event types every webhook receives (webhook.test only on request). */
+export const DELIVERED_EVENT_TYPES: WebhookEventType[] = ['swap.updated', 'permanent_deposit.updated'];
+
+const resolveAll: ResolveHost = (hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true });
+
+/** Handlers for the webhook operations of the Partner tag. */
+export function createWebhookHandlers(
+  deps: HandlerDeps,
+): Pick<Handlers, 'getPartnerWebhook' | 'putPartnerWebhook' | 'listWebhookDeliveries' | 'sendTestWebhook'> {
+  return {
+    async getPartnerWebhook({ partner }) {
+      const { partnerId } = requirePartner(partner);
+      return { status: 200, body: webhookBody(await findWebhook(deps.knex, partnerId)) };
+    },
+
+    async putPartnerWebhook({ partner, body }) {
+      const { partnerId } = requirePartner(partner);
+      const enabled = body.enabled ?? true;
+      const mode = deps.config.serviceMode;
+      try {
+        const url = checkWebhookUrlForm(body.url, mode);
+        // Nothing is sent while deliveries are off; the address is checked when they are turned on.
+        if (enabled) await checkWebhookTarget(url, mode, resolveAll);
+      } catch (err) {
+        if (err instanceof WebhookTargetError) throw invalidRequest(err.message, { field: 'url' });
+        throw err;
+      }
+      const { webhook, secret } = await deps.knex.transaction(async (trx) => {
+        const existing = await lockWebhook(trx, partnerId);
+        const secret = !existing || body.rotateSecret ? createWebhookSecret(randomBytes(WEBHOOK_SECRET_BYTES)) : undefined;
+        const webhook = await upsertWebhook(trx, partnerId, {
+          url: body.url,
+          enabled,
+          ...(secret ? { secret: { sealed: deps.secretBox.seal(secret, webhookSecretOwner(partnerId)), hint: secretHint(secret) } } : {}),
+        });
+        return { webhook, secret };
+      });
+      return { status: 200, body: { ...webhookBody(webhook), secret: secret ?? null } };
+    },
+
+    async listWebhookDeliveries({ partner, query }) {
+      const { partnerId } = requirePartner(partner);
+      const limit = query.limit ?? 20;
+      const before = query.cursor === undefined ? undefined : decodeCursor(query.cursor, query.eventId);
+      const rows = await listAttempts(deps.knex, partnerId, { limit: limit + 1, before, messageId: query.eventId });
+      const page = rows.slice(0, limit);
+      const last = page[page.length - 1];
+      return {
+        status: 200,
+        body: {
+          deliveries: page.map(deliveryBody),
+          nextCursor: rows.length > limit && last ? encodeCursor(last, query.eventId) : null,
+        },
+      };
+    },
+
+    async sendTestWebhook({ partner }) {
+      const { partnerId } = requirePartner(partner);
+      const attempt = await deps.jobs.webhooks.sendTest(partnerId);
+      if (!attempt) {
+        throw new AppError(
+          409,
+          'webhook_not_configured',
+          'No webhook is set, or deliveries are stopped; set one (enabled: true) with PUT /partner/webhook first.',
+        );
+      }
+      return { status: 200, body: deliveryBody(attempt) };
+    },
+  };
+}
+
+function webhookBody(webhook: WebhookRecord | undefined) {
+  return {
+    url: webhook?.url ?? null,
+    enabled: webhook?.enabled ?? false,
+    secretHint: webhook?.secretHint ?? null,
+    eventTypes: DELIVERED_EVENT_TYPES,
+    updatedAt: webhook?.updatedAt.toISOString() ?? null,
+  };
+}
+
+/** An attempt as the API shows it. */
+export function deliveryBody(attempt: AttemptRecord): WebhookDeliveryBody {
+  return {
+    id: attempt.id,
+    eventId: attempt.messageId,
+    type: attempt.type as WebhookEventType,
+    attempt: attempt.attempt,
+    url: attempt.url,
+    succeeded: attempt.succeeded,
+    statusCode: attempt.statusCode,
+    error: attempt.error,
+    durationMs: attempt.durationMs,
+    attemptedAt: attempt.attemptedAt.toISOString(),
+    nextAttemptAt: attempt.nextAttemptAt?.toISOString() ?? null,
+  };
+}
+
+// Cursors are opaque to partners: the position (attempt time, record order) of the last attempt of a page
+// and the filter it was made with.
+function encodeCursor(attempt: AttemptRecord, eventId: string | undefined): string {
+  return Buffer.from(JSON.stringify({ a: attempt.attemptedAt.toISOString(), s: attempt.seq, e: eventId ?? null })).toString('base64url');
+}
+
+function decodeCursor(cursor: string, eventId: string | undefined): { attemptedAt: Date; seq: string } {
+  let value: { a?: unknown; s?: unknown; e?: unknown };
+  try {
+    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as typeof value;
+  } catch {
+    value = {};
+  }
+  const attemptedAt = new Date(typeof value.a === 'string' ? value.a : Number.NaN);
+  if (typeof value.s !== 'string' || !/^\d{1,18}$/.test(value.s) || Number.isNaN(attemptedAt.getTime())) {
+    throw new AppError(400, 'invalid_request', 'cursor is not a cursor this API returned; pass nextCursor of the previous page.', {
+      field: 'cursor',
+    });
+  }
+  if ((value.e ?? undefined) !== eventId) {
+    throw new AppError(400, 'invalid_request', 'This cursor was made with another eventId filter; use the same filter for every page.', {
+      field: 'cursor',
+    });
+  }
+  return { attemptedAt, seq: value.s };
+}

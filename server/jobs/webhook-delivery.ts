@@ -1,0 +1,322 @@
+/**
+ * Webhook delivery (DESIGN 6.6, Standard Webhooks). Three parts:
+ *
+ * - the dispatcher claims outbox rows not dispatched yet and, in one transaction, queues the first delivery
+ *   job of each row whose partner has its webhook on and marks the rows dispatched, so every committed row
+ *   gets exactly one job chain, whatever crashes when;
+ * - a delivery job sends one attempt of one message, records it, and (in the same transaction as the
+ *   record) queues the next attempt on the WEBHOOK_RETRY_SECONDS schedule when this one failed; an attempt
+ *   already recorded is never sent again, so a job that runs twice costs at most one extra request;
+ * - `sendTest` sends a `webhook.test` message at once, for POST /partner/webhook/test.
+ *
+ * No database transaction is open while a request is in flight (the embedded database has one connection).
+ * Redirects are not followed; in production every address the URL's host resolves to is checked when the
+ * connection is made (so DNS that changed since the URL was set cannot point deliveries inward).
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import dns from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { signWebhook, webhookBody } from '../domain/webhook-signing.js';
+import { checkWebhookUrlForm, forbiddenAddressReason, urlHost, WebhookTargetError } from '../domain/webhook-targets.js';
+import type { SecretBox } from '../store/secret-box.js';
+import {
+  attemptRecorded,
+  claimUndispatched,
+  findOutboxMessage,
+  findWebhook,
+  insertAttempt,
+  markDispatched,
+  webhookSecretOwner,
+  type AttemptRecord,
+  type WebhookRecord,
+} from '../store/webhooks.js';
+
+/** The event type of a test delivery. */
+export const WEBHOOK_TEST_TYPE = 'webhook.test';
+/** Outbox rows one dispatcher transaction claims at most. */
+export const DISPATCH_BATCH_SIZE = 500;
+/** Longest error text kept per attempt. */
+export const ATTEMPT_ERROR_MAX_CHARS = 500;
+/** Sent as User-Agent on every delivery. */
+export const WEBHOOK_USER_AGENT = 'PartnerSwapService-Webhooks/1';
+
+/** One attempt of one outbox message: what a delivery job carries. */
+export interface DeliveryJob {
+  messageId: string;
+  attempt: number;
+}
+
+/** Queues delivery jobs in the caller's transaction, each due at `startAfter` (now when absent). */
+export type EnqueueDeliveries = (jobs: Array<DeliveryJob & { startAfter?: Date }>, trx: Knex.Transaction) => Promise<void>;
+
+/** What one HTTP attempt came to. */
+export interface AttemptOutcome {
+  succeeded: boolean;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+/** What delivery needs. */
+export interface WebhookDeliveryDeps {
+  knex: Knex;
+  config: Pick<Config, 'serviceMode' | 'webhookRetrySeconds' | 'webhookTimeoutSeconds'>;
+  secretBox: SecretBox;
+  logger: Logger;
+  now: () => Date;
+  enqueue: EnqueueDeliveries;
+  /** Name resolution used when connecting (default dns.lookup); production mode checks what it returns. */
+  lookup?: LookupFunction;
+}
+
+/** The delivery machinery of one process. */
+export interface WebhookDelivery {
+  /** Dispatches up to DISPATCH_BATCH_SIZE outbox rows; returns how many rows it claimed and how many jobs it queued. */
+  dispatch(): Promise<{ claimed: number; queued: number }>;
+  /** Runs one delivery job. */
+  deliver(job: DeliveryJob): Promise<void>;
+  /** Sends a webhook.test message to the partner's webhook now and returns the recorded attempt; undefined when it has none on. */
+  sendTest(partnerId: string): Promise<AttemptRecord | undefined>;
+}
+
+/** A job id derived from the message and attempt, so queuing the same attempt twice queues it once. */
+export function deliveryJobId(job: DeliveryJob): string {
+  const hex = createHash('sha256').update(`webhook-delivery:${job.messageId}:${job.attempt}`).digest('hex');
+  // Laid out as a version-5-style UUID (pg-boss job ids are uuid).
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** Creates the delivery machinery over its dependencies. */
+export function createWebhookDelivery(deps: WebhookDeliveryDeps): WebhookDelivery {
+  const schedule = deps.config.webhookRetrySeconds;
+  const timeoutMs = deps.config.webhookTimeoutSeconds * 1000;
+  const lookup = deps.lookup ?? (dns.lookup as unknown as LookupFunction);
+
+  const secretOf = (webhook: WebhookRecord) => deps.secretBox.open(webhook.secretSealed, webhookSecretOwner(webhook.partnerId));
+
+  async function attempt(webhook: WebhookRecord, messageId: string, body: string): Promise<AttemptOutcome & { at: Date }> {
+    const at = deps.now();
+    let secret: string;
+    try {
+      secret = secretOf(webhook);
+    } catch (err) {
+      deps.logger.warn({ err, partnerId: webhook.partnerId }, 'webhook secret does not open under this SECRETS_KEY');
+      return {
+        at,
+        succeeded: false,
+        statusCode: null,
+        error: 'The webhook secret cannot be read; rotate it with PUT /partner/webhook.',
+        durationMs: 0,
+      };
+    }
+    const outcome = await postWebhook(webhook.url, { ...signWebhook(secret, messageId, at, body) }, body, {
+      timeoutMs,
+      mode: deps.config.serviceMode,
+      lookup,
+    });
+    return { ...outcome, at };
+  }
+
+  return {
+    async dispatch() {
+      let queued = 0;
+      const claimed = await deps.knex.transaction(async (trx) => {
+        const rows = await claimUndispatched(trx, DISPATCH_BATCH_SIZE);
+        const jobs = rows.filter((row) => row.deliver).map((row) => ({ messageId: row.id, attempt: 1 }));
+        if (jobs.length > 0) await deps.enqueue(jobs, trx);
+        await markDispatched(
+          trx,
+          rows.map((row) => row.seq),
+          deps.now(),
+        );
+        queued = jobs.length;
+        return rows.length;
+      });
+      return { claimed, queued };
+    },
+
+    async deliver(job) {
+      if (await attemptRecorded(deps.knex, job.messageId, job.attempt)) return;
+      const message = await findOutboxMessage(deps.knex, job.messageId);
+      if (!message) return;
+      const webhook = await findWebhook(deps.knex, message.partnerId);
+      // Deliveries were stopped (or never started): the message is dropped, nothing is sent.
+      if (!webhook || !webhook.enabled) return;
+      const body = webhookBody(message.type, message.createdAt, message.payload);
+      const outcome = await attempt(webhook, message.id, body);
+      const delaySeconds = outcome.succeeded ? undefined : schedule[job.attempt - 1];
+      const nextAttemptAt = delaySeconds === undefined ? null : new Date(outcome.at.getTime() + delaySeconds * 1000);
+      await deps.knex.transaction(async (trx) => {
+        const recorded = await insertAttempt(trx, {
+          partnerId: message.partnerId,
+          messageId: message.id,
+          type: message.type,
+          attempt: job.attempt,
+          url: webhook.url,
+          statusCode: outcome.statusCode,
+          error: outcome.error,
+          durationMs: outcome.durationMs,
+          succeeded: outcome.succeeded,
+          attemptedAt: outcome.at,
+          nextAttemptAt,
+        });
+        // Only the run that recorded this attempt queues the next one (a second run of the job finds it recorded).
+        if (recorded && nextAttemptAt)
+          await deps.enqueue([{ messageId: message.id, attempt: job.attempt + 1, startAfter: nextAttemptAt }], trx);
+      });
+      if (!outcome.succeeded) {
+        deps.logger.info(
+          { messageId: message.id, attempt: job.attempt, statusCode: outcome.statusCode, error: outcome.error, nextAttemptAt },
+          nextAttemptAt ? 'webhook delivery failed; will retry' : 'webhook delivery failed; no retries left',
+        );
+      }
+    },
+
+    async sendTest(partnerId) {
+      const webhook = await findWebhook(deps.knex, partnerId);
+      if (!webhook || !webhook.enabled) return undefined;
+      const messageId = randomUUID();
+      const created = deps.now();
+      const body = webhookBody(WEBHOOK_TEST_TYPE, created, {
+        message: 'This is a test delivery from the Partner Swap Service. Verify its webhook-signature and answer 2xx.',
+      });
+      const outcome = await attempt(webhook, messageId, body);
+      const record = {
+        partnerId,
+        messageId,
+        type: WEBHOOK_TEST_TYPE,
+        attempt: 1,
+        url: webhook.url,
+        statusCode: outcome.statusCode,
+        error: outcome.error,
+        durationMs: outcome.durationMs,
+        succeeded: outcome.succeeded,
+        attemptedAt: outcome.at,
+        nextAttemptAt: null,
+      };
+      const stored = await insertAttempt(deps.knex, record);
+      if (!stored) throw new Error(`test message ${messageId} was recorded twice`);
+      return stored;
+    },
+  };
+}
+
+/**
+ * POSTs `body` to `url` once: no redirects followed, the whole exchange bounded by `timeoutMs`, and in
+ * production the connection refused when the host is or resolves to a non-public address. Never throws.
+ */
+export async function postWebhook(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  options: { timeoutMs: number; mode: Config['serviceMode']; lookup: LookupFunction },
+): Promise<AttemptOutcome> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  const failed = (error: string, statusCode: number | null = null): AttemptOutcome => ({
+    succeeded: false,
+    statusCode,
+    error: cleanError(error),
+    durationMs: elapsed(),
+  });
+
+  let target: URL;
+  try {
+    target = checkWebhookUrlForm(url, options.mode);
+    if (options.mode === 'production' && isIP(urlHost(target))) {
+      const reason = forbiddenAddressReason(urlHost(target));
+      if (reason) throw new WebhookTargetError(`refused: ${urlHost(target)} is ${reason}`);
+    }
+  } catch (err) {
+    return failed(err instanceof Error ? err.message : String(err));
+  }
+
+  const lookup: LookupFunction = options.mode === 'production' ? publicOnlyLookup(options.lookup) : options.lookup;
+  const send = target.protocol === 'https:' ? https.request : http.request;
+  return new Promise<AttemptOutcome>((resolve) => {
+    let settled = false;
+    const settle = (outcome: AttemptOutcome) => {
+      if (settled) return;
+      settled = true;
+      resolve(outcome);
+    };
+    const req = send(target, {
+      method: 'POST',
+      agent: false,
+      lookup,
+      headers: {
+        ...headers,
+        'content-type': 'application/json',
+        'content-length': String(Buffer.byteLength(body)),
+        'user-agent': WEBHOOK_USER_AGENT,
+      },
+    });
+    // One limit for the whole exchange, the response body included (read after the status settled the attempt).
+    const timer = setTimeout(() => {
+      settle(failed(`timed out after ${options.timeoutMs / 1000} s without a response`));
+      req.destroy();
+    }, options.timeoutMs);
+    req.on('close', () => clearTimeout(timer));
+    req.on('response', (res) => {
+      const status = res.statusCode ?? 0;
+      // The body is not used; it is read (so the connection ends cleanly) until the time limit.
+      res.resume();
+      res.on('end', () => req.destroy());
+      res.on('error', () => undefined);
+      if (status >= 200 && status < 300) return settle({ succeeded: true, statusCode: status, error: null, durationMs: elapsed() });
+      if (status >= 300 && status < 400) {
+        const location = res.headers.location ? ` to ${res.headers.location}` : '';
+        return settle(failed(`answered ${status} (a redirect${location}); redirects are not followed, set the final URL`, status));
+      }
+      settle(failed(`answered ${status}${res.statusMessage ? ` ${res.statusMessage}` : ''}; only 2xx acknowledges a delivery`, status));
+    });
+    req.on('error', (err: NodeJS.ErrnoException) => settle(failed(describeNetworkError(err, target))));
+    req.end(body);
+  });
+}
+
+// dns.lookup, refusing (with a WebhookTargetError) when any address of the name is not public. Called by
+// net when the connection is made, so the address checked is the address connected to.
+function publicOnlyLookup(lookup: LookupFunction): LookupFunction {
+  return ((hostname: string, options: dns.LookupOptions, callback: (...args: unknown[]) => void) => {
+    lookup(hostname, options, ((err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => {
+      if (err) return callback(err);
+      const entries = Array.isArray(address) ? address : [{ address, family: family ?? 4 }];
+      for (const entry of entries) {
+        const reason = forbiddenAddressReason(entry.address);
+        if (reason) return callback(new WebhookTargetError(`refused: ${hostname} resolves to ${entry.address}, ${reason}`));
+      }
+      callback(null, address, family);
+    }) as never);
+  }) as unknown as LookupFunction;
+}
+
+function describeNetworkError(err: NodeJS.ErrnoException, url: URL): string {
+  if (err instanceof WebhookTargetError) return err.message;
+  const where = `${url.hostname}:${url.port || (url.protocol === 'https:' ? 443 : 80)}`;
+  switch (err.code) {
+    case 'ECONNREFUSED':
+      return `connection refused by ${where}`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `host ${url.hostname} did not resolve (${err.code})`;
+    case 'ECONNRESET':
+      return `connection reset by ${where} before a response`;
+    case 'ETIMEDOUT':
+      return `connection to ${where} timed out`;
+    default:
+      return `${err.code ? `${err.code}: ` : ''}${err.message}`;
+  }
+}
+
+// Error text is shown to partners: one line, printable, bounded.
+function cleanError(text: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is removed
+  const line = text.replace(/[\x00-\x1F\x7F]+/g, ' ').trim() || 'failed';
+  return line.length > ATTEMPT_ERROR_MAX_CHARS ? `${line.slice(0, ATTEMPT_ERROR_MAX_CHARS - 1)}…` : line;
+}

@@ -1,0 +1,204 @@
+/**
+ * Partner webhooks: the configuration (URL, sealed secret, on/off), the outbox rows waiting for dispatch,
+ * and the record of every delivery attempt.
+ */
+import type { Knex } from 'knex';
+
+/** A partner's webhook as stored; the secret stays sealed here. */
+export interface WebhookRecord {
+  partnerId: string;
+  url: string;
+  enabled: boolean;
+  secretSealed: string;
+  secretHint: string;
+  updatedAt: Date;
+}
+
+/** A message of the outbox: its id is the webhook-id of every attempt. */
+export interface OutboxMessage {
+  seq: string;
+  id: string;
+  partnerId: string;
+  type: string;
+  payload: unknown;
+  createdAt: Date;
+}
+
+/** One recorded delivery attempt. */
+export interface AttemptRecord {
+  seq: string;
+  id: string;
+  partnerId: string;
+  messageId: string;
+  type: string;
+  attempt: number;
+  url: string;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+  succeeded: boolean;
+  attemptedAt: Date;
+  nextAttemptAt: Date | null;
+}
+
+/** The owner a partner's webhook secret is sealed for (the SecretBox's associated data). */
+export const webhookSecretOwner = (partnerId: string): string => `webhook-secret:${partnerId}`;
+
+const toWebhook = (row: Record<string, unknown>): WebhookRecord => ({
+  partnerId: row.partner_id as string,
+  url: row.url as string,
+  enabled: row.enabled as boolean,
+  secretSealed: row.secret_sealed as string,
+  secretHint: row.secret_hint as string,
+  updatedAt: row.updated_at as Date,
+});
+
+const toAttempt = (row: Record<string, unknown>): AttemptRecord => ({
+  seq: String(row.seq),
+  id: row.id as string,
+  partnerId: row.partner_id as string,
+  messageId: row.message_id as string,
+  type: row.type as string,
+  attempt: row.attempt as number,
+  url: row.url as string,
+  statusCode: (row.status_code as number | null) ?? null,
+  error: (row.error as string | null) ?? null,
+  durationMs: row.duration_ms as number,
+  succeeded: row.succeeded as boolean,
+  attemptedAt: row.attempted_at as Date,
+  nextAttemptAt: (row.next_attempt_at as Date | null) ?? null,
+});
+
+/** The partner's webhook, if one was ever set. */
+export async function findWebhook(db: Knex, partnerId: string): Promise<WebhookRecord | undefined> {
+  const row = await db('partner_webhooks').where({ partner_id: partnerId }).first();
+  return row ? toWebhook(row) : undefined;
+}
+
+/**
+ * Sets the partner's webhook. `secret` (sealed, with its hint) replaces the stored one when given; it must be
+ * given on the first set. Returns the webhook as stored.
+ */
+export async function upsertWebhook(
+  db: Knex,
+  partnerId: string,
+  fields: { url: string; enabled: boolean; secret?: { sealed: string; hint: string } },
+): Promise<WebhookRecord> {
+  const values = {
+    partner_id: partnerId,
+    url: fields.url,
+    enabled: fields.enabled,
+    updated_at: db.fn.now(),
+    ...(fields.secret ? { secret_sealed: fields.secret.sealed, secret_hint: fields.secret.hint } : {}),
+  };
+  const merged = ['url', 'enabled', 'updated_at', ...(fields.secret ? ['secret_sealed', 'secret_hint'] : [])];
+  if (!fields.secret) {
+    const [row] = await db('partner_webhooks').where({ partner_id: partnerId }).update(values).returning('*');
+    if (!row) throw new Error('the first webhook set of a partner needs a secret');
+    return toWebhook(row);
+  }
+  const [row] = await db('partner_webhooks').insert(values).onConflict('partner_id').merge(merged).returning('*');
+  return toWebhook(row);
+}
+
+/**
+ * Claims up to `limit` outbox rows not dispatched yet, oldest first, locked for the caller's transaction
+ * (rows another dispatcher holds are skipped), with whether their partner's webhook is on.
+ */
+export async function claimUndispatched(
+  trx: Knex.Transaction,
+  limit: number,
+): Promise<Array<{ seq: string; id: string; partnerId: string; deliver: boolean }>> {
+  const rows = await trx('webhook_outbox')
+    .whereNull('dispatched_at')
+    .orderBy('seq')
+    .limit(limit)
+    .forUpdate()
+    .skipLocked()
+    .select('seq', 'id', 'partner_id');
+  if (rows.length === 0) return [];
+  const enabled = new Set<string>(
+    await trx('partner_webhooks')
+      .whereIn('partner_id', [...new Set(rows.map((row) => row.partner_id as string))])
+      .where({ enabled: true })
+      .pluck('partner_id'),
+  );
+  return rows.map((row) => ({ seq: String(row.seq), id: row.id, partnerId: row.partner_id, deliver: enabled.has(row.partner_id) }));
+}
+
+/** Marks outbox rows dispatched (their delivery jobs are queued in the same transaction). */
+export async function markDispatched(trx: Knex.Transaction, seqs: string[], at: Date): Promise<void> {
+  if (seqs.length > 0) await trx('webhook_outbox').whereIn('seq', seqs).update({ dispatched_at: at });
+}
+
+/** The outbox message `id`. */
+export async function findOutboxMessage(db: Knex, id: string): Promise<OutboxMessage | undefined> {
+  const row = await db('webhook_outbox').where({ id }).first('seq', 'id', 'partner_id', 'type', 'payload', 'created_at');
+  if (!row) return undefined;
+  // jsonb comes back parsed from PostgreSQL; keep a string payload readable too.
+  const payload = typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload;
+  return { seq: String(row.seq), id: row.id, partnerId: row.partner_id, type: row.type, payload, createdAt: row.created_at };
+}
+
+/** Whether attempt number `attempt` of message `messageId` is already recorded. */
+export async function attemptRecorded(db: Knex, messageId: string, attempt: number): Promise<boolean> {
+  return (await db('webhook_attempts').where({ message_id: messageId, attempt }).first('seq')) !== undefined;
+}
+
+/** Records an attempt; returns undefined (and changes nothing) when that attempt of the message was already recorded. */
+export async function insertAttempt(db: Knex, attempt: Omit<AttemptRecord, 'seq' | 'id'>): Promise<AttemptRecord | undefined> {
+  const rows = await db('webhook_attempts')
+    .insert({
+      partner_id: attempt.partnerId,
+      message_id: attempt.messageId,
+      type: attempt.type,
+      attempt: attempt.attempt,
+      url: attempt.url,
+      status_code: attempt.statusCode,
+      error: attempt.error,
+      duration_ms: attempt.durationMs,
+      succeeded: attempt.succeeded,
+      attempted_at: attempt.attemptedAt,
+      next_attempt_at: attempt.nextAttemptAt,
+    })
+    .onConflict(['message_id', 'attempt'])
+    .ignore()
+    .returning('*');
+  return rows[0] ? toAttempt(rows[0]) : undefined;
+}
+
+/** The attempt `id` of the partner. */
+export async function findAttempt(db: Knex, partnerId: string, id: string): Promise<AttemptRecord | undefined> {
+  const row = await db('webhook_attempts').where({ partner_id: partnerId, id }).first();
+  return row ? toAttempt(row) : undefined;
+}
+
+/**
+ * A page of the partner's attempts, newest first (by attempt time, then by record order), after the position
+ * `before` of the last attempt of the previous page; only message `messageId`'s when given.
+ */
+export async function listAttempts(
+  db: Knex,
+  partnerId: string,
+  options: { limit: number; before?: { attemptedAt: Date; seq: string }; messageId?: string },
+): Promise<AttemptRecord[]> {
+  const query = db('webhook_attempts')
+    .where({ partner_id: partnerId })
+    .orderBy([
+      { column: 'attempted_at', order: 'desc' },
+      { column: 'seq', order: 'desc' },
+    ])
+    .limit(options.limit);
+  if (options.messageId) query.where({ message_id: options.messageId });
+  if (options.before) query.whereRaw('(attempted_at, seq) < (?, ?)', [options.before.attemptedAt, options.before.seq]);
+  return (await query).map(toAttempt);
+}
+
+/**
+ * The partner's webhook, read with the partner's row locked for the caller's transaction, so two concurrent
+ * first sets cannot both generate a secret.
+ */
+export async function lockWebhook(trx: Knex.Transaction, partnerId: string): Promise<WebhookRecord | undefined> {
+  await trx('partners').where({ id: partnerId }).forUpdate().first('id');
+  return findWebhook(trx, partnerId);
+}

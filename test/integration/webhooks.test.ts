@@ -1,0 +1,335 @@
+import { expect } from 'chai';
+import { Webhook } from 'standardwebhooks';
+import { verifyWebhook, type SwapUpdatedEvent, type WebhookEvent } from '../../sdk/src/webhooks.js';
+import { expectError, readJson, type JsonResponse } from '../support/http.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { signedFetch, type SignerOptions } from '../support/signer.js';
+import { btcToUsdt, swapClient } from '../support/swaps.js';
+import type { components } from '../../generated/api.js';
+import { createReceiver, type ReceivedDelivery, type Receiver } from '../support/webhook-receiver.js';
+
+type PartnerWebhook = components['schemas']['PartnerWebhookUpdate'];
+type Delivery = components['schemas']['WebhookDelivery'];
+type DeliveryList = components['schemas']['WebhookDeliveryList'];
+
+// Short retries so an outage of a few seconds is retried through; a short timeout for the hanging receiver.
+const ENV = { WEBHOOK_RETRY_SECONDS: '0.2,0.2,0.5,0.5,1,1,1,1,1,1,1,1', WEBHOOK_TIMEOUT_SECONDS: '1' };
+
+describe('partner webhooks', function () {
+  this.timeout(60_000);
+  let server: TestServer;
+  const receivers: Receiver[] = [];
+  before(async () => {
+    server = await startTestServer({ env: ENV });
+  });
+  after(async () => {
+    for (const receiver of receivers) await receiver.close();
+    await server.close();
+  });
+
+  async function newReceiver(listening = true): Promise<Receiver> {
+    const receiver = await createReceiver();
+    receivers.push(receiver);
+    if (listening) await receiver.listen();
+    return receiver;
+  }
+
+  function partnerApi(partner: SignerOptions) {
+    const send = <T>(method: string, path: string, body?: unknown) => readJson<T>(signedFetch(server.origin, partner, method, path, body));
+    return {
+      send,
+      put: (body: Record<string, unknown>) => send<PartnerWebhook>('PUT', '/api/v1/partner/webhook', body),
+      get: () => send<components['schemas']['PartnerWebhook']>('GET', '/api/v1/partner/webhook'),
+      test: () => send<Delivery>('POST', '/api/v1/partner/webhook/test'),
+      deliveries: (query = '') => send<DeliveryList>('GET', `/api/v1/partner/webhook/deliveries${query}`),
+      async allDeliveries(query = ''): Promise<Delivery[]> {
+        const all: Delivery[] = [];
+        let cursor: string | null = null;
+        do {
+          const separator = query ? '&' : '?';
+          const page: JsonResponse<DeliveryList> = await send<DeliveryList>(
+            'GET',
+            `/api/v1/partner/webhook/deliveries${query}${cursor ? `${separator}cursor=${cursor}` : ''}`,
+          );
+          expect(page.status, page.text).to.equal(200);
+          all.push(...page.body.deliveries);
+          cursor = page.body.nextCursor;
+        } while (cursor);
+        return all;
+      },
+    };
+  }
+
+  /** A new partner with its webhook set to `receiver`; returns the API and the secret. */
+  async function partnerWithWebhook(receiver: Receiver) {
+    const partner = await server.createSigner();
+    const api = partnerApi(partner);
+    const res = await api.put({ url: receiver.url });
+    expect(res.status, res.text).to.equal(200);
+    return { partner, api, secret: res.body.secret! };
+  }
+
+  const verified = (delivery: ReceivedDelivery, secret: string): WebhookEvent => verifyWebhook(delivery.body, delivery.headers, secret);
+
+  describe('GET and PUT /partner/webhook', () => {
+    it('answers no URL and deliveries off before a webhook is set', async () => {
+      const res = await partnerApi(await server.createSigner()).get();
+      expect(res.status, res.text).to.equal(200);
+      expect(res.body).to.deep.equal({
+        url: null,
+        enabled: false,
+        secretHint: null,
+        eventTypes: ['swap.updated', 'permanent_deposit.updated'],
+        updatedAt: null,
+      });
+    });
+
+    it('generates a whsec_ secret of 24 random bytes on the first set and shows only its hint afterwards', async () => {
+      const api = partnerApi(await server.createSigner());
+      const first = await api.put({ url: 'https://partner.example.org/hooks' });
+      expect(first.status, first.text).to.equal(200);
+      const secret = first.body.secret!;
+      expect(secret).to.match(/^whsec_[A-Za-z0-9+/]+={0,2}$/);
+      expect(Buffer.from(secret.slice('whsec_'.length), 'base64')).to.have.length(24);
+      expect(first.body).to.include({ url: 'https://partner.example.org/hooks', enabled: true, secretHint: `whsec_…${secret.slice(-4)}` });
+
+      const read = await api.get();
+      expect(read.body).to.include({ url: 'https://partner.example.org/hooks', enabled: true, secretHint: `whsec_…${secret.slice(-4)}` });
+      expect(JSON.stringify(read.body)).not.to.contain(secret.slice(6));
+
+      const again = await api.put({ url: 'https://partner.example.org/hooks/v2' });
+      expect(again.body.secret).to.equal(null);
+      expect(again.body.secretHint).to.equal(first.body.secretHint);
+      expect(again.body.url).to.equal('https://partner.example.org/hooks/v2');
+    });
+
+    it('stores the secret sealed, never in plaintext', async () => {
+      const partner = await server.createSigner();
+      const { body } = await partnerApi(partner).put({ url: 'https://partner.example.org/hooks' });
+      const rows = await server.knex('partner_webhooks').select('*');
+      expect(JSON.stringify(rows)).not.to.contain(body.secret!.slice(6));
+    });
+
+    it('rotates the secret on rotateSecret, and deliveries are signed with the new one', async () => {
+      const receiver = await newReceiver();
+      const { api, secret: old } = await partnerWithWebhook(receiver);
+      const rotated = await api.put({ url: receiver.url, rotateSecret: true });
+      expect(rotated.status, rotated.text).to.equal(200);
+      const secret = rotated.body.secret!;
+      expect(secret)
+        .to.match(/^whsec_/)
+        .and.not.equal(old);
+
+      const test = await api.test();
+      expect(test.body.succeeded, test.text).to.equal(true);
+      const delivery = receiver.received.at(-1)!;
+      expect(verified(delivery, secret).type).to.equal('webhook.test');
+      expect(() => verified(delivery, old)).to.throw(/does not match/);
+    });
+
+    it('refuses a URL that is not http(s), or that carries a user name and password (400)', async () => {
+      const api = partnerApi(await server.createSigner());
+      for (const url of ['ftp://partner.example.org/hooks', 'https://user:pass@partner.example.org/hooks']) {
+        const res = await api.put({ url });
+        expectError(res, 400, 'invalid_request');
+        expect(res.body).to.have.nested.property('error.details.field', 'url');
+      }
+      expectError(await api.put({ url: 'not a url' }), 400, 'invalid_request');
+    });
+  });
+
+  describe('POST /partner/webhook/test', () => {
+    it('is 409 webhook_not_configured without a webhook', async () => {
+      expectError(await partnerApi(await server.createSigner()).test(), 409, 'webhook_not_configured');
+    });
+
+    it('sends a webhook.test event at once that the official standardwebhooks library verifies', async () => {
+      const receiver = await newReceiver();
+      const { api, secret } = await partnerWithWebhook(receiver);
+      const res = await api.test();
+      expect(res.status, res.text).to.equal(200);
+      expect(res.body).to.include({ type: 'webhook.test', attempt: 1, succeeded: true, statusCode: 200, error: null, url: receiver.url });
+      expect(res.body.nextAttemptAt).to.equal(null);
+
+      const [delivery] = receiver.received;
+      expect(delivery.method).to.equal('POST');
+      expect(delivery.headers['content-type']).to.equal('application/json');
+      expect(delivery.headers['webhook-id']).to.equal(res.body.eventId);
+      const event = new Webhook(secret).verify(delivery.body, delivery.headers as Record<string, string>) as WebhookEvent;
+      expect(event.type).to.equal('webhook.test');
+      expect(verified(delivery, secret)).to.deep.equal(event);
+      expect(Math.abs(Number(delivery.headers['webhook-timestamp']) - Date.now() / 1000)).to.be.below(5);
+
+      const list = await api.deliveries();
+      expect(list.body.deliveries[0]).to.deep.equal(res.body);
+    });
+
+    it('records a redirect as a failed attempt and does not follow it', async () => {
+      const receiver = await newReceiver();
+      const { api } = await partnerWithWebhook(receiver);
+      receiver.respond = (d) => (d.path === '/hooks' ? { status: 302, headers: { location: '/elsewhere' } } : { status: 200 });
+      const res = await api.test();
+      expect(res.body).to.include({ succeeded: false, statusCode: 302 });
+      expect(res.body.error).to.match(/redirect/);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(receiver.received.map((d) => d.path)).to.deep.equal(['/hooks']);
+    });
+
+    it('gives up on a receiver that does not answer within WEBHOOK_TIMEOUT_SECONDS', async () => {
+      const receiver = await newReceiver();
+      const { api } = await partnerWithWebhook(receiver);
+      receiver.respond = () => 'hang';
+      const started = Date.now();
+      const res = await api.test();
+      expect(Date.now() - started).to.be.within(900, 5_000);
+      expect(res.body).to.include({ succeeded: false, statusCode: null });
+      expect(res.body.error).to.match(/timed out after 1 s/);
+    });
+  });
+
+  describe('swap.updated deliveries', () => {
+    it('follows a swap from waiting to finished through verified deliveries, in the shape of GET /swaps/{id}', async () => {
+      const receiver = await newReceiver();
+      const { partner, secret } = await partnerWithWebhook(receiver);
+      const client = swapClient(server.origin, partner);
+      const { order } = await client.create(btcToUsdt('0.015', { rateType: 'fixed' }));
+      await client.pay(order);
+      const finished = (received: ReceivedDelivery[]) =>
+        received.some((d) => (JSON.parse(d.body) as SwapUpdatedEvent).data.event?.status === 'finished');
+      await receiver.waitFor(finished);
+      const detail = await client.get(order.id);
+
+      const official = new Webhook(secret);
+      const events = receiver.received.map((delivery) => {
+        const event = verified(delivery, secret) as SwapUpdatedEvent;
+        expect(official.verify(delivery.body, delivery.headers as Record<string, string>)).to.deep.equal(event);
+        expect(event.type).to.equal('swap.updated');
+        expect(event.data.order.id).to.equal(order.id);
+        return event;
+      });
+      // Each timeline entry exactly once (deduplicated by webhook-id), and the last order as GET shows it.
+      const byId = new Map(receiver.received.map((d) => [d.headers['webhook-id'], d]));
+      expect(byId.size).to.equal(receiver.received.length);
+      const timeline = events.map((e) => e.data.event).filter((e) => e !== null);
+      expect(timeline.map((e) => e.id).sort()).to.deep.equal(detail.events.map((e) => e.id).sort());
+      expect(detail.events.map((e) => e.status)).to.include.members(['waiting', 'confirming', 'exchanging', 'sending', 'finished']);
+      const last = events.find((e) => e.data.event?.status === 'finished')!;
+      expect(last.data.order).to.deep.equal(detail.order);
+      expect(last.data.event).to.deep.equal(detail.events.at(-1));
+      // The message's time is its commit's (the outbox row), close to the change it announces.
+      expect(Math.abs(Date.parse(last.timestamp) - Date.parse(detail.order.updatedAt))).to.be.below(2_000);
+    });
+
+    it('delivers every event through an outage (refused, then 500s, then up): none lost, each id acknowledged once', async () => {
+      const receiver = await newReceiver(false);
+      const { partner, api, secret } = await partnerWithWebhook(receiver);
+      const partnerId = (await server.knex('partners').where({ key_id: partner.keyId }).first('id')).id as string;
+      const client = swapClient(server.origin, partner);
+      const { order } = await client.create(btcToUsdt('0.015', { rateType: 'fixed' }));
+      await client.pay(order);
+      await client.waitFor(order.id, (o) => o.terminal);
+
+      // Down: connections refused, recorded as attempts without a status.
+      const refusedPhase = async () => {
+        for (;;) {
+          const attempts = await api.allDeliveries();
+          if (attempts.filter((a) => a.statusCode === null).length >= 6) return attempts;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      };
+      const refused = await refusedPhase();
+      expect(refused.every((a) => !a.succeeded)).to.equal(true);
+      expect(refused[0].error).to.match(/connection refused/);
+      expect(refused.some((a) => a.nextAttemptAt !== null)).to.equal(true);
+
+      // Up but failing: 500 for the next few requests.
+      let failures = 0;
+      receiver.respond = () => (failures++ < 5 ? { status: 500 } : { status: 200 });
+      await receiver.listen();
+
+      const messageIds: string[] = await server.knex('webhook_outbox').where({ partner_id: partnerId }).orderBy('seq').pluck('id');
+      expect(messageIds.length).to.be.at.least(5);
+      const acknowledged = (received: ReceivedDelivery[]) => {
+        // The receiver's dedupe: the ids it answered 2xx, once each.
+        const ok = new Set<string>();
+        received.forEach((d, i) => {
+          if (i >= 5) ok.add(d.headers['webhook-id'] as string);
+        });
+        return ok;
+      };
+      await receiver.waitFor((received) => messageIds.every((id) => acknowledged(received).has(id)), 30_000);
+      for (const delivery of receiver.received) verified(delivery, secret);
+      expect([...acknowledged(receiver.received)].sort()).to.deep.equal([...messageIds].sort());
+
+      // Every attempt is visible, per message numbered 1..n, failures before the one success.
+      const attempts = await api.allDeliveries();
+      for (const id of messageIds) {
+        const mine = attempts.filter((a) => a.eventId === id).sort((a, b) => a.attempt - b.attempt);
+        expect(mine.map((a) => a.attempt)).to.deep.equal(mine.map((_, i) => i + 1));
+        expect(mine.filter((a) => a.succeeded)).to.have.length(1);
+        expect(mine.at(-1)!.succeeded).to.equal(true);
+        expect(mine.at(-1)!.nextAttemptAt).to.equal(null);
+        expect(mine.slice(0, -1).every((a) => a.nextAttemptAt !== null)).to.equal(true);
+        const filtered = await api.allDeliveries(`?eventId=${id}`);
+        expect(filtered.map((a) => a.id).sort()).to.deep.equal(mine.map((a) => a.id).sort());
+      }
+      expect(attempts.some((a) => a.statusCode === 500 && /answered 500/.test(a.error ?? ''))).to.equal(true);
+      // Newest first.
+      const times = attempts.map((a) => Date.parse(a.attemptedAt));
+      expect(times).to.deep.equal([...times].sort((a, b) => b - a));
+    });
+
+    it('stops deliveries with enabled: false and resumes with messages created afterwards', async () => {
+      const receiver = await newReceiver();
+      const { partner, api } = await partnerWithWebhook(receiver);
+      const off = await api.put({ url: receiver.url, enabled: false });
+      expect(off.body).to.include({ enabled: false, secret: null });
+      expect((await api.get()).body.enabled).to.equal(false);
+      expectError(await api.test(), 409, 'webhook_not_configured');
+
+      const client = swapClient(server.origin, partner);
+      const { order } = await client.create();
+      await client.waitFor(order.id, (o) => Boolean(o.depositAddress));
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(receiver.received).to.have.length(0);
+
+      await api.put({ url: receiver.url, enabled: true });
+      const second = await client.create();
+      await receiver.waitFor((received) => received.length > 0);
+      await client.waitFor(second.order.id, (o) => Boolean(o.depositAddress));
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const orders = new Set(receiver.received.map((d) => (JSON.parse(d.body) as SwapUpdatedEvent).data.order.id));
+      expect([...orders]).to.deep.equal([second.order.id]);
+    });
+  });
+
+  describe('GET /partner/webhook/deliveries', () => {
+    it('pages newest first with nextCursor, and shows each partner only its own attempts', async () => {
+      const receiver = await newReceiver();
+      const { api } = await partnerWithWebhook(receiver);
+      const sent: string[] = [];
+      for (let i = 0; i < 5; i++) sent.push((await api.test()).body.id);
+      const first = await api.deliveries('?limit=2');
+      expect(first.body.deliveries.map((d) => d.id)).to.deep.equal([sent[4], sent[3]]);
+      expect(first.body.nextCursor).to.be.a('string');
+      expect((await api.allDeliveries()).map((d) => d.id)).to.deep.equal([...sent].reverse());
+
+      const other = partnerApi(await server.createSigner());
+      expect((await other.deliveries()).body).to.deep.equal({ deliveries: [], nextCursor: null });
+    });
+
+    it('refuses a cursor it did not issue, or one made with another eventId filter (400)', async () => {
+      const receiver = await newReceiver();
+      const { api } = await partnerWithWebhook(receiver);
+      await api.test();
+      await api.test();
+      const page = await api.deliveries('?limit=1');
+      expectError(await api.deliveries(`?cursor=${Buffer.from('{"s":"x"}').toString('base64url')}`), 400, 'invalid_request');
+      expectError(
+        await api.deliveries(`?cursor=${page.body.nextCursor}&eventId=${page.body.deliveries[0].eventId}`),
+        400,
+        'invalid_request',
+      );
+    });
+  });
+});

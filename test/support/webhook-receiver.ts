@@ -1,0 +1,79 @@
+/**
+ * A local webhook receiver for the webhook tests: listens on 127.0.0.1 (only when told to, so a test can
+ * first have it refuse connections), records every request with its raw body, and answers with whatever
+ * `respond` decides (200 by default).
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { freePort } from './process.js';
+
+/** One request the receiver got. */
+export interface ReceivedDelivery {
+  method: string;
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  receivedAt: Date;
+}
+
+/** A receiver on a fixed port that can be started, stopped and told how to answer. */
+export interface Receiver {
+  port: number;
+  url: string;
+  received: ReceivedDelivery[];
+  /** How to answer a request: a status (and optional headers), or 'hang' to never answer. */
+  respond: (delivery: ReceivedDelivery) => { status: number; headers?: Record<string, string> } | 'hang';
+  listen(): Promise<void>;
+  close(): Promise<void>;
+  /** Resolves once `done(received)` holds; rejects after `timeoutMs`. */
+  waitFor(done: (received: ReceivedDelivery[]) => boolean, timeoutMs?: number): Promise<ReceivedDelivery[]>;
+}
+
+/** A receiver on a free port, not listening yet (connections to it are refused until listen()). */
+export async function createReceiver(path = '/hooks'): Promise<Receiver> {
+  const port = await freePort();
+  let server: http.Server | undefined;
+  const receiver: Receiver = {
+    port,
+    url: `http://127.0.0.1:${port}${path}`,
+    received: [],
+    respond: () => ({ status: 200 }),
+    async listen() {
+      server = http.createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (chunk: Buffer) => chunks.push(chunk));
+        req.on('end', () => {
+          const delivery = {
+            method: req.method ?? '',
+            path: req.url ?? '',
+            headers: req.headers,
+            body: Buffer.concat(chunks).toString('utf8'),
+            receivedAt: new Date(),
+          };
+          receiver.received.push(delivery);
+          const answer = receiver.respond(delivery);
+          if (answer === 'hang') return;
+          res.writeHead(answer.status, answer.headers);
+          res.end();
+        });
+      });
+      await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve));
+      if ((server.address() as AddressInfo).port !== port) throw new Error('receiver port moved');
+    },
+    async close() {
+      if (!server) return;
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server!.close(() => resolve()));
+      server = undefined;
+    },
+    async waitFor(done, timeoutMs = 20_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (!done(receiver.received)) {
+        if (Date.now() > deadline) throw new Error(`receiver: condition not met; got ${receiver.received.length} request(s)`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      return receiver.received;
+    },
+  };
+  return receiver;
+}
