@@ -2,8 +2,10 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { createPartnerClient, type QuoteRequest, type SwapStreamEvent } from '../../sdk/src/index.js';
+import { createPartnerClient, verifyWebhook, type QuoteRequest, type SwapStreamEvent } from '../../sdk/src/index.js';
 import { freePort, spawnGroup, waitForHttp, type Child } from '../support/process.js';
+import { swapClient } from '../support/swaps.js';
+import { createReceiver } from '../support/webhook-receiver.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const QUOTE: QuoteRequest = {
@@ -15,7 +17,7 @@ const QUOTE: QuoteRequest = {
   refundMode: 'sender',
 };
 
-describe('the SDK stream against the real server process', function () {
+describe('live status against the real server process (SDK stream and webhooks)', function () {
   this.timeout(120_000);
   let dataDir: string;
   let child: Child | undefined;
@@ -38,6 +40,7 @@ describe('the SDK stream against the real server process', function () {
         PRINT_BANNER: 'true',
         LOG_LEVEL: 'warn',
         SANDBOX_BLOCK_SECONDS: '0.2',
+        WEBHOOK_RETRY_SECONDS: '0.5,0.5,1',
       },
       root,
     );
@@ -51,8 +54,17 @@ describe('the SDK stream against the real server process', function () {
     await fs.rm(dataDir, { recursive: true, force: true });
   });
 
-  it('follows a swap from waiting to finished through swaps.stream', async () => {
+  it('follows a swap from waiting to finished both ways: through swaps.stream and through verified webhook deliveries', async () => {
     const client = createPartnerClient({ baseUrl: `${origin}/api/v1`, audience: origin, keyId: 'demo', secret, userId: 'customer-1' });
+    const receiver = await createReceiver();
+    await receiver.listen();
+    const configured = await swapClient(origin, { keyId: 'demo', secret, audience: origin }).send<{ secret: string }>(
+      'PUT',
+      '/api/v1/partner/webhook',
+      { url: receiver.url },
+    );
+    expect(configured.status, configured.text).to.equal(200);
+    const webhookSecret = configured.body.secret;
     const quoted = await client.quotes.create(QUOTE);
     if (quoted.error) throw quoted.error;
     const { quote } = quoted.data;
@@ -90,5 +102,20 @@ describe('the SDK stream against the real server process', function () {
     if (detail.error) throw detail.error;
     expect(statuses.map((e) => e.id)).to.deep.equal(detail.data.events.map((e) => e.id));
     expect(detail.data.order.status).to.equal('finished');
+
+    // The same swap through the webhooks: every delivery verifies, and the timeline arrives whole.
+    const deliveries = await receiver.waitFor(
+      (got) => got.some((d) => d.body.includes('"status":"finished"') && d.body.includes('"event":{')),
+      30_000,
+    );
+    await receiver.close();
+    const verified = deliveries.map((d) => verifyWebhook(d.body, d.headers as Record<string, string>, webhookSecret));
+    const byId = new Map(deliveries.map((d, i) => [d.headers['webhook-id'] as string, verified[i]]));
+    const swapEvents = [...byId.values()].flatMap((e) =>
+      e.type === 'swap.updated' && e.data.order.id === order.id && e.data.event ? [e.data.event] : [],
+    );
+    expect(swapEvents.map((e) => e.id).sort()).to.deep.equal(detail.data.events.map((e) => e.id).sort());
+    const last = [...byId.values()].filter((e) => e.type === 'swap.updated' && e.data.order.id === order.id).pop();
+    expect(last && last.type === 'swap.updated' ? last.data.order.status : undefined).to.equal('finished');
   });
 });
