@@ -11,6 +11,7 @@ import { createSandboxApi, type SandboxApi } from './sandbox.js';
 import type { QuoteRequest, QuoteResponse } from './schemas.js';
 import { createSwapsApi, type SwapsApi } from './swaps.js';
 import { createTransport } from './transport.js';
+import { createWebhookConfigApi, type WebhookConfigApi } from './webhook-config.js';
 
 /** Options of createPartnerClient. */
 export interface PartnerClientOptions {
@@ -55,6 +56,8 @@ export interface PartnerClient {
   readonly swaps: SwapsApi;
   /** Simulation controls; a production deployment answers them 404. */
   readonly sandbox: SandboxApi;
+  /** Your status webhook: its URL and secret, the delivery attempts, a test send. */
+  readonly webhook: WebhookConfigApi;
   /** The same client acting for another of your customers. */
   forUser(userId: string): PartnerClient;
   /** GET /health */
@@ -91,6 +94,7 @@ export function createPartnerClient(options: PartnerClientOptions): PartnerClien
     quotes: { create: (body) => toResult(raw.POST('/quotes', { body })) },
     swaps: createSwapsApi({ raw, tokenTransport: createTransport(options, { signed: false }), now, sleep }),
     sandbox: createSandboxApi(raw),
+    webhook: createWebhookConfigApi(raw),
     forUser: (userId) => createPartnerClient({ ...options, userId }),
     health: () => toResult(raw.GET('/health')),
     listAssets: () => toResult(raw.GET('/assets')),

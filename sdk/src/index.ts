@@ -16,6 +16,15 @@ export {
 } from './swaps.js';
 export { DEFAULT_STREAM_MAX_RECONNECTS, StreamDisconnectedError, type StreamOptions, type SwapStreamEvent } from './stream.js';
 export type { SandboxApi } from './sandbox.js';
+export type {
+  ListWebhookDeliveriesQuery,
+  PartnerWebhook,
+  PartnerWebhookRequest,
+  PartnerWebhookUpdate,
+  WebhookConfigApi,
+  WebhookDelivery,
+  WebhookDeliveryList,
+} from './webhook-config.js';
 export type { ApiResult, WaitResult } from './result.js';
 export type {
   Quote,
