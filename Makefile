@@ -52,10 +52,11 @@ mock: install ## serve the spec's examples with Prism on port $(MOCK_PORT)
 contract: install $(GENERATED) ## Dredd through a Prism validation proxy against the real server
 	npx tsx scripts/contract.ts
 
-bench: install $(GENERATED) ## GET /assets, POST /quotes, GET /swaps/{id} vs the Prism mock; 200 identical POST /swaps; 10,000 streams
+bench: install $(GENERATED) ## GET /assets, POST /quotes, GET /swaps/{id} vs the Prism mock; 200 identical POST /swaps; 10,000 streams; webhook deliveries/s
 	npx tsx test/bench/assets.bench.ts
 	npx tsx test/bench/swaps.bench.ts
 	npx tsx test/bench/streams.bench.ts
+	npx tsx test/bench/webhooks.bench.ts
 
 demo: install $(GENERATED) ## a whole sandbox swap through the SDK against a running `make run` (PSS_SECRET=<demo secret>)
 	npx tsx scripts/demo.ts

@@ -23,12 +23,20 @@ export interface ServerProcess {
 
 const UNLIMITED = '100000000';
 
+/** Optional additions to the child's environment and Node options (e.g. `--cpu-prof`). */
+export interface ServerProcessOptions {
+  /** Extra environment variables, applied over the bench defaults (e.g. WEBHOOK_RETRY_SECONDS). */
+  env?: Record<string, string>;
+  /** Node options placed before `--import tsx`, e.g. ['--cpu-prof', '--cpu-prof-dir', dir]. */
+  nodeArgs?: string[];
+}
+
 /**
  * Starts `server/main.ts` in a child process on a free port with a fresh DATA_DIR and embedded PGlite (or
  * BENCH_DATABASE_URL when set), production-like settings and rate limits out of the way, and reads the
- * demo partner's secret from the banner it prints.
+ * demo partner's secret from the banner it prints. `options` adds environment variables and Node options.
  */
-export async function startServerProcess(root: string): Promise<ServerProcess> {
+export async function startServerProcess(root: string, options: ServerProcessOptions = {}): Promise<ServerProcess> {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pss-bench-'));
@@ -48,8 +56,9 @@ export async function startServerProcess(root: string): Promise<ServerProcess> {
     RATE_LIMIT_SIGNED_PER_MINUTE: UNLIMITED,
     RATE_LIMIT_QUOTES_PER_MINUTE: UNLIMITED,
     RATE_LIMIT_SWAPS_PER_MINUTE: UNLIMITED,
+    ...options.env,
   };
-  const child = spawnGroup(process.execPath, ['--import', 'tsx', 'server/main.ts'], env, root);
+  const child = spawnGroup(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', 'server/main.ts'], env, root);
   const stop = async () => {
     await child.stop();
     await rm(dataDir, { recursive: true, force: true });
