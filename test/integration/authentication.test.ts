@@ -127,7 +127,7 @@ describe('Signed partner requests', () => {
     expectError(await send('PUT', MARKUP, '{"percent": '), 400, 'malformed_json');
   });
 
-  describe('swap access tokens (issued once swaps land)', () => {
+  describe('swap access tokens', () => {
     const SWAP = '/api/v1/swaps/3f2b8a1e-6c4d-4e7a-9b1f-2d5c8e0a4b71';
     it('asks for a token on the stream when none is sent', async () => {
       expectError(await request(`${server.origin}${SWAP}/stream`), 401, 'authentication_required');
