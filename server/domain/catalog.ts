@@ -44,11 +44,22 @@ export interface CatalogFees {
   floatingSlippagePercent: string;
 }
 
+/** Terms of new permanent routes (the partner's markup is added to `feePercent`). */
+export interface CatalogRouteTerms {
+  feePercent: string;
+  feeFloorUsd: string;
+  /** Deposits accumulate per asset until they are worth this much, then convert together. */
+  minSwapUsd: string;
+  /** A deposit worth more than this goes to manual review. */
+  maxAutoSwapUsd: string;
+}
+
 /** The whole catalogue. */
 export interface Catalog {
   /** Quote limits, and the largest deposit processed without manual review (`automaticMaximum`). */
   limitsUsd: { minimum: string; maximum: string; automaticMaximum: string };
   fees: CatalogFees;
+  routes: CatalogRouteTerms;
   /** Minutes from an exchanged amount to its payout transaction. */
   payoutMinutes: number;
   networks: Record<string, CatalogNetwork>;
@@ -71,6 +82,8 @@ export function validateCatalog(raw: unknown): Catalog {
   decimal(data.fees?.fixedPercent, 'fees.fixedPercent');
   decimal(data.fees?.floatingPercent, 'fees.floatingPercent');
   decimal(data.fees?.floatingSlippagePercent, 'fees.floatingSlippagePercent');
+  for (const field of ['feePercent', 'feeFloorUsd', 'minSwapUsd', 'maxAutoSwapUsd'] as const)
+    decimal(data.routes?.[field], `routes.${field}`);
   for (const [id, network] of Object.entries(data.networks)) {
     if (!/^[A-Z0-9]{2,10}$/.test(id)) problems.push(`network id ${id} must be 2-10 upper-case letters or digits`);
     if (!Number.isInteger(network.confirmations) || network.confirmations < 1)

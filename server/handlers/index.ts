@@ -6,6 +6,7 @@ import type { HandlerDeps } from './deps.js';
 import { createHealthHandlers } from './health.js';
 import { createPartnerHandlers } from './partner.js';
 import { createQuoteHandlers } from './quotes.js';
+import { createRouteHandlers } from './routes.js';
 import { createSandboxHandlers } from './sandbox.js';
 import { createSwapHandlers } from './swaps.js';
 import { createSwapStreamHandlers } from './swap-stream.js';
@@ -14,10 +15,6 @@ import { createWebhookHandlers } from './webhooks.js';
 /** Specified operations whose implementation has not landed yet; they answer 501 not_implemented. */
 export const PENDING_OPERATIONS = [
   'listPartnerEarnings',
-  'createRouteChallenge',
-  'createPermanentRoute',
-  'listPermanentRoutes',
-  'getPermanentRoute',
   'listRouteDeposits',
   'expectRouteDeposit',
 ] as const satisfies readonly OperationId[];
@@ -34,6 +31,7 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     ...createCatalogHandlers(deps),
     ...createPartnerHandlers(deps),
     ...createQuoteHandlers(deps),
+    ...createRouteHandlers(deps),
     ...createSwapHandlers(deps),
     ...createSandboxHandlers(deps),
     ...createWebhookHandlers(deps),

@@ -13,6 +13,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { createSecretBox } from '../store/secret-box.js';
 import { listActiveSwapIds } from '../store/swaps.js';
+import { allocateRouteAddresses } from './route-addresses.js';
 import type { SwapLifecycle } from './swap-lifecycle.js';
 import { createWebhookDelivery, DISPATCH_BATCH_SIZE, deliveryJobId, type DeliveryJob, type WebhookDelivery } from './webhook-delivery.js';
 
@@ -22,6 +23,8 @@ export const SWAP_ADVANCE_QUEUE = 'swap-advance';
 export const POLLING_INTERVAL_SECONDS = 0.5;
 /** A job still active after this long (its worker died) is retried. */
 export const JOB_EXPIRY_SECONDS = 60;
+/** The queue that allocates permanent routes' deposit addresses. */
+export const ROUTE_ADDRESSES_QUEUE = 'route-addresses';
 /** The queue of webhook delivery attempts. */
 export const WEBHOOK_DELIVERY_QUEUE = 'webhook-delivery';
 /** How often the dispatcher looks for outbox rows without a delivery job. */
@@ -38,6 +41,8 @@ export interface JobEngine {
    * transaction, so it exists exactly when the write that needs it commits.
    */
   scheduleAdvance(swapId: string, at?: Date, trx?: Knex.Transaction): Promise<void>;
+  /** Queues the allocation of a new route's deposit addresses, in the transaction that created the route. */
+  scheduleRouteAddresses(routeId: string, trx: Knex.Transaction): Promise<void>;
   /** Webhook delivery: the test send, and the dispatcher for callers that want outbox rows queued now. */
   webhooks: Pick<WebhookDelivery, 'sendTest' | 'dispatch'>;
   /** Stops fetching, waits for running jobs (up to a few seconds) and releases the engine. */
@@ -69,6 +74,7 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
   await boss.start();
   await boss.createQueue(SWAP_ADVANCE_QUEUE);
   await boss.createQueue(WEBHOOK_DELIVERY_QUEUE);
+  await boss.createQueue(ROUTE_ADDRESSES_QUEUE);
 
   const scheduleAdvance = async (swapId: string, at?: Date, trx?: Knex.Transaction) => {
     await boss.send(SWAP_ADVANCE_QUEUE, { swapId }, { ...(at ? { startAfter: at } : {}), ...(trx ? { db: transactionDb(trx) } : {}) });
@@ -89,10 +95,22 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
 
   for (const swapId of await listActiveSwapIds(deps.knex)) await scheduleAdvance(swapId);
 
+  const scheduleRouteAddresses = async (routeId: string, trx: Knex.Transaction) => {
+    await boss.send(ROUTE_ADDRESSES_QUEUE, { routeId }, { db: transactionDb(trx) });
+  };
+  await boss.work<{ routeId: string }>(
+    ROUTE_ADDRESSES_QUEUE,
+    { pollingIntervalSeconds: POLLING_INTERVAL_SECONDS, batchSize: 8 },
+    async (jobs) => {
+      await Promise.all(jobs.map((job) => allocateRouteAddresses(deps.knex, job.data.routeId)));
+    },
+  );
+
   const webhooks = await startWebhookDelivery(boss, deps);
 
   return {
     scheduleAdvance,
+    scheduleRouteAddresses,
     webhooks: webhooks.delivery,
     async stop() {
       await webhooks.stop();

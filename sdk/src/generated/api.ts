@@ -424,7 +424,8 @@ export interface paths {
         };
         /**
          * List permanent routes
-         * @description Lists the authenticated partner's permanent routes, newest first (at most 1000).
+         * @description Lists the authenticated partner's permanent routes, newest first. Pages hold `limit` routes (default
+         *     100); pass `nextCursor` as `cursor` for the next page (`nextCursor` is absent or `null` on the last).
          */
         get: operations["listPermanentRoutes"];
         put?: never;
@@ -1173,7 +1174,10 @@ export interface components {
             destinationAsset: "fUSD" | "ZANO";
             /** @constant */
             destinationNetwork: "ZANO";
-            /** @description Zano address (base58) of the settlement wallet. Gateway addresses are not accepted. */
+            /**
+             * @description Zano address (base58) of the settlement wallet. Checked by the server: an address that does not
+             *     decode, has a bad checksum or is a gateway address is `400 invalid_settlement_target`.
+             */
             destinationAddress: string;
             /** @description Partner's label for the route, at most 80 characters. */
             label?: string;
@@ -1197,9 +1201,9 @@ export interface components {
             challengeId: string;
             /** @description The challenge text exactly as issued (ASCII, LF line endings). */
             message: string;
-            /** @description The address's spend public key, 32 bytes as lowercase hex. */
+            /** @description The address's spend public key, 32 bytes as hex (upper or lower case). */
             publicKey: string;
-            /** @description The wallet signature of `message`, 64 bytes (`c || r`) as lowercase hex. */
+            /** @description The wallet signature of `message`, 64 bytes (`c || r`) as hex (upper or lower case). */
             signature: string;
         };
         PermanentChallenge: {
@@ -1281,6 +1285,8 @@ export interface components {
         };
         PermanentRouteList: {
             routes: components["schemas"]["PermanentRoute"][];
+            /** @description Cursor of the next page; absent or `null` on the last page. */
+            nextCursor?: string | null;
         };
         /** @description A deposit to a permanent route address with its confirmation progress and public status. */
         PermanentDeposit: {
@@ -2600,7 +2606,18 @@ export interface operations {
     };
     listPermanentRoutes: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Page size.
+                 * @example 100
+                 */
+                limit?: number;
+                /**
+                 * @description Opaque cursor from `nextCursor` of the previous page. Omit for the first page.
+                 * @example eyJjIjoiMjAyNi0wNi0xM1QwOTowMDowMC4wMDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
             header?: never;
             path?: never;
             cookie?: never;

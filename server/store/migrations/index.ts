@@ -8,6 +8,7 @@ import * as partners from './0001_partners.js';
 import * as bindSealedSecrets from './0002_bind_sealed_secrets.js';
 import * as quotesAndSwaps from './0003_quotes_and_swaps.js';
 import * as webhooks from './0004_webhooks.js';
+import * as permanentRoutes from './0005_permanent_routes.js';
 
 /** What a migration may need besides the database: data migrations that re-seal secrets need the key. */
 export interface MigrationContext {
@@ -23,6 +24,7 @@ const migrations: Array<[name: string, migration: Migration]> = [
   ['0002_bind_sealed_secrets', bindSealedSecrets],
   ['0003_quotes_and_swaps', quotesAndSwaps],
   ['0004_webhooks', webhooks],
+  ['0005_permanent_routes', permanentRoutes],
 ];
 
 /** A knex migration source over the static list above, handing each migration `context`. */

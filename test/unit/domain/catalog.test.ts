@@ -6,6 +6,7 @@ function catalog(): Catalog {
   return {
     limitsUsd: { minimum: '20', maximum: '100000', automaticMaximum: '25000' },
     fees: { fixedPercent: '1', floatingPercent: '0.5', floatingSlippagePercent: '1.5' },
+    routes: { feePercent: '1', feeFloorUsd: '1', minSwapUsd: '25', maxAutoSwapUsd: '10000' },
     payoutMinutes: 5,
     networks: {
       BTC: { code: 'bitcoin', name: 'Bitcoin', confirmations: 2, blockSeconds: 600, payoutFeeUsd: '2' },

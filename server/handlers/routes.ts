@@ -1,0 +1,209 @@
+/**
+ * Permanent routes (DESIGN 6.7), first part: ownership challenges, create-or-recover from a verified Zano
+ * wallet proof, and reads. Deposits to route addresses, accumulation and conversion are not served yet.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { components } from '../../generated/api.js';
+import { assetKey } from '../domain/catalog.js';
+import { AppError } from '../domain/errors.js';
+import { Money } from '../domain/money.js';
+import { buildChallengeText } from '../domain/route-challenge.js';
+import { decodeZanoAddress } from '../domain/zano-address.js';
+import { verifyZanoProof } from '../domain/zano-proof.js';
+import type { Handlers } from '../http/handler-types.js';
+import { findMarkup } from '../store/markups.js';
+import {
+  findRoute,
+  insertChallenge,
+  insertRoute,
+  listRouteAddresses,
+  listRoutes,
+  lockChallenge,
+  markChallengeUsed,
+  type RouteAddressRecord,
+  type RouteRecord,
+} from '../store/routes.js';
+import type { HandlerDeps } from './deps.js';
+import { requirePartner } from './partner.js';
+
+type PermanentRoute = components['schemas']['PermanentRoute'];
+
+/** Bytes of randomness in a challenge nonce (rendered as 32 hex characters). */
+export const CHALLENGE_NONCE_BYTES = 16;
+
+/** Handlers for the route operations served so far. */
+export function createRouteHandlers(
+  deps: HandlerDeps,
+): Pick<Handlers, 'createRouteChallenge' | 'createPermanentRoute' | 'listPermanentRoutes' | 'getPermanentRoute'> {
+  // Every catalogue asset that is not the destination can be paid into a route; assets that need a memo are
+  // left out because a reusable address cannot carry one per payment.
+  const sourcesFor = (destinationAsset: string, destinationNetwork: string) =>
+    deps.catalog.assets.filter((a) => !a.memoNeeded && !(a.symbol === destinationAsset && a.network === destinationNetwork));
+
+  async function toBodies(routes: RouteRecord[]): Promise<PermanentRoute[]> {
+    const addresses = await listRouteAddresses(
+      deps.knex,
+      routes.map((r) => r.id),
+    );
+    const byRoute = new Map<string, RouteAddressRecord[]>();
+    for (const a of addresses) byRoute.set(a.routeId, [...(byRoute.get(a.routeId) ?? []), a]);
+    return routes.map((route) => toRouteBody(route, byRoute.get(route.id) ?? []));
+  }
+
+  return {
+    async createRouteChallenge({ partner, body }) {
+      const { partnerId, user } = requirePartner(partner);
+      try {
+        decodeZanoAddress(body.destinationAddress);
+      } catch (err) {
+        throw new AppError(400, 'invalid_settlement_target', `destinationAddress cannot receive a settlement: ${(err as Error).message}`, {
+          field: 'destinationAddress',
+        });
+      }
+      const issuedAt = deps.now();
+      const expiresAt = new Date(issuedAt.getTime() + deps.config.challengeTtlSeconds * 1000);
+      const text = buildChallengeText({
+        origin: deps.config.publicOrigin,
+        address: body.destinationAddress,
+        asset: body.destinationAsset,
+        network: body.destinationNetwork,
+        user,
+        nonce: randomBytes(CHALLENGE_NONCE_BYTES).toString('hex'),
+        issuedAt,
+        expiresAt,
+      });
+      const challenge = await insertChallenge(deps.knex, {
+        id: randomUUID(),
+        partnerId,
+        externalUser: user,
+        destinationAsset: body.destinationAsset,
+        destinationNetwork: body.destinationNetwork,
+        destinationAddress: body.destinationAddress,
+        label: body.label ?? null,
+        text,
+        expiresAt,
+        createdAt: issuedAt,
+      });
+      return {
+        status: 201,
+        body: { challenge_id: challenge.id, challenge: challenge.text, expires_at: challenge.expiresAt.toISOString() },
+      };
+    },
+
+    async createPermanentRoute({ partner, body }) {
+      const { partnerId, user } = requirePartner(partner);
+      if (body.externalUserId !== user) {
+        throw new AppError(400, 'external_user_mismatch', 'externalUserId must equal the x-service-user header of this request.', {
+          externalUserId: body.externalUserId,
+        });
+      }
+      const at = deps.now();
+      const markup = await findMarkup(deps.knex, partnerId);
+      const route = await deps.knex.transaction(async (trx) => {
+        const challenge = await lockChallenge(trx, body.challengeId);
+        const invalid = (why: string) => new AppError(400, 'invalid_challenge', `The challenge cannot be used: ${why}. Request a new one.`);
+        if (!challenge || challenge.partnerId !== partnerId) throw invalid('it is unknown');
+        if (challenge.usedAt !== null) throw invalid('it was already used');
+        if (challenge.expiresAt <= at) throw invalid('it has expired');
+        if (challenge.externalUser !== user) throw invalid('it was issued to another user');
+        if (
+          challenge.destinationAsset !== body.destinationAsset ||
+          challenge.destinationNetwork !== body.destinationNetwork ||
+          challenge.destinationAddress !== body.destinationAddress
+        ) {
+          throw invalid('it was issued for another settlement target');
+        }
+        if (challenge.text !== body.message) throw invalid('message differs from the challenge text');
+        const proof = verifyZanoProof({
+          address: body.destinationAddress,
+          message: body.message,
+          publicKey: body.publicKey,
+          signature: body.signature,
+        });
+        if (!proof.ok) throw new AppError(403, 'ownership_not_verified', `The wallet signature does not prove ownership: ${proof.reason}.`);
+        await markChallengeUsed(trx, challenge.id, at);
+        const terms = deps.catalog.routes;
+        const { route: stored, created } = await insertRoute(
+          trx,
+          {
+            partnerId,
+            externalUser: user,
+            destinationAsset: body.destinationAsset,
+            destinationNetwork: body.destinationNetwork,
+            destinationAddress: body.destinationAddress,
+            label: body.label ?? challenge.label,
+            feePercent: terms.feePercent,
+            markupPercent: markup?.percent ?? '0',
+            feeFloorUsd: terms.feeFloorUsd,
+            minSwapUsd: terms.minSwapUsd,
+            maxAutoSwapUsd: terms.maxAutoSwapUsd,
+            createdAt: at,
+          },
+          sourcesFor(body.destinationAsset, body.destinationNetwork).map((a) => ({ assetKey: assetKey(a), network: a.network })),
+        );
+        if (created) await deps.jobs.scheduleRouteAddresses(stored.id, trx);
+        return stored;
+      });
+      const [routeBody] = await toBodies([route]);
+      return { status: 201, body: routeBody };
+    },
+
+    async listPermanentRoutes({ partner, query }) {
+      const { partnerId } = requirePartner(partner);
+      const limit = query.limit ?? 100;
+      const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+      const rows = await listRoutes(deps.knex, partnerId, { limit: limit + 1, after });
+      const page = rows.slice(0, limit);
+      const last = page[page.length - 1];
+      return {
+        status: 200,
+        body: { routes: await toBodies(page), nextCursor: rows.length > limit && last ? encodeCursor(last) : null },
+      };
+    },
+
+    async getPermanentRoute({ partner, path }) {
+      const route = await findRoute(deps.knex, requirePartner(partner).partnerId, path.id);
+      if (!route) throw new AppError(404, 'not_found', 'No such permanent route.');
+      const [body] = await toBodies([route]);
+      return { status: 200, body };
+    },
+  };
+}
+
+/** The PermanentRoute body of a route and its addresses; the fee includes the partner markup of its creation. */
+function toRouteBody(route: RouteRecord, addresses: RouteAddressRecord[]): PermanentRoute {
+  return {
+    route_id: route.id,
+    external_user_id: route.externalUser,
+    destination_asset: route.destinationAsset as PermanentRoute['destination_asset'],
+    destination_network: 'ZANO',
+    destination_address: route.destinationAddress,
+    ...(route.label !== null ? { label: route.label } : {}),
+    status: route.status,
+    addresses: Object.fromEntries(addresses.map((a) => [a.assetKey, a.address])),
+    fee: { percent: new Money(route.feePercent).plus(route.markupPercent).toNumber(), floor_usd: new Money(route.feeFloorUsd).toNumber() },
+    min_swap_usd: new Money(route.minSwapUsd).toNumber(),
+    max_auto_swap_usd: new Money(route.maxAutoSwapUsd).toNumber(),
+    accumulations: [],
+    expect_deposit_until: route.expectDepositUntil?.toISOString() ?? null,
+    created_at: route.createdAt.toISOString(),
+    updated_at: route.updatedAt.toISOString(),
+  };
+}
+
+function encodeCursor(route: RouteRecord): string {
+  return Buffer.from(JSON.stringify({ c: route.createdAt.toISOString(), i: route.id })).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { createdAt: Date; id: string } {
+  try {
+    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { c: string; i: string };
+    const createdAt = new Date(value.c);
+    if (typeof value.i !== 'string' || Number.isNaN(createdAt.getTime())) throw new Error('shape');
+    return { createdAt, id: value.i };
+  } catch {
+    throw new AppError(400, 'invalid_request', 'cursor is not a cursor this API returned; pass nextCursor of the previous page.', {
+      field: 'cursor',
+    });
+  }
+}

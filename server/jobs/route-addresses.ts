@@ -1,0 +1,17 @@
+/**
+ * Allocates a permanent route's reusable deposit addresses: one per network, shared by the assets of that
+ * network (EVM tokens use their network's address). Sandbox addresses are derived from the route id and the
+ * network, so running the job twice fills the same addresses; only empty rows are written.
+ */
+import type { Knex } from 'knex';
+import { seedOf } from '../adapters/sandbox/chain.js';
+import { sandboxAddress } from '../domain/addresses.js';
+import { fillRouteAddresses, listRouteAddresses } from '../store/routes.js';
+
+/** Fills every address of `routeId` that is still being allocated. */
+export async function allocateRouteAddresses(knex: Knex, routeId: string): Promise<void> {
+  const pending = (await listRouteAddresses(knex, [routeId])).filter((a) => a.address === '');
+  for (const network of new Set(pending.map((a) => a.network))) {
+    await fillRouteAddresses(knex, routeId, network, sandboxAddress(network, seedOf(`route-address:${routeId}:${network}`)));
+  }
+}

@@ -1,0 +1,145 @@
+/** Permanent routes, their ownership challenges and their reusable deposit addresses. */
+import type { Knex } from 'knex';
+
+/** An ownership challenge as stored. */
+export interface ChallengeRecord {
+  id: string;
+  partnerId: string;
+  externalUser: string;
+  destinationAsset: string;
+  destinationNetwork: string;
+  destinationAddress: string;
+  label: string | null;
+  text: string;
+  expiresAt: Date;
+  usedAt: Date | null;
+  createdAt: Date;
+}
+
+/** A permanent route as stored. Percentages and USD amounts are decimal strings. */
+export interface RouteRecord {
+  id: string;
+  partnerId: string;
+  externalUser: string;
+  destinationAsset: string;
+  destinationNetwork: string;
+  destinationAddress: string;
+  label: string | null;
+  status: string;
+  feePercent: string;
+  markupPercent: string;
+  feeFloorUsd: string;
+  minSwapUsd: string;
+  maxAutoSwapUsd: string;
+  expectDepositUntil: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** One reusable deposit address of a route ('' while allocating). */
+export interface RouteAddressRecord {
+  routeId: string;
+  assetKey: string;
+  network: string;
+  address: string;
+}
+
+const snake = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+const camel = (column: string) => column.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+const toColumns = (fields: object) => Object.fromEntries(Object.entries(fields).map(([k, v]) => [snake(k), v]));
+const fromRow = <T>(row: Record<string, unknown>): T => Object.fromEntries(Object.entries(row).map(([k, v]) => [camel(k), v])) as T;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Stores a challenge. */
+export async function insertChallenge(
+  db: Knex,
+  challenge: Omit<ChallengeRecord, 'id' | 'usedAt'> & { id: string },
+): Promise<ChallengeRecord> {
+  const [row] = await db('route_challenges').insert(toColumns(challenge)).returning('*');
+  return fromRow<ChallengeRecord>(row);
+}
+
+/** The challenge `id` locked for the caller's transaction. */
+export async function lockChallenge(trx: Knex.Transaction, id: string): Promise<ChallengeRecord | undefined> {
+  if (!UUID.test(id)) return undefined;
+  const row = await trx('route_challenges').where({ id }).forUpdate().first();
+  return row ? fromRow<ChallengeRecord>(row) : undefined;
+}
+
+/** Spends a challenge. */
+export async function markChallengeUsed(trx: Knex.Transaction, id: string, at: Date): Promise<void> {
+  await trx('route_challenges').where({ id }).update({ used_at: at });
+}
+
+/** The partner's route for this user and destination, if any (create or recover). */
+export async function findRouteByTarget(
+  db: Knex,
+  target: { partnerId: string; externalUser: string; destinationAsset: string; destinationAddress: string },
+): Promise<RouteRecord | undefined> {
+  const row = await db('permanent_routes').where(toColumns(target)).first();
+  return row ? fromRow<RouteRecord>(row) : undefined;
+}
+
+/** Stores a route and its address rows (empty until allocated); a route that exists already is returned instead. */
+export async function insertRoute(
+  trx: Knex.Transaction,
+  route: Omit<RouteRecord, 'id' | 'status' | 'expectDepositUntil' | 'updatedAt'>,
+  addresses: Array<{ assetKey: string; network: string }>,
+): Promise<{ route: RouteRecord; created: boolean }> {
+  const [row] = await trx('permanent_routes')
+    .insert(toColumns({ ...route, updatedAt: route.createdAt }))
+    .onConflict(['partner_id', 'external_user', 'destination_asset', 'destination_address'])
+    .ignore()
+    .returning('*');
+  if (!row) {
+    const existing = await findRouteByTarget(trx, {
+      partnerId: route.partnerId,
+      externalUser: route.externalUser,
+      destinationAsset: route.destinationAsset,
+      destinationAddress: route.destinationAddress,
+    });
+    if (!existing) throw new Error('route insert conflicted but no route matches its target');
+    return { route: existing, created: false };
+  }
+  if (addresses.length > 0) {
+    await trx('route_addresses').insert(
+      addresses.map((a) => ({ route_id: row.id, asset_key: a.assetKey, network: a.network, address: '' })),
+    );
+  }
+  return { route: fromRow<RouteRecord>(row), created: true };
+}
+
+/** The partner's route `id`, if it exists. */
+export async function findRoute(db: Knex, partnerId: string, id: string): Promise<RouteRecord | undefined> {
+  if (!UUID.test(id)) return undefined;
+  const row = await db('permanent_routes').where({ id, partner_id: partnerId }).first();
+  return row ? fromRow<RouteRecord>(row) : undefined;
+}
+
+/** A page of the partner's routes, newest first, after the (createdAt, id) position of `after`. */
+export async function listRoutes(
+  db: Knex,
+  partnerId: string,
+  options: { limit: number; after?: { createdAt: Date; id: string } },
+): Promise<RouteRecord[]> {
+  const query = db('permanent_routes')
+    .where({ partner_id: partnerId })
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .limit(options.limit);
+  if (options.after) query.whereRaw('(created_at, id) < (?, ?)', [options.after.createdAt, options.after.id]);
+  return (await query).map((row) => fromRow<RouteRecord>(row));
+}
+
+/** The address rows of `routeIds`. */
+export async function listRouteAddresses(db: Knex, routeIds: string[]): Promise<RouteAddressRecord[]> {
+  if (routeIds.length === 0) return [];
+  return (await db('route_addresses').whereIn('route_id', routeIds).orderBy('asset_key')).map((row) => fromRow<RouteAddressRecord>(row));
+}
+
+/** Sets every still-empty address of a network on the route; returns how many rows changed. */
+export async function fillRouteAddresses(db: Knex, routeId: string, network: string, address: string): Promise<number> {
+  return db('route_addresses').where({ route_id: routeId, network, address: '' }).update({ address });
+}

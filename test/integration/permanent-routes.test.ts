@@ -1,0 +1,182 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { expect } from 'chai';
+import { signZanoMessage } from '../../server/domain/zano-proof.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { expectError, readJson, type JsonResponse } from '../support/http.js';
+import { signedFetch, type SignerOptions } from '../support/signer.js';
+import { swapClient } from '../support/swaps.js';
+import type { components } from '../../generated/api.js';
+
+type Route = components['schemas']['PermanentRoute'];
+type Challenge = components['schemas']['PermanentChallenge'];
+
+// zano-vectors.md: a standard address, its spend secret key, and an auditable address of the same account.
+const ADDRESS = 'ZxDFpn4k7xVYyc9VZ3LphrJbkpc46xfREace5bme1aXiMzKPAHA8jsTWcHSXhv9AdodSaoGXK9Mg7bk3ec4FkQrj357fZPWZX';
+const SECRET = Buffer.from('80b3e96a3eb765332b0fd3e44e0fefa58747a70025bf91aa4a7b758ab6f5590d', 'hex');
+const OTHER_ADDRESS = 'ZxD5aoLDPTdcaRx4uCpyW4XiLfEXejepAVz8cSY2fwHNEiJNu6NmpBBDLGTJzCsUvn3acCVDVDPMV8yQXdPooAp338Se7AxeH';
+const GATEWAY = 'gwZ5sqZkre33rxhoo9ht5xcmzy5khvr2hFSfvk7TeXeMXxby7acC3fs1D';
+
+// A fresh nonce k below the group order: 32 random bytes hashed and cleared in the top bits.
+const freshK = () => {
+  const k = createHash('sha256').update(randomBytes(32)).digest();
+  k[31] &= 0x0f;
+  return k;
+};
+
+describe('Permanent routes: challenges and verified creation', () => {
+  let server: TestServer;
+  let clock = 0;
+  let client: ReturnType<typeof swapClient>;
+  let signer: SignerOptions;
+  const target = { destinationAsset: 'ZANO', destinationNetwork: 'ZANO', destinationAddress: ADDRESS, label: 'Main wallet' };
+
+  before(async () => {
+    server = await startTestServer({ deps: { now: () => new Date(Date.now() + clock) } });
+    signer = { ...(await server.createSigner('Router')), user: 'user-42' };
+    client = swapClient(server.origin, signer);
+  });
+  after(() => server.close());
+
+  const challenge = async (body: Record<string, unknown> = target): Promise<Challenge> => {
+    const res = await client.send<Challenge>('POST', '/api/v1/permanent-routes/challenges', body);
+    expect(res.status, res.text).to.equal(201);
+    return res.body;
+  };
+  const proofFor = (c: Challenge, format: 'v2' | 'legacy' = 'v2') => {
+    const { publicKey, signature } = signZanoMessage(SECRET, c.challenge, freshK(), format);
+    return { ...target, externalUserId: 'user-42', challengeId: c.challenge_id, message: c.challenge, publicKey, signature };
+  };
+  const create = (body: Record<string, unknown>): Promise<JsonResponse<Route>> =>
+    client.send<Route>('POST', '/api/v1/permanent-routes', body);
+
+  describe('POST /permanent-routes/challenges', () => {
+    it('issues a single-use challenge naming the origin, address, asset, network and user', async () => {
+      const c = await challenge();
+      expect(c.challenge)
+        .to.contain(`Address: ${ADDRESS}`)
+        .and.contain('User: user-42')
+        .and.contain('Asset: ZANO')
+        .and.contain(`Origin: ${server.config.publicOrigin}`);
+      expect(c.challenge).not.to.contain('\r');
+      expect(Date.parse(c.expires_at) - Date.now()).to.be.within(590_000, 601_000);
+    });
+
+    for (const [what, address] of [
+      ['a gateway address', GATEWAY],
+      ['a bad checksum', `${ADDRESS.slice(0, -1)}${ADDRESS.endsWith('X') ? 'Y' : 'X'}`],
+      ['undecodable text', 'not-an-address-0OIl'],
+    ]) {
+      it(`refuses ${what} with invalid_settlement_target`, async () => {
+        expectError(
+          await client.send('POST', '/api/v1/permanent-routes/challenges', { ...target, destinationAddress: address }),
+          400,
+          'invalid_settlement_target',
+        );
+      });
+    }
+  });
+
+  describe('POST /permanent-routes', () => {
+    it('creates a route from a wallet signature, with the fee including the markup, and allocates its addresses', async () => {
+      expect((await client.send('PUT', '/api/v1/partner/markup', { percent: 0.5 })).status).to.equal(200);
+      const res = await create(proofFor(await challenge()));
+      expect(res.status, res.text).to.equal(201);
+      expect(res.body).to.include({
+        external_user_id: 'user-42',
+        destination_asset: 'ZANO',
+        destination_address: ADDRESS,
+        label: 'Main wallet',
+        status: 'active',
+      });
+      expect(res.body.fee).to.deep.equal({ percent: 1.5, floor_usd: 1 });
+      expect(res.body.max_auto_swap_usd).to.equal(10000);
+      expect(Object.keys(res.body.addresses))
+        .to.include.members(['BTC/BTC', 'USDT/ETH', 'USDT/TRX', 'fUSD/ZANO'])
+        .and.not.include('ZANO/ZANO');
+      const deadline = Date.now() + 10_000;
+      let route = res.body;
+      while (Object.values(route.addresses).some((a) => a === '') && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 100));
+        route = (await client.send<Route>('GET', `/api/v1/permanent-routes/${res.body.route_id}`)).body;
+      }
+      expect(Object.values(route.addresses).every((a) => a !== '')).to.equal(true);
+      // EVM tokens share their network's address.
+      expect(route.addresses['USDT/ETH'])
+        .to.equal(route.addresses['ETH/ETH'])
+        .and.match(/^0x[0-9a-fA-F]{40}$/);
+    });
+
+    it('recovers the existing route for the same user and destination (201, same route_id), also with a legacy signature', async () => {
+      const first = await create(proofFor(await challenge()));
+      const again = await create(proofFor(await challenge(), 'legacy'));
+      expect(again.status, again.text).to.equal(201);
+      expect(again.body.route_id).to.equal(first.body.route_id);
+    });
+
+    it('accepts publicKey and signature in upper-case hex', async () => {
+      const proof = proofFor(await challenge());
+      const res = await create({ ...proof, publicKey: proof.publicKey.toUpperCase(), signature: proof.signature.toUpperCase() });
+      expect(res.status, res.text).to.equal(201);
+    });
+
+    it('refuses a used challenge, an expired one and a changed message with invalid_challenge', async () => {
+      const used = proofFor(await challenge());
+      expect((await create(used)).status).to.equal(201);
+      expectError(await create(used), 400, 'invalid_challenge');
+
+      const expiring = await challenge();
+      clock = (server.config.challengeTtlSeconds + 1) * 1000;
+      try {
+        // Signed at the moved clock's time, so only the challenge's age is wrong.
+        const timestamp = String(Math.floor((Date.now() + clock) / 1000));
+        const res = await readJson(
+          signedFetch(server.origin, signer, 'POST', '/api/v1/permanent-routes', proofFor(expiring), { timestamp }),
+        );
+        expectError(res, 400, 'invalid_challenge');
+      } finally {
+        clock = 0;
+      }
+      const c = await challenge();
+      const changed = { ...c, challenge: c.challenge.replace('User: user-42', 'User: user-43') };
+      expectError(await create(proofFor(changed)), 400, 'invalid_challenge');
+    });
+
+    it('refuses externalUserId other than x-service-user with external_user_mismatch', async () => {
+      expectError(await create({ ...proofFor(await challenge()), externalUserId: 'someone-else' }), 400, 'external_user_mismatch');
+    });
+
+    it('refuses a flipped signature byte and another key with ownership_not_verified', async () => {
+      const proof = proofFor(await challenge());
+      const flipped = (parseInt(proof.signature.slice(10, 12), 16) ^ 1).toString(16).padStart(2, '0');
+      expectError(
+        await create({ ...proof, signature: proof.signature.slice(0, 10) + flipped + proof.signature.slice(12) }),
+        403,
+        'ownership_not_verified',
+      );
+      const other = signZanoMessage(
+        createHash('sha256').update('another key').digest().fill(1, 31),
+        (await challenge()).challenge,
+        freshK(),
+        'v2',
+      );
+      const c = await challenge();
+      expectError(await create({ ...proofFor(c), publicKey: other.publicKey }), 403, 'ownership_not_verified');
+    });
+
+    it('refuses a challenge issued for another address', async () => {
+      const forOther = await challenge({ ...target, destinationAddress: OTHER_ADDRESS });
+      expectError(await create(proofFor(forOther)), 400, 'invalid_challenge');
+    });
+  });
+
+  describe('reads', () => {
+    it("lists the partner's routes page by page and answers 404 for another partner's route", async () => {
+      const page = await client.send<{ routes: Route[]; nextCursor?: string | null }>('GET', '/api/v1/permanent-routes?limit=1');
+      expect(page.status, page.text).to.equal(200);
+      expect(page.body.routes).to.have.length(1);
+      const other = swapClient(server.origin, await server.createSigner('Other'));
+      expectError(await other.send('GET', `/api/v1/permanent-routes/${page.body.routes[0].route_id}`), 404, 'not_found');
+      expect((await other.send<{ routes: Route[] }>('GET', '/api/v1/permanent-routes')).body.routes).to.deep.equal([]);
+    });
+  });
+});
