@@ -22,9 +22,10 @@ const PUBLIC_LIMIT = 60;
 const SIGNED_LIMIT = 40;
 const QUOTES_LIMIT = 30;
 const SWAPS_LIMIT = 20;
-// Spare partners: one per signed 429 transaction (its allowance is spent) and one per sandbox operation, so the
-// swaps each sets up, and the polling it needs, do not spend the main partner's allowance.
-const SPARE_PARTNERS = 20;
+// Spare partners: one per signed 429 transaction (its allowance is spent), one per sandbox operation and one for
+// the permanent-route operations together, so that the swaps, challenges and routes they set up, and the
+// polling that needs, do not spend the main partner's allowance.
+const SPARE_PARTNERS = 26;
 // The sandbox chain makes a block this often (seconds); a BTC deposit needs 2 confirmations to reach review.
 const SANDBOX_BLOCK_SECONDS = '0.2';
 

@@ -6,6 +6,7 @@
 import createClient, { type Client } from 'openapi-fetch';
 import type { operations, paths } from './generated/api.js';
 import type { RetryOptions } from './retry.js';
+import { createRoutesApi, type RoutesApi } from './routes.js';
 import { toResult, type ApiResult } from './result.js';
 import { createSandboxApi, type SandboxApi } from './sandbox.js';
 import type { QuoteRequest, QuoteResponse } from './schemas.js';
@@ -54,6 +55,8 @@ export interface PartnerClient {
   readonly quotes: QuotesApi;
   /** One-time swaps: create, read, list, wait for the deposit address. */
   readonly swaps: SwapsApi;
+  /** Permanent routes to a Zano wallet: ownership challenge, verified create-or-recover, reads. */
+  readonly routes: RoutesApi;
   /** Simulation controls; a production deployment answers them 404. */
   readonly sandbox: SandboxApi;
   /** Your status webhook: its URL and secret, the delivery attempts, a test send. */
@@ -93,6 +96,7 @@ export function createPartnerClient(options: PartnerClientOptions): PartnerClien
     raw,
     quotes: { create: (body) => toResult(raw.POST('/quotes', { body })) },
     swaps: createSwapsApi({ raw, tokenTransport: createTransport(options, { signed: false }), now, sleep }),
+    routes: createRoutesApi({ raw, userId: options.userId }),
     sandbox: createSandboxApi(raw),
     webhook: createWebhookConfigApi(raw),
     forUser: (userId) => createPartnerClient({ ...options, userId }),

@@ -17,6 +17,18 @@ export {
 export { DEFAULT_STREAM_MAX_RECONNECTS, StreamDisconnectedError, type StreamOptions, type SwapStreamEvent } from './stream.js';
 export type { SandboxApi } from './sandbox.js';
 export type {
+  CreateVerifiedInput,
+  ListRoutesQuery,
+  PermanentChallenge,
+  PermanentRoute,
+  PermanentRouteList,
+  PermanentRouteRequest,
+  PermanentRouteTarget,
+  RoutesApi,
+  SignChallenge,
+  WalletSignature,
+} from './routes.js';
+export type {
   ListWebhookDeliveriesQuery,
   PartnerWebhook,
   PartnerWebhookRequest,

@@ -48,6 +48,7 @@ const NOT_PROVOKABLE_FOR = {
   'createSwap 503':
     'needs the database down, or an identical request with the same Idempotency-Key still in progress (a race no ' +
     'single request provokes reliably); covered by test/integration/swaps.test.ts (50 concurrent requests)',
+  'createPermanentRoute 409': 'no route is unavailable in the sandbox catalogue; the server never answers 409 here yet',
 };
 
 // Transactions where the server answers something the spec does not allow, skipped until the server or the
@@ -66,6 +67,20 @@ const QUOTE_REQUEST = {
 const DESTINATION = '0x71C7656EC7ab88b098defB751B7401B5f6d8976F'; // EIP-55 valid, the spec's example
 // Above the catalogue's automatic maximum (25,000 USD at 68,250 USD/BTC) and below its maximum: goes to review.
 const REVIEW_AMOUNT = '0.5';
+
+// The x-service-user every signed request names unless it says otherwise.
+const CONTRACT_USER = 'contract-user';
+// Permanent routes: the standard address and spend secret key of zano-vectors.md (the spec's example target).
+const ZANO_ADDRESS = 'ZxDFpn4k7xVYyc9VZ3LphrJbkpc46xfREace5bme1aXiMzKPAHA8jsTWcHSXhv9AdodSaoGXK9Mg7bk3ec4FkQrj357fZPWZX';
+const ZANO_SECRET = '80b3e96a3eb765332b0fd3e44e0fefa58747a70025bf91aa4a7b758ab6f5590d';
+// A gateway address (no spend key): decodes, but cannot receive a settlement.
+const ZANO_GATEWAY = 'gwZ5sqZkre33rxhoo9ht5xcmzy5khvr2hFSfvk7TeXeMXxby7acC3fs1D';
+const ROUTE_TARGET = {
+  destinationAsset: 'ZANO',
+  destinationNetwork: 'ZANO',
+  destinationAddress: ZANO_ADDRESS,
+  label: 'Main payout wallet',
+};
 
 function parts(transaction) {
   const [pathTemplate, , status] = transaction.name.split(' > ');
@@ -110,7 +125,7 @@ function setHeader(transaction, name, value) {
 }
 
 // PSS1-HMAC-SHA256 over what the server receives: the /api/v1 path as sent and the exact body bytes.
-function signedHeaders(method, pathAndQuery, body, partner, secret = partner.secret) {
+function signedHeaders(method, pathAndQuery, body, partner, secret = partner.secret, user = CONTRACT_USER) {
   const timestamp = String(Math.floor(Date.now() / 1000));
   const nonce = randomBytes(16).toString('hex');
   const text = [
@@ -121,14 +136,14 @@ function signedHeaders(method, pathAndQuery, body, partner, secret = partner.sec
     timestamp,
     nonce,
     partner.keyId,
-    'contract-user',
+    user,
     createHash('sha256')
       .update(body || '', 'utf8')
       .digest('hex'),
   ].join('\n');
   return {
     'x-service-key-id': partner.keyId,
-    'x-service-user': 'contract-user',
+    'x-service-user': user,
     'x-service-timestamp': timestamp,
     'x-service-nonce': nonce,
     'x-service-signature': `v1=${createHmac('sha256', secret).update(text).digest('hex')}`,
@@ -164,9 +179,10 @@ function openSideDoor() {
 /**
  * One request from the hooks themselves, to the server (default) or through the validating proxy (`via:
  * 'proxy'`, where a response that breaks the spec comes back as Prism's 500). `path` is without /api/v1;
- * `partner` signs it. Resolves to { status, headers, body (parsed JSON or undefined), text }.
+ * `partner` signs it, as `user` (default CONTRACT_USER). Resolves to { status, headers, body (parsed JSON or
+ * undefined), text }.
  */
-function send(method, path, { body, partner, headers = {}, via = 'server', localAddress } = {}) {
+function send(method, path, { body, partner, user, headers = {}, via = 'server', localAddress } = {}) {
   const base = via === 'proxy' ? proxyUrl : serverUrl;
   const text = body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body);
   const all = { ...headers };
@@ -174,7 +190,7 @@ function send(method, path, { body, partner, headers = {}, via = 'server', local
     all['content-type'] = all['content-type'] || 'application/json';
     all['content-length'] = String(Buffer.byteLength(text));
   }
-  if (partner) Object.assign(all, signedHeaders(method, `/api/v1${path}`, text, partner));
+  if (partner) Object.assign(all, signedHeaders(method, `/api/v1${path}`, text, partner, partner.secret, user));
   const requestPath = via === 'proxy' ? path : `/api/v1${path}`;
   return new Promise((resolve, reject) => {
     const req = http.request({ host: base.hostname, port: base.port, method, path: requestPath, headers: all, localAddress }, (res) => {
@@ -308,6 +324,80 @@ function startWebhookReceiver() {
 async function webhookToReceiver(partner) {
   const url = await startWebhookReceiver();
   return expectAnswer('setup PUT /partner/webhook', send('PUT', '/partner/webhook', { body: { url }, partner }), 200);
+}
+
+// --- Permanent routes: challenges signed by the zano-vectors.md wallet ----------------------------------
+
+// The route operations share one spare partner, so that their challenges, proofs and reads (and the routes
+// they create, which the list and the reads then find) spend neither the main partner's allowance nor others'.
+const ROUTE_OPERATIONS = new Set(['createRouteChallenge', 'createPermanentRoute', 'listPermanentRoutes', 'getPermanentRoute']);
+let routesPartner;
+function routePartner() {
+  if (!routesPartner) routesPartner = takeSpare();
+  return routesPartner;
+}
+
+// A Zano wallet's message signature (server/domain/zano-proof.ts signZanoMessage, v2 format), on the server's
+// own curve library: h = keccak256(HDS || keccak256(message)); comm = k*G; c = keccak256(h || pub || comm) mod l;
+// r = k - c*secret mod l; the signature is c || r, 32-byte little-endian scalars each.
+let zanoCurve;
+function zanoSign(message, secretHex = ZANO_SECRET) {
+  if (!zanoCurve) {
+    // ES modules, required from CommonJS (Node 20.19 and later).
+    const { ed25519 } = require('@noble/curves/ed25519.js');
+    const { keccak_256 } = require('@noble/hashes/sha3.js');
+    zanoCurve = { Point: ed25519.Point, keccak: keccak_256 };
+  }
+  const { Point, keccak } = zanoCurve;
+  const L = Point.Fn.ORDER;
+  const toScalar = (bytes) => BigInt(`0x${Buffer.from(bytes).reverse().toString('hex') || '0'}`);
+  const toBytes = (value) => Buffer.from(value.toString(16).padStart(64, '0'), 'hex').reverse();
+  const mod = (value) => ((value % L) + L) % L;
+  const hds = Buffer.alloc(32);
+  hds.write('ZANO_HDS_WALLET_GENERIC_SIGN_SP', 'utf8');
+  const h = keccak(Buffer.concat([hds, keccak(Buffer.from(message, 'utf8'))]));
+  const secret = mod(toScalar(Buffer.from(secretHex, 'hex')));
+  let k = 0n;
+  while (k === 0n) k = mod(toScalar(randomBytes(64))); // uniform enough below l, never zero
+  const pub = Point.BASE.multiply(secret).toBytes();
+  const comm = Point.BASE.multiply(k).toBytes();
+  const c = mod(toScalar(keccak(Buffer.concat([h, pub, comm]))));
+  const r = mod(k - c * secret);
+  return { publicKey: Buffer.from(pub).toString('hex'), signature: Buffer.concat([toBytes(c), toBytes(r)]).toString('hex') };
+}
+
+/** POST /permanent-routes/challenges for `target`, signed by `partner` as `user`; resolves to the challenge. */
+async function requestChallenge(partner, target = ROUTE_TARGET, user = CONTRACT_USER) {
+  const res = await expectAnswer(
+    'setup POST /permanent-routes/challenges',
+    send('POST', '/permanent-routes/challenges', { body: target, partner, user }),
+    201,
+  );
+  return res.body;
+}
+
+/** The POST /permanent-routes body proving `challenge` for `target` with the vectors' wallet, as CONTRACT_USER. */
+function routeProof(challenge, target = ROUTE_TARGET) {
+  return {
+    ...target,
+    externalUserId: CONTRACT_USER,
+    challengeId: challenge.challenge_id,
+    message: challenge.challenge,
+    ...zanoSign(challenge.challenge),
+  };
+}
+
+/** `proof` with one byte of its signature's c flipped: well-formed, but no longer a signature of the message. */
+function withFlippedSignature(proof) {
+  const byte = (parseInt(proof.signature.slice(10, 12), 16) ^ 1).toString(16).padStart(2, '0');
+  return { ...proof, signature: proof.signature.slice(0, 10) + byte + proof.signature.slice(12) };
+}
+
+/** Creates (or recovers) `partner`'s route to `target` through a fresh challenge and proof; resolves to the route. */
+async function createRoute(partner, target = ROUTE_TARGET) {
+  const proof = routeProof(await requestChallenge(partner, target), target);
+  const res = await expectAnswer('setup POST /permanent-routes', send('POST', '/permanent-routes', { body: proof, partner }), 201);
+  return res.body;
 }
 
 const responseBody = (transaction) => {
@@ -641,6 +731,208 @@ const SCENARIOS = {
     },
   },
 
+  createRouteChallenge: {
+    async 201(transaction) {
+      // The example as it is: a ZANO target at the vectors' address, challenged for CONTRACT_USER.
+      transaction.afterCheck = async (t) => {
+        const body = responseBody(t);
+        for (const line of [`Origin: ${audience}`, `Address: ${ZANO_ADDRESS}`, 'Asset: ZANO', 'Network: ZANO', `User: ${CONTRACT_USER}`]) {
+          if (!body?.challenge?.split('\n').includes(line))
+            throw new Error(`the challenge text lacks the line "${line}": ${body?.challenge}`);
+        }
+        const ttl = Date.parse(body.expires_at) - Date.now();
+        if (!(ttl > 500_000 && ttl <= 601_000)) throw new Error(`the challenge expires in ${ttl} ms, not about 600 s`);
+      };
+    },
+    async 400(transaction) {
+      // Schema-valid (the address schema only bounds the length), so through the proxy: a gateway address.
+      setBody(transaction, { ...ROUTE_TARGET, destinationAddress: ZANO_GATEWAY });
+      transaction.expectCode = 'invalid_settlement_target';
+      transaction.afterCheck = async () => {
+        const partner = routePartner();
+        const badChecksum = `${ZANO_ADDRESS.slice(0, -1)}${ZANO_ADDRESS.endsWith('X') ? 'Y' : 'X'}`;
+        await expectAnswer(
+          'POST /permanent-routes/challenges with a bad checksum',
+          send('POST', '/permanent-routes/challenges', {
+            body: { ...ROUTE_TARGET, destinationAddress: badChecksum },
+            partner,
+            via: 'proxy',
+          }),
+          400,
+          'invalid_settlement_target',
+        );
+        // Invalid requests (the proxy would refuse them itself): straight to the server.
+        await expectAnswer(
+          'POST /permanent-routes/challenges for another network',
+          send('POST', '/permanent-routes/challenges', { body: { ...ROUTE_TARGET, destinationNetwork: 'ETH' }, partner }),
+          400,
+          'invalid_request',
+        );
+        await expectAnswer(
+          'POST /permanent-routes/challenges with malformed JSON',
+          send('POST', '/permanent-routes/challenges', { body: '{"destinationAsset":', partner }),
+          400,
+          'malformed_json',
+        );
+      };
+    },
+  },
+
+  createPermanentRoute: {
+    async 201(transaction) {
+      // A challenge for the example's target, signed by the vectors' wallet, sent as the user it was issued to.
+      const partner = routePartner();
+      setBody(transaction, routeProof(await requestChallenge(partner)));
+      transaction.afterCheck = async (t) => {
+        const route = responseBody(t);
+        if (route?.external_user_id !== CONTRACT_USER || route.destination_address !== ZANO_ADDRESS || route.status !== 'active') {
+          throw new Error(`the created route is not the requested one: ${t.real.body.slice(0, 400)}`);
+        }
+        state.route = route;
+        // A second proof for the same user and target recovers the route: 201 with the same route_id.
+        const again = await expectAnswer(
+          'POST /permanent-routes again (recovery)',
+          send('POST', '/permanent-routes', { body: routeProof(await requestChallenge(partner)), partner, via: 'proxy' }),
+          201,
+        );
+        if (again.body.route_id !== route.route_id)
+          throw new Error(`recovery returned route ${again.body.route_id}, not ${route.route_id}`);
+      };
+    },
+    async 400(transaction) {
+      // Schema-valid, so through the proxy: a valid proof whose externalUserId is not the signing user.
+      const partner = routePartner();
+      const proof = routeProof(await requestChallenge(partner));
+      setBody(transaction, { ...proof, externalUserId: 'someone-else' });
+      transaction.expectCode = 'external_user_mismatch';
+      transaction.afterCheck = async () => {
+        const refuse = (what, body) =>
+          expectAnswer(
+            `POST /permanent-routes ${what}`,
+            send('POST', '/permanent-routes', { body, partner, via: 'proxy' }),
+            400,
+            'invalid_challenge',
+          );
+        await refuse('with an unknown challenge', { ...proof, challengeId: randomUUID() });
+        await refuse(
+          'with a changed message',
+          routeProof({ challenge_id: proof.challengeId, challenge: proof.message.replace(`User: ${CONTRACT_USER}`, 'User: someone-else') }),
+        );
+        // The challenge was issued to another user of the same partner.
+        const theirs = await requestChallenge(partner, ROUTE_TARGET, 'another-user');
+        await refuse('with a challenge issued to another user', routeProof(theirs));
+        // The challenge was issued for the other destination asset.
+        const fusd = await requestChallenge(partner, { ...ROUTE_TARGET, destinationAsset: 'fUSD' });
+        await refuse('with a challenge for another target', routeProof(fusd));
+        // Used once (201), then again.
+        await expectAnswer('setup POST /permanent-routes', send('POST', '/permanent-routes', { body: proof, partner }), 201);
+        await refuse('with a used challenge', proof);
+        // Invalid (the proxy would refuse it itself): straight to the server.
+        const { signature: _signature, ...unsigned } = proof;
+        await expectAnswer(
+          'POST /permanent-routes without a signature',
+          send('POST', '/permanent-routes', { body: unsigned, partner }),
+          400,
+          'invalid_request',
+        );
+      };
+    },
+    async 403(transaction) {
+      // A valid challenge and proof, one byte of the signature flipped.
+      const partner = routePartner();
+      const challenge = await requestChallenge(partner);
+      setBody(transaction, withFlippedSignature(routeProof(challenge)));
+      transaction.expectCode = 'ownership_not_verified';
+      transaction.afterCheck = async () => {
+        // A signature by another wallet's key, with that key as publicKey: not the address's spend key.
+        const other = zanoSign((await requestChallenge(partner)).challenge, createHash('sha256').update('another key').digest('hex'));
+        const proof = routeProof(await requestChallenge(partner));
+        await expectAnswer(
+          'POST /permanent-routes signed by another wallet',
+          send('POST', '/permanent-routes', { body: { ...proof, ...other }, partner, via: 'proxy' }),
+          403,
+          'ownership_not_verified',
+        );
+      };
+    },
+  },
+
+  listPermanentRoutes: {
+    async 200(transaction) {
+      // Two routes (ZANO and fUSD to the same wallet), read as pages of one: the transaction asks for the second page.
+      const partner = routePartner();
+      await createRoute(partner);
+      await createRoute(partner, { ...ROUTE_TARGET, destinationAsset: 'fUSD' });
+      const page = await expectAnswer('setup GET /permanent-routes?limit=1', send('GET', '/permanent-routes?limit=1', { partner }), 200);
+      if (page.body.routes.length !== 1 || !page.body.nextCursor) {
+        throw new Error(
+          `setup: GET /permanent-routes?limit=1 gave ${page.body.routes.length} routes and nextCursor ${page.body.nextCursor} with two routes`,
+        );
+      }
+      withQuery(transaction, `limit=1&cursor=${page.body.nextCursor}`);
+      transaction.afterCheck = async (t) => {
+        const body = responseBody(t);
+        const ids = (body?.routes || []).map((r) => r.route_id);
+        if (ids.length !== 1 || ids[0] === page.body.routes[0].route_id) throw new Error(`the second page holds ${ids.join(',')}`);
+        if (body.nextCursor) throw new Error(`the last page has nextCursor ${body.nextCursor}`);
+      };
+    },
+    async 400(transaction) {
+      withQuery(transaction, 'limit=1001');
+      direct(transaction);
+      transaction.expectCode = 'invalid_request';
+      transaction.afterCheck = async () => {
+        // Schema-valid, so through the proxy: a cursor this API never returned.
+        const cursor = Buffer.from('not a cursor').toString('base64url');
+        await expectAnswer(
+          'GET /permanent-routes with a foreign cursor',
+          send('GET', `/permanent-routes?cursor=${cursor}`, { partner: routePartner(), via: 'proxy' }),
+          400,
+          'invalid_request',
+        );
+      };
+    },
+    async 401(transaction) {
+      withQuery(transaction, 'limit=1');
+      transaction.wrongSecret = true;
+    },
+    async 429(transaction, operation, operationId) {
+      withQuery(transaction, 'limit=1');
+      await exhaust(operation, operationId, transaction);
+    },
+  },
+
+  getPermanentRoute: {
+    async 200(transaction) {
+      const route = state.route || (await createRoute(routePartner()));
+      withPath(transaction, `/permanent-routes/${route.route_id}`);
+      transaction.afterCheck = async (t) => {
+        const body = responseBody(t);
+        if (body?.route_id !== route.route_id || body.destination_address !== ZANO_ADDRESS)
+          throw new Error(`read another route: ${t.real.body.slice(0, 200)}`);
+      };
+    },
+    async 400(transaction) {
+      withPath(transaction, '/permanent-routes/not-a-route-id'); // not a uuid
+      direct(transaction);
+      transaction.expectCode = 'invalid_request';
+    },
+    async 404(transaction) {
+      // Another partner's route, read by the routes partner.
+      const theirs = await createRoute(partners.other);
+      withPath(transaction, `/permanent-routes/${theirs.route_id}`);
+      transaction.expectCode = 'not_found';
+      transaction.afterCheck = async () => {
+        await expectAnswer(
+          'GET /permanent-routes/{unknown id}',
+          send('GET', `/permanent-routes/${randomUUID()}`, { partner: routePartner(), via: 'proxy' }),
+          404,
+          'not_found',
+        );
+      };
+    },
+  },
+
   putPartnerWebhook: {
     async 200(transaction) {
       // The example's URL is a real host: the receiver in this process takes its place.
@@ -842,6 +1134,7 @@ hooks.beforeEach((transaction, done) => {
   if (operationId === 'createSwap') setHeader(transaction, 'Idempotency-Key', randomUUID());
   try {
     if (OWN_PARTNER.has(operationId)) transaction.partner = partnerOf(operationId);
+    if (ROUTE_OPERATIONS.has(operationId)) transaction.partner = routePartner();
   } catch (err) {
     transaction.fail = err.message;
     return done();
@@ -849,7 +1142,7 @@ hooks.beforeEach((transaction, done) => {
 
   const prepare = async () => {
     const scenario = SCENARIOS[operationId] && SCENARIOS[operationId][status];
-    if (scenario) return scenario(transaction);
+    if (scenario) return scenario(transaction, operation, operationId);
     if (status >= 200 && status < 300) return undefined;
     if (status === 429) {
       try {

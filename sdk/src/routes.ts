@@ -1,0 +1,126 @@
+/**
+ * The `routes` namespace: permanent routes to a Zano wallet. An ownership challenge, create-or-recover from the
+ * wallet's signature of it (by hand, or `createVerified` with a signing callback), and reads one page or every
+ * page at a time. Deposits to route addresses and accumulation are not served by the API yet.
+ */
+import type { Client } from 'openapi-fetch';
+import type { components, operations, paths } from './generated/api.js';
+import { toResult, type ApiResult } from './result.js';
+
+type Schemas = components['schemas'];
+
+/** Body of POST /permanent-routes/challenges: `destinationAsset` (ZANO or fUSD), `destinationNetwork` (ZANO), `destinationAddress`, `label?`. */
+export type PermanentRouteTarget = Schemas['PermanentRouteTarget'];
+/** Answer of POST /permanent-routes/challenges: `{ challenge_id, challenge, expires_at }`; sign `challenge` exactly. */
+export type PermanentChallenge = Schemas['PermanentChallenge'];
+/** Body of POST /permanent-routes: the target, `externalUserId`, `challengeId`, `message` and the wallet's `publicKey` and `signature`. */
+export type PermanentRouteRequest = Schemas['PermanentRouteRequest'];
+/** A permanent route: its deposit `addresses` per source asset, `fee`, limits and status. */
+export type PermanentRoute = Schemas['PermanentRoute'];
+/** One page of GET /permanent-routes: `{ routes, nextCursor }`. */
+export type PermanentRouteList = Schemas['PermanentRouteList'];
+/** Query of routes.list: `limit` (1-1000, default 100), `cursor` (a page's nextCursor). */
+export type ListRoutesQuery = NonNullable<operations['listPermanentRoutes']['parameters']['query']>;
+
+/** What a Zano wallet's `sign_message` returns, renamed: `publicKey` is its `pkey`, `signature` its `sig` (hex). */
+export interface WalletSignature {
+  /** The wallet's spend public key, 64 hex characters (`pkey`). */
+  publicKey: string;
+  /** The signature `c || r`, 128 hex characters (`sig`). */
+  signature: string;
+}
+
+/** Signs the exact challenge text with the wallet that owns the destination address (e.g. its `sign_message` RPC). */
+export type SignChallenge = (challengeText: string) => WalletSignature | Promise<WalletSignature>;
+
+/** Input of routes.createVerified. */
+export interface CreateVerifiedInput {
+  /** Where the route settles: the destination asset, network and Zano address, and an optional label. */
+  target: PermanentRouteTarget;
+  /** Called once with the challenge text; resolves with the wallet's public key and signature of it. */
+  sign: SignChallenge;
+}
+
+/** Permanent routes. */
+export interface RoutesApi {
+  /** POST /permanent-routes/challenges: a single-use text for the destination wallet to sign (600 s by default). */
+  createChallenge(target: PermanentRouteTarget): Promise<ApiResult<PermanentChallenge>>;
+  /** POST /permanent-routes: creates the route from a signed challenge, or recovers the existing one (201 either way). */
+  create(request: PermanentRouteRequest): Promise<ApiResult<PermanentRoute>>;
+  /**
+   * Challenge, `sign`, create in one call, for the client's user: resolves with the create result, or with the
+   * challenge's error value when the challenge is refused (e.g. `invalid_settlement_target`).
+   */
+  createVerified(input: CreateVerifiedInput): Promise<ApiResult<PermanentRoute>>;
+  /** GET /permanent-routes/{id}: one of your routes; another partner's or an unknown id is `404 not_found`. */
+  get(id: string): Promise<ApiResult<PermanentRoute>>;
+  /** GET /permanent-routes: one page of your routes, newest first. */
+  list(query?: ListRoutesQuery): Promise<ApiResult<PermanentRouteList>>;
+  /** Every page of GET /permanent-routes, following nextCursor until null; an error page is yielded last. */
+  listAll(filter?: Omit<ListRoutesQuery, 'cursor'>): AsyncGenerator<ApiResult<PermanentRouteList>, void, undefined>;
+}
+
+/** What the routes namespace runs on. */
+export interface RoutesDeps {
+  /** The signed, retrying openapi-fetch client. */
+  raw: Client<paths>;
+  /** The client's user (x-service-user), sent as `externalUserId` by createVerified. */
+  userId: string;
+}
+
+/** Builds the routes namespace. */
+export function createRoutesApi({ raw, userId }: RoutesDeps): RoutesApi {
+  const createChallenge: RoutesApi['createChallenge'] = (target) => toResult(raw.POST('/permanent-routes/challenges', { body: target }));
+  const create: RoutesApi['create'] = (request) => toResult(raw.POST('/permanent-routes', { body: request }));
+  const list: RoutesApi['list'] = (query = {}) => toResult(raw.GET('/permanent-routes', { params: { query } }));
+
+  return {
+    createChallenge,
+    create,
+
+    async createVerified(input) {
+      const { target, sign } = input ?? ({} as Partial<CreateVerifiedInput>);
+      if (target === null || typeof target !== 'object') throw new TypeError('routes.createVerified: target is required');
+      if (typeof sign !== 'function')
+        throw new TypeError('routes.createVerified: sign must be a function (challengeText) => { publicKey, signature }');
+      const challenge = await createChallenge(target);
+      if (challenge.error) return challenge;
+      const proof = await sign(challenge.data.challenge);
+      if (proof === null || typeof proof !== 'object' || typeof proof.publicKey !== 'string' || typeof proof.signature !== 'string') {
+        // The usual slip: returning sign_message's own { sig, pkey } instead of renaming them.
+        throw new TypeError(
+          'routes.createVerified: sign must resolve with { publicKey, signature } (sign_message: pkey and sig) as hex strings',
+        );
+      }
+      const { destinationAsset, destinationNetwork, destinationAddress, label } = target;
+      return create({
+        destinationAsset,
+        destinationNetwork,
+        destinationAddress,
+        ...(label !== undefined ? { label } : {}),
+        externalUserId: userId,
+        challengeId: challenge.data.challenge_id,
+        message: challenge.data.challenge,
+        publicKey: proof.publicKey,
+        signature: proof.signature,
+      });
+    },
+
+    async get(id) {
+      if (typeof id !== 'string' || id.length === 0) throw new TypeError('routes.get: id must be a non-empty string');
+      return toResult(raw.GET('/permanent-routes/{id}', { params: { path: { id } } }));
+    },
+
+    list,
+
+    async *listAll(filter = {}) {
+      let cursor: string | undefined;
+      do {
+        const page = await list({ ...filter, cursor });
+        yield page;
+        if (page.error) return;
+        cursor = page.data.nextCursor ?? undefined;
+      } while (cursor !== undefined);
+    },
+  };
+}
