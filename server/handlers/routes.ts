@@ -199,7 +199,7 @@ function decodeCursor(cursor: string): { createdAt: Date; id: string } {
   try {
     const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { c: string; i: string };
     const createdAt = new Date(value.c);
-    if (typeof value.i !== 'string' || Number.isNaN(createdAt.getTime())) throw new Error('shape');
+    if (typeof value.i !== 'string' || !CURSOR_ID.test(value.i) || Number.isNaN(createdAt.getTime())) throw new Error('shape');
     return { createdAt, id: value.i };
   } catch {
     throw new AppError(400, 'invalid_request', 'cursor is not a cursor this API returned; pass nextCursor of the previous page.', {
@@ -207,3 +207,5 @@ function decodeCursor(cursor: string): { createdAt: Date; id: string } {
     });
   }
 }
+
+const CURSOR_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

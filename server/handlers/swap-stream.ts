@@ -20,6 +20,9 @@ export const STREAM_RETRY_MS = 3_000;
 export function createSwapStreamHandlers(deps: HandlerDeps): Pick<Handlers, 'streamSwap'> {
   return {
     async streamSwap({ path, req, res, log }) {
+      // A client may leave while the first reads run: notice it now, so nothing is subscribed for it later.
+      let gone = false;
+      req.once('close', () => (gone = true));
       // Everything that can refuse the request does so before the stream starts, as a JSON Error body.
       if (!req.bearerToken || !deps.swapTokens.matches(path.id, req.bearerToken)) {
         throw unauthorized('invalid_token', 'This access token does not grant access to this swap.');
@@ -75,6 +78,7 @@ export function createSwapStreamHandlers(deps: HandlerDeps): Pick<Handlers, 'str
         });
       };
 
+      if (gone || req.destroyed) return { handled: true };
       // Subscribe before the first read, so a change committed in between is not missed.
       const unsubscribe = deps.hub.subscribe(path.id, schedule);
       const stopOnHubClose = deps.hub.onClose(end);

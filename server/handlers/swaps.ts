@@ -181,7 +181,7 @@ function decodeCursor(cursor: string, status: string | undefined): { createdAt: 
   try {
     const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { c: string; i: string; s: string | null };
     const createdAt = new Date(value.c);
-    if (typeof value.i !== 'string' || Number.isNaN(createdAt.getTime())) throw new Error('shape');
+    if (typeof value.i !== 'string' || !CURSOR_ID.test(value.i) || Number.isNaN(createdAt.getTime())) throw new Error('shape');
     if ((value.s ?? undefined) !== status) {
       throw new AppError(400, 'invalid_request', 'This cursor was made with another status filter; use the same filter for every page.', {
         field: 'cursor',
@@ -195,3 +195,5 @@ function decodeCursor(cursor: string, status: string | undefined): { createdAt: 
     });
   }
 }
+
+const CURSOR_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

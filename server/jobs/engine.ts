@@ -15,7 +15,14 @@ import { createSecretBox } from '../store/secret-box.js';
 import { listActiveSwapIds } from '../store/swaps.js';
 import { allocateRouteAddresses } from './route-addresses.js';
 import type { SwapLifecycle } from './swap-lifecycle.js';
-import { createWebhookDelivery, DISPATCH_BATCH_SIZE, deliveryJobId, type DeliveryJob, type WebhookDelivery } from './webhook-delivery.js';
+import {
+  createWebhookDelivery,
+  derivedJobId,
+  DISPATCH_BATCH_SIZE,
+  deliveryJobId,
+  type DeliveryJob,
+  type WebhookDelivery,
+} from './webhook-delivery.js';
 
 /** The queue of swap steps. */
 export const SWAP_ADVANCE_QUEUE = 'swap-advance';
@@ -76,20 +83,33 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
   await boss.createQueue(WEBHOOK_DELIVERY_QUEUE);
   await boss.createQueue(ROUTE_ADDRESSES_QUEUE);
 
+  // A step due at a moment has an id derived from the swap and that moment: every chain of jobs for one swap
+  // (after a sandbox action, a deposit, a restart) computes the same next moment, so they merge into one job
+  // instead of multiplying.
   const scheduleAdvance = async (swapId: string, at?: Date, trx?: Knex.Transaction) => {
-    await boss.send(SWAP_ADVANCE_QUEUE, { swapId }, { ...(at ? { startAfter: at } : {}), ...(trx ? { db: transactionDb(trx) } : {}) });
+    await boss.send(
+      SWAP_ADVANCE_QUEUE,
+      { swapId },
+      {
+        ...(at ? { startAfter: at, id: derivedJobId(`swap-advance:${swapId}@${at.toISOString()}`) } : {}),
+        ...(trx ? { db: transactionDb(trx) } : {}),
+      },
+    );
   };
 
   await boss.work<{ swapId: string }>(
     SWAP_ADVANCE_QUEUE,
     { pollingIntervalSeconds: POLLING_INTERVAL_SECONDS, batchSize: 8 },
     async (jobs) => {
-      await Promise.all(
+      // Every job of the batch runs even when one fails; the batch is then retried (steps are idempotent).
+      const outcomes = await Promise.allSettled(
         jobs.map(async (job) => {
           const { nextRunAt } = await deps.lifecycle.advance(job.data.swapId);
           if (nextRunAt) await scheduleAdvance(job.data.swapId, nextRunAt);
         }),
       );
+      const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+      if (failed) throw failed.reason;
     },
   );
 

@@ -159,8 +159,10 @@ export function createSwapLifecycle(deps: SwapLifecycleDeps) {
     if (swap.armedFailure === 'exchange') return refund(trx, swap, source, at, FAILURE_CODES.exchangeFailed, { armedFailure: null });
     const received = new Money(swap.receivedAmount!);
     let output: string;
-    if (swap.rateType === 'fixed' && !swap.lateDeposit) {
-      output = swap.expectedOutputAmount!; // guaranteed by the quote for exactly depositAmount
+    // The quote guarantees its amount for exactly depositAmount before the deadline; anything else (an
+    // approved review of another amount, a late deposit) is exchanged at the market.
+    if (swap.rateType === 'fixed' && !swap.lateDeposit && received.equals(swap.depositAmount)) {
+      output = swap.expectedOutputAmount!;
     } else {
       const [sourcePrice, destinationPrice] = await Promise.all([
         deps.rates.priceUsd(source.symbol, source.network, at),
@@ -173,7 +175,7 @@ export function createSwapLifecycle(deps: SwapLifecycleDeps) {
         destinationPriceUsd: destinationPrice,
         rateType: 'floating',
       }).receiveAmount;
-      if (!swap.lateDeposit && swap.minimumOutputAmount !== null) {
+      if (swap.rateType === 'floating' && !swap.lateDeposit && swap.minimumOutputAmount !== null) {
         // The slippage bound scales with what actually arrived.
         const minimum = new Money(swap.minimumOutputAmount).times(received).div(swap.depositAmount);
         if (new Money(output).lessThan(minimum.toDecimalPlaces(destination.precision, Money.ROUND_DOWN))) {

@@ -86,8 +86,12 @@ export interface WebhookDelivery {
 
 /** A job id derived from the message and attempt, so queuing the same attempt twice queues it once. */
 export function deliveryJobId(job: DeliveryJob): string {
-  const hex = createHash('sha256').update(`webhook-delivery:${job.messageId}:${job.attempt}`).digest('hex');
-  // Laid out as a version-5-style UUID (pg-boss job ids are uuid).
+  return derivedJobId(`webhook-delivery:${job.messageId}:${job.attempt}`);
+}
+
+/** A job id derived from `label` (laid out as a version-5-style UUID: pg-boss job ids are uuids). */
+export function derivedJobId(label: string): string {
+  const hex = createHash('sha256').update(label).digest('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 

@@ -25,6 +25,8 @@ export interface SwapHub {
   snapshot(swapId: string): Promise<{ swap: SwapRecord | undefined; events: SwapEventRecord[] }>;
   /** Number of open subscriptions (streams). */
   size(): number;
+  /** Number of swaps the hub keeps state for (only swaps someone streams). */
+  trackedSwaps(): number;
   /** Stops listening and tells every subscriber to finish (`onClose` listeners). */
   close(): Promise<void>;
   /** Registers a callback run when the hub closes (open streams end, clients reconnect elsewhere). */
@@ -40,8 +42,11 @@ export async function startSwapHub(options: { knex: Knex; databaseUrl?: string; 
   const generations = new Map<string, number>();
   const reads = new Map<string, { generation: number; read: Promise<{ swap: SwapRecord | undefined; events: SwapEventRecord[] }> }>();
   const dispatch = (swapId: string) => {
+    const subscribed = listeners.get(swapId);
+    // Only streamed swaps are remembered; every other swap's changes would otherwise pile up here.
+    if (!subscribed) return;
     generations.set(swapId, (generations.get(swapId) ?? 0) + 1);
-    for (const listener of listeners.get(swapId) ?? []) listener();
+    for (const listener of subscribed) listener();
   };
   const wakeAll = () => {
     for (const swapId of listeners.keys()) dispatch(swapId);
@@ -69,7 +74,11 @@ export async function startSwapHub(options: { knex: Knex; databaseUrl?: string; 
       count++;
       return () => {
         if (set.delete(listener)) count--;
-        if (set.size === 0) listeners.delete(swapId);
+        if (set.size === 0 && listeners.get(swapId) === set) {
+          listeners.delete(swapId);
+          reads.delete(swapId);
+          generations.delete(swapId);
+        }
       };
     },
     snapshot(swapId) {
@@ -94,6 +103,7 @@ export async function startSwapHub(options: { knex: Knex; databaseUrl?: string; 
       return read;
     },
     size: () => count,
+    trackedSwaps: () => new Set([...listeners.keys(), ...generations.keys(), ...reads.keys()]).size,
     onClose(callback) {
       closers.add(callback);
       return () => closers.delete(callback);

@@ -89,8 +89,8 @@ describe('HTTP errors and request ids', () => {
   });
 
   it('answers an operation that has not been built yet with 501 not_implemented', async () => {
-    const headers = signHeaders(partner, 'GET', '/api/v1/permanent-routes');
-    expectError(await request(`${server.baseUrl}/permanent-routes`, { headers }), 501, 'not_implemented');
+    const headers = signHeaders(partner, 'GET', '/api/v1/partner/earnings');
+    expectError(await request(`${server.baseUrl}/partner/earnings`, { headers }), 501, 'not_implemented');
   });
 
   it('puts an x-request-id on every response and echoes a sane incoming one', async () => {

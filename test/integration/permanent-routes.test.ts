@@ -177,6 +177,8 @@ describe('Permanent routes: challenges and verified creation', () => {
       const other = swapClient(server.origin, await server.createSigner('Other'));
       expectError(await other.send('GET', `/api/v1/permanent-routes/${page.body.routes[0].route_id}`), 404, 'not_found');
       expect((await other.send<{ routes: Route[] }>('GET', '/api/v1/permanent-routes')).body.routes).to.deep.equal([]);
+      const forged = Buffer.from(JSON.stringify({ c: new Date().toISOString(), i: 'not-a-uuid' })).toString('base64url');
+      expectError(await client.send('GET', `/api/v1/permanent-routes?cursor=${forged}`), 400, 'invalid_request');
     });
   });
 });

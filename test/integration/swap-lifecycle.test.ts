@@ -106,6 +106,34 @@ describe('The swap lifecycle through the sandbox', function () {
     expect(statuses(events)).to.deep.equal(['waiting', 'confirming', 'review', 'exchanging', 'sending', 'finished']);
   });
 
+  it('pays an approved fixed swap that received another amount at the market, not the quoted amount', async () => {
+    // 1.3 BTC quoted (under the 100,000 USD maximum); 0.5 BTC paid (above the 25,000 USD automatic maximum).
+    const { order } = await client.create(btcToUsdt('1.3', { rateType: 'fixed' }));
+    await client.pay(order, '0.5');
+    await client.waitFor(order.id, (o) => o.status === 'review');
+    await sandbox(`${order.id}/review-decision`, { decision: 'approve' });
+    const { order: done } = await client.waitFor(order.id, terminal);
+    expect(done.status).to.equal('finished');
+    const paid = new Decimal(done.actualOutputAmount!);
+    expect(paid.lessThan(new Decimal(order.expectedOutputAmount!).times(0.5))).to.equal(true);
+    expect(paid.greaterThan(0)).to.equal(true);
+  });
+
+  it('keeps one future job per swap however often it is nudged (sandbox actions, restarts)', async () => {
+    const { order } = await client.create();
+    await client.waitFor(order.id, (o) => !!o.depositAddress);
+    for (let i = 0; i < 5; i++) await server.engine.jobs.scheduleAdvance(order.id);
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const schema = server.jobSchema ?? 'pgboss';
+    const [{ n }] = (
+      await server.knex.raw(`select count(*) as n from ??.job where name = 'swap-advance' and data->>'swapId' = ? and state = 'created'`, [
+        schema,
+        order.id,
+      ])
+    ).rows;
+    expect(Number(n)).to.equal(1);
+  });
+
   it('refunds or fails a swap in review on the operator’s decision', async () => {
     for (const [decision, status] of [
       ['refund', 'refunded'],

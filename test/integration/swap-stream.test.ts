@@ -102,6 +102,27 @@ describe('GET /swaps/{id}/stream', function () {
     expect(after.messages[0].event).to.equal('order');
   });
 
+  it('keeps nothing for clients that leave at once, or for swaps nobody streams', async () => {
+    const { order, accessToken } = await client.create();
+    await Promise.all(
+      Array.from({ length: 30 }, async (_, i) => {
+        const controller = new AbortController();
+        const pending = fetch(streamUrl(order.id), { headers: bearer(accessToken), signal: controller.signal }).catch(() => undefined);
+        setTimeout(() => controller.abort(), i % 5);
+        const res = await pending;
+        await res?.body?.cancel().catch(() => undefined);
+      }),
+    );
+    await client.pay(order);
+    await client.waitFor(order.id, (o) => o.terminal);
+    const deadline = Date.now() + 5_000;
+    while ((server.engine.hub.size() > 0 || server.engine.hub.trackedSwaps() > 0) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(server.engine.hub.size()).to.equal(0);
+    expect(server.engine.hub.trackedSwaps()).to.equal(0);
+  });
+
   it('gives a late client the snapshot, the whole timeline and the end', async () => {
     const { order, accessToken } = await client.create();
     await client.pay(order);

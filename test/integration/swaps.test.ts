@@ -249,6 +249,8 @@ describe('Swaps', () => {
       const finished = await fresh.send<{ orders: Swap[] }>('GET', '/api/v1/swaps?status=finished');
       expect(finished.body.orders).to.deep.equal([]);
       expectError(await fresh.send('GET', '/api/v1/swaps?cursor=not-a-cursor'), 400, 'invalid_request');
+      const forged = Buffer.from(JSON.stringify({ c: new Date().toISOString(), i: 'not-a-uuid', s: null })).toString('base64url');
+      expectError(await fresh.send('GET', `/api/v1/swaps?cursor=${forged}`), 400, 'invalid_request');
     });
   });
 });
