@@ -100,7 +100,12 @@ describe('embedded database', () => {
 
   it('cannot be reached by another local user', async function () {
     if (process.getuid?.() !== 0) return this.skip(); // needs root to act as another user
-    const dir = path.join(dataDir, 'other-user');
+    // The parent folder lets everyone through, so only DATA_DIR's own protection can stop the other user.
+    const parent = path.join(dataDir, 'open-parent');
+    await fs.mkdir(parent, { mode: 0o755 });
+    await fs.chmod(dataDir, 0o755);
+    await fs.chmod(parent, 0o755);
+    const dir = path.join(parent, 'other-user');
     const db = await openDatabase({ dataDir: dir });
     try {
       const probe = `require('net').connect(${JSON.stringify(path.join(dir, '.s.PGSQL.5432'))})
