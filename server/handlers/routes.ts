@@ -24,6 +24,7 @@ import {
   type RouteRecord,
 } from '../store/routes.js';
 import type { HandlerDeps } from './deps.js';
+import { decodeCursor, encodeCursor, PAGE_POSITION, positionOf } from './cursors.js';
 import { requirePartner } from './partner.js';
 
 type PermanentRoute = components['schemas']['PermanentRoute'];
@@ -151,13 +152,16 @@ export function createRouteHandlers(
     async listPermanentRoutes({ partner, query }) {
       const { partnerId } = requirePartner(partner);
       const limit = query.limit ?? 100;
-      const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+      const after = query.cursor === undefined ? undefined : positionOf(decodeCursor(query.cursor, undefined, PAGE_POSITION));
       const rows = await listRoutes(deps.knex, partnerId, { limit: limit + 1, after });
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
       return {
         status: 200,
-        body: { routes: await toBodies(page), nextCursor: rows.length > limit && last ? encodeCursor(last) : null },
+        body: {
+          routes: await toBodies(page),
+          nextCursor: rows.length > limit && last ? encodeCursor({ c: last.createdAt.toISOString(), i: last.id }) : null,
+        },
       };
     },
 
@@ -190,22 +194,3 @@ function toRouteBody(route: RouteRecord, addresses: RouteAddressRecord[]): Perma
     updated_at: route.updatedAt.toISOString(),
   };
 }
-
-function encodeCursor(route: RouteRecord): string {
-  return Buffer.from(JSON.stringify({ c: route.createdAt.toISOString(), i: route.id })).toString('base64url');
-}
-
-function decodeCursor(cursor: string): { createdAt: Date; id: string } {
-  try {
-    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { c: string; i: string };
-    const createdAt = new Date(value.c);
-    if (typeof value.i !== 'string' || !CURSOR_ID.test(value.i) || Number.isNaN(createdAt.getTime())) throw new Error('shape');
-    return { createdAt, id: value.i };
-  } catch {
-    throw new AppError(400, 'invalid_request', 'cursor is not a cursor this API returned; pass nextCursor of the previous page.', {
-      field: 'cursor',
-    });
-  }
-}
-
-const CURSOR_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

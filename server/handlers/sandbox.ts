@@ -34,7 +34,11 @@ export function createSandboxHandlers(
   async function withSwap(partnerId: string, id: string, change: (trx: Knex.Transaction, swap: SwapRecord) => Promise<void>) {
     const owned = await findSwap(deps.knex, id, partnerId);
     if (!owned) throw notFound();
-    await deps.knex.transaction(async (trx) => change(trx, (await lockSwap(trx, id))!));
+    await deps.knex.transaction(async (trx) => {
+      await change(trx, (await lockSwap(trx, id))!);
+      // Queued with the change: if the step below fails, a worker still carries the swap on.
+      await deps.jobs.scheduleAdvance(id, undefined, trx);
+    });
     const { swap, nextRunAt } = await deps.lifecycle.advance(id);
     if (nextRunAt) await deps.jobs.scheduleAdvance(id, nextRunAt);
     return { status: 200 as const, body: { order: toSwapBody(swap!) } };

@@ -8,7 +8,7 @@
  */
 import type { Response } from 'express';
 import { unauthorized } from '../domain/signing.js';
-import { toSwapBody, toSwapEventBody } from '../domain/swap-view.js';
+import { isTerminal, toSwapBody, toSwapEventBody } from '../domain/swap-view.js';
 import type { Handlers } from '../http/handler-types.js';
 import { findSwap, findSwapEventSeq } from '../store/swaps.js';
 import type { HandlerDeps } from './deps.js';
@@ -68,7 +68,7 @@ export function createSwapStreamHandlers(deps: HandlerDeps): Pick<Handlers, 'str
           lastSeq = event.seq;
         }
         sendOrder();
-        if (swap.status === 'finished' || swap.status === 'refunded' || swap.status === 'expired' || swap.status === 'failed') end();
+        if (isTerminal(swap.status)) end();
       };
       let queue = Promise.resolve();
       const schedule = () => {

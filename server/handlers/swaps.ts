@@ -15,6 +15,7 @@ import { findSwap, insertSwap, listPartnerSwaps, listSwapEvents } from '../store
 import type { HandlerDeps } from './deps.js';
 import { requirePartner } from './partner.js';
 import { blankToNull, checkDestination, checkRefund, resolvePair } from './request-rules.js';
+import { decodeCursor, encodeCursor, PAGE_POSITION, positionOf } from './cursors.js';
 
 type CreateSwapBody = HandlerContext<'createSwap'>['body'];
 
@@ -129,7 +130,7 @@ export function createSwapHandlers(deps: HandlerDeps): Pick<Handlers, 'createSwa
     async listSwaps({ partner, query }) {
       const { partnerId } = requirePartner(partner);
       const limit = query.limit ?? 20;
-      const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, query.status);
+      const after = query.cursor === undefined ? undefined : positionOf(decodeCursor(query.cursor, query.status, PAGE_POSITION));
       const rows = await listPartnerSwaps(deps.knex, partnerId, { limit: limit + 1, status: query.status, after });
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
@@ -137,7 +138,7 @@ export function createSwapHandlers(deps: HandlerDeps): Pick<Handlers, 'createSwa
         status: 200,
         body: {
           orders: page.map(toSwapBody),
-          nextCursor: rows.length > limit && last ? encodeCursor(last, query.status) : null,
+          nextCursor: rows.length > limit && last ? encodeCursor({ c: last.createdAt.toISOString(), i: last.id }, query.status) : null,
         },
       };
     },
@@ -171,29 +172,3 @@ export function createSwapHandlers(deps: HandlerDeps): Pick<Handlers, 'createSwa
     return quote;
   }
 }
-
-// Cursors are opaque to partners: the (createdAt, id) of the last row of a page, and the filter they were made with.
-function encodeCursor(swap: SwapRecord, status: string | undefined): string {
-  return Buffer.from(JSON.stringify({ c: swap.createdAt.toISOString(), i: swap.id, s: status ?? null })).toString('base64url');
-}
-
-function decodeCursor(cursor: string, status: string | undefined): { createdAt: Date; id: string } {
-  try {
-    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { c: string; i: string; s: string | null };
-    const createdAt = new Date(value.c);
-    if (typeof value.i !== 'string' || !CURSOR_ID.test(value.i) || Number.isNaN(createdAt.getTime())) throw new Error('shape');
-    if ((value.s ?? undefined) !== status) {
-      throw new AppError(400, 'invalid_request', 'This cursor was made with another status filter; use the same filter for every page.', {
-        field: 'cursor',
-      });
-    }
-    return { createdAt, id: value.i };
-  } catch (err) {
-    if (err instanceof AppError) throw err;
-    throw new AppError(400, 'invalid_request', 'cursor is not a cursor this API returned; pass nextCursor of the previous page.', {
-      field: 'cursor',
-    });
-  }
-}
-
-const CURSOR_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -19,6 +19,7 @@ import {
   type WebhookRecord,
 } from '../store/webhooks.js';
 import type { HandlerDeps } from './deps.js';
+import { CURSOR_FIELDS, decodeCursor, encodeCursor } from './cursors.js';
 import { requirePartner } from './partner.js';
 
 type WebhookEventType = components['schemas']['WebhookEventType'];
@@ -67,7 +68,8 @@ export function createWebhookHandlers(
     async listWebhookDeliveries({ partner, query }) {
       const { partnerId } = requirePartner(partner);
       const limit = query.limit ?? 20;
-      const before = query.cursor === undefined ? undefined : decodeCursor(query.cursor, query.eventId);
+      const position = query.cursor === undefined ? undefined : decodeCursor(query.cursor, query.eventId, ATTEMPT_POSITION);
+      const before = position && { attemptedAt: new Date(position.a), seq: position.s };
       const rows = await listAttempts(deps.knex, partnerId, { limit: limit + 1, before, messageId: query.eventId });
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
@@ -75,7 +77,7 @@ export function createWebhookHandlers(
         status: 200,
         body: {
           deliveries: page.map(deliveryBody),
-          nextCursor: rows.length > limit && last ? encodeCursor(last, query.eventId) : null,
+          nextCursor: rows.length > limit && last ? encodeCursor({ a: last.attemptedAt.toISOString(), s: last.seq }, query.eventId) : null,
         },
       };
     },
@@ -122,29 +124,5 @@ export function deliveryBody(attempt: AttemptRecord): WebhookDeliveryBody {
   };
 }
 
-// Cursors are opaque to partners: the position (attempt time, record order) of the last attempt of a page
-// and the filter it was made with.
-function encodeCursor(attempt: AttemptRecord, eventId: string | undefined): string {
-  return Buffer.from(JSON.stringify({ a: attempt.attemptedAt.toISOString(), s: attempt.seq, e: eventId ?? null })).toString('base64url');
-}
-
-function decodeCursor(cursor: string, eventId: string | undefined): { attemptedAt: Date; seq: string } {
-  let value: { a?: unknown; s?: unknown; e?: unknown };
-  try {
-    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as typeof value;
-  } catch {
-    value = {};
-  }
-  const attemptedAt = new Date(typeof value.a === 'string' ? value.a : Number.NaN);
-  if (typeof value.s !== 'string' || !/^\d{1,18}$/.test(value.s) || Number.isNaN(attemptedAt.getTime())) {
-    throw new AppError(400, 'invalid_request', 'cursor is not a cursor this API returned; pass nextCursor of the previous page.', {
-      field: 'cursor',
-    });
-  }
-  if ((value.e ?? undefined) !== eventId) {
-    throw new AppError(400, 'invalid_request', 'This cursor was made with another eventId filter; use the same filter for every page.', {
-      field: 'cursor',
-    });
-  }
-  return { attemptedAt, seq: value.s };
-}
+// An attempts page position: the last attempt's time and record order.
+const ATTEMPT_POSITION = { a: CURSOR_FIELDS.timestamp, s: CURSOR_FIELDS.sequence };

@@ -12,6 +12,7 @@ import PgBoss from 'pg-boss';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { createSecretBox } from '../store/secret-box.js';
+import { queryInTransaction, queryUnnamed } from '../store/raw-sql.js';
 import { listActiveSwapIds } from '../store/swaps.js';
 import { allocateRouteAddresses } from './route-addresses.js';
 import type { SwapLifecycle } from './swap-lifecycle.js';
@@ -218,33 +219,12 @@ async function startWebhookDelivery(boss: PgBoss, deps: JobEngineDeps) {
   };
 }
 
-// pg-boss runs its SQL through this adapter on the knex pool. Every query is sent unnamed: the embedded
-// PGlite serves all socket connections from one session, where named prepared statements would collide.
+// pg-boss runs its SQL on the knex pool, or inside a caller's transaction so a job commits with the writes
+// that need it.
 function createBossDb(knex: Knex): PgBoss.Db {
-  return {
-    async executeSql(text, values) {
-      const connection = await knex.client.acquireConnection();
-      try {
-        return await connection.query({ text, values });
-      } finally {
-        await knex.client.releaseConnection(connection);
-      }
-    },
-  };
+  return { executeSql: (text, values) => queryUnnamed(knex, text, values) as Promise<{ rows: never[] }> };
 }
 
-// pg-boss's SQL inside a knex transaction: its $n placeholders become knex bindings (a literal ? in its SQL
-// is escaped), so the job row commits or rolls back with the caller's writes.
 function transactionDb(trx: Knex.Transaction): PgBoss.Db {
-  return {
-    async executeSql(text, values = []) {
-      const bindings: unknown[] = [];
-      const sql = text.replace(/\?/g, '\\?').replace(/\$(\d+)/g, (_, n: string) => {
-        bindings.push(values[Number(n) - 1] ?? null); // pg sends undefined as NULL; knex refuses it
-        return '?';
-      });
-      const result = await trx.raw(sql, bindings as Knex.RawBinding[]);
-      return { rows: result.rows };
-    },
-  };
+  return { executeSql: (text, values) => queryInTransaction(trx, text, values) as Promise<{ rows: never[] }> };
 }

@@ -1,5 +1,6 @@
 /** The rate_limits table that rate-limiter-flexible counts in: its connection adapter and housekeeping. */
 import type { Knex } from 'knex';
+import { queryUnnamed } from './raw-sql.js';
 
 /** What RateLimiterPostgres calls with storeType 'pool': a query with text, values and a statement name. */
 export interface RateLimitStoreClient {
@@ -14,14 +15,7 @@ export interface RateLimitStoreClient {
  */
 export function createRateLimitStoreClient(db: Knex): RateLimitStoreClient {
   return {
-    async query({ text, values }) {
-      const connection = await db.client.acquireConnection();
-      try {
-        return await connection.query({ text, values });
-      } finally {
-        await db.client.releaseConnection(connection);
-      }
-    },
+    query: ({ text, values }) => queryUnnamed(db, text, values),
   };
 }
 

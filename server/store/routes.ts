@@ -1,5 +1,6 @@
 /** Permanent routes, their ownership challenges and their reusable deposit addresses. */
 import type { Knex } from 'knex';
+import { afterPosition, fromRow, isUuid, toColumns } from './rows.js';
 
 /** An ownership challenge as stored. */
 export interface ChallengeRecord {
@@ -44,12 +45,6 @@ export interface RouteAddressRecord {
   address: string;
 }
 
-const snake = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-const camel = (column: string) => column.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
-const toColumns = (fields: object) => Object.fromEntries(Object.entries(fields).map(([k, v]) => [snake(k), v]));
-const fromRow = <T>(row: Record<string, unknown>): T => Object.fromEntries(Object.entries(row).map(([k, v]) => [camel(k), v])) as T;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** Stores a challenge. */
 export async function insertChallenge(
   db: Knex,
@@ -61,7 +56,7 @@ export async function insertChallenge(
 
 /** The challenge `id` locked for the caller's transaction. */
 export async function lockChallenge(trx: Knex.Transaction, id: string): Promise<ChallengeRecord | undefined> {
-  if (!UUID.test(id)) return undefined;
+  if (!isUuid(id)) return undefined;
   const row = await trx('route_challenges').where({ id }).forUpdate().first();
   return row ? fromRow<ChallengeRecord>(row) : undefined;
 }
@@ -111,7 +106,7 @@ export async function insertRoute(
 
 /** The partner's route `id`, if it exists. */
 export async function findRoute(db: Knex, partnerId: string, id: string): Promise<RouteRecord | undefined> {
-  if (!UUID.test(id)) return undefined;
+  if (!isUuid(id)) return undefined;
   const row = await db('permanent_routes').where({ id, partner_id: partnerId }).first();
   return row ? fromRow<RouteRecord>(row) : undefined;
 }
@@ -129,8 +124,7 @@ export async function listRoutes(
       { column: 'id', order: 'desc' },
     ])
     .limit(options.limit);
-  if (options.after) query.whereRaw('(created_at, id) < (?, ?)', [options.after.createdAt, options.after.id]);
-  return (await query).map((row) => fromRow<RouteRecord>(row));
+  return ((await afterPosition(query, options.after)) as Array<Record<string, unknown>>).map((row) => fromRow<RouteRecord>(row));
 }
 
 /** The address rows of `routeIds`. */

@@ -2,6 +2,7 @@
 import type { Knex } from 'knex';
 import type { SwapStatus } from '../domain/swap-lifecycle.js';
 import type { SwapEventRecord, SwapRecord } from '../domain/swap-view.js';
+import { afterPosition, fromRow, isUuid, toColumns } from './rows.js';
 
 export type { SwapEventRecord, SwapRecord } from '../domain/swap-view.js';
 
@@ -28,18 +29,6 @@ export type NewSwap = Omit<
   | 'updatedAt'
 >;
 
-const snake = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-const camel = (column: string) => column.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
-
-function fromRow<T>(row: Record<string, unknown>): T {
-  return Object.fromEntries(Object.entries(row).map(([column, value]) => [camel(column), value])) as T;
-}
-
-/** Converts record fields to their columns. */
-export function toColumns(fields: Partial<SwapRecord> | Partial<SwapEventRecord>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(fields).map(([field, value]) => [snake(field), value]));
-}
-
 /** Stores a new swap (status waiting) in the caller's transaction. */
 export async function insertSwap(trx: Knex.Transaction, swap: NewSwap & { id?: string; createdAt: Date }): Promise<SwapRecord> {
   const [row] = await trx('swaps')
@@ -50,7 +39,7 @@ export async function insertSwap(trx: Knex.Transaction, swap: NewSwap & { id?: s
 
 /** The swap `id`, if it exists (and belongs to `partnerId` when given). */
 export async function findSwap(db: Knex, id: string, partnerId?: string): Promise<SwapRecord | undefined> {
-  if (!UUID.test(id)) return undefined;
+  if (!isUuid(id)) return undefined;
   const row = await db('swaps')
     .where({ id, ...(partnerId ? { partner_id: partnerId } : {}) })
     .first();
@@ -59,7 +48,7 @@ export async function findSwap(db: Knex, id: string, partnerId?: string): Promis
 
 /** The swap `id` locked for the caller's transaction (FOR UPDATE). */
 export async function lockSwap(trx: Knex.Transaction, id: string): Promise<SwapRecord | undefined> {
-  if (!UUID.test(id)) return undefined;
+  if (!isUuid(id)) return undefined;
   const row = await trx('swaps').where({ id }).forUpdate().first();
   return row ? fromRow<SwapRecord>(row) : undefined;
 }
@@ -97,8 +86,7 @@ export async function listPartnerSwaps(
       { column: 'id', order: 'desc' },
     ])
     .limit(options.limit);
-  if (options.after) query.whereRaw('(created_at, id) < (?, ?)', [options.after.createdAt, options.after.id]);
-  return (await query).map((row) => fromRow<SwapRecord>(row));
+  return ((await afterPosition(query, options.after)) as Array<Record<string, unknown>>).map((row) => fromRow<SwapRecord>(row));
 }
 
 /** Appends a timeline entry. */
@@ -114,7 +102,7 @@ export async function listSwapEvents(db: Knex, swapId: string): Promise<SwapEven
 
 /** The position (seq) of timeline entry `eventId` of `swapId`, if it is one of that swap's entries. */
 export async function findSwapEventSeq(db: Knex, swapId: string, eventId: string): Promise<string | undefined> {
-  if (!UUID.test(eventId)) return undefined;
+  if (!isUuid(eventId)) return undefined;
   const row = await db('swap_events').where({ swap_id: swapId, id: eventId }).first('seq');
   return row ? String(row.seq) : undefined;
 }
@@ -123,5 +111,3 @@ export async function findSwapEventSeq(db: Knex, swapId: string, eventId: string
 export async function insertOutboxMessage(trx: Knex.Transaction, partnerId: string, type: string, payload: unknown): Promise<void> {
   await trx('webhook_outbox').insert({ partner_id: partnerId, type, payload: JSON.stringify(payload) });
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

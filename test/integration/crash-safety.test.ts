@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { openDatabase } from '../../server/store/database.js';
-import { freePort, spawnGroup, waitForHttp, type Child } from '../support/process.js';
+import { freePort, startServerChild, type Child } from '../support/process.js';
 import { btcToUsdt, swapClient } from '../support/swaps.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -21,27 +21,11 @@ describe('crash safety (the real process, SIGKILL mid-lifecycle)', function () {
   });
   after(() => fs.rm(dataDir, { recursive: true, force: true }));
 
+  // Slow enough blocks that the kill lands between the deposit and the payout.
   async function start(port: number): Promise<{ secret: string }> {
-    child = spawnGroup(
-      process.execPath,
-      ['--import', 'tsx', 'server/main.ts'],
-      {
-        PORT: String(port),
-        DATA_DIR: dataDir,
-        DATABASE_URL: '',
-        SECRETS_KEY: '',
-        PUBLIC_ORIGIN: `http://127.0.0.1:${port}`,
-        PRINT_BANNER: 'true',
-        LOG_LEVEL: 'warn',
-        // Slow enough blocks that the kill lands between the deposit and the payout.
-        SANDBOX_BLOCK_SECONDS: '1',
-      },
-      root,
-    );
-    await waitForHttp(`http://127.0.0.1:${port}/api/v1/health`, 60_000, child);
-    const secret = /keyId=demo secret=(\S+)/.exec(child.output())?.[1];
-    if (!secret) throw new Error(`no demo credentials in:\n${child.output()}`);
-    return { secret };
+    const started = await startServerChild(root, { port, dataDir, env: { SANDBOX_BLOCK_SECONDS: '1' } });
+    child = started.child;
+    return { secret: started.demo.secret };
   }
 
   it('finishes a swap with exactly one payout after the server is killed between deposit and payout', async () => {

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { createPartnerClient, verifyWebhook, type QuoteRequest, type SwapStreamEvent } from '../../sdk/src/index.js';
-import { freePort, spawnGroup, waitForHttp, type Child } from '../support/process.js';
+import { freePort, startServerChild, type Child } from '../support/process.js';
 import { swapClient } from '../support/swaps.js';
 import { createReceiver } from '../support/webhook-receiver.js';
 
@@ -26,28 +26,14 @@ describe('live status against the real server process (SDK stream and webhooks)'
 
   before(async () => {
     dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'pss-sdk-stream-'));
-    const port = await freePort();
-    origin = `http://127.0.0.1:${port}`;
-    child = spawnGroup(
-      process.execPath,
-      ['--import', 'tsx', 'server/main.ts'],
-      {
-        PORT: String(port),
-        DATA_DIR: dataDir,
-        DATABASE_URL: '',
-        SECRETS_KEY: '',
-        PUBLIC_ORIGIN: origin,
-        PRINT_BANNER: 'true',
-        LOG_LEVEL: 'warn',
-        SANDBOX_BLOCK_SECONDS: '0.2',
-        WEBHOOK_RETRY_SECONDS: '0.5,0.5,1',
-      },
-      root,
-    );
-    await waitForHttp(`${origin}/api/v1/health`, 60_000, child);
-    const found = /keyId=demo secret=(\S+)/.exec(child.output())?.[1];
-    if (!found) throw new Error(`no demo credentials in:\n${child.output()}`);
-    secret = found;
+    const started = await startServerChild(root, {
+      port: await freePort(),
+      dataDir,
+      env: { SANDBOX_BLOCK_SECONDS: '0.2', WEBHOOK_RETRY_SECONDS: '0.5,0.5,1' },
+    });
+    child = started.child;
+    origin = started.origin;
+    secret = started.demo.secret;
   });
   after(async () => {
     await child?.stop('SIGTERM');

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { verifyWebhook, type SwapUpdatedEvent } from '../../sdk/src/webhooks.js';
 import { openDatabase } from '../../server/store/database.js';
 import { readJson } from '../support/http.js';
-import { freePort, spawnGroup, waitForHttp, type Child } from '../support/process.js';
+import { freePort, startServerChild, type Child } from '../support/process.js';
 import { signedFetch, type SignerOptions } from '../support/signer.js';
 import { btcToUsdt, swapClient } from '../support/swaps.js';
 import type { components } from '../../generated/api.js';
@@ -34,28 +34,14 @@ describe('webhook delivery across a restart (the real process, SIGKILL with deli
   });
 
   async function start(port: number): Promise<SignerOptions> {
-    child = spawnGroup(
-      process.execPath,
-      ['--import', 'tsx', 'server/main.ts'],
-      {
-        PORT: String(port),
-        DATA_DIR: dataDir,
-        DATABASE_URL: '',
-        SECRETS_KEY: '',
-        PUBLIC_ORIGIN: `http://127.0.0.1:${port}`,
-        PRINT_BANNER: 'true',
-        LOG_LEVEL: 'warn',
-        SANDBOX_BLOCK_SECONDS: '0.1',
-        // The first retry waits long enough that no attempt is in flight when the process is killed.
-        WEBHOOK_RETRY_SECONDS: '3,0.5,0.5,0.5,1,1,1,1,1,1',
-      },
-      root,
-    );
-    const origin = `http://127.0.0.1:${port}`;
-    await waitForHttp(`${origin}/api/v1/health`, 60_000, child);
-    const secret = /keyId=demo secret=(\S+)/.exec(child.output())?.[1];
-    if (!secret) throw new Error(`no demo credentials in:\n${child.output()}`);
-    return { keyId: 'demo', secret, audience: origin };
+    const started = await startServerChild(root, {
+      port,
+      dataDir,
+      // The first retry waits long enough that no attempt is in flight when the process is killed.
+      env: { SANDBOX_BLOCK_SECONDS: '0.1', WEBHOOK_RETRY_SECONDS: '3,0.5,0.5,0.5,1,1,1,1,1,1' },
+    });
+    child = started.child;
+    return started.demo;
   }
 
   it('delivers, after the restart, the retries pending at the kill and an outbox row committed just before it', async () => {

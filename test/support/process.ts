@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
+import type { SignerOptions } from './signer.js';
 
 /** A child process started in its own group, with its output collected. */
 export interface Child {
@@ -93,4 +94,47 @@ export async function waitForHttp(url: string, timeoutMs: number, child?: Child,
     }
   }
   throw new Error(`${url} did not answer within ${timeoutMs} ms${child ? `:\n${child.output()}` : ''}`);
+}
+
+/** A `server/main.ts` process on the embedded database, with the sandbox demo partner's credentials. */
+export interface ServerChild {
+  child: Child;
+  /** e.g. http://127.0.0.1:41234; also the signing audience (PUBLIC_ORIGIN). */
+  origin: string;
+  /** The demo partner, read from the banner the server prints. */
+  demo: SignerOptions;
+}
+
+/**
+ * Starts `server/main.ts` on `port` with its embedded database in `dataDir` (a restart passes the same
+ * two), waits until it answers and reads the demo partner's secret from its banner. `env` adds or overrides
+ * variables (block times, retry schedules).
+ */
+export async function startServerChild(
+  root: string,
+  options: { port: number; dataDir: string; env?: Record<string, string> },
+): Promise<ServerChild> {
+  const origin = `http://127.0.0.1:${options.port}`;
+  const child = spawnGroup(
+    process.execPath,
+    ['--import', 'tsx', 'server/main.ts'],
+    {
+      PORT: String(options.port),
+      DATA_DIR: options.dataDir,
+      DATABASE_URL: '',
+      SECRETS_KEY: '',
+      PUBLIC_ORIGIN: origin,
+      PRINT_BANNER: 'true',
+      LOG_LEVEL: 'warn',
+      ...options.env,
+    },
+    root,
+  );
+  await waitForHttp(`${origin}/api/v1/health`, 60_000, child);
+  const secret = /keyId=demo secret=(\S+)/.exec(child.output())?.[1];
+  if (!secret) {
+    await child.stop('SIGKILL');
+    throw new Error(`no demo credentials in:\n${child.output()}`);
+  }
+  return { child, origin, demo: { keyId: 'demo', secret, audience: origin } };
 }

@@ -1,0 +1,27 @@
+/**
+ * SQL handed to us by libraries (pg-boss, rate-limiter-flexible) in node-postgres form: text with $n
+ * placeholders and a values array. It runs unnamed on the knex pool (the embedded PGlite serves every socket
+ * connection from one session, where named prepared statements collide), or inside a knex transaction.
+ */
+import type { Knex } from 'knex';
+
+/** Runs `text` unnamed on a pooled connection; returns node-postgres's result. */
+export async function queryUnnamed(db: Knex, text: string, values?: unknown[]): Promise<{ rows: unknown[] }> {
+  const connection = await db.client.acquireConnection();
+  try {
+    return await connection.query({ text, values });
+  } finally {
+    await db.client.releaseConnection(connection);
+  }
+}
+
+/** Runs `text` in `trx`: its $n placeholders become knex bindings, and a literal ? in it is escaped. */
+export async function queryInTransaction(trx: Knex.Transaction, text: string, values: unknown[] = []): Promise<{ rows: unknown[] }> {
+  const bindings: unknown[] = [];
+  const sql = text.replace(/\?/g, '\\?').replace(/\$(\d+)/g, (_, n: string) => {
+    bindings.push(values[Number(n) - 1] ?? null); // node-postgres sends undefined as NULL; knex refuses it
+    return '?';
+  });
+  const result = await trx.raw(sql, bindings as Knex.RawBinding[]);
+  return { rows: result.rows };
+}
