@@ -375,8 +375,9 @@ export interface paths {
         };
         /**
          * List markup earnings
-         * @description Lists markup earnings, newest first: one entry per converted permanent-route order that carried a
-         *     markup. `from` (inclusive) and `to` (exclusive) filter on `createdAt`. `totals` sums every entry
+         * @description Lists markup earnings, newest first: one entry per finished permanent-route order, recorded when its
+         *     payout settles. `amount` is the markup the route carried (`markupPercent` of the converted value),
+         *     in the destination asset; an order of a route created without markup records `0`. `from` (inclusive) and `to` (exclusive) filter on `createdAt`. `totals` sums every entry
          *     matching the filters (not only this page) per asset and network. Pass `nextCursor` as `cursor` for
          *     the next page; it is `null` on the last page and only valid with the same filters.
          */
@@ -482,10 +483,17 @@ export interface paths {
         };
         /**
          * List deposits of a permanent route
-         * @description Lists the route's deposits, newest first (at most 500), each with its confirmation progress and, once
-         *     it belongs to an order, the public swap status of that order. Deposits below `min_swap_usd` wait
+         * @description Lists the route's deposits, newest first, each with its confirmation progress and, once it belongs
+         *     to an order, the public swap status of that order (`orderId`; the order is also readable with
+         *     `GET /swaps/{id}`). Pages hold `limit` deposits (default 100); pass `nextCursor` as `cursor` for the
+         *     next page (`nextCursor` is `null` on the last). `accumulations` always describes the whole route.
+         *
+         *     The route's addresses are polled every 60 s (every 5 s inside an `expect-deposit` window, and every
+         *     block while a deposit is confirming). A confirmed deposit worth more than `max_auto_swap_usd` is
+         *     converted alone and its order waits in `review`. Other confirmed deposits below `min_swap_usd` wait
          *     with status `accumulating` in their same-asset bucket (see `accumulations`) until later deposits of
-         *     the same asset and network reach the threshold; then all deposits of the bucket convert in one order.
+         *     the same asset and network reach the threshold; then all deposits of the bucket convert in one
+         *     order at the route's fee (`fee.percent` of the value, at least `fee.floor_usd`).
          */
         get: operations["listRouteDeposits"];
         put?: never;
@@ -507,9 +515,9 @@ export interface paths {
         put?: never;
         /**
          * Announce an expected deposit
-         * @description Call this just before the customer pays into one of the route's addresses. For the next 1800 seconds
-         *     (by default) the route's addresses are polled more often, so the deposit is seen sooner. Calling it
-         *     again extends the window from now. No request body.
+         * @description Call this just before the customer pays into one of the route's addresses. The addresses are polled
+         *     at once, then every 5 s instead of every 60 s (by default) for the next 1800 seconds, so the deposit
+         *     is seen sooner. Calling it again extends the window from now. No request body.
          */
         post: operations["expectRouteDeposit"];
         delete?: never;
@@ -537,6 +545,10 @@ export interface paths {
          *     To reach particular statuses: pay less or more than the quote to trigger refunds; pay above a
          *     route's `max_auto_swap_usd` to reach `review`; pay after the deposit deadline to test
          *     `lateDepositPolicy`; pay a route less than `min_swap_usd` to see `accumulating`.
+         *
+         *     A payment to a swap's address is looked at at once. A payment to a permanent route's address is
+         *     found by the route's polling, like a real one: call `POST /permanent-routes/{id}/expect-deposit`
+         *     first to have it seen within seconds.
          *
          *     Mounted only when `SERVICE_MODE=sandbox`; otherwise `404`.
          */
@@ -1333,6 +1345,8 @@ export interface components {
             route_id: string;
             accumulations: components["schemas"]["PermanentAccumulation"][];
             deposits: components["schemas"]["PermanentDeposit"][];
+            /** @description Cursor of the next page; absent or `null` on the last page. */
+            nextCursor?: string | null;
         };
         PermanentDepositExpectation: {
             /** @constant */
@@ -2717,7 +2731,18 @@ export interface operations {
     };
     listRouteDeposits: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Opaque cursor from `nextCursor` of the previous page. Omit for the first page.
+                 * @example eyJjIjoiMjAyNi0wNi0xM1QwOTowMDowMC4wMDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description Page size.
+                 * @example 100
+                 */
+                limit?: number;
+            };
             header?: never;
             path: {
                 /**

@@ -30,6 +30,9 @@ export interface Config {
   readonly idempotencyTtlSeconds: number;
   readonly challengeTtlSeconds: number;
   readonly expectDepositSeconds: number;
+  /** How often a permanent route's addresses are polled for deposits, and how often inside an expect-deposit window. */
+  readonly routePollSeconds: number;
+  readonly routeExpectPollSeconds: number;
   readonly webhookRetrySeconds: readonly number[];
   /** Time limit of one webhook delivery attempt (connect, request and response). */
   readonly webhookTimeoutSeconds: number;
@@ -82,6 +85,8 @@ export function loadConfig(env: Env = process.env): Config {
     idempotencyTtlSeconds: read.integer('IDEMPOTENCY_TTL_SECONDS', 86400, { min: 1 }),
     challengeTtlSeconds: read.integer('CHALLENGE_TTL_SECONDS', 600, { min: 1 }),
     expectDepositSeconds: read.integer('EXPECT_DEPOSIT_SECONDS', 1800, { min: 1 }),
+    routePollSeconds: read.positiveNumber('ROUTE_POLL_SECONDS', 60),
+    routeExpectPollSeconds: read.positiveNumber('ROUTE_EXPECT_POLL_SECONDS', 5),
     webhookRetrySeconds: read.secondsList('WEBHOOK_RETRY_SECONDS', [5, 300, 1800, 7200, 18000, 36000, 36000]),
     webhookTimeoutSeconds: read.positiveNumber('WEBHOOK_TIMEOUT_SECONDS', 10),
     sandboxBlockSeconds: read.positiveNumber('SANDBOX_BLOCK_SECONDS', 2),

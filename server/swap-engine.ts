@@ -10,12 +10,15 @@ import type { Config } from './config.js';
 import { createSwapTokens, type SwapTokens } from './domain/access-tokens.js';
 import type { Catalog } from './domain/catalog.js';
 import { startJobEngine, type JobEngine } from './jobs/engine.js';
+import { createRouteDeposits, type RouteDeposits } from './jobs/route-deposits.js';
 import { createSwapLifecycle, type SwapLifecycle } from './jobs/swap-lifecycle.js';
 import { startSwapHub, type SwapHub } from './store/swap-hub.js';
 
 /** The running swap machinery. */
 export interface SwapEngine {
   lifecycle: SwapLifecycle;
+  /** Polls permanent routes for deposits and converts them. */
+  routeDeposits: RouteDeposits;
   hub: SwapHub;
   jobs: JobEngine;
   swapTokens: SwapTokens;
@@ -34,23 +37,29 @@ export async function startSwapEngine(deps: {
   /** Schema for pg-boss's tables (tests on a shared PostgreSQL give each run its own). */
   jobSchema?: string;
 }): Promise<SwapEngine> {
-  const lifecycle = createSwapLifecycle({
+  const chain = createSandboxChain(deps.config.sandboxBlockSeconds);
+  const lifecycle = createSwapLifecycle({ knex: deps.knex, catalog: deps.catalog, rates: deps.rates, chain, now: deps.now });
+  const routeDeposits = createRouteDeposits({
     knex: deps.knex,
     catalog: deps.catalog,
     rates: deps.rates,
-    chain: createSandboxChain(deps.config.sandboxBlockSeconds),
+    chain,
     now: deps.now,
+    pollSeconds: deps.config.routePollSeconds,
+    expectPollSeconds: deps.config.routeExpectPollSeconds,
   });
   const hub = await startSwapHub({ knex: deps.knex, databaseUrl: deps.config.databaseUrl, logger: deps.logger });
   const jobs = await startJobEngine({
     knex: deps.knex,
     lifecycle,
+    routeDeposits,
     logger: deps.logger,
     schema: deps.jobSchema,
     webhooks: { config: deps.config, secretsKey: deps.secretsKey, now: deps.now },
   });
   return {
     lifecycle,
+    routeDeposits,
     hub,
     jobs,
     swapTokens: createSwapTokens(deps.secretsKey),

@@ -18,6 +18,14 @@ export interface SeenDeposit {
   confirmations: number;
 }
 
+/** A transaction output paid to a reusable (permanent-route) address. */
+export interface AddressDeposit extends SeenDeposit {
+  address: string;
+  asset: string;
+  network: string;
+  outputIndex: number;
+}
+
 /** A payout or refund request. The idempotency key makes a repeated send return the first transaction. */
 export interface SendRequest {
   idempotencyKey: string;
@@ -33,6 +41,8 @@ export interface ChainAdapter {
   allocateDepositAddress(db: Knex, asset: CatalogAsset, swapId: string): Promise<{ address: string; memo: string | null }>;
   /** The first deposit to `address` (and `memo`) since `since`, with its confirmations at `at`. */
   findDeposit(db: Knex, asset: CatalogAsset, address: string, memo: string | null, since: Date, at: Date): Promise<SeenDeposit | undefined>;
+  /** Every transaction output paid to one of `addresses` between `since` and `at`, oldest first. */
+  listAddressDeposits(db: Knex, addresses: string[], since: Date, at: Date): Promise<AddressDeposit[]>;
   /** Confirmations at `at` of a transaction broadcast at `sentAt`. */
   confirmationsSince(sentAt: Date, at: Date): number;
   /** When a transaction broadcast at `sentAt` reaches `confirmations` (an estimate outside the sandbox). */

@@ -100,3 +100,44 @@ export function sourceLimits(catalog: Catalog, source: CatalogAsset, sourcePrice
 export function usdValue(amount: Amount, priceUsd: Amount): Amount {
   return amount.times(priceUsd);
 }
+
+/** What a permanent-route order pays out, and the fee and markup it carries. */
+export interface RouteOrderTerms {
+  rate: string;
+  /** Rounded down to the destination precision (may be "0"). */
+  receiveAmount: string;
+  /** The route fee in USD, rounded up to cents. */
+  feeUsd: string;
+  /** The partner's share of the fee: its markup percent of the value, in the destination asset, rounded down. */
+  markupAmount: string;
+  /** The USD value of `markupAmount` at the conversion price, rounded down to cents. */
+  markupUsd: string;
+}
+
+/**
+ * Prices a route order (DESIGN 6.7): fee = max(value x percent, floor), where percent includes the markup;
+ * receive = (value - fee) / destination price, rounded down and never below zero. The markup is the
+ * partner's part of that fee: value x markup percent.
+ */
+export function priceRouteOrder(input: {
+  destination: CatalogAsset;
+  sourceAmount: Amount;
+  sourcePriceUsd: Amount;
+  destinationPriceUsd: Amount;
+  feePercent: string;
+  feeFloorUsd: string;
+  markupPercent: string;
+}): RouteOrderTerms {
+  const { destination, sourceAmount, sourcePriceUsd, destinationPriceUsd } = input;
+  const value = sourceAmount.times(sourcePriceUsd);
+  const fee = Money.max(value.times(input.feePercent).div(100), input.feeFloorUsd);
+  const net = Money.max(0, value.minus(fee));
+  const markupAmount = formatDown(value.times(input.markupPercent).div(100).div(destinationPriceUsd), destination.precision);
+  return {
+    rate: marketRate(destination, sourcePriceUsd, destinationPriceUsd).toFixed(),
+    receiveAmount: formatDown(net.div(destinationPriceUsd), destination.precision),
+    feeUsd: formatUp(fee, FEE_USD_DECIMALS),
+    markupAmount,
+    markupUsd: formatDown(new Money(markupAmount).times(destinationPriceUsd), FEE_USD_DECIMALS),
+  };
+}

@@ -55,9 +55,19 @@ export interface SwapRecord {
   failureCode: string | null;
   armedFailure: 'exchange' | 'payout' | null;
   termsVersion: string;
+  /** Route orders (mode `permanent`): the route, its fee terms, and the markup earned at exchange. */
+  routeId: string | null;
+  feePercent: string | null;
+  feeFloorUsd: string | null;
+  markupPercent: string | null;
+  markupAmount: string | null;
+  markupUsd: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
+
+/** The fields only route orders set. */
+export type RouteOrderFields = Pick<SwapRecord, 'routeId' | 'feePercent' | 'feeFloorUsd' | 'markupPercent' | 'markupAmount' | 'markupUsd'>;
 
 /** One timeline entry. */
 export interface SwapEventRecord {

@@ -13,11 +13,7 @@ import { createSwapStreamHandlers } from './swap-stream.js';
 import { createWebhookHandlers } from './webhooks.js';
 
 /** Specified operations whose implementation has not landed yet; they answer 501 not_implemented. */
-export const PENDING_OPERATIONS = [
-  'listPartnerEarnings',
-  'listRouteDeposits',
-  'expectRouteDeposit',
-] as const satisfies readonly OperationId[];
+export const PENDING_OPERATIONS = [] as const satisfies readonly OperationId[];
 
 type PendingOperation = (typeof PENDING_OPERATIONS)[number];
 

@@ -1,16 +1,56 @@
-/** Partner operations: the markup applied to permanent routes created after it is set. */
+/** Partner operations: the markup applied to permanent routes created after it is set, and its earnings. */
 import { Decimal } from 'decimal.js';
 import { invalidRequest } from '../domain/errors.js';
+import { Money } from '../domain/money.js';
 import type { AuthenticatedPartner, Handlers } from '../http/handler-types.js';
 import { findMarkup, upsertMarkup } from '../store/markups.js';
+import { listEarnings, sumEarnings } from '../store/route-deposits.js';
+import { decodeCursor, encodeCursor, PAGE_POSITION, positionOf } from './cursors.js';
 import type { HandlerDeps } from './deps.js';
 
 /** Most decimal places a markup percent may have. */
 export const MARKUP_DECIMAL_PLACES = 2;
 
-/** Handlers for getPartnerMarkup and putPartnerMarkup. */
-export function createPartnerHandlers(deps: HandlerDeps): Pick<Handlers, 'getPartnerMarkup' | 'putPartnerMarkup'> {
+/** Handlers for getPartnerMarkup, putPartnerMarkup and listPartnerEarnings. */
+export function createPartnerHandlers(deps: HandlerDeps): Pick<Handlers, 'getPartnerMarkup' | 'putPartnerMarkup' | 'listPartnerEarnings'> {
   return {
+    async listPartnerEarnings({ partner, query }) {
+      const { partnerId } = requirePartner(partner);
+      const from = query.from === undefined ? undefined : new Date(query.from);
+      const to = query.to === undefined ? undefined : new Date(query.to);
+      if (from && to && from >= to) throw invalidRequest('from must be before to.', { field: 'from' });
+      const limit = query.limit ?? 50;
+      // The cursor is bound to the filters, normalised so equal instants written differently still match.
+      const filterKey = `${from?.toISOString() ?? ''}..${to?.toISOString() ?? ''}`;
+      const after = query.cursor === undefined ? undefined : positionOf(decodeCursor(query.cursor, filterKey, PAGE_POSITION));
+      const filter = { from, to };
+      const [rows, totals] = await Promise.all([
+        listEarnings(deps.knex, partnerId, filter, { limit: limit + 1, after }),
+        sumEarnings(deps.knex, partnerId, filter),
+      ]);
+      const page = rows.slice(0, limit);
+      const last = page[page.length - 1];
+      const decimal = (value: string) => new Money(value).toFixed();
+      return {
+        status: 200,
+        body: {
+          earnings: page.map((e) => ({
+            id: e.id,
+            routeId: e.routeId,
+            orderId: e.orderId,
+            asset: e.asset,
+            network: e.network,
+            amount: decimal(e.amount),
+            amountUsd: decimal(e.amountUsd),
+            markupPercent: new Money(e.markupPercent).toNumber(),
+            createdAt: e.createdAt.toISOString(),
+          })),
+          totals: totals.map((t) => ({ asset: t.asset, network: t.network, amount: decimal(t.amount), amountUsd: decimal(t.amountUsd) })),
+          nextCursor: rows.length > limit && last ? encodeCursor({ c: last.createdAt.toISOString(), i: last.id }, filterKey) : null,
+        },
+      };
+    },
+
     async getPartnerMarkup({ partner }) {
       const markup = await findMarkup(deps.knex, requirePartner(partner).partnerId);
       return {

@@ -1,6 +1,7 @@
 /**
- * Permanent routes (DESIGN 6.7), first part: ownership challenges, create-or-recover from a verified Zano
- * wallet proof, and reads. Deposits to route addresses, accumulation and conversion are not served yet.
+ * Permanent routes (DESIGN 6.7): ownership challenges, create-or-recover from a verified Zano wallet proof,
+ * reads, the route's deposits with their accumulations, and the expect-deposit window. Deposits are found
+ * and converted by the route poller (jobs/route-deposits.ts).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { components } from '../../generated/api.js';
@@ -8,10 +9,12 @@ import { assetKey } from '../domain/catalog.js';
 import { AppError } from '../domain/errors.js';
 import { Money } from '../domain/money.js';
 import { buildChallengeText } from '../domain/route-challenge.js';
+import { toAccumulationBodies, toDepositBody, type DepositRecord } from '../domain/route-deposit-view.js';
 import { decodeZanoAddress } from '../domain/zano-address.js';
 import { verifyZanoProof } from '../domain/zano-proof.js';
 import type { Handlers } from '../http/handler-types.js';
 import { findMarkup } from '../store/markups.js';
+import { listAccumulatingDeposits, listRouteDepositPage } from '../store/route-deposits.js';
 import {
   findRoute,
   insertChallenge,
@@ -19,7 +22,9 @@ import {
   listRouteAddresses,
   listRoutes,
   lockChallenge,
+  lockRoute,
   markChallengeUsed,
+  updateRoutePolling,
   type RouteAddressRecord,
   type RouteRecord,
 } from '../store/routes.js';
@@ -35,7 +40,10 @@ export const CHALLENGE_NONCE_BYTES = 16;
 /** Handlers for the route operations served so far. */
 export function createRouteHandlers(
   deps: HandlerDeps,
-): Pick<Handlers, 'createRouteChallenge' | 'createPermanentRoute' | 'listPermanentRoutes' | 'getPermanentRoute'> {
+): Pick<
+  Handlers,
+  'createRouteChallenge' | 'createPermanentRoute' | 'listPermanentRoutes' | 'getPermanentRoute' | 'listRouteDeposits' | 'expectRouteDeposit'
+> {
   // Every catalogue asset that is not the destination can be paid into a route; assets that need a memo are
   // left out because a reusable address cannot carry one per payment.
   const sourcesFor = (destinationAsset: string, destinationNetwork: string) =>
@@ -48,7 +56,19 @@ export function createRouteHandlers(
     );
     const byRoute = new Map<string, RouteAddressRecord[]>();
     for (const a of addresses) byRoute.set(a.routeId, [...(byRoute.get(a.routeId) ?? []), a]);
-    return routes.map((route) => toRouteBody(route, byRoute.get(route.id) ?? []));
+    const waiting = await listAccumulatingDeposits(
+      deps.knex,
+      routes.map((r) => r.id),
+    );
+    const waitingByRoute = new Map<string, DepositRecord[]>();
+    for (const d of waiting) waitingByRoute.set(d.routeId, [...(waitingByRoute.get(d.routeId) ?? []), d]);
+    return routes.map((route) => toRouteBody(route, byRoute.get(route.id) ?? [], waitingByRoute.get(route.id) ?? []));
+  }
+
+  async function ownedRoute(partnerId: string, id: string): Promise<RouteRecord> {
+    const route = await findRoute(deps.knex, partnerId, id);
+    if (!route) throw new AppError(404, 'not_found', 'No such permanent route.');
+    return route;
   }
 
   return {
@@ -138,11 +158,15 @@ export function createRouteHandlers(
             feeFloorUsd: terms.feeFloorUsd,
             minSwapUsd: terms.minSwapUsd,
             maxAutoSwapUsd: terms.maxAutoSwapUsd,
+            nextPollAt: new Date(at.getTime() + deps.config.routePollSeconds * 1000),
             createdAt: at,
           },
           sourcesFor(body.destinationAsset, body.destinationNetwork).map((a) => ({ assetKey: assetKey(a), network: a.network })),
         );
-        if (created) await deps.jobs.scheduleRouteAddresses(stored.id, trx);
+        if (created) {
+          await deps.jobs.scheduleRouteAddresses(stored.id, trx);
+          await deps.jobs.scheduleRoutePoll(stored.id, stored.nextPollAt!, trx);
+        }
         return stored;
       });
       const [routeBody] = await toBodies([route]);
@@ -166,16 +190,51 @@ export function createRouteHandlers(
     },
 
     async getPermanentRoute({ partner, path }) {
-      const route = await findRoute(deps.knex, requirePartner(partner).partnerId, path.id);
-      if (!route) throw new AppError(404, 'not_found', 'No such permanent route.');
+      const route = await ownedRoute(requirePartner(partner).partnerId, path.id);
       const [body] = await toBodies([route]);
       return { status: 200, body };
+    },
+
+    async listRouteDeposits({ partner, path, query }) {
+      const route = await ownedRoute(requirePartner(partner).partnerId, path.id);
+      const limit = query.limit ?? 100;
+      const after = query.cursor === undefined ? undefined : positionOf(decodeCursor(query.cursor, route.id, PAGE_POSITION));
+      const [rows, waiting] = await Promise.all([
+        listRouteDepositPage(deps.knex, route.id, { limit: limit + 1, after }),
+        listAccumulatingDeposits(deps.knex, [route.id]),
+      ]);
+      const page = rows.slice(0, limit);
+      const last = page[page.length - 1]?.deposit;
+      return {
+        status: 200,
+        body: {
+          route_id: route.id,
+          accumulations: toAccumulationBodies(waiting),
+          deposits: page.map(({ deposit, order }) => toDepositBody(deposit, order)),
+          nextCursor: rows.length > limit && last ? encodeCursor({ c: last.createdAt.toISOString(), i: last.id }, route.id) : null,
+        },
+      };
+    },
+
+    async expectRouteDeposit({ partner, path }) {
+      const { partnerId } = requirePartner(partner);
+      await ownedRoute(partnerId, path.id);
+      const at = deps.now();
+      const until = new Date(at.getTime() + deps.config.expectDepositSeconds * 1000);
+      await deps.knex.transaction(async (trx) => {
+        const route = (await lockRoute(trx, path.id))!;
+        // Poll at once (a payment already made is found now), then at the faster interval until `until`.
+        const pollNow = route.status === 'active' && (route.nextPollAt === null || route.nextPollAt > at);
+        await updateRoutePolling(trx, route.id, { expectDepositUntil: until, ...(pollNow ? { nextPollAt: at } : {}) }, at);
+        if (pollNow) await deps.jobs.scheduleRoutePoll(route.id, at, trx);
+      });
+      return { status: 200, body: { ok: true, expect_deposit_until: until.toISOString() } };
     },
   };
 }
 
 /** The PermanentRoute body of a route and its addresses; the fee includes the partner markup of its creation. */
-function toRouteBody(route: RouteRecord, addresses: RouteAddressRecord[]): PermanentRoute {
+function toRouteBody(route: RouteRecord, addresses: RouteAddressRecord[], waiting: DepositRecord[]): PermanentRoute {
   return {
     route_id: route.id,
     external_user_id: route.externalUser,
@@ -188,7 +247,7 @@ function toRouteBody(route: RouteRecord, addresses: RouteAddressRecord[]): Perma
     fee: { percent: new Money(route.feePercent).plus(route.markupPercent).toNumber(), floor_usd: new Money(route.feeFloorUsd).toNumber() },
     min_swap_usd: new Money(route.minSwapUsd).toNumber(),
     max_auto_swap_usd: new Money(route.maxAutoSwapUsd).toNumber(),
-    accumulations: [],
+    accumulations: toAccumulationBodies(waiting),
     expect_deposit_until: route.expectDepositUntil?.toISOString() ?? null,
     created_at: route.createdAt.toISOString(),
     updated_at: route.updatedAt.toISOString(),

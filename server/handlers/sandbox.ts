@@ -1,16 +1,18 @@
 /**
- * Sandbox operations (mounted only in sandbox mode): pay a deposit address, decide a review, arm a provider
- * failure, and move a swap's deadlines to now, so a partner reaches every status through HTTP alone.
+ * Sandbox operations (mounted only in sandbox mode): pay a deposit address (a swap's or a permanent route's),
+ * decide a review, arm a provider failure, and move a swap's deadlines to now, so a partner reaches every
+ * status through HTTP alone. Route orders are swaps too: review decisions and failures apply to them.
  */
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { seedOf } from '../adapters/sandbox/chain.js';
 import { sandboxAddress, sandboxTxHash, validateMemo } from '../domain/addresses.js';
-import { findAsset } from '../domain/catalog.js';
+import { assetKey, findAsset } from '../domain/catalog.js';
 import { AppError, invalidRequest } from '../domain/errors.js';
 import { toAmount } from '../domain/money.js';
 import { toSwapBody, type SwapRecord } from '../domain/swap-view.js';
 import type { Handlers } from '../http/handler-types.js';
+import { findRouteByAddress } from '../store/routes.js';
 import { insertSandboxTransaction } from '../store/sandbox-chain.js';
 import { findSwap, findSwapByDepositAddress, lockSwap, updateSwapFields } from '../store/swaps.js';
 import type { HandlerDeps } from './deps.js';
@@ -44,20 +46,40 @@ export function createSandboxHandlers(
     return { status: 200 as const, body: { order: toSwapBody(swap!) } };
   }
 
+  // The swap or permanent route of the partner's that owns a deposit address, and what it accepts.
+  async function findPayee(partnerId: string, address: string) {
+    const swap = await findSwapByDepositAddress(deps.knex, address);
+    if (swap && swap.partnerId === partnerId) {
+      return {
+        swapId: swap.id as string | null,
+        memo: swap.depositMemo,
+        takes: (asset: string, network: string) => asset === swap.sourceAsset && network === swap.sourceNetwork,
+        wrongAsset: `This address takes ${swap.sourceAsset} on ${swap.sourceNetwork}.`,
+      };
+    }
+    const owner = await findRouteByAddress(deps.knex, address);
+    if (owner && owner.route.partnerId === partnerId) {
+      return {
+        swapId: null,
+        memo: null,
+        takes: (asset: string, network: string) => owner.assetKeys.includes(assetKey({ symbol: asset, network })),
+        wrongAsset: `This route address takes ${owner.assetKeys.join(', ')}.`,
+      };
+    }
+    throw new AppError(404, 'not_found', 'No swap or permanent route of yours uses this deposit address.');
+  }
+
   return {
     async createSandboxDeposit({ partner, body }) {
       const { partnerId } = requirePartner(partner);
-      const swap = await findSwapByDepositAddress(deps.knex, body.address);
-      if (!swap || swap.partnerId !== partnerId) {
-        throw new AppError(404, 'not_found', 'No swap or permanent route of yours uses this deposit address.');
-      }
-      if (body.asset !== swap.sourceAsset || body.network !== swap.sourceNetwork) {
-        throw invalidRequest(`This address takes ${swap.sourceAsset} on ${swap.sourceNetwork}.`, { field: 'asset' });
+      const payee = await findPayee(partnerId, body.address);
+      if (!payee.takes(body.asset, body.network)) {
+        throw invalidRequest(payee.wrongAsset, { field: 'asset' });
       }
       const asset = findAsset(deps.catalog, body.asset, body.network)!;
       const memo = validateMemo(asset, body.memo);
-      if (!memo.ok || (asset.memoNeeded && memo.value !== swap.depositMemo)) {
-        throw invalidRequest(`Attach the swap's depositMemo (${swap.depositMemo}) to this payment.`, { field: 'memo' });
+      if (!memo.ok || (asset.memoNeeded && memo.value !== payee.memo)) {
+        throw invalidRequest(`Attach the swap's depositMemo (${payee.memo}) to this payment.`, { field: 'memo' });
       }
       if (toAmount(body.amount).decimalPlaces() > asset.precision) {
         throw invalidRequest(`amount has more than ${asset.precision} decimal places, the precision of ${asset.symbol}.`, {
@@ -65,7 +87,8 @@ export function createSandboxHandlers(
         });
       }
       const nonce = randomBytes(16).toString('hex');
-      // The payment and the job that notices it commit together.
+      // The payment and the job that notices it commit together. A route's payment waits for the route's
+      // polling, as a real one would (expect-deposit makes that sooner).
       const tx = await deps.knex.transaction(async (trx) => {
         const recorded = await insertSandboxTransaction(trx, {
           txHash: sandboxTxHash(asset.network, seedOf(`deposit:${nonce}`)),
@@ -78,7 +101,7 @@ export function createSandboxHandlers(
           outputIndex: 0,
           createdAt: deps.now(),
         });
-        await deps.jobs.scheduleAdvance(swap.id, undefined, trx);
+        if (payee.swapId) await deps.jobs.scheduleAdvance(payee.swapId, undefined, trx);
         return recorded;
       });
       return {
@@ -91,7 +114,7 @@ export function createSandboxHandlers(
           amount: tx.amount,
           memo: tx.memo,
           outputIndex: tx.outputIndex,
-          confirmationsRequired: swap.requiredConfirmations,
+          confirmationsRequired: deps.catalog.networks[asset.network].confirmations,
           createdAt: tx.createdAt.toISOString(),
         },
       };

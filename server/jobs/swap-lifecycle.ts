@@ -12,8 +12,9 @@ import type { ChainAdapter } from '../adapters/chain.js';
 import type { RatesAdapter } from '../adapters/rates.js';
 import { findAsset, type Catalog, type CatalogAsset } from '../domain/catalog.js';
 import { Money } from '../domain/money.js';
-import { priceTerms, sourceLimits, usdValue } from '../domain/pricing.js';
+import { priceRouteOrder, priceTerms, sourceLimits, usdValue } from '../domain/pricing.js';
 import type { SwapRecord } from '../domain/swap-view.js';
+import { insertEarning, listOrderDeposits, updateDeposit } from '../store/route-deposits.js';
 import { lockSwap } from '../store/swaps.js';
 import { changeSwapOrder, transitionSwap, type SwapChange } from '../store/swap-transitions.js';
 
@@ -114,7 +115,10 @@ export function createSwapLifecycle(deps: SwapLifecycleDeps) {
         if (swap.settlementTxHash === null) throw new Error(`swap ${swap.id} is sending without a payout transaction`);
         // The payout settles after one block.
         const settled = deps.chain.confirmationsSince(swap.updatedAt, at) >= 1;
-        if (settled) return transitionSwap(trx, swap, 'finished', {}, at);
+        if (settled) {
+          if (swap.routeId !== null) await recordEarning(trx, swap, destination, at);
+          return transitionSwap(trx, swap, 'finished', {}, at);
+        }
         return { wakeAt: nextBlock(swap.updatedAt, 1) };
       }
       default:
@@ -159,9 +163,27 @@ export function createSwapLifecycle(deps: SwapLifecycleDeps) {
     if (swap.armedFailure === 'exchange') return refund(trx, swap, source, at, FAILURE_CODES.exchangeFailed, { armedFailure: null });
     const received = new Money(swap.receivedAmount!);
     let output: string;
+    let routeTerms: Partial<SwapRecord> = {};
     // The quote guarantees its amount for exactly depositAmount before the deadline; anything else (an
     // approved review of another amount, a late deposit) is exchanged at the market.
-    if (swap.rateType === 'fixed' && !swap.lateDeposit && received.equals(swap.depositAmount)) {
+    if (swap.routeId !== null) {
+      // A route order converts at the market, at the fee terms of its route (markup included).
+      const [sourcePrice, destinationPrice] = await Promise.all([
+        deps.rates.priceUsd(source.symbol, source.network, at),
+        deps.rates.priceUsd(destination.symbol, destination.network, at),
+      ]);
+      const terms = priceRouteOrder({
+        destination,
+        sourceAmount: received,
+        sourcePriceUsd: sourcePrice,
+        destinationPriceUsd: destinationPrice,
+        feePercent: swap.feePercent!,
+        feeFloorUsd: swap.feeFloorUsd!,
+        markupPercent: swap.markupPercent!,
+      });
+      output = terms.receiveAmount;
+      routeTerms = { feeUsd: terms.feeUsd, markupAmount: terms.markupAmount, markupUsd: terms.markupUsd };
+    } else if (swap.rateType === 'fixed' && !swap.lateDeposit && received.equals(swap.depositAmount)) {
       output = swap.expectedOutputAmount!;
     } else {
       const [sourcePrice, destinationPrice] = await Promise.all([
@@ -185,7 +207,7 @@ export function createSwapLifecycle(deps: SwapLifecycleDeps) {
     }
     if (new Money(output).isZero()) return refund(trx, swap, source, at, FAILURE_CODES.outOfRange);
     // An armed payout failure (sandbox) lets the swap reach `sending` without a payout, then fails it.
-    if (swap.armedFailure === 'payout') return transitionSwap(trx, swap, 'sending', { actualOutputAmount: output }, at);
+    if (swap.armedFailure === 'payout') return transitionSwap(trx, swap, 'sending', { ...routeTerms, actualOutputAmount: output }, at);
     const sent = await deps.chain.send(trx, {
       idempotencyKey: `${swap.id}:payout`,
       asset: destination,
@@ -193,7 +215,7 @@ export function createSwapLifecycle(deps: SwapLifecycleDeps) {
       memo: swap.destinationMemo,
       amount: output,
     });
-    return transitionSwap(trx, swap, 'sending', { actualOutputAmount: output, settlementTxHash: sent.txHash }, at);
+    return transitionSwap(trx, swap, 'sending', { ...routeTerms, actualOutputAmount: output, settlementTxHash: sent.txHash }, at);
   }
 
   async function refund(
@@ -204,6 +226,7 @@ export function createSwapLifecycle(deps: SwapLifecycleDeps) {
     failureCode: string,
     fields: Partial<SwapRecord> = {},
   ): Promise<SwapChange> {
+    if (swap.routeId !== null) return refundRouteOrder(trx, swap, source, at, failureCode, fields);
     const sent = await deps.chain.send(trx, {
       idempotencyKey: `${swap.id}:refund`,
       asset: source,
@@ -218,6 +241,51 @@ export function createSwapLifecycle(deps: SwapLifecycleDeps) {
       { ...fields, failureCode, refundTxHash: sent.txHash, refundAmount: swap.receivedAmount },
       at,
     );
+  }
+
+  // A route order may convert deposits from several senders: each gets its own deposit back.
+  async function refundRouteOrder(
+    trx: Knex.Transaction,
+    swap: SwapRecord,
+    source: CatalogAsset,
+    at: Date,
+    failureCode: string,
+    fields: Partial<SwapRecord>,
+  ): Promise<SwapChange> {
+    const hashes: string[] = [];
+    for (const deposit of await listOrderDeposits(trx, swap.id)) {
+      const sent = await deps.chain.send(trx, {
+        idempotencyKey: `${swap.id}:refund:${deposit.id}`,
+        asset: source,
+        address: deposit.fromAddress,
+        memo: null,
+        amount: deposit.amount,
+      });
+      await updateDeposit(trx, deposit.id, { refundTxHash: sent.txHash, updatedAt: at });
+      hashes.push(sent.txHash);
+    }
+    return transitionSwap(
+      trx,
+      swap,
+      'refunded',
+      { ...fields, failureCode, refundTxHash: hashes[0] ?? null, refundAmount: swap.receivedAmount },
+      at,
+    );
+  }
+
+  // The partner's markup on a finished route order, in the destination asset (recorded once per order).
+  async function recordEarning(trx: Knex.Transaction, swap: SwapRecord, destination: CatalogAsset, at: Date): Promise<void> {
+    await insertEarning(trx, {
+      partnerId: swap.partnerId,
+      routeId: swap.routeId!,
+      orderId: swap.id,
+      asset: destination.symbol,
+      network: destination.network,
+      amount: swap.markupAmount ?? '0',
+      amountUsd: swap.markupUsd ?? '0',
+      markupPercent: swap.markupPercent ?? '0',
+      createdAt: at,
+    });
   }
 
   return {

@@ -33,6 +33,8 @@ export interface RouteRecord {
   minSwapUsd: string;
   maxAutoSwapUsd: string;
   expectDepositUntil: Date | null;
+  /** When the route's addresses are next looked at for deposits. */
+  nextPollAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -78,7 +80,7 @@ export async function findRouteByTarget(
 /** Stores a route and its address rows (empty until allocated); a route that exists already is returned instead. */
 export async function insertRoute(
   trx: Knex.Transaction,
-  route: Omit<RouteRecord, 'id' | 'status' | 'expectDepositUntil' | 'updatedAt'>,
+  route: Omit<RouteRecord, 'id' | 'status' | 'expectDepositUntil' | 'updatedAt'> & { nextPollAt: Date },
   addresses: Array<{ assetKey: string; network: string }>,
 ): Promise<{ route: RouteRecord; created: boolean }> {
   const [row] = await trx('permanent_routes')
@@ -136,4 +138,42 @@ export async function listRouteAddresses(db: Knex, routeIds: string[]): Promise<
 /** Sets every still-empty address of a network on the route; returns how many rows changed. */
 export async function fillRouteAddresses(db: Knex, routeId: string, network: string, address: string): Promise<number> {
   return db('route_addresses').where({ route_id: routeId, network, address: '' }).update({ address });
+}
+
+/** The route `id` locked for the caller's transaction (FOR UPDATE): deposits of one route are decided one poll at a time. */
+export async function lockRoute(trx: Knex.Transaction, id: string): Promise<RouteRecord | undefined> {
+  if (!isUuid(id)) return undefined;
+  const row = await trx('permanent_routes').where({ id }).forUpdate().first();
+  return row ? fromRow<RouteRecord>(row) : undefined;
+}
+
+/**
+ * Updates a route's polling schedule and expectation window. A new schedule alone is internal and leaves
+ * `updatedAt`; `at` is given when the partner changed something (the expectation window).
+ */
+export async function updateRoutePolling(
+  trx: Knex.Transaction,
+  id: string,
+  fields: Partial<Pick<RouteRecord, 'nextPollAt' | 'expectDepositUntil'>>,
+  at?: Date,
+): Promise<RouteRecord> {
+  const [row] = await trx('permanent_routes')
+    .where({ id })
+    .update(toColumns({ ...fields, ...(at ? { updatedAt: at } : {}) }))
+    .returning('*');
+  return fromRow<RouteRecord>(row);
+}
+
+/** Each active route and the moment of its next poll (what the workers resume after a restart). */
+export async function listRoutePolls(db: Knex): Promise<Array<{ id: string; nextPollAt: Date }>> {
+  const rows = await db('permanent_routes').where({ status: 'active' }).whereNotNull('next_poll_at').select('id', 'next_poll_at');
+  return rows.map((row) => ({ id: row.id as string, nextPollAt: row.next_poll_at as Date }));
+}
+
+/** The route that owns deposit address `address`, with the assets that address takes. */
+export async function findRouteByAddress(db: Knex, address: string): Promise<{ route: RouteRecord; assetKeys: string[] } | undefined> {
+  const rows = await db('route_addresses').where({ address }).select('route_id', 'asset_key');
+  if (rows.length === 0 || address === '') return undefined;
+  const route = await db('permanent_routes').where({ id: rows[0].route_id }).first();
+  return route ? { route: fromRow<RouteRecord>(route), assetKeys: rows.map((r) => r.asset_key as string) } : undefined;
 }

@@ -69,6 +69,17 @@ export async function findFirstTransaction(
   return row ? toTransaction(row) : undefined;
 }
 
+/** Every transaction paid to one of `addresses` from `since` up to `until`, oldest first. */
+export async function listTransactionsTo(db: Knex, addresses: string[], since: Date, until: Date): Promise<SandboxTransaction[]> {
+  if (addresses.length === 0) return [];
+  const rows = await db('sandbox_transactions')
+    .whereIn('address', addresses)
+    .andWhere('created_at', '>=', since)
+    .andWhere('created_at', '<=', until)
+    .orderBy([{ column: 'created_at' }, { column: 'tx_hash' }]);
+  return rows.map(toTransaction);
+}
+
 /**
  * Records a payout under `idempotencyKey` unless one exists; returns the payout stored under that key, so a
  * repeated send (a job run twice) returns the first transaction instead of paying again.

@@ -1,14 +1,16 @@
 /**
  * The only place a swap changes: a status transition (checked against the table of DESIGN 6.5) or an order
- * change without one (an allocated deposit address). Each writes the swap, its timeline entry (for a
- * transition) and a `swap.updated` webhook outbox row in the caller's transaction, so all of them commit
- * together or not at all, and announces the change to the stream hubs once it commits.
+ * change without one (an allocated deposit address), and the creation of a permanent-route order. Each writes
+ * the swap, its timeline entry (for a transition) and a `swap.updated` webhook outbox row in the caller's
+ * transaction (and, for a route order, a `permanent_deposit.updated` row per deposit it converts), so all of
+ * them commit together or not at all, and announces the change to the stream hubs once it commits.
  */
 import type { Knex } from 'knex';
 import { attributesOf, checkTransition, type SwapStatus } from '../domain/swap-lifecycle.js';
 import { toSwapBody, toSwapEventBody, type SwapEventRecord, type SwapRecord } from '../domain/swap-view.js';
+import { announceOrderDeposits, attachDeposits } from './route-deposits.js';
 import { announceSwapChange } from './swap-notifications.js';
-import { insertOutboxMessage, insertSwapEvent, updateSwapFields } from './swaps.js';
+import { insertOutboxMessage, insertSwap, insertSwapEvent, updateSwapFields } from './swaps.js';
 
 /** What a change produced: the swap as it is now and the timeline entry written, if any. */
 export interface SwapChange {
@@ -31,6 +33,7 @@ export async function transitionSwap(
   const updated = await updateSwapFields(trx, swap.id, { ...fields, status: to }, at);
   const event = await appendEvent(trx, updated, at);
   await insertOutboxMessage(trx, updated.partnerId, 'swap.updated', { order: toSwapBody(updated), event: toSwapEventBody(event) });
+  await announceOrderDeposits(trx, updated);
   await announceSwapChange(trx, updated.id);
   return { swap: updated, event };
 }
@@ -53,8 +56,29 @@ export async function changeSwapOrder(
     order: toSwapBody(updated),
     event: event ? toSwapEventBody(event) : null,
   });
+  await announceOrderDeposits(trx, updated);
   await announceSwapChange(trx, updated.id);
   return { swap: updated, event };
+}
+
+/**
+ * Creates a permanent-route order for confirmed deposits, in the status they were in (`confirming` for a
+ * deposit converted as soon as it confirmed, `accumulating` for a bucket that reached the minimum), with
+ * its first timeline entry; the deposits join it. The caller then moves it on with transitionSwap.
+ */
+export async function createRouteOrder(
+  trx: Knex.Transaction,
+  order: Parameters<typeof insertSwap>[1] & { status: 'confirming' | 'accumulating' },
+  depositIds: string[],
+  at: Date,
+): Promise<SwapChange> {
+  const created = await insertSwap(trx, { ...order, mode: 'permanent' });
+  await attachDeposits(trx, depositIds, created.id, at);
+  const event = await appendEvent(trx, created, at);
+  await insertOutboxMessage(trx, created.partnerId, 'swap.updated', { order: toSwapBody(created), event: toSwapEventBody(event) });
+  await announceOrderDeposits(trx, created);
+  await announceSwapChange(trx, created.id);
+  return { swap: created, event };
 }
 
 async function appendEvent(trx: Knex.Transaction, swap: SwapRecord, at: Date): Promise<SwapEventRecord> {

@@ -1,7 +1,7 @@
 /** Swaps and their public timeline. Transitions go through store/swap-transitions.ts, never through here alone. */
 import type { Knex } from 'knex';
 import type { SwapStatus } from '../domain/swap-lifecycle.js';
-import type { SwapEventRecord, SwapRecord } from '../domain/swap-view.js';
+import type { RouteOrderFields, SwapEventRecord, SwapRecord } from '../domain/swap-view.js';
 import { afterPosition, fromRow, isUuid, toColumns } from './rows.js';
 
 export type { SwapEventRecord, SwapRecord } from '../domain/swap-view.js';
@@ -27,10 +27,20 @@ export type NewSwap = Omit<
   | 'armedFailure'
   | 'createdAt'
   | 'updatedAt'
+  | keyof RouteOrderFields
 >;
 
-/** Stores a new swap (status waiting) in the caller's transaction. */
-export async function insertSwap(trx: Knex.Transaction, swap: NewSwap & { id?: string; createdAt: Date }): Promise<SwapRecord> {
+/**
+ * Stores a new swap in the caller's transaction: status waiting, or, for a route order (mode `permanent`,
+ * with its route fields), the status its deposits are in and what was received.
+ */
+export async function insertSwap(
+  trx: Knex.Transaction,
+  swap: NewSwap & { id?: string; createdAt: Date } & Partial<
+      RouteOrderFields &
+        Pick<SwapRecord, 'mode' | 'status' | 'depositAddress' | 'sourceTxHash' | 'receivedAmount' | 'receivedFrom' | 'confirmationCount'>
+    >,
+): Promise<SwapRecord> {
   const [row] = await trx('swaps')
     .insert(toColumns({ ...swap, updatedAt: swap.createdAt }))
     .returning('*');
@@ -62,9 +72,9 @@ export async function updateSwapFields(trx: Knex.Transaction, id: string, fields
   return fromRow<SwapRecord>(row);
 }
 
-/** The swap using deposit address `address`, if any. */
+/** The one-time swap using deposit address `address`, if any (route orders share their route's addresses). */
 export async function findSwapByDepositAddress(db: Knex, address: string): Promise<SwapRecord | undefined> {
-  const row = await db('swaps').where({ deposit_address: address }).first();
+  const row = await db('swaps').where({ deposit_address: address, mode: 'standard' }).first();
   return row ? fromRow<SwapRecord>(row) : undefined;
 }
 

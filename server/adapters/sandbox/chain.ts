@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { sandboxAddress, sandboxMemo, sandboxTxHash } from '../../domain/addresses.js';
-import { findFirstTransaction, insertPayoutOnce } from '../../store/sandbox-chain.js';
+import { findFirstTransaction, insertPayoutOnce, listTransactionsTo } from '../../store/sandbox-chain.js';
 import type { ChainAdapter } from '../chain.js';
 
 /** 32 bytes derived from a label: the seed of a simulated address or hash. */
@@ -31,6 +31,20 @@ export function createSandboxChain(blockSeconds: number): ChainAdapter {
         seenAt: tx.createdAt,
         confirmations: confirmationsSince(tx.createdAt, at),
       };
+    },
+    async listAddressDeposits(db, addresses, since, at) {
+      const transactions = await listTransactionsTo(db, addresses, since, at);
+      return transactions.map((tx) => ({
+        txHash: tx.txHash,
+        outputIndex: tx.outputIndex,
+        address: tx.address,
+        asset: tx.asset,
+        network: tx.network,
+        amount: tx.amount,
+        fromAddress: tx.fromAddress,
+        seenAt: tx.createdAt,
+        confirmations: confirmationsSince(tx.createdAt, at),
+      }));
     },
     confirmationsSince,
     confirmationTime: (sentAt, confirmations) => new Date(sentAt.getTime() + Math.ceil(confirmations * blockSeconds * 1000)),

@@ -9,6 +9,7 @@ import * as bindSealedSecrets from './0002_bind_sealed_secrets.js';
 import * as quotesAndSwaps from './0003_quotes_and_swaps.js';
 import * as webhooks from './0004_webhooks.js';
 import * as permanentRoutes from './0005_permanent_routes.js';
+import * as routeDeposits from './0006_route_deposits.js';
 
 /** What a migration may need besides the database: data migrations that re-seal secrets need the key. */
 export interface MigrationContext {
@@ -25,6 +26,7 @@ const migrations: Array<[name: string, migration: Migration]> = [
   ['0003_quotes_and_swaps', quotesAndSwaps],
   ['0004_webhooks', webhooks],
   ['0005_permanent_routes', permanentRoutes],
+  ['0006_route_deposits', routeDeposits],
 ];
 
 /** A knex migration source over the static list above, handing each migration `context`. */

@@ -1,0 +1,188 @@
+/**
+ * Deposits to permanent-route addresses, the orders they join, and the partner's markup earnings.
+ * A deposit's public status is its own (`confirming`, `accumulating`) until it joins an order, and the
+ * order's afterwards; reads therefore return each deposit with its order.
+ */
+import type { Knex } from 'knex';
+import { toDepositBody, type DepositRecord } from '../domain/route-deposit-view.js';
+import type { SwapRecord } from '../domain/swap-view.js';
+import { afterPosition, fromRow, toColumns } from './rows.js';
+import { insertOutboxMessage } from './swaps.js';
+
+export type { DepositRecord } from '../domain/route-deposit-view.js';
+
+/** A deposit with the order it joined, if any. */
+export interface DepositWithOrder {
+  deposit: DepositRecord;
+  order: SwapRecord | null;
+}
+
+/** A markup earnings entry. */
+export interface EarningRecord {
+  id: string;
+  partnerId: string;
+  routeId: string;
+  orderId: string;
+  asset: string;
+  network: string;
+  amount: string;
+  amountUsd: string;
+  markupPercent: string;
+  createdAt: Date;
+}
+
+/** Records deposits seen for the first time; a transaction output already recorded is skipped. Returns the new ones. */
+export async function insertNewDeposits(
+  trx: Knex.Transaction,
+  deposits: Array<Omit<DepositRecord, 'id' | 'orderId' | 'refundTxHash' | 'accumulatedUsd' | 'thresholdUsd' | 'valuedAt'>>,
+): Promise<DepositRecord[]> {
+  if (deposits.length === 0) return [];
+  const rows = await trx('route_deposits')
+    .insert(deposits.map((d) => toColumns(d)))
+    .onConflict(['tx_hash', 'output_index'])
+    .ignore()
+    .returning('*');
+  return rows.map((row: Record<string, unknown>) => fromRow<DepositRecord>(row));
+}
+
+/** The route's deposits that belong to no order yet, oldest first. */
+export async function listOpenDeposits(trx: Knex.Transaction, routeId: string): Promise<DepositRecord[]> {
+  const rows = await trx('route_deposits')
+    .where({ route_id: routeId })
+    .whereNull('order_id')
+    .orderBy([{ column: 'created_at' }, { column: 'id' }]);
+  return rows.map((row: Record<string, unknown>) => fromRow<DepositRecord>(row));
+}
+
+/** Updates one deposit. */
+export async function updateDeposit(trx: Knex.Transaction, id: string, fields: Partial<DepositRecord>): Promise<DepositRecord> {
+  const [row] = await trx('route_deposits').where({ id }).update(toColumns(fields)).returning('*');
+  return fromRow<DepositRecord>(row);
+}
+
+/** Puts deposits into `orderId`; they leave their bucket. */
+export async function attachDeposits(trx: Knex.Transaction, depositIds: string[], orderId: string, at: Date): Promise<void> {
+  await trx('route_deposits').whereIn('id', depositIds).update({
+    order_id: orderId,
+    status: 'ordered',
+    accumulated_usd: null,
+    threshold_usd: null,
+    valued_at: null,
+    updated_at: at,
+  });
+}
+
+/** The deposits an order converts, oldest first. */
+export async function listOrderDeposits(db: Knex, orderId: string): Promise<DepositRecord[]> {
+  const rows = await db('route_deposits')
+    .where({ order_id: orderId })
+    .orderBy([{ column: 'created_at' }, { column: 'id' }]);
+  return rows.map((row: Record<string, unknown>) => fromRow<DepositRecord>(row));
+}
+
+/** A page of a route's deposits with their orders, newest first, after the (createdAt, id) position of `after`. */
+export async function listRouteDepositPage(
+  db: Knex,
+  routeId: string,
+  options: { limit: number; after?: { createdAt: Date; id: string } },
+): Promise<DepositWithOrder[]> {
+  const query = db('route_deposits')
+    .where({ route_id: routeId })
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .limit(options.limit);
+  const deposits = ((await afterPosition(query, options.after)) as Array<Record<string, unknown>>).map((row) =>
+    fromRow<DepositRecord>(row),
+  );
+  return withOrders(db, deposits);
+}
+
+/** The waiting (accumulating) deposits of `routeIds`. */
+export async function listAccumulatingDeposits(db: Knex, routeIds: string[]): Promise<DepositRecord[]> {
+  if (routeIds.length === 0) return [];
+  const rows = await db('route_deposits').whereIn('route_id', routeIds).where({ status: 'accumulating' }).orderBy('created_at');
+  return rows.map((row: Record<string, unknown>) => fromRow<DepositRecord>(row));
+}
+
+async function withOrders(db: Knex, deposits: DepositRecord[]): Promise<DepositWithOrder[]> {
+  const orderIds = [...new Set(deposits.map((d) => d.orderId).filter((id): id is string => id !== null))];
+  const orders = orderIds.length === 0 ? [] : await db('swaps').whereIn('id', orderIds);
+  const byId = new Map(orders.map((row: Record<string, unknown>) => [row.id as string, fromRow<SwapRecord>(row)]));
+  return deposits.map((deposit) => ({ deposit, order: deposit.orderId ? (byId.get(deposit.orderId) ?? null) : null }));
+}
+
+/** Queues a `permanent_deposit.updated` message for each deposit, in the caller's transaction. */
+export async function insertDepositMessages(
+  trx: Knex.Transaction,
+  partnerId: string,
+  routeId: string,
+  deposits: DepositRecord[],
+  order: SwapRecord | null,
+): Promise<void> {
+  for (const deposit of deposits) {
+    await insertOutboxMessage(trx, partnerId, 'permanent_deposit.updated', {
+      route_id: routeId,
+      deposit: toDepositBody(deposit, deposit.orderId && order?.id === deposit.orderId ? order : null),
+    });
+  }
+}
+
+/** Announces every deposit of a route order after the order changed (its status is theirs). */
+export async function announceOrderDeposits(trx: Knex.Transaction, order: SwapRecord): Promise<void> {
+  if (order.routeId === null) return;
+  await insertDepositMessages(trx, order.partnerId, order.routeId, await listOrderDeposits(trx, order.id), order);
+}
+
+/** Records the earnings entry of a finished route order once (a repeated step finds it there). */
+export async function insertEarning(trx: Knex.Transaction, earning: Omit<EarningRecord, 'id'>): Promise<void> {
+  await trx('partner_earnings').insert(toColumns(earning)).onConflict('order_id').ignore();
+}
+
+/** Filters of the earnings list. */
+export interface EarningsFilter {
+  from?: Date;
+  to?: Date;
+}
+
+function filtered(db: Knex, partnerId: string, filter: EarningsFilter): Knex.QueryBuilder {
+  const query = db('partner_earnings').where({ partner_id: partnerId });
+  if (filter.from) query.andWhere('created_at', '>=', filter.from);
+  if (filter.to) query.andWhere('created_at', '<', filter.to);
+  return query;
+}
+
+/** A page of the partner's earnings, newest first. */
+export async function listEarnings(
+  db: Knex,
+  partnerId: string,
+  filter: EarningsFilter,
+  options: { limit: number; after?: { createdAt: Date; id: string } },
+): Promise<EarningRecord[]> {
+  const query = filtered(db, partnerId, filter)
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .limit(options.limit);
+  return ((await afterPosition(query, options.after)) as Array<Record<string, unknown>>).map((row) => fromRow<EarningRecord>(row));
+}
+
+/** Sums of every entry matching the filter, per asset and network (decimal strings). */
+export async function sumEarnings(
+  db: Knex,
+  partnerId: string,
+  filter: EarningsFilter,
+): Promise<Array<{ asset: string; network: string; amount: string; amountUsd: string }>> {
+  const rows = await filtered(db, partnerId, filter)
+    .groupBy('asset', 'network')
+    .orderBy(['asset', 'network'])
+    .select('asset', 'network', db.raw('sum(amount)::text as amount'), db.raw('sum(amount_usd)::text as amount_usd'));
+  return rows.map((row: Record<string, unknown>) => ({
+    asset: row.asset as string,
+    network: row.network as string,
+    amount: row.amount as string,
+    amountUsd: row.amount_usd as string,
+  }));
+}

@@ -1,0 +1,79 @@
+/** Helpers for tests of permanent routes: fresh Zano wallets and routes created through the real HTTP surface. */
+import { createHash, randomBytes } from 'node:crypto';
+import { expect } from 'chai';
+import { hexToBytes } from '@noble/hashes/utils.js';
+import { encodeZanoAddress, ZANO_ADDRESS_TAGS } from '../../server/domain/zano-address.js';
+import { signZanoMessage, zanoPublicKey } from '../../server/domain/zano-proof.js';
+import type { components } from '../../generated/api.js';
+import type { swapClient } from './swaps.js';
+
+export type Route = components['schemas']['PermanentRoute'];
+export type DepositList = components['schemas']['PermanentDepositList'];
+export type Deposit = components['schemas']['PermanentDeposit'];
+
+/** 32 random bytes below the group order, as a little-endian scalar. */
+export const freshScalar = (): Uint8Array => {
+  const k = createHash('sha256').update(randomBytes(32)).digest();
+  k[31] &= 0x0f;
+  return k;
+};
+
+/** A wallet the test generates: its spend secret and its standard address (spend key, view key). */
+export function freshZanoWallet(): { secret: Uint8Array; address: string } {
+  const secret = freshScalar();
+  const spend = hexToBytes(zanoPublicKey(secret));
+  const view = hexToBytes(zanoPublicKey(freshScalar()));
+  const body = new Uint8Array(64);
+  body.set(spend, 0);
+  body.set(view, 32);
+  return { secret, address: encodeZanoAddress(ZANO_ADDRESS_TAGS.standard, body) };
+}
+
+/**
+ * Creates a route to a fresh wallet for the client's user (challenge, wallet signature, create) and waits
+ * until its addresses are allocated.
+ */
+export async function createVerifiedRoute(
+  client: ReturnType<typeof swapClient>,
+  user: string,
+  destinationAsset: 'ZANO' | 'fUSD' = 'ZANO',
+): Promise<Route> {
+  const wallet = freshZanoWallet();
+  const target = { destinationAsset, destinationNetwork: 'ZANO', destinationAddress: wallet.address };
+  const challenge = await client.send<components['schemas']['PermanentChallenge']>('POST', '/api/v1/permanent-routes/challenges', target);
+  expect(challenge.status, challenge.text).to.equal(201);
+  const proof = signZanoMessage(wallet.secret, challenge.body.challenge, freshScalar(), 'v2');
+  const created = await client.send<Route>('POST', '/api/v1/permanent-routes', {
+    ...target,
+    externalUserId: user,
+    challengeId: challenge.body.challenge_id,
+    message: challenge.body.challenge,
+    ...proof,
+  });
+  expect(created.status, created.text).to.equal(201);
+  const deadline = Date.now() + 10_000;
+  let route = created.body;
+  while (Object.values(route.addresses).some((a) => a === '')) {
+    if (Date.now() > deadline) throw new Error('route addresses were not allocated in 10 s');
+    await new Promise((r) => setTimeout(r, 50));
+    route = (await client.send<Route>('GET', `/api/v1/permanent-routes/${route.route_id}`)).body;
+  }
+  return route;
+}
+
+/** Polls a route's deposits until `done` holds (or fails after `timeoutMs`). */
+export async function waitForDeposits(
+  client: ReturnType<typeof swapClient>,
+  routeId: string,
+  done: (list: DepositList) => boolean,
+  timeoutMs = 20_000,
+): Promise<DepositList> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await client.send<DepositList>('GET', `/api/v1/permanent-routes/${routeId}/deposits`);
+    expect(res.status, res.text).to.equal(200);
+    if (done(res.body)) return res.body;
+    if (Date.now() > deadline) throw new Error(`route deposits did not reach the expected state: ${JSON.stringify(res.body)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
