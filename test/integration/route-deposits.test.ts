@@ -5,6 +5,7 @@ import { expectError } from '../support/http.js';
 import type { SignerOptions } from '../support/signer.js';
 import { swapClient, type Swap } from '../support/swaps.js';
 import { createVerifiedRoute, waitForDeposits, type Deposit, type Route } from '../support/routes.js';
+import { createReceiver } from '../support/webhook-receiver.js';
 import type { components } from '../../generated/api.js';
 
 type EarningsPage = components['schemas']['EarningsPage'];
@@ -184,5 +185,115 @@ describe('Permanent routes: deposits, accumulation, conversion and earnings', ()
     const other = swapClient(server.origin, await server.createSigner('Other'));
     expectError(await other.send('GET', `/api/v1/permanent-routes/${route.route_id}/deposits`), 404, 'not_found');
     expectError(await other.send('POST', `/api/v1/permanent-routes/${route.route_id}/expect-deposit`), 404, 'not_found');
+  });
+
+  it('sends permanent_deposit.updated for every change of a deposit: seen, confirmations, the statuses of its order', async () => {
+    const receiver = await createReceiver();
+    await receiver.listen();
+    try {
+      const partner = { ...(await server.createSigner('Hooked')), user: 'user-9' };
+      const hooked = swapClient(server.origin, partner);
+      expect((await hooked.send('PUT', '/api/v1/partner/webhook', { url: receiver.url })).status).to.equal(200);
+      const route = await createVerifiedRoute(hooked, 'user-9');
+      expect((await hooked.send('POST', `/api/v1/permanent-routes/${route.route_id}/expect-deposit`)).status).to.equal(200);
+      const paid = await hooked.send<{ txHash: string }>('POST', '/api/v1/sandbox/deposits', {
+        address: route.addresses['USDT/TRX'],
+        asset: 'USDT',
+        network: 'TRX',
+        amount: '30',
+      });
+      expect(paid.status, paid.text).to.equal(202);
+      type Message = { type: string; data: { route_id: string; deposit: Deposit } };
+      const messages = () =>
+        receiver.received.map((r) => JSON.parse(r.body) as Message).filter((m) => m.type === 'permanent_deposit.updated');
+      await receiver.waitFor(() => messages().some((m) => m.data.deposit.status === 'finished'), 20_000);
+      const mine = messages().filter((m) => m.data.deposit.txHash === paid.body.txHash);
+      expect(mine.every((m) => m.data.route_id === route.route_id)).to.equal(true);
+      const statuses = [...new Set(mine.map((m) => m.data.deposit.status))];
+      expect(statuses).to.include.members(['confirming', 'exchanging', 'sending', 'finished']);
+      // Confirmation progress is reported as it grows.
+      const counts = mine
+        .filter((m) => m.data.deposit.status === 'confirming' && m.data.deposit.orderId === null)
+        .map((m) => m.data.deposit.confirmationCount);
+      expect(counts.length).to.be.greaterThan(1);
+      expect(counts).to.deep.equal(counts.slice().sort((a, b) => a - b));
+      const last = mine[mine.length - 1].data.deposit;
+      expect(last.orderId).to.be.a('string');
+      expect(last.settlementTxHash).to.be.a('string');
+      expect(receiver.received.every((r) => String(r.headers['webhook-signature']).startsWith('v1,'))).to.equal(true);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('lists earnings page by page, filtered by time, with totals over every matching entry', async () => {
+    const partner = { ...(await server.createSigner('Earner')), user: 'user-11' };
+    const earner = swapClient(server.origin, partner);
+    expect((await earner.send('PUT', '/api/v1/partner/markup', { percent: 1.25 })).status).to.equal(200);
+    const route = await createVerifiedRoute(earner, 'user-11', 'fUSD');
+    expect((await earner.send('POST', `/api/v1/permanent-routes/${route.route_id}/expect-deposit`)).status).to.equal(200);
+    // Three orders, one after the other: each deposit is above the minimum and converts alone.
+    for (const [i, amount] of ['30', '40', '50'].entries()) {
+      const paid = await earner.send('POST', '/api/v1/sandbox/deposits', {
+        address: route.addresses['USDC/ETH'],
+        asset: 'USDC',
+        network: 'ETH',
+        amount,
+      });
+      expect(paid.status, paid.text).to.equal(202);
+      await waitForDeposits(earner, route.route_id, (l) => l.deposits.length === i + 1 && l.deposits.every((d) => d.status === 'finished'));
+    }
+    const all = await earner.send<EarningsPage>('GET', '/api/v1/partner/earnings');
+    expect(all.status, all.text).to.equal(200);
+    expect(all.body.earnings).to.have.length(3);
+    expect(all.body.nextCursor).to.equal(null);
+    for (const e of all.body.earnings)
+      expect(e).to.include({ routeId: route.route_id, asset: 'fUSD', network: 'ZANO', markupPercent: 1.25 });
+    // fUSD is worth 1 USD: 1.25 % of 30, 40 and 50 USDC (at about 1 USD each).
+    const amounts = all.body.earnings.map((e) => Number(e.amount)).sort((a, b) => a - b);
+    expect(amounts[0]).to.be.within(0.37, 0.38);
+    expect(amounts[2]).to.be.within(0.62, 0.63);
+    const sum = (field: 'amount' | 'amountUsd', entries = all.body.earnings) => Money.sum(...entries.map((e) => e[field])).toFixed();
+    expect(all.body.totals).to.deep.equal([{ asset: 'fUSD', network: 'ZANO', amount: sum('amount'), amountUsd: sum('amountUsd') }]);
+
+    // Pages of two, newest first; totals always cover every matching entry.
+    const first = await earner.send<EarningsPage>('GET', '/api/v1/partner/earnings?limit=2');
+    expect(first.body.earnings.map((e) => e.id)).to.deep.equal(all.body.earnings.slice(0, 2).map((e) => e.id));
+    expect(first.body.totals).to.deep.equal(all.body.totals);
+    const second = await earner.send<EarningsPage>('GET', `/api/v1/partner/earnings?limit=2&cursor=${first.body.nextCursor}`);
+    expect(second.body.earnings.map((e) => e.id)).to.deep.equal([all.body.earnings[2].id]);
+    expect(second.body.nextCursor).to.equal(null);
+
+    // from (inclusive) and to (exclusive) around the middle entry.
+    const middle = all.body.earnings[1];
+    const window = `from=${encodeURIComponent(middle.createdAt)}&to=${encodeURIComponent(all.body.earnings[0].createdAt)}`;
+    const filtered = await earner.send<EarningsPage>('GET', `/api/v1/partner/earnings?${window}`);
+    expect(filtered.body.earnings.map((e) => e.id)).to.deep.equal([middle.id]);
+    expect(filtered.body.totals).to.deep.equal([
+      { asset: 'fUSD', network: 'ZANO', amount: sum('amount', [middle]), amountUsd: sum('amountUsd', [middle]) },
+    ]);
+    const none = await earner.send<EarningsPage>(
+      'GET',
+      `/api/v1/partner/earnings?to=${encodeURIComponent(all.body.earnings[2].createdAt)}`,
+    );
+    expect(none.body).to.deep.equal({ earnings: [], totals: [], nextCursor: null });
+
+    expectError(
+      await earner.send('GET', `/api/v1/partner/earnings?limit=2&${window}&cursor=${first.body.nextCursor}`),
+      400,
+      'invalid_request',
+    );
+    expectError(
+      await earner.send(
+        'GET',
+        `/api/v1/partner/earnings?from=${encodeURIComponent(middle.createdAt)}&to=${encodeURIComponent(middle.createdAt)}`,
+      ),
+      400,
+      'invalid_request',
+    );
+    // Another partner sees none of it.
+    expect(
+      (await client.send<EarningsPage>('GET', '/api/v1/partner/earnings')).body.earnings.some((e) => e.routeId === route.route_id),
+    ).to.equal(false);
   });
 });

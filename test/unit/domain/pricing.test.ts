@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { loadSandboxCatalog } from '../../../server/adapters/sandbox/catalog.js';
 import { findAsset } from '../../../server/domain/catalog.js';
 import { Money, POSITIVE_AMOUNT_PATTERN, toAmount } from '../../../server/domain/money.js';
-import { bestTerms, marketRate, priceTerms, sourceLimits } from '../../../server/domain/pricing.js';
+import { bestTerms, marketRate, priceRouteOrder, priceTerms, sourceLimits } from '../../../server/domain/pricing.js';
 
 const catalog = loadSandboxCatalog();
 const assets = catalog.assets;
@@ -101,5 +101,42 @@ describe('pricing (properties)', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('pricing a permanent-route order', () => {
+  const zano = findAsset(catalog, 'ZANO', 'ZANO')!;
+  const terms = (sourceAmount: string, feePercent = '1.5', markupPercent = '0.5') =>
+    priceRouteOrder({
+      destination: zano,
+      sourceAmount: new Money(sourceAmount),
+      sourcePriceUsd: new Money('1'),
+      destinationPriceUsd: new Money('1.12'),
+      feePercent,
+      feeFloorUsd: '1',
+      markupPercent,
+    });
+
+  it('charges the percent of the value (markup included) and pays the rest in the destination asset, rounded down', () => {
+    // 100 USD: fee 1.5 USD, 98.5 USD / 1.12 = 87.946428571428... ZANO; markup 0.5 USD = 0.446428571428 ZANO.
+    expect(terms('100')).to.deep.equal({
+      rate: '0.8928571428571428',
+      receiveAmount: '87.946428571428',
+      feeUsd: '1.5',
+      markupAmount: '0.446428571428',
+      markupUsd: '0.49',
+    });
+  });
+
+  it('charges the floor when the percent is less, and the markup stays its percent of the value', () => {
+    const small = terms('30');
+    expect(small.feeUsd).to.equal('1');
+    expect(small.receiveAmount).to.equal(new Money(29).div('1.12').toDecimalPlaces(12, Money.ROUND_DOWN).toFixed());
+    expect(small.markupAmount).to.equal(new Money('0.15').div('1.12').toDecimalPlaces(12, Money.ROUND_DOWN).toFixed());
+  });
+
+  it('never pays out a negative amount and records no markup without one', () => {
+    expect(terms('0.5').receiveAmount).to.equal('0');
+    expect(terms('100', '1', '0')).to.include({ markupAmount: '0', markupUsd: '0' });
   });
 });
