@@ -7,7 +7,7 @@ NPM_STAMP := node_modules/.package-lock.json
 GENERATED := generated/openapi.json generated/api.d.ts sdk/src/generated/api.ts sdk/src/generated/version.ts
 MOCK_PORT ?= 4010
 
-.PHONY: help install generate check-generated lint test test-unit run migrate mock contract bench sdk demo
+.PHONY: help install generate check-generated lint test test-unit run migrate mock contract bench sdk demo demo-route
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -60,3 +60,6 @@ bench: install $(GENERATED) ## GET /assets, POST /quotes, GET /swaps/{id} vs the
 
 demo: install $(GENERATED) ## a whole sandbox swap through the SDK against a running `make run` (PSS_SECRET=<demo secret>)
 	npx tsx scripts/demo.ts
+
+demo-route: install $(GENERATED) ## a permanent route: verified wallet, three deposits that accumulate and convert, earnings (PSS_SECRET=<demo secret>)
+	npx tsx scripts/demo-route.ts
