@@ -4,6 +4,7 @@
  * `{ data, error, response }`, with `error` a PartnerApiError; only network failures and misuse throw.
  */
 import createClient, { type Client } from 'openapi-fetch';
+import { createEarningsApi, type EarningsApi } from './earnings.js';
 import type { operations, paths } from './generated/api.js';
 import type { RetryOptions } from './retry.js';
 import { createRoutesApi, type RoutesApi } from './routes.js';
@@ -55,8 +56,10 @@ export interface PartnerClient {
   readonly quotes: QuotesApi;
   /** One-time swaps: create, read, list, wait for the deposit address. */
   readonly swaps: SwapsApi;
-  /** Permanent routes to a Zano wallet: ownership challenge, verified create-or-recover, reads. */
+  /** Permanent routes to a Zano wallet: ownership challenge, verified create-or-recover, reads, deposits. */
   readonly routes: RoutesApi;
+  /** The markup your permanent routes earned (set the markup with setMarkup). */
+  readonly earnings: EarningsApi;
   /** Simulation controls; a production deployment answers them 404. */
   readonly sandbox: SandboxApi;
   /** Your status webhook: its URL and secret, the delivery attempts, a test send. */
@@ -97,6 +100,7 @@ export function createPartnerClient(options: PartnerClientOptions): PartnerClien
     quotes: { create: (body) => toResult(raw.POST('/quotes', { body })) },
     swaps: createSwapsApi({ raw, tokenTransport: createTransport(options, { signed: false }), now, sleep }),
     routes: createRoutesApi({ raw, userId: options.userId }),
+    earnings: createEarningsApi(raw),
     sandbox: createSandboxApi(raw),
     webhook: createWebhookConfigApi(raw),
     forUser: (userId) => createPartnerClient({ ...options, userId }),

@@ -18,8 +18,13 @@ export { DEFAULT_STREAM_MAX_RECONNECTS, StreamDisconnectedError, type StreamOpti
 export type { SandboxApi } from './sandbox.js';
 export type {
   CreateVerifiedInput,
+  ListRouteDepositsQuery,
   ListRoutesQuery,
+  PermanentAccumulation,
   PermanentChallenge,
+  PermanentDeposit,
+  PermanentDepositExpectation,
+  PermanentDepositList,
   PermanentRoute,
   PermanentRouteList,
   PermanentRouteRequest,
@@ -28,6 +33,7 @@ export type {
   SignChallenge,
   WalletSignature,
 } from './routes.js';
+export type { Earning, EarningsApi, EarningsPage, EarningTotal, ListEarningsQuery } from './earnings.js';
 export type {
   ListWebhookDeliveriesQuery,
   PartnerWebhook,

@@ -1,7 +1,8 @@
 /**
  * The `routes` namespace: permanent routes to a Zano wallet. An ownership challenge, create-or-recover from the
  * wallet's signature of it (by hand, or `createVerified` with a signing callback), and reads one page or every
- * page at a time. Deposits to route addresses and accumulation are not served by the API yet.
+ * page at a time; then a route's deposits and same-asset accumulations, one page or every page at a time, and
+ * `expectDeposit`, which has the route's addresses polled faster while a payment is on its way.
  */
 import type { Client } from 'openapi-fetch';
 import type { components, operations, paths } from './generated/api.js';
@@ -21,6 +22,16 @@ export type PermanentRoute = Schemas['PermanentRoute'];
 export type PermanentRouteList = Schemas['PermanentRouteList'];
 /** Query of routes.list: `limit` (1-1000, default 100), `cursor` (a page's nextCursor). */
 export type ListRoutesQuery = NonNullable<operations['listPermanentRoutes']['parameters']['query']>;
+/** A deposit to a route address: confirmation progress, public `status` and, once converting, its `orderId`. */
+export type PermanentDeposit = Schemas['PermanentDeposit'];
+/** A same-asset bucket of confirmed deposits below the route's `min_swap_usd`, with what is still missing. */
+export type PermanentAccumulation = Schemas['PermanentAccumulation'];
+/** One page of GET /permanent-routes/{id}/deposits: `{ route_id, accumulations, deposits, nextCursor }`. */
+export type PermanentDepositList = Schemas['PermanentDepositList'];
+/** Answer of POST /permanent-routes/{id}/expect-deposit: `{ ok: true, expect_deposit_until }`. */
+export type PermanentDepositExpectation = Schemas['PermanentDepositExpectation'];
+/** Query of routes.deposits: `limit` (1-500, default 100), `cursor` (a page's nextCursor). */
+export type ListRouteDepositsQuery = NonNullable<operations['listRouteDeposits']['parameters']['query']>;
 
 /** What a Zano wallet's `sign_message` returns, renamed: `publicKey` is its `pkey`, `signature` its `sig` (hex). */
 export interface WalletSignature {
@@ -58,6 +69,22 @@ export interface RoutesApi {
   list(query?: ListRoutesQuery): Promise<ApiResult<PermanentRouteList>>;
   /** Every page of GET /permanent-routes, following nextCursor until null; an error page is yielded last. */
   listAll(filter?: Omit<ListRoutesQuery, 'cursor'>): AsyncGenerator<ApiResult<PermanentRouteList>, void, undefined>;
+  /**
+   * GET /permanent-routes/{id}/deposits: one page of the route's deposits, newest first; `accumulations`
+   * describes the whole route on every page. Another partner's or an unknown route is `404 not_found`.
+   */
+  deposits(id: string, query?: ListRouteDepositsQuery): Promise<ApiResult<PermanentDepositList>>;
+  /** Every page of GET /permanent-routes/{id}/deposits, following nextCursor until null; an error page is yielded last. */
+  listAllDeposits(
+    id: string,
+    filter?: Omit<ListRouteDepositsQuery, 'cursor'>,
+  ): AsyncGenerator<ApiResult<PermanentDepositList>, void, undefined>;
+  /**
+   * POST /permanent-routes/{id}/expect-deposit: polls the route's addresses at once, then faster until
+   * `expect_deposit_until` (1800 s by default); calling again extends the window from now, so a call that
+   * failed on the network may simply be repeated (the client does not retry it by itself: no Idempotency-Key).
+   */
+  expectDeposit(id: string): Promise<ApiResult<PermanentDepositExpectation>>;
 }
 
 /** What the routes namespace runs on. */
@@ -73,6 +100,10 @@ export function createRoutesApi({ raw, userId }: RoutesDeps): RoutesApi {
   const createChallenge: RoutesApi['createChallenge'] = (target) => toResult(raw.POST('/permanent-routes/challenges', { body: target }));
   const create: RoutesApi['create'] = (request) => toResult(raw.POST('/permanent-routes', { body: request }));
   const list: RoutesApi['list'] = (query = {}) => toResult(raw.GET('/permanent-routes', { params: { query } }));
+  const deposits: RoutesApi['deposits'] = async (id, query = {}) => {
+    requireId('routes.deposits', id);
+    return toResult(raw.GET('/permanent-routes/{id}/deposits', { params: { path: { id }, query } }));
+  };
 
   return {
     createChallenge,
@@ -107,7 +138,7 @@ export function createRoutesApi({ raw, userId }: RoutesDeps): RoutesApi {
     },
 
     async get(id) {
-      if (typeof id !== 'string' || id.length === 0) throw new TypeError('routes.get: id must be a non-empty string');
+      requireId('routes.get', id);
       return toResult(raw.GET('/permanent-routes/{id}', { params: { path: { id } } }));
     },
 
@@ -122,5 +153,27 @@ export function createRoutesApi({ raw, userId }: RoutesDeps): RoutesApi {
         cursor = page.data.nextCursor ?? undefined;
       } while (cursor !== undefined);
     },
+
+    deposits,
+
+    async *listAllDeposits(id, filter = {}) {
+      let cursor: string | undefined;
+      do {
+        const page = await deposits(id, { ...filter, cursor });
+        yield page;
+        if (page.error) return;
+        cursor = page.data.nextCursor ?? undefined;
+      } while (cursor !== undefined);
+    },
+
+    async expectDeposit(id) {
+      requireId('routes.expectDeposit', id);
+      return toResult(raw.POST('/permanent-routes/{id}/expect-deposit', { params: { path: { id } } }));
+    },
   };
+}
+
+// An empty id would address another operation (e.g. GET /permanent-routes//deposits): misuse, not an API error.
+function requireId(method: string, id: unknown): asserts id is string {
+  if (typeof id !== 'string' || id.length === 0) throw new TypeError(`${method}: id must be a non-empty string`);
 }

@@ -4,6 +4,7 @@ import {
   createPartnerClient,
   PartnerApiError,
   type PartnerClient,
+  type PermanentDepositList,
   type PermanentRoute,
   type PermanentRouteTarget,
   type SignChallenge,
@@ -35,12 +36,15 @@ const signWith =
   async (challengeText) =>
     signZanoMessage(secret, challengeText, freshK(), 'v2');
 
+// Regular polls are far apart, so only an expect-deposit window (fast polls) finds a deposit within a test.
+const ROUTE_POLLING_ENV = { ROUTE_POLL_SECONDS: '30', ROUTE_EXPECT_POLL_SECONDS: '0.1' };
+
 describe('sdk routes against the real server', function () {
   this.timeout(60_000);
   let server: TestServer;
 
   before(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ env: ROUTE_POLLING_ENV });
   });
   after(() => server.close());
 
@@ -54,6 +58,40 @@ describe('sdk routes against the real server', function () {
     const { data, error } = await client.routes.createVerified({ target, sign: signWith(SECRET) });
     if (error) throw error;
     return data;
+  }
+
+  // A route's addresses are allocated a moment after creation ('' until then); a payment needs the address.
+  async function createPayableRoute(client: PartnerClient, target: PermanentRouteTarget): Promise<PermanentRoute> {
+    let route = await createRoute(client, target);
+    const deadline = Date.now() + 10_000;
+    while (!route.addresses['USDT/TRX']) {
+      if (Date.now() > deadline) throw new Error('the route address for USDT/TRX was not allocated in 10 s');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const read = await client.routes.get(route.route_id);
+      if (read.error) throw read.error;
+      route = read.data;
+    }
+    return route;
+  }
+
+  async function payUsdtTrx(client: PartnerClient, route: PermanentRoute, amount: string): Promise<void> {
+    const { error } = await client.sandbox.deposit({ address: route.addresses['USDT/TRX']!, asset: 'USDT', network: 'TRX', amount });
+    if (error) throw error;
+  }
+
+  async function waitForDeposits(
+    client: PartnerClient,
+    routeId: string,
+    done: (page: PermanentDepositList) => boolean,
+  ): Promise<PermanentDepositList> {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const { data, error } = await client.routes.deposits(routeId);
+      if (error) throw error;
+      if (done(data)) return data;
+      if (Date.now() > deadline) throw new Error(`the route's deposits did not reach the expected state: ${JSON.stringify(data)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
   }
 
   describe('.createChallenge(target)', () => {
@@ -205,6 +243,93 @@ describe('sdk routes against the real server', function () {
       for await (const page of client.routes.listAll({ limit: 0 })) pages.push(page);
       expect(pages).to.have.length(1);
       expect(pages[0]?.error).to.include({ status: 400 });
+    });
+  });
+
+  describe('.expectDeposit(id), .deposits(id, query) and .listAllDeposits(id, filter)', () => {
+    it('opens the fast-polling window, finds two small payments and lists them accumulating, one page at a time', async () => {
+      const client = await newClient();
+      const route = await createPayableRoute(client, ZANO_TARGET);
+
+      const expected = await client.routes.expectDeposit(route.route_id);
+      expect(expected.error, expected.error?.message).to.equal(undefined);
+      expect(expected.response.status).to.equal(200);
+      expect(expected.data?.ok).to.equal(true);
+      expect(Date.parse(expected.data!.expect_deposit_until)).to.be.greaterThan(Date.now());
+      expect((await client.routes.get(route.route_id)).data?.expect_deposit_until).to.equal(expected.data!.expect_deposit_until);
+
+      const empty = await client.routes.deposits(route.route_id);
+      expect(empty.data).to.deep.equal({ route_id: route.route_id, accumulations: [], deposits: [], nextCursor: null });
+
+      await payUsdtTrx(client, route, '10');
+      await payUsdtTrx(client, route, '5');
+      const waiting = await waitForDeposits(
+        client,
+        route.route_id,
+        (page) => page.deposits.length === 2 && page.deposits.every((d) => d.status === 'accumulating'),
+      );
+      expect(waiting.deposits.map((d) => d.amountBaseUnits).sort()).to.deep.equal(['10000000', '5000000']);
+      for (const deposit of waiting.deposits) {
+        expect(deposit).to.include({ asset: 'USDT', network: 'TRX', orderId: null, reasonCode: 'accumulating' });
+        expect(deposit.confirmationCount).to.equal(deposit.requiredConfirmations);
+      }
+      expect(waiting.accumulations).to.have.length(1);
+      expect(waiting.accumulations[0]).to.include({ asset: 'USDT', network: 'TRX', same_asset_required: true });
+
+      const pages: PermanentDepositList[] = [];
+      for await (const page of client.routes.listAllDeposits(route.route_id, { limit: 1 })) {
+        if (page.error) throw page.error;
+        pages.push(page.data);
+      }
+      expect(pages.map((p) => p.deposits.length)).to.deep.equal([1, 1]);
+      expect(pages.flatMap((p) => p.deposits.map((d) => d.id))).to.have.members(waiting.deposits.map((d) => d.id));
+      expect(pages[0]?.nextCursor).to.be.a('string');
+      expect(pages[1]?.nextCursor ?? null).to.equal(null);
+      // Every page describes the whole route's accumulations, not only its own deposits.
+      for (const page of pages) expect(page.accumulations).to.deep.equal(waiting.accumulations);
+    });
+
+    it('returns not_found as a value for an unknown route', async () => {
+      const client = await newClient();
+      const unknown = '00000000-0000-4000-8000-000000000000';
+      const expected = await client.routes.expectDeposit(unknown);
+      expect(expected.data).to.equal(undefined);
+      expect(expected.error).to.be.instanceOf(PartnerApiError).and.include({ status: 404, code: 'not_found' });
+      const listed = await client.routes.deposits(unknown);
+      expect(listed.error).to.include({ status: 404, code: 'not_found' });
+    });
+
+    it("does not show another partner's route deposits", async () => {
+      const owner = await newClient();
+      const route = await createRoute(owner, ZANO_TARGET);
+      const other = await newClient();
+      const { error } = await other.routes.deposits(route.route_id);
+      expect(error).to.include({ status: 404, code: 'not_found' });
+    });
+
+    it('yields an error page last and stops', async () => {
+      const client = await newClient();
+      const route = await createRoute(client, ZANO_TARGET);
+      const pages = [];
+      for await (const page of client.routes.listAllDeposits(route.route_id, { limit: 0 })) pages.push(page);
+      expect(pages).to.have.length(1);
+      expect(pages[0]?.error).to.include({ status: 400 });
+    });
+
+    it('throws a TypeError for an empty id', async () => {
+      const client = await newClient();
+      for (const call of [() => client.routes.deposits(''), () => client.routes.expectDeposit('')]) {
+        let thrown: unknown;
+        try {
+          await call();
+        } catch (err) {
+          thrown = err;
+        }
+        expect(thrown)
+          .to.be.instanceOf(TypeError)
+          .with.property('message')
+          .that.matches(/id must be a non-empty string/);
+      }
     });
   });
 });
