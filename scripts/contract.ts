@@ -22,10 +22,11 @@ const PUBLIC_LIMIT = 60;
 const SIGNED_LIMIT = 40;
 const QUOTES_LIMIT = 30;
 const SWAPS_LIMIT = 20;
-// Spare partners: one per signed 429 transaction (its allowance is spent), one per sandbox operation and one for
-// the permanent-route operations together, so that the swaps, challenges and routes they set up, and the
-// polling that needs, do not spend the main partner's allowance.
-const SPARE_PARTNERS = 26;
+// Spare partners: one per signed 429 transaction (its allowance is spent), one per sandbox operation, one for
+// the permanent-route operations together and one for a route's deposits and expect-deposit window, so that the
+// swaps, challenges, routes and payments they set up, and the polling that needs, do not spend the main
+// partner's allowance. 27 are taken today (21 + 4 + 1 + 1); the rest is headroom.
+const SPARE_PARTNERS = 30;
 // The sandbox chain makes a block this often (seconds); a BTC deposit needs 2 confirmations to reach review.
 const SANDBOX_BLOCK_SECONDS = '0.2';
 

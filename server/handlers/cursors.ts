@@ -48,8 +48,13 @@ export function decodeCursor<K extends string>(cursor: string, filter: string | 
 /** A newest-first page position: the last row's creation time and id. */
 export const PAGE_POSITION = { c: CURSOR_FIELDS.timestamp, i: CURSOR_FIELDS.uuid };
 
-/** The position a decoded PAGE_POSITION cursor names. */
-export const positionOf = (position: { c: string; i: string }): { createdAt: Date; id: string } => ({
-  createdAt: new Date(position.c),
-  id: position.i,
-});
+/** The position a decoded PAGE_POSITION cursor names; 400 for a well-formed but impossible time (month 99). */
+export function positionOf(position: { c: string; i: string }): { createdAt: Date; id: string } {
+  const createdAt = new Date(position.c);
+  if (Number.isNaN(createdAt.getTime()) || createdAt.toISOString() !== position.c) {
+    throw new AppError(400, 'invalid_request', 'cursor is not a cursor this API returned; pass nextCursor of the previous page.', {
+      field: 'cursor',
+    });
+  }
+  return { createdAt, id: position.i };
+}

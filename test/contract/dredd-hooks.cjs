@@ -49,6 +49,10 @@ const NOT_PROVOKABLE_FOR = {
     'needs the database down, or an identical request with the same Idempotency-Key still in progress (a race no ' +
     'single request provokes reliably); covered by test/integration/swaps.test.ts (50 concurrent requests)',
   'createPermanentRoute 409': 'no route is unavailable in the sandbox catalogue; the server never answers 409 here yet',
+  'expectRouteDeposit 503':
+    'needs the database down, or every database connection busy past the acquire timeout (KnexTimeoutError, ' +
+    'server/http/errors.ts); no single request provokes that from outside a healthy server. The database-down ' +
+    '503 is covered by test/integration/health.test.ts (GET /health only)',
 };
 
 // Transactions where the server answers something the spec does not allow, skipped until the server or the
@@ -336,6 +340,16 @@ function routePartner() {
   if (!routesPartner) routesPartner = takeSpare();
   return routesPartner;
 }
+// A route's deposits and its expect-deposit window: a spare partner of their own, with a route of its own. The
+// operations above leave the routes partner almost no signed allowance in the one window the run takes, and
+// paying a route and polling until the payments are seen needs about a dozen signed requests. The earnings
+// (listPartnerEarnings) read the partner account, like the markup they record: the main partner's.
+const ROUTE_DEPOSIT_OPERATIONS = new Set(['listRouteDeposits', 'expectRouteDeposit']);
+let depositsPartner;
+function routeDepositsPartner() {
+  if (!depositsPartner) depositsPartner = takeSpare();
+  return depositsPartner;
+}
 
 // A Zano wallet's message signature (server/domain/zano-proof.ts signZanoMessage, v2 format), on the server's
 // own curve library: h = keccak256(HDS || keccak256(message)); comm = k*G; c = keccak256(h || pub || comm) mod l;
@@ -398,6 +412,47 @@ async function createRoute(partner, target = ROUTE_TARGET) {
   const proof = routeProof(await requestChallenge(partner, target), target);
   const res = await expectAnswer('setup POST /permanent-routes', send('POST', '/permanent-routes', { body: proof, partner }), 201);
   return res.body;
+}
+
+/** The route of the deposits partner (ROUTE_DEPOSIT_OPERATIONS), created on first use. */
+async function depositsRoute() {
+  if (!state.depositsRoute) state.depositsRoute = await createRoute(routeDepositsPartner());
+  return state.depositsRoute;
+}
+
+/**
+ * Polls GET /permanent-routes/{id} (signed by `partner`) until the route's `assetKey` address (e.g.
+ * 'USDT/TRX') is allocated (addresses are filled by a job after creation); resolves to the route.
+ */
+async function routeWithAddress(partner, routeId, assetKey, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await expectAnswer(`setup GET /permanent-routes/${routeId}`, send('GET', `/permanent-routes/${routeId}`, { partner }), 200);
+    if (!(assetKey in res.body.addresses)) {
+      throw new Error(`setup: route ${routeId} has no ${assetKey} address at all: ${Object.keys(res.body.addresses).join(', ')}`);
+    }
+    if (res.body.addresses[assetKey]) return res.body;
+    if (Date.now() > deadline)
+      throw new Error(`setup: route ${routeId}'s ${assetKey} address was not allocated within ${timeoutMs / 1000} s`);
+    await sleep(500); // each read spends the partner's signed allowance: poll gently
+  }
+}
+
+/** Polls GET /permanent-routes/{id}/deposits (signed) until `done(list)`; resolves to the list. */
+async function waitForRouteDeposits(partner, routeId, done, what, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await expectAnswer(
+      `setup GET /permanent-routes/${routeId}/deposits`,
+      send('GET', `/permanent-routes/${routeId}/deposits`, { partner }),
+      200,
+    );
+    if (done(res.body)) return res.body;
+    if (Date.now() > deadline) {
+      throw new Error(`setup: route ${routeId}'s deposits did not show ${what} within ${timeoutMs / 1000} s: ${res.text.slice(0, 400)}`);
+    }
+    await sleep(500);
+  }
 }
 
 const responseBody = (transaction) => {
@@ -920,6 +975,7 @@ const SCENARIOS = {
     async 404(transaction) {
       // Another partner's route, read by the routes partner.
       const theirs = await createRoute(partners.other);
+      state.otherRoute = theirs;
       withPath(transaction, `/permanent-routes/${theirs.route_id}`);
       transaction.expectCode = 'not_found';
       transaction.afterCheck = async () => {
@@ -930,6 +986,231 @@ const SCENARIOS = {
           'not_found',
         );
       };
+    },
+  },
+
+  listRouteDeposits: {
+    async 200(transaction) {
+      // Two sandbox payments of USDT on TRX into the route's address (1 and 2 USD: both below min_swap_usd, so
+      // they confirm and then accumulate, no order), found by the poll that expect-deposit runs at once. The
+      // transaction reads them as pages of one: the second page, with a real cursor.
+      const partner = routeDepositsPartner();
+      const route = await routeWithAddress(partner, (await depositsRoute()).route_id, 'USDT/TRX');
+      const paid = [];
+      for (const amount of ['1', '2']) {
+        const body = { address: route.addresses['USDT/TRX'], asset: 'USDT', network: 'TRX', amount };
+        const res = await expectAnswer(
+          'setup POST /sandbox/deposits to the route',
+          send('POST', '/sandbox/deposits', { body, partner }),
+          202,
+        );
+        paid.push(res.body.txHash);
+      }
+      await expectAnswer(
+        'setup POST /permanent-routes/{id}/expect-deposit',
+        send('POST', `/permanent-routes/${route.route_id}/expect-deposit`, { partner }),
+        200,
+      );
+      const hashes = (list) => list.deposits.map((d) => d.txHash);
+      await waitForRouteDeposits(
+        partner,
+        route.route_id,
+        (list) => paid.every((h) => hashes(list).includes(h)),
+        `the payments ${paid.join(', ')}`,
+      );
+      const page = await expectAnswer(
+        'setup GET /permanent-routes/{id}/deposits?limit=1',
+        send('GET', `/permanent-routes/${route.route_id}/deposits?limit=1`, { partner }),
+        200,
+      );
+      if (page.body.deposits.length !== 1 || !page.body.nextCursor) {
+        throw new Error(`setup: GET deposits?limit=1 gave ${page.body.deposits.length} deposits and nextCursor ${page.body.nextCursor}`);
+      }
+      state.routeDepositsCursor = page.body.nextCursor; // for the 400's check with another route
+      withPath(transaction, `/permanent-routes/${route.route_id}/deposits`);
+      withQuery(transaction, `limit=1&cursor=${page.body.nextCursor}`);
+      transaction.afterCheck = async (t) => {
+        const body = responseBody(t);
+        if (body?.route_id !== route.route_id) throw new Error(`the deposits of route ${body?.route_id}, not ${route.route_id}`);
+        const [first] = page.body.deposits;
+        const [second, ...more] = body.deposits;
+        // The two payments, one on each page, newest first; the second page is the last.
+        if (!second || more.length || second.id === first.id) throw new Error(`the second page holds ${hashes(body).join(',')}`);
+        const both = [first.txHash, second.txHash].sort();
+        if (both.join() !== [...paid].sort().join())
+          throw new Error(`the pages hold ${both.join(', ')}, not the payments ${paid.join(', ')}`);
+        for (const d of [first, second]) {
+          const units = d.txHash === paid[0] ? '1000000' : '2000000'; // USDT on TRX: 6 decimals
+          if (d.asset !== 'USDT' || d.network !== 'TRX' || d.amountBaseUnits !== units || d.orderId !== null) {
+            throw new Error(`deposit ${d.txHash} is not the payment made: ${JSON.stringify(d).slice(0, 400)}`);
+          }
+        }
+        if (body.nextCursor !== null) throw new Error(`the last page has nextCursor ${body.nextCursor}`);
+      };
+    },
+    async 400(transaction) {
+      const partner = routeDepositsPartner();
+      const route = await depositsRoute();
+      withPath(transaction, `/permanent-routes/${route.route_id}/deposits`);
+      withQuery(transaction, 'limit=501');
+      direct(transaction);
+      transaction.expectCode = 'invalid_request';
+      transaction.afterCheck = async () => {
+        // Schema-valid, so through the proxy: a cursor this API never returned.
+        const cursor = Buffer.from('not a cursor').toString('base64url');
+        await expectAnswer(
+          'GET /permanent-routes/{id}/deposits with a foreign cursor',
+          send('GET', `/permanent-routes/${route.route_id}/deposits?cursor=${cursor}`, { partner, via: 'proxy' }),
+          400,
+          'invalid_request',
+        );
+        // A real cursor (from the 200 transaction's setup), but of another route's pages: the partner's fUSD route.
+        if (state.routeDepositsCursor) {
+          const sibling = await createRoute(partner, { ...ROUTE_TARGET, destinationAsset: 'fUSD' });
+          await expectAnswer(
+            "GET /permanent-routes/{id}/deposits with another route's cursor",
+            send('GET', `/permanent-routes/${sibling.route_id}/deposits?cursor=${state.routeDepositsCursor}`, {
+              partner,
+              via: 'proxy',
+            }),
+            400,
+            'invalid_request',
+          );
+        }
+        // Invalid (the proxy would refuse it itself): straight to the server.
+        await expectAnswer(
+          'GET /permanent-routes/{not a uuid}/deposits',
+          send('GET', '/permanent-routes/not-a-route-id/deposits', { partner }),
+          400,
+          'invalid_request',
+        );
+      };
+    },
+    async 401(transaction) {
+      withQuery(transaction, 'limit=1');
+      transaction.wrongSecret = true;
+    },
+    async 404(transaction) {
+      // Another partner's route, read by the deposits partner.
+      const theirs = state.otherRoute || (await createRoute(partners.other));
+      withPath(transaction, `/permanent-routes/${theirs.route_id}/deposits`);
+      withQuery(transaction, 'limit=1');
+      transaction.expectCode = 'not_found';
+      transaction.afterCheck = async () => {
+        await expectAnswer(
+          'GET /permanent-routes/{unknown id}/deposits',
+          send('GET', `/permanent-routes/${randomUUID()}/deposits`, { partner: routeDepositsPartner(), via: 'proxy' }),
+          404,
+          'not_found',
+        );
+      };
+    },
+    async 429(transaction, operation, operationId) {
+      withQuery(transaction, 'limit=1');
+      await exhaust(operation, operationId, transaction);
+    },
+  },
+
+  expectRouteDeposit: {
+    async 200(transaction) {
+      const partner = routeDepositsPartner();
+      const route = await depositsRoute();
+      withPath(transaction, `/permanent-routes/${route.route_id}/expect-deposit`);
+      const before = Date.now();
+      transaction.afterCheck = async (t) => {
+        const body = responseBody(t);
+        // The window is EXPECT_DEPOSIT_SECONDS (default 1800 s) from the call, and the route reports it.
+        const until = Date.parse(body?.expect_deposit_until);
+        if (body?.ok !== true || !(until >= before + 1_790_000 && until <= Date.now() + 1_801_000)) {
+          throw new Error(`the window is not about 1800 s from now: ${t.real.body.slice(0, 200)}`);
+        }
+        const read = await expectAnswer(
+          'GET /permanent-routes/{id} after expect-deposit',
+          send('GET', `/permanent-routes/${route.route_id}`, { partner, via: 'proxy' }),
+          200,
+        );
+        if (read.body.expect_deposit_until !== body.expect_deposit_until) {
+          throw new Error(`the route reports expect_deposit_until ${read.body.expect_deposit_until}, not ${body.expect_deposit_until}`);
+        }
+      };
+    },
+    async 400(transaction) {
+      withPath(transaction, '/permanent-routes/not-a-route-id/expect-deposit'); // not a uuid
+      direct(transaction);
+      transaction.expectCode = 'invalid_request';
+    },
+    async 404(transaction) {
+      // Another partner's route, announced by the deposits partner.
+      const theirs = state.otherRoute || (await createRoute(partners.other));
+      withPath(transaction, `/permanent-routes/${theirs.route_id}/expect-deposit`);
+      transaction.expectCode = 'not_found';
+      transaction.afterCheck = async () => {
+        await expectAnswer(
+          'POST /permanent-routes/{unknown id}/expect-deposit',
+          send('POST', `/permanent-routes/${randomUUID()}/expect-deposit`, { partner: routeDepositsPartner(), via: 'proxy' }),
+          404,
+          'not_found',
+        );
+        // Refused, so the other partner's route got no window.
+        const theirRoute = await expectAnswer(
+          "setup GET the other partner's route",
+          send('GET', `/permanent-routes/${theirs.route_id}`, { partner: partners.other }),
+          200,
+        );
+        if (theirRoute.body.expect_deposit_until !== null) {
+          throw new Error(`a refused expect-deposit opened a window on another partner's route: ${theirRoute.body.expect_deposit_until}`);
+        }
+      };
+    },
+  },
+
+  listPartnerEarnings: {
+    async 200(transaction) {
+      // No finished route order exists here, so the page is empty; the filters are exercised all the same.
+      const from = new Date(Date.now() - 86_400_000).toISOString();
+      const to = new Date(Date.now() + 86_400_000).toISOString();
+      // Percent-encoded (':' as %3A), as Prism forwards a query: the signature covers the query as the server gets it.
+      withQuery(transaction, `limit=10&from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`);
+      transaction.afterCheck = async (t) => {
+        const body = responseBody(t);
+        if (!Array.isArray(body?.earnings) || !Array.isArray(body.totals))
+          throw new Error(`no earnings page: ${t.real.body.slice(0, 200)}`);
+        const outside = body.earnings.filter((e) => !(e.createdAt >= from && e.createdAt < to));
+        if (outside.length) throw new Error(`earnings outside ${from}..${to}: ${outside.map((e) => e.id).join(', ')}`);
+        if (body.earnings.length === 0 && (body.totals.length !== 0 || body.nextCursor !== null)) {
+          throw new Error(`an empty page with totals or a cursor: ${t.real.body.slice(0, 200)}`);
+        }
+      };
+    },
+    async 400(transaction) {
+      withQuery(transaction, 'limit=101');
+      direct(transaction);
+      transaction.expectCode = 'invalid_request';
+      transaction.afterCheck = async () => {
+        // Schema-valid, so through the proxy: a cursor this API never returned, and an empty time range.
+        const cursor = Buffer.from('not a cursor').toString('base64url');
+        await expectAnswer(
+          'GET /partner/earnings with a foreign cursor',
+          send('GET', `/partner/earnings?cursor=${cursor}`, { partner: partners.main, via: 'proxy' }),
+          400,
+          'invalid_request',
+        );
+        const at = encodeURIComponent('2026-06-01T00:00:00Z');
+        await expectAnswer(
+          'GET /partner/earnings with from = to',
+          send('GET', `/partner/earnings?from=${at}&to=${at}`, { partner: partners.main, via: 'proxy' }),
+          400,
+          'invalid_request',
+        );
+      };
+    },
+    async 401(transaction) {
+      withQuery(transaction, 'limit=1');
+      transaction.wrongSecret = true;
+    },
+    async 429(transaction, operation, operationId) {
+      withQuery(transaction, 'limit=1');
+      await exhaust(operation, operationId, transaction);
     },
   },
 
@@ -1135,6 +1416,7 @@ hooks.beforeEach((transaction, done) => {
   try {
     if (OWN_PARTNER.has(operationId)) transaction.partner = partnerOf(operationId);
     if (ROUTE_OPERATIONS.has(operationId)) transaction.partner = routePartner();
+    if (ROUTE_DEPOSIT_OPERATIONS.has(operationId)) transaction.partner = routeDepositsPartner();
   } catch (err) {
     transaction.fail = err.message;
     return done();

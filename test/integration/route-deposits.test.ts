@@ -291,6 +291,26 @@ describe('Permanent routes: deposits, accumulation, conversion and earnings', ()
       400,
       'invalid_request',
     );
+    // `:` unencoded in the times is accepted as well (allowReserved).
+    const raw = await earner.send<EarningsPage>(
+      'GET',
+      `/api/v1/partner/earnings?from=${middle.createdAt}&to=${all.body.earnings[0].createdAt}`,
+    );
+    expect(raw.status, raw.text).to.equal(200);
+    expect(raw.body.earnings.map((e) => e.id)).to.deep.equal([middle.id]);
+    // A cursor of the right shape naming an impossible time is a 400 on every list, not a 500.
+    const impossible = (filter: string | null) =>
+      Buffer.from(JSON.stringify({ p: { c: '2026-99-99T00:00:00.000Z', i: middle.id }, f: filter })).toString('base64url');
+    expectError(await earner.send('GET', `/api/v1/partner/earnings?cursor=${impossible('..')}`), 400, 'invalid_request');
+    expectError(await earner.send('GET', `/api/v1/swaps?cursor=${impossible(null)}`), 400, 'invalid_request');
+    expectError(await earner.send('GET', `/api/v1/permanent-routes?cursor=${impossible(null)}`), 400, 'invalid_request');
+    expectError(
+      await earner.send('GET', `/api/v1/permanent-routes/${route.route_id}/deposits?cursor=${impossible(route.route_id)}`),
+      400,
+      'invalid_request',
+    );
+    const upper = await earner.send('GET', `/api/v1/permanent-routes/${route.route_id.toUpperCase()}/deposits`);
+    expect(upper.status, 'an upper-case route id names the same route').to.equal(200);
     // Another partner sees none of it.
     expect(
       (await client.send<EarningsPage>('GET', '/api/v1/partner/earnings')).body.earnings.some((e) => e.routeId === route.route_id),

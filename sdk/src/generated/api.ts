@@ -2549,12 +2549,12 @@ export interface operations {
                  */
                 limit?: number;
                 /**
-                 * @description Only earnings created at or after this time.
+                 * @description Only earnings created at or after this time. `:` may be sent as is or as `%3A`.
                  * @example 2026-06-01T00:00:00Z
                  */
                 from?: string;
                 /**
-                 * @description Only earnings created before this time.
+                 * @description Only earnings created before this time. `:` may be sent as is or as `%3A`.
                  * @example 2026-07-01T00:00:00Z
                  */
                 to?: string;
