@@ -47,6 +47,7 @@ export async function startSwapEngine(deps: {
     now: deps.now,
     pollSeconds: deps.config.routePollSeconds,
     expectPollSeconds: deps.config.routeExpectPollSeconds,
+    logger: deps.logger,
   });
   const hub = await startSwapHub({ knex: deps.knex, databaseUrl: deps.config.databaseUrl, logger: deps.logger });
   const jobs = await startJobEngine({

@@ -69,6 +69,7 @@ export function toDepositBody(deposit: DepositRecord, order: SwapRecord | null):
     orderId: order?.id ?? null,
     settlementTxHash: order?.settlementTxHash ?? null,
     actualOutputAmount: order?.actualOutputAmount ?? null,
+    refundTxHash: deposit.refundTxHash,
     firstSeenAt: deposit.firstSeenAt.toISOString(),
     lastSeenAt: deposit.lastSeenAt.toISOString(),
     confirmedAt: deposit.confirmedAt?.toISOString() ?? null,

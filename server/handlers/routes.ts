@@ -163,10 +163,7 @@ export function createRouteHandlers(
           },
           sourcesFor(body.destinationAsset, body.destinationNetwork).map((a) => ({ assetKey: assetKey(a), network: a.network })),
         );
-        if (created) {
-          await deps.jobs.scheduleRouteAddresses(stored.id, trx);
-          await deps.jobs.scheduleRoutePoll(stored.id, stored.nextPollAt!, trx);
-        }
+        if (created) await deps.jobs.scheduleRouteAddresses(stored.id, trx);
         return stored;
       });
       const [routeBody] = await toBodies([route]);
@@ -221,13 +218,12 @@ export function createRouteHandlers(
       await ownedRoute(partnerId, path.id);
       const at = deps.now();
       const until = new Date(at.getTime() + deps.config.expectDepositSeconds * 1000);
+      // Due at once (a payment already made is found now), then polled at the faster interval until `until`.
       await deps.knex.transaction(async (trx) => {
-        const route = (await lockRoute(trx, path.id))!;
-        // Poll at once (a payment already made is found now), then at the faster interval until `until`.
-        const pollNow = route.status === 'active' && (route.nextPollAt === null || route.nextPollAt > at);
-        await updateRoutePolling(trx, route.id, { expectDepositUntil: until, ...(pollNow ? { nextPollAt: at } : {}) }, at);
-        if (pollNow) await deps.jobs.scheduleRoutePoll(route.id, at, trx);
+        await lockRoute(trx, path.id);
+        await updateRoutePolling(trx, path.id, { expectDepositUntil: until, nextPollAt: at }, at);
       });
+      deps.jobs.wakeRoutePolling();
       return { status: 200, body: { ok: true, expect_deposit_until: until.toISOString() } };
     },
   };

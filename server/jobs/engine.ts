@@ -13,10 +13,9 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { createSecretBox } from '../store/secret-box.js';
 import { queryInTransaction, queryUnnamed } from '../store/raw-sql.js';
-import { listRoutePolls } from '../store/routes.js';
 import { listActiveSwapIds } from '../store/swaps.js';
 import { allocateRouteAddresses } from './route-addresses.js';
-import type { RouteDeposits } from './route-deposits.js';
+import { startRoutePolling, type RouteDeposits } from './route-deposits.js';
 import type { SwapLifecycle } from './swap-lifecycle.js';
 import {
   createWebhookDelivery,
@@ -35,8 +34,6 @@ export const POLLING_INTERVAL_SECONDS = 0.5;
 export const JOB_EXPIRY_SECONDS = 60;
 /** The queue that allocates permanent routes' deposit addresses. */
 export const ROUTE_ADDRESSES_QUEUE = 'route-addresses';
-/** The queue of permanent-route polls (jobs/route-deposits.ts). */
-export const ROUTE_POLL_QUEUE = 'route-poll';
 /** The queue of webhook delivery attempts. */
 export const WEBHOOK_DELIVERY_QUEUE = 'webhook-delivery';
 /** How often the dispatcher looks for outbox rows without a delivery job. */
@@ -55,11 +52,8 @@ export interface JobEngine {
   scheduleAdvance(swapId: string, at?: Date, trx?: Knex.Transaction): Promise<void>;
   /** Queues the allocation of a new route's deposit addresses, in the transaction that created the route. */
   scheduleRouteAddresses(routeId: string, trx: Knex.Transaction): Promise<void>;
-  /**
-   * Queues the poll of `routeId` due at `at`, which must be the route's `nextPollAt` (any other poll job is
-   * stale and does nothing); with `trx`, in that transaction.
-   */
-  scheduleRoutePoll(routeId: string, at: Date, trx?: Knex.Transaction): Promise<void>;
+  /** Sweeps due permanent routes now (a route was made due on this instance: an expect-deposit window). */
+  wakeRoutePolling(): void;
   /** Webhook delivery: the test send, and the dispatcher for callers that want outbox rows queued now. */
   webhooks: Pick<WebhookDelivery, 'sendTest' | 'dispatch'>;
   /** Stops fetching, waits for running jobs (up to a few seconds) and releases the engine. */
@@ -94,7 +88,6 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
   await boss.createQueue(SWAP_ADVANCE_QUEUE);
   await boss.createQueue(WEBHOOK_DELIVERY_QUEUE);
   await boss.createQueue(ROUTE_ADDRESSES_QUEUE);
-  await boss.createQueue(ROUTE_POLL_QUEUE);
 
   // A step due at a moment has an id derived from the swap and that moment: every chain of jobs for one swap
   // (after a sandbox action, a deposit, a restart) computes the same next moment, so they merge into one job
@@ -139,47 +132,31 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
     },
   );
 
-  // Like swap steps, a poll due at a moment has an id derived from the route and that moment.
-  const scheduleRoutePoll = async (routeId: string, at: Date, trx?: Knex.Transaction) => {
-    await boss.send(
-      ROUTE_POLL_QUEUE,
-      { routeId, at: at.toISOString() },
-      {
-        startAfter: at,
-        id: derivedJobId(`route-poll:${routeId}@${at.toISOString()}`),
-        ...(trx ? { db: transactionDb(trx) } : {}),
-      },
-    );
-  };
-  await boss.work<{ routeId: string; at: string }>(
-    ROUTE_POLL_QUEUE,
-    { pollingIntervalSeconds: POLLING_INTERVAL_SECONDS, batchSize: 8 },
-    async (jobs) => {
-      const outcomes = await Promise.allSettled(
-        jobs.map(async (job) => {
-          const { nextPollAt, orderIds } = await deps.routeDeposits.poll(job.data.routeId, new Date(job.data.at));
-          if (nextPollAt) await scheduleRoutePoll(job.data.routeId, nextPollAt);
-          // New orders are active swaps, so a restart also carries them on.
-          for (const orderId of orderIds) {
-            const { nextRunAt } = await deps.lifecycle.advance(orderId);
-            if (nextRunAt) await scheduleAdvance(orderId, nextRunAt);
-          }
-        }),
-      );
-      const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
-      if (failed) throw failed.reason;
+  // Permanent routes are polled by a sweeper over their `next_poll_at`; the orders a poll creates are queued
+  // in its transaction and moved on at once after it commits.
+  const routePolling = startRoutePolling({
+    knex: deps.knex,
+    routeDeposits: deps.routeDeposits,
+    now: deps.webhooks.now,
+    logger: deps.logger,
+    onOrder: (orderId, trx) => scheduleAdvance(orderId, undefined, trx),
+    async afterCommit(orderIds) {
+      for (const orderId of orderIds) {
+        const { nextRunAt } = await deps.lifecycle.advance(orderId);
+        if (nextRunAt) await scheduleAdvance(orderId, nextRunAt);
+      }
     },
-  );
-  for (const route of await listRoutePolls(deps.knex)) await scheduleRoutePoll(route.id, route.nextPollAt);
+  });
 
   const webhooks = await startWebhookDelivery(boss, deps);
 
   return {
     scheduleAdvance,
     scheduleRouteAddresses,
-    scheduleRoutePoll,
+    wakeRoutePolling: routePolling.wake,
     webhooks: webhooks.delivery,
     async stop() {
+      await routePolling.stop();
       await webhooks.stop();
       await boss.stop({ graceful: true, wait: true, timeout: 5_000, close: false });
     },

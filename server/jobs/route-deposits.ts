@@ -1,7 +1,10 @@
 /**
- * Watches permanent routes' reusable addresses (DESIGN 6.7). Each route is polled on its own schedule:
- * every ROUTE_POLL_SECONDS, every ROUTE_EXPECT_POLL_SECONDS while an expect-deposit window is open, and at
- * the next block while one of its deposits is confirming. A poll, in one transaction on the locked route:
+ * Watches permanent routes' reusable addresses (DESIGN 6.7). Each route is polled on its own schedule, kept
+ * in `permanent_routes.next_poll_at`: every ROUTE_POLL_SECONDS, every ROUTE_EXPECT_POLL_SECONDS while an
+ * expect-deposit window is open, and at the next block while one of its deposits is confirming. A sweeper
+ * on every instance (startRoutePolling) polls the routes that are due; the schedule lives in the route row,
+ * so no job can be lost between a commit and the next poll, and a failing poll is simply due again later.
+ * A poll, in one transaction on the locked route:
  * 1. records transaction outputs paid to the route's addresses that it has not seen (`confirming`);
  * 2. counts the confirmations of those still confirming;
  * 3. decides each same-asset bucket of confirmed deposits without an order (domain/accumulation.ts): wait
@@ -11,6 +14,7 @@
  * The route lock makes polls of one route run one at a time, so two workers never convert a deposit twice.
  */
 import type { Knex } from 'knex';
+import type { Logger } from 'pino';
 import type { ChainAdapter } from '../adapters/chain.js';
 import type { RatesAdapter } from '../adapters/rates.js';
 import { decideBucket, usd, type BucketDecision } from '../domain/accumulation.js';
@@ -19,8 +23,8 @@ import { Money, type Amount } from '../domain/money.js';
 import { marketRate, priceRouteOrder } from '../domain/pricing.js';
 import { toBaseUnits, type DepositRecord } from '../domain/route-deposit-view.js';
 import { TERMS_VERSION } from '../domain/swap-view.js';
-import { insertDepositMessages, insertNewDeposits, listOpenDeposits, updateDeposit } from '../store/route-deposits.js';
-import { listRouteAddresses, lockRoute, updateRoutePolling, type RouteRecord } from '../store/routes.js';
+import { insertDepositMessages, insertNewDeposits, listOpenDeposits, listRecordedOutputs, updateDeposit } from '../store/route-deposits.js';
+import { listDueRoutes, listRouteAddresses, lockDueRoute, nextDuePoll, updateRoutePolling, type RouteRecord } from '../store/routes.js';
 import { createRouteOrder, transitionSwap } from '../store/swap-transitions.js';
 
 /** What polling needs. */
@@ -33,6 +37,7 @@ export interface RouteDepositsDeps {
   /** ROUTE_POLL_SECONDS and ROUTE_EXPECT_POLL_SECONDS. */
   pollSeconds: number;
   expectPollSeconds: number;
+  logger?: Logger;
 }
 
 /** The outcome of a poll: when to poll again, and the orders it created (the caller moves them on). */
@@ -52,18 +57,34 @@ export function createRouteDeposits(deps: RouteDepositsDeps) {
     return asset;
   };
 
-  async function detect(trx: Knex.Transaction, route: RouteRecord, at: Date): Promise<DepositRecord[]> {
+  // Records the outputs paid to the route that are not recorded yet; returns them, and the chain's view of
+  // every output (for confirmations).
+  async function detect(
+    trx: Knex.Transaction,
+    route: RouteRecord,
+    at: Date,
+  ): Promise<{ created: DepositRecord[]; confirmations: Map<string, number> }> {
     const addresses = (await listRouteAddresses(trx, [route.id])).filter((a) => a.address !== '');
     const accepted = new Set(addresses.map((a) => `${a.address} ${a.assetKey}`));
     const seen = await deps.chain.listAddressDeposits(trx, [...new Set(addresses.map((a) => a.address))], route.createdAt, at);
-    const payable = seen.filter((tx) => accepted.has(`${tx.address} ${assetKey({ symbol: tx.asset, network: tx.network })}`));
-    return insertNewDeposits(
+    const confirmations = new Map(seen.map((tx) => [`${tx.txHash}:${tx.outputIndex}`, tx.confirmations]));
+    const recorded = await listRecordedOutputs(
       trx,
-      payable.map((tx) => {
+      route.id,
+      seen.map((tx) => tx.txHash),
+    );
+    const fresh = seen.filter(
+      (tx) =>
+        !recorded.has(`${tx.txHash}:${tx.outputIndex}`) &&
+        accepted.has(`${tx.address} ${assetKey({ symbol: tx.asset, network: tx.network })}`),
+    );
+    const rows = [];
+    for (const tx of fresh) {
+      try {
         const asset = assetOf(tx.asset, tx.network);
         const required = deps.catalog.networks[asset.network].confirmations;
-        const confirmations = Math.min(tx.confirmations, required);
-        return {
+        const count = Math.min(tx.confirmations, required);
+        rows.push({
           routeId: route.id,
           asset: tx.asset,
           network: tx.network,
@@ -74,17 +95,22 @@ export function createRouteDeposits(deps: RouteDepositsDeps) {
           amount: tx.amount,
           amountBaseUnits: toBaseUnits(new Money(tx.amount).toFixed(), asset.precision),
           broadcastAt: tx.seenAt,
-          confirmationCount: confirmations,
+          confirmationCount: count,
           requiredConfirmations: required,
           status: 'confirming' as const,
           firstSeenAt: at,
           lastSeenAt: at,
-          confirmedAt: confirmations >= required ? at : null,
+          confirmedAt: count >= required ? at : null,
           createdAt: at,
           updatedAt: at,
-        };
-      }),
-    );
+        });
+      } catch (err) {
+        // One output the service cannot account for (an asset no longer listed, more decimals than the asset
+        // has) must not stop the route: it is left for an operator and the others go on.
+        deps.logger?.error({ err, routeId: route.id, txHash: tx.txHash }, 'route deposit cannot be recorded; skipped');
+      }
+    }
+    return { created: await insertNewDeposits(trx, rows), confirmations };
   }
 
   async function convert(
@@ -155,14 +181,17 @@ export function createRouteDeposits(deps: RouteDepositsDeps) {
     return created.swap.id;
   }
 
-  async function pollLocked(trx: Knex.Transaction, route: RouteRecord, at: Date): Promise<PollResult> {
+  async function pollLocked(trx: Knex.Transaction, route: RouteRecord, at: Date, onOrder?: OrderCallback): Promise<PollResult> {
     const changed = new Map<string, DepositRecord>();
-    for (const deposit of await detect(trx, route, at)) changed.set(deposit.id, deposit);
+    const detected = await detect(trx, route, at);
+    for (const deposit of detected.created) changed.set(deposit.id, deposit);
 
     const open: DepositRecord[] = [];
     for (let deposit of await listOpenDeposits(trx, route.id)) {
       if (deposit.status === 'confirming') {
-        const confirmations = Math.min(deps.chain.confirmationsSince(deposit.broadcastAt, at), deposit.requiredConfirmations);
+        // The chain's count; a transaction that left the chain stays where it was.
+        const onChain = detected.confirmations.get(`${deposit.txHash}:${deposit.outputIndex}`) ?? deposit.confirmationCount;
+        const confirmations = Math.min(onChain, deposit.requiredConfirmations);
         if (confirmations > deposit.confirmationCount) {
           deposit = await updateDeposit(trx, deposit.id, {
             confirmationCount: confirmations,
@@ -177,6 +206,7 @@ export function createRouteDeposits(deps: RouteDepositsDeps) {
     }
 
     const buckets = new Map<string, DepositRecord[]>();
+    const inDecision = (decision: BucketDecision) => new Set(decision.depositIds);
     for (const deposit of open) {
       if (deposit.confirmationCount < deposit.requiredConfirmations) continue;
       const key = `${deposit.asset}/${deposit.network}`;
@@ -187,9 +217,13 @@ export function createRouteDeposits(deps: RouteDepositsDeps) {
       const price = await deps.rates.priceUsd(deposits[0].asset, deposits[0].network, at);
       const limits = { minSwapUsd: route.minSwapUsd, maxAutoSwapUsd: route.maxAutoSwapUsd };
       for (const decision of decideBucket(deposits, price, limits)) {
-        const members = deposits.filter((d) => decision.depositIds.includes(d.id));
+        const ids = inDecision(decision);
+        const members = deposits.filter((d) => ids.has(d.id));
         if (decision.kind === 'convert') {
-          orderIds.push(await convert(trx, route, members, decision, price, at));
+          const orderId = await convert(trx, route, members, decision, price, at);
+          // Queued with the order: if anything after the commit fails, a worker still carries it on.
+          await onOrder?.(orderId, trx);
+          orderIds.push(orderId);
           // The order announces its deposits itself.
           for (const d of members) changed.delete(d.id);
           continue;
@@ -227,17 +261,105 @@ export function createRouteDeposits(deps: RouteDepositsDeps) {
 
   return {
     /**
-     * Polls route `routeId`. A worker passes the moment its job was scheduled for, and the poll does nothing
-     * unless that is still the route's next poll (a job left over from an earlier schedule is stale).
-     * Without `scheduledFor` it polls unconditionally.
+     * Polls route `routeId` now if it is due (`next_poll_at` has come) and no other worker holds it; with
+     * `force`, whenever it is free. `onOrder` runs in the poll's transaction for each order created.
      */
-    async poll(routeId: string, scheduledFor?: Date): Promise<PollResult> {
+    async poll(routeId: string, options: { force?: boolean; onOrder?: OrderCallback } = {}): Promise<PollResult> {
       return deps.knex.transaction(async (trx) => {
-        const route = await lockRoute(trx, routeId);
-        if (!route || route.status !== 'active') return { nextPollAt: undefined, orderIds: [] };
-        if (scheduledFor && route.nextPollAt?.getTime() !== scheduledFor.getTime()) return { nextPollAt: undefined, orderIds: [] };
-        return pollLocked(trx, route, deps.now());
+        const at = deps.now();
+        const route = await lockDueRoute(trx, routeId, options.force ? undefined : at);
+        if (!route) return { nextPollAt: undefined, orderIds: [] };
+        return pollLocked(trx, route, at, options.onOrder);
       });
+    },
+
+    /** Moves a route whose poll failed to its next regular poll, so it is retried without spinning. */
+    async postpone(routeId: string): Promise<void> {
+      const at = deps.now();
+      await deps.knex.transaction(async (trx) => {
+        await updateRoutePolling(trx, routeId, { nextPollAt: new Date(at.getTime() + deps.pollSeconds * 1000) });
+      });
+    },
+  };
+}
+
+/** Called in a poll's transaction for each order it created. */
+export type OrderCallback = (orderId: string, trx: Knex.Transaction) => Promise<void>;
+
+// How many due routes one sweep takes, and the bounds of its sleep between sweeps.
+const SWEEP_BATCH = 16;
+const MIN_SLEEP_MS = 10;
+const MAX_SLEEP_MS = 1_000;
+
+/**
+ * The sweeper: polls every due route, one transaction each, then sleeps until the next route is due (at
+ * most a second, so a window opened on another instance is noticed). `wake()` sweeps at once (a window
+ * opened here). `afterCommit` runs for each poll's new orders once the poll committed.
+ */
+export function startRoutePolling(deps: {
+  knex: Knex;
+  routeDeposits: RouteDeposits;
+  now: () => Date;
+  logger: Logger;
+  onOrder: OrderCallback;
+  afterCommit: (orderIds: string[]) => Promise<void>;
+}) {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+  let again = false;
+
+  const sweep = async () => {
+    let due: string[] = [];
+    try {
+      due = await listDueRoutes(deps.knex, deps.now(), SWEEP_BATCH);
+      for (const routeId of due) {
+        if (stopped) return;
+        try {
+          const { orderIds } = await deps.routeDeposits.poll(routeId, { onOrder: deps.onOrder });
+          if (orderIds.length > 0)
+            await deps.afterCommit(orderIds).catch((err) => deps.logger.warn({ err }, 'route order step failed; its job carries it on'));
+        } catch (err) {
+          deps.logger.warn({ err, routeId }, 'route poll failed; retried at its next regular poll');
+          await deps.routeDeposits.postpone(routeId).catch(() => undefined);
+        }
+      }
+    } catch (err) {
+      deps.logger.warn({ err }, 'route sweep failed; will retry');
+    }
+    if (stopped) return;
+    let sleep = MAX_SLEEP_MS;
+    if (due.length >= SWEEP_BATCH || again) sleep = 0;
+    else {
+      const next = await nextDuePoll(deps.knex).catch(() => undefined);
+      if (next) sleep = Math.min(MAX_SLEEP_MS, Math.max(MIN_SLEEP_MS, next.getTime() - deps.now().getTime()));
+    }
+    again = false;
+    timer = setTimeout(tick, sleep);
+  };
+  const tick = () => {
+    timer = undefined;
+    running = sweep();
+  };
+  tick();
+
+  return {
+    /** Sweeps as soon as the current sweep ends (a route was made due here). */
+    wake(): void {
+      if (stopped) return;
+      if (timer) {
+        // Sleeping: sweep now.
+        clearTimeout(timer);
+        tick();
+      } else {
+        // Sweeping: sweep again as soon as this one ends.
+        again = true;
+      }
+    },
+    async stop(): Promise<void> {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
     },
   };
 }

@@ -54,6 +54,13 @@ export async function listOpenDeposits(trx: Knex.Transaction, routeId: string): 
   return rows.map((row: Record<string, unknown>) => fromRow<DepositRecord>(row));
 }
 
+/** The (tx hash, output index) pairs of `routeId` already recorded among `txHashes`, as `hash:index`. */
+export async function listRecordedOutputs(db: Knex, routeId: string, txHashes: string[]): Promise<Set<string>> {
+  if (txHashes.length === 0) return new Set();
+  const rows = await db('route_deposits').where({ route_id: routeId }).whereIn('tx_hash', txHashes).select('tx_hash', 'output_index');
+  return new Set(rows.map((row: { tx_hash: string; output_index: number }) => `${row.tx_hash}:${row.output_index}`));
+}
+
 /** Updates one deposit. */
 export async function updateDeposit(trx: Knex.Transaction, id: string, fields: Partial<DepositRecord>): Promise<DepositRecord> {
   const [row] = await trx('route_deposits').where({ id }).update(toColumns(fields)).returning('*');

@@ -164,10 +164,32 @@ export async function updateRoutePolling(
   return fromRow<RouteRecord>(row);
 }
 
-/** Each active route and the moment of its next poll (what the workers resume after a restart). */
-export async function listRoutePolls(db: Knex): Promise<Array<{ id: string; nextPollAt: Date }>> {
-  const rows = await db('permanent_routes').where({ status: 'active' }).whereNotNull('next_poll_at').select('id', 'next_poll_at');
-  return rows.map((row) => ({ id: row.id as string, nextPollAt: row.next_poll_at as Date }));
+/** Up to `limit` active routes whose next poll has come, the most overdue first. */
+export async function listDueRoutes(db: Knex, at: Date, limit: number): Promise<string[]> {
+  return db('permanent_routes')
+    .where({ status: 'active' })
+    .andWhere('next_poll_at', '<=', at)
+    .orderBy('next_poll_at')
+    .limit(limit)
+    .pluck('id');
+}
+
+/** When the next active route is due, if any route is active. */
+export async function nextDuePoll(db: Knex): Promise<Date | undefined> {
+  const row = await db('permanent_routes').where({ status: 'active' }).min({ next: 'next_poll_at' }).first();
+  return row?.next ? new Date(row.next as Date) : undefined;
+}
+
+/**
+ * Locks route `id` for a poll unless another worker holds it (SKIP LOCKED), and, when `dueAt` is given,
+ * only if it is active and due at that moment.
+ */
+export async function lockDueRoute(trx: Knex.Transaction, id: string, dueAt?: Date): Promise<RouteRecord | undefined> {
+  if (!isUuid(id)) return undefined;
+  const query = trx('permanent_routes').where({ id, status: 'active' }).forUpdate().skipLocked().first();
+  if (dueAt) query.andWhere('next_poll_at', '<=', dueAt);
+  const row = await query;
+  return row ? fromRow<RouteRecord>(row) : undefined;
 }
 
 /** The route that owns deposit address `address`, with the assets that address takes. */

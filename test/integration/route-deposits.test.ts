@@ -134,6 +134,8 @@ describe('Permanent routes: deposits, accumulation, conversion and earnings', ()
     // The small deposit still waits in its bucket.
     const after = await waitForDeposits(client, route.route_id, (l) => l.deposits.some((d) => d.status === 'refunded'));
     expect(after.deposits.find((d) => d.amountBaseUnits === '3000000')!.status).to.equal('accumulating');
+    const refunded = after.deposits.find((d) => d.status === 'refunded')!;
+    expect(refunded.refundTxHash).to.equal(order.order.refundTxHash);
   });
 
   it('picks up a deposit made inside an expect-deposit window sooner than one made outside it', async () => {
@@ -215,8 +217,9 @@ describe('Permanent routes: deposits, accumulation, conversion and earnings', ()
       const counts = mine
         .filter((m) => m.data.deposit.status === 'confirming' && m.data.deposit.orderId === null)
         .map((m) => m.data.deposit.confirmationCount);
-      expect(counts.length).to.be.greaterThan(1);
-      expect(counts).to.deep.equal(counts.slice().sort((a, b) => a - b));
+      // (Deliveries may arrive out of order: only the set of counts is checked.)
+      expect(new Set(counts).size).to.be.greaterThan(1);
+      expect(Math.max(...counts)).to.be.at.most(19);
       const last = mine[mine.length - 1].data.deposit;
       expect(last.orderId).to.be.a('string');
       expect(last.settlementTxHash).to.be.a('string');

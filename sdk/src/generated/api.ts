@@ -1323,6 +1323,11 @@ export interface components {
             /** @description The order converting this deposit, once there is one. */
             orderId?: string | null;
             settlementTxHash?: string | null;
+            /**
+             * @description When the deposit's order was refunded: the transaction that returned this deposit to its sender
+             *     (each deposit of an order is returned to its own sender).
+             */
+            refundTxHash?: string | null;
             actualOutputAmount?: string | null;
             /** Format: date-time */
             firstSeenAt: string;

@@ -19,7 +19,9 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw("create index permanent_routes_next_poll on permanent_routes (next_poll_at) where status = 'active'");
 
   await knex.schema.alterTable('swaps', (t) => {
-    t.uuid('route_id').references('permanent_routes.id').onDelete('cascade');
+    // Orders are financial records: a route with orders cannot be deleted on its own (no cascade).
+    t.uuid('route_id').references('permanent_routes.id');
+    t.index(['route_id']);
     t.specificType('fee_percent', 'numeric');
     t.specificType('fee_floor_usd', 'numeric');
     t.specificType('markup_percent', 'numeric');
@@ -65,6 +67,8 @@ export async function up(knex: Knex): Promise<void> {
     t.index(['route_id', 'created_at', 'id']);
     t.index(['order_id']);
   });
+  // What each poll reads: the route's deposits without an order.
+  await knex.raw('create index route_deposits_open on route_deposits (route_id, created_at) where order_id is null');
   await knex.raw(
     `alter table route_deposits add constraint route_deposits_status_check check (
        (order_id is null and status in ('confirming', 'accumulating')) or (order_id is not null and status = 'ordered'))`,
