@@ -104,6 +104,33 @@ describe('Rate limits', () => {
     }
   });
 
+  it('never admits more than the limit across two instances under concurrent load, and refuses at most one lease early', async function () {
+    // The embedded database serves one process; concurrent instances sharing it are PostgreSQL's case.
+    if (!process.env.DATABASE_URL) return this.skip();
+    // Limit 100 per minute: leases of up to 5 points. 160 concurrent requests, half to each instance.
+    const env = { RATE_LIMIT_WINDOW_SECONDS: '60', RATE_LIMIT_SIGNED_PER_MINUTE: '100' };
+    const a = await startTestServer({ sameDatabaseAs: server, env });
+    const b = await startTestServer({ sameDatabaseAs: server, env });
+    try {
+      const busy = await server.createSigner('Busy');
+      const statuses = await Promise.all(
+        Array.from({ length: 160 }, async (_, i) => {
+          return (await json(signedFetch(i % 2 ? a.origin : b.origin, busy, 'GET', MARKUP))).status;
+        }),
+      );
+      const admitted = statuses.filter((s) => s === 200).length;
+      expect(statuses.filter((s) => s !== 200 && s !== 429)).to.deep.equal([]);
+      expect(admitted).to.be.at.most(100);
+      // Points leased to one instance and unused there are lost to the other: at most one lease (5).
+      expect(admitted).to.be.at.least(95);
+      const row = await server.knex('rate_limits').where('key', `rl_signed:${busy.keyId}`).first();
+      expect(Number(row.points)).to.be.at.most(100);
+    } finally {
+      await b.close();
+      await a.close();
+    }
+  });
+
   it('counts failed authentications against the client IP', async () => {
     await new Promise((resolve) => setTimeout(resolve, WINDOW_SECONDS * 1000));
     const forged = { ...acme, secret: 'pss_sk_guessed-secret-0123456789' };
