@@ -11,7 +11,7 @@ import { AppError } from '../domain/errors.js';
 import { createHandlers } from '../handlers/index.js';
 import type { HandlerDeps } from '../handlers/deps.js';
 import type { SecretBox } from '../store/secret-box.js';
-import { authenticate, claimNonce } from './authenticate.js';
+import { authenticate, claimNonce, createPartnerCache } from './authenticate.js';
 import { parseJsonBody, readRawBody } from './body.js';
 import { rateLimit } from './rate-limit.js';
 import { errorHandler } from './errors.js';
@@ -66,10 +66,12 @@ export function createApp(deps: AppDeps): Express {
   app.use(readRawBody());
   // Authentication comes before validation: an unauthenticated request is 401 whatever its body or query.
   const limits = rateLimit(deps.knex, deps.config.rateLimits);
-  app.use(authenticate({ knex: deps.knex, secretBox: deps.secretBox, audience: deps.config.publicOrigin, now: deps.now }));
+  const authentication = { knex: deps.knex, secretBox: deps.secretBox, audience: deps.config.publicOrigin, now: deps.now };
+  const partners = createPartnerCache(authentication);
+  app.use(authenticate(authentication, partners));
   app.use(limits.count);
   // The nonce is claimed after the key's limit: a request refused with 429 stores nothing.
-  app.use(claimNonce(deps.knex, deps.now));
+  app.use(claimNonce(authentication, partners));
   app.use(limits.countRefusals);
   app.use(parseJsonBody());
   app.use(headAsGet());

@@ -11,6 +11,8 @@ export interface PartnerRecord {
   secretSealed: string;
   secretRotatedAt: Date;
   createdAt: Date;
+  /** Changes with every rotation and status change: the version authentication caches are checked against. */
+  updatedAt: Date;
 }
 
 interface PartnerRow {
@@ -21,6 +23,7 @@ interface PartnerRow {
   secret_sealed: string;
   secret_rotated_at: Date;
   created_at: Date;
+  updated_at: Date;
 }
 
 const toRecord = (row: PartnerRow): PartnerRecord => ({
@@ -31,6 +34,7 @@ const toRecord = (row: PartnerRow): PartnerRecord => ({
   secretSealed: row.secret_sealed,
   secretRotatedAt: row.secret_rotated_at,
   createdAt: row.created_at,
+  updatedAt: row.updated_at,
 });
 
 /** Inserts a partner; a taken key id is 409 `conflict`. */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { NONCE_MARGIN_SECONDS, TIMESTAMP_TOLERANCE_SECONDS } from '../../server/domain/signing.js';
-import { provisionPartner } from '../../server/partners.js';
+import { provisionPartner, rotatePartnerSecret } from '../../server/partners.js';
 import { setPartnerStatus } from '../../server/store/partners.js';
 import { createSecretBox } from '../../server/store/secret-box.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -40,6 +40,35 @@ describe('Signed partner requests', () => {
       const headers = signHeaders(partner, 'GET', MARKUP);
       expect((await request(`${server.origin}${MARKUP}`, { headers })).status).to.equal(200);
       expectError(await request(`${other.origin}${MARKUP}`, { headers }), 401, 'nonce_reused');
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('applies a rotated secret and a disabled key at once on every instance, though each caches partners', async () => {
+    const other = await startTestServer({ sameDatabaseAs: server });
+    try {
+      const signer = await server.createSigner('Rotating');
+      const on = (origin: string, options: SignerOptions = signer) =>
+        request(`${origin}${MARKUP}`, { headers: signHeaders(options, 'GET', MARKUP) });
+      // Both instances have the partner cached.
+      expect((await on(server.origin)).status).to.equal(200);
+      expect((await on(other.origin)).status).to.equal(200);
+
+      const rotated = await rotatePartnerSecret(server.knex, server.secretBox, signer.keyId);
+      for (const origin of [other.origin, server.origin]) {
+        expectError(await on(origin), 401, 'invalid_signature');
+        expect((await on(origin, { ...signer, secret: rotated.secret })).status).to.equal(200);
+      }
+
+      await setPartnerStatus(server.knex, signer.keyId, 'disabled');
+      for (const origin of [other.origin, server.origin]) {
+        expectError(await on(origin, { ...signer, secret: rotated.secret }), 401, 'partner_disabled');
+      }
+      await setPartnerStatus(server.knex, signer.keyId, 'active');
+      for (const origin of [other.origin, server.origin]) {
+        expect((await on(origin, { ...signer, secret: rotated.secret })).status).to.equal(200);
+      }
     } finally {
       await other.close();
     }
