@@ -5,7 +5,6 @@
  */
 import express, { type Express, type Request, type RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
-import { pinoHttp } from 'pino-http';
 import type { Logger } from 'pino';
 import { AppError } from '../domain/errors.js';
 import { createHandlers } from '../handlers/index.js';
@@ -18,6 +17,7 @@ import { errorHandler } from './errors.js';
 import type { AuthenticatedPartner, Handler, HandlerContext, Handlers, OperationId } from './handler-types.js';
 import { indexOperations, matchRoute, type OperationRoute } from './operations.js';
 import { requestId } from './request-id.js';
+import { requestLog } from './request-log.js';
 
 /** The path prefix every operation is served under (the spec's server URL). */
 export const API_BASE_PATH = '/api/v1';
@@ -51,16 +51,7 @@ export function createApp(deps: AppDeps): Express {
   app.set('trust proxy', false);
 
   app.use(requestId());
-  app.use(
-    pinoHttp({
-      logger: deps.logger,
-      genReqId: (req) => (req as Request & { id: string }).id,
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'info' : 'debug'),
-      serializers: {
-        req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
-      },
-    }),
-  );
+  app.use(requestLog(deps.logger));
   // Route first: an unknown path or a wrong method is answered before any of the body is read.
   app.use(routeToOperation(routes));
   app.use(readRawBody());
