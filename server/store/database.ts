@@ -168,8 +168,29 @@ async function connectToRunningEmbedded(dataDir: string, schema: string | undefi
 
 /** Applies every pending migration; forward only. Data migrations that re-seal secrets need the SecretBox. */
 export async function migrate(knex: Knex, context: MigrationContext = {}): Promise<string[]> {
-  const [, applied] = (await knex.migrate.latest({ migrationSource: createMigrationSource(context) })) as [number, string[]];
-  return applied;
+  return retryStartupRace(async () => {
+    const [, applied] = (await knex.migrate.latest({ migrationSource: createMigrationSource(context) })) as [number, string[]];
+    return applied;
+  });
+}
+
+// Errors of instances starting together on an empty database, each creating the same tables: a duplicate
+// table or type, a unique violation in the catalogue, a deadlock. The loser's next attempt finds the work done.
+const STARTUP_RACE_CODES = new Set(['42P07', '42710', '23505', '40P01']);
+
+/**
+ * Runs start-up work that several instances may do at once on a fresh database, again (up to 5 times, with a
+ * short random pause) when it failed because another instance was doing the same.
+ */
+export async function retryStartupRace<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (err) {
+      if (attempt >= 5 || !STARTUP_RACE_CODES.has((err as { code?: string }).code ?? '')) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 100 + Math.random() * 400));
+    }
+  }
 }
 
 /** Answers whether the database responds, and how long it took. */

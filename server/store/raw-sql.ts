@@ -1,7 +1,7 @@
 /**
- * SQL handed to us by libraries (pg-boss, rate-limiter-flexible) in node-postgres form: text with $n
- * placeholders and a values array. It runs unnamed on the knex pool (the embedded PGlite serves every socket
- * connection from one session, where named prepared statements collide), or inside a knex transaction.
+ * SQL handed to us by libraries (pg-boss) in node-postgres form: text with $n placeholders and a values
+ * array. It runs unnamed on the knex pool (the embedded PGlite serves every socket connection from one
+ * session, where named prepared statements collide), or inside a knex transaction.
  */
 import type { Knex } from 'knex';
 
@@ -10,6 +10,12 @@ export async function queryUnnamed(db: Knex, text: string, values?: unknown[]): 
   const connection = await db.client.acquireConnection();
   try {
     return await connection.query({ text, values });
+  } catch (err) {
+    // A multi-statement text (pg-boss's schema script: BEGIN; ...; COMMIT) that failed half-way leaves its
+    // transaction open and aborted; end it before the connection goes back to the pool. Outside a
+    // transaction ROLLBACK only warns.
+    await connection.query('ROLLBACK').catch(() => undefined);
+    throw err;
   } finally {
     await db.client.releaseConnection(connection);
   }
