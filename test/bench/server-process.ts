@@ -1,11 +1,15 @@
 /**
  * Shared pieces of the benches: the real server started as a child process (so the load generator does not
- * share its event loop or CPU accounting), autocannon figures and the table they are printed in.
+ * share its event loop or CPU accounting) on PGlite or a database of its own on DATABASE_URL's PostgreSQL,
+ * its memory, the bare-express baseline in a process of its own, and the figures of the older bench scripts.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type autocannon from 'autocannon';
+import pg from 'pg';
 import { freePort, spawnGroup, waitForHttp, type Child } from '../support/process.js';
 import type { SignerOptions } from '../support/signer.js';
 
@@ -17,8 +21,52 @@ export interface ServerProcess {
   signer: SignerOptions;
   /** Which database the child runs on, for the report. */
   database: string;
+  /** The child's DATA_DIR (the embedded database and its socket live there). */
+  dataDir: string;
   child: Child;
+  /** The server's own process id (the node process running server/main), for /proc readings. */
+  pid: number;
+  /** How to open a direct connection to the server's database (EXPLAIN, seeding): its PostgreSQL database or PGlite's socket. */
+  connection(): Promise<pg.ClientConfig>;
   stop(): Promise<void>;
+}
+
+/**
+ * The PostgreSQL the benches run on: DATABASE_URL (as `make test` reads it), or the older BENCH_DATABASE_URL;
+ * undefined for the embedded PGlite. Each run gets a fresh database on that server, dropped when it stops.
+ */
+const POSTGRES_ADMIN_URL: string | undefined = process.env.DATABASE_URL || process.env.BENCH_DATABASE_URL || undefined;
+
+/** A database of its own on the PostgreSQL at `adminUrl`, and how to drop it. */
+async function createFreshDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `pss_bench_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      try {
+        await client.query(`drop database if exists ${name} with (force)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
+
+/** Resident memory (VmRSS) of process `pid` in MB, from Linux /proc. */
+export function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) / 1024;
 }
 
 const UNLIMITED = '100000000';
@@ -32,15 +80,18 @@ export interface ServerProcessOptions {
 }
 
 /**
- * Starts `server/main.ts` in a child process on a free port with a fresh DATA_DIR and embedded PGlite (or
- * BENCH_DATABASE_URL when set), production-like settings and rate limits out of the way, and reads the
- * demo partner's secret from the banner it prints. `options` adds environment variables and Node options.
+ * Starts `server/main.ts` in a child process on a free port with a fresh DATA_DIR and embedded PGlite (or a
+ * fresh database on the PostgreSQL of DATABASE_URL, dropped by stop()), production-like settings and rate
+ * limits out of the way, and reads the demo partner's secret from the banner it prints. BENCH_COMPILED=1
+ * runs the compiled dist/server/main.js (`make build`) instead of the TypeScript sources under tsx.
+ * `options` adds environment variables and Node options.
  */
 export async function startServerProcess(root: string, options: ServerProcessOptions = {}): Promise<ServerProcess> {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pss-bench-'));
-  const databaseUrl = process.env.BENCH_DATABASE_URL ?? '';
+  const fresh = POSTGRES_ADMIN_URL ? await createFreshDatabase(POSTGRES_ADMIN_URL) : undefined;
+  const databaseUrl = fresh?.url ?? '';
   const env: Record<string, string> = {
     PORT: String(port),
     HOST: '127.0.0.1',
@@ -58,10 +109,12 @@ export async function startServerProcess(root: string, options: ServerProcessOpt
     RATE_LIMIT_SWAPS_PER_MINUTE: UNLIMITED,
     ...options.env,
   };
-  const child = spawnGroup(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', 'server/main.ts'], env, root);
+  const entry = process.env.BENCH_COMPILED === '1' ? ['dist/server/main.js'] : ['--import', 'tsx', 'server/main.ts'];
+  const child = spawnGroup(process.execPath, [...(options.nodeArgs ?? []), ...entry], env, root);
   const stop = async () => {
     await child.stop();
     await rm(dataDir, { recursive: true, force: true });
+    await fresh?.drop();
   };
   try {
     const status = await waitForHttp(`${origin}/api/v1/health`, 60_000, child);
@@ -76,8 +129,17 @@ export async function startServerProcess(root: string, options: ServerProcessOpt
     return {
       origin,
       signer: { keyId: match[1], secret: match[2], audience: origin, user: 'bench-user' },
-      database: databaseUrl ? 'PostgreSQL (BENCH_DATABASE_URL)' : 'embedded PGlite',
+      database: fresh ? `PostgreSQL (database ${new URL(fresh.url).pathname.slice(1)}, made for this run)` : 'embedded PGlite',
+      dataDir,
       child,
+      // `node --import tsx server/main.ts` runs the server in this very process (tsx registers a loader; it does not fork).
+      pid: child.process.pid!,
+      async connection() {
+        if (fresh) return { connectionString: fresh.url };
+        // The embedded database is served on a Unix socket whose directory the server records in DATA_DIR.
+        const { socketDir } = JSON.parse(await readFile(path.join(dataDir, 'pglite.json'), 'utf8')) as { socketDir: string };
+        return { host: socketDir, port: 5432, user: 'postgres', database: 'postgres' };
+      },
       stop,
     };
   } catch (err) {
@@ -139,4 +201,27 @@ export function printComparison(title: string, server: Figures, mock: Figures): 
     `  server ÷ mock: throughput ${ratio(server.requestsPerSecond, mock.requestsPerSecond)}, ` +
       `p50 ${ratio(server.p50Ms, mock.p50Ms)}, p99 ${ratio(server.p99Ms, mock.p99Ms)}`,
   );
+}
+
+/** One route of the bare-express baseline: what it answers, always. */
+export interface BareRoute {
+  method: 'get' | 'post';
+  /** The express path, e.g. /api/v1/assets. */
+  path: string;
+  status: number;
+  body: unknown;
+}
+
+/** Starts test/bench/bare-express.ts in its own process (NODE_ENV=production) serving `routes`; returns its origin. */
+export async function startBareExpress(root: string, routes: BareRoute[]): Promise<{ origin: string; stop(): Promise<unknown> }> {
+  const port = await freePort();
+  const child = spawnGroup(
+    process.execPath,
+    ['--import', 'tsx', 'test/bench/bare-express.ts'],
+    { PORT: String(port), NODE_ENV: 'production', BARE_ROUTES: JSON.stringify(routes) },
+    root,
+  );
+  const origin = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${origin}/`, 30_000, child);
+  return { origin, stop: () => child.stop() };
 }

@@ -1,17 +1,16 @@
 /**
  * `make bench`, live status: how many concurrent swap streams one server instance holds, what they cost in
  * memory, and how long a committed change takes to reach every stream. The server runs in its own process
- * (embedded PGlite unless BENCH_DATABASE_URL is set); this process only opens sockets and reads events.
+ * (embedded PGlite, or a fresh database on the PostgreSQL of DATABASE_URL); this process only opens sockets and reads events.
  *
  *   BENCH_STREAMS (default 10000) streams, spread over BENCH_STREAM_SWAPS (default 100) swaps. Then every
  *   swap's deposit deadline is moved to now (sandbox clock): a committed `overdue` transition that each
  *   stream must deliver. Latency is from sending that request to the stream's event, so it includes the
  *   request itself: an upper bound of commit-to-client.
  */
-import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { percentile, startServerProcess } from './server-process.js';
+import { percentile, rssMb, startServerProcess } from './server-process.js';
 import { swapClient } from '../support/swaps.js';
 
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 10_000);
@@ -24,11 +23,6 @@ interface OpenStream {
   opened: Promise<void>;
   sawOverdueAt?: number;
   request: http.ClientRequest;
-}
-
-function rssMb(pid: number): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) / 1024;
 }
 
 function open(origin: string, swapId: string, token: string): OpenStream {
@@ -71,7 +65,7 @@ async function main(): Promise<void> {
       swaps.push({ id: order.id, token: accessToken });
     }
     for (const swap of swaps) await client.waitFor(swap.id, (o) => !!o.depositAddress, 60_000);
-    const pid = server.child.process.pid!;
+    const pid = server.pid;
     const rssBefore = rssMb(pid);
 
     const connectStarted = performance.now();

@@ -1,7 +1,7 @@
 /**
  * `make bench`, webhooks: how many signed webhook deliveries per second one server instance makes to a local
  * receiver (aim: 1,000/s), and how long a committed change takes to reach it. The server runs in its own
- * process (embedded PGlite unless BENCH_DATABASE_URL is set); this process runs the receiver (answers 204 at
+ * process (embedded PGlite, or a fresh database on the PostgreSQL of DATABASE_URL); this process runs the receiver (answers 204 at
  * once) and produces the changes. Prints figures; asserts nothing about speed (the machine is shared).
  *
  *   1. creation burst: BENCH_WEBHOOK_SWAPS (default 600) + 50 swaps created 10 at a time; each deposit-address
@@ -10,7 +10,7 @@
  *   2. latency: the sandbox clock moves 200 waiting swaps to `overdue` (20 requests at a time); one message
  *      each. Commit-to-first-attempt = arrival at the receiver - the body's `timestamp` (when the outbox row
  *      was written by the database's clock, i.e. when its transaction began: a slight upper bound; a remote
- *      BENCH_DATABASE_URL adds its clock skew), first arrival per webhook-id.
+ *      DATABASE_URL adds its clock skew), first arrival per webhook-id.
  *   3. backlog: the receiver holds every request without answering while the clock writes one message per
  *      remaining swap (`overdue`) and one per swap (`expired`), so they all wait, queued, behind the held
  *      attempts; then it answers the held ones and every later one at once. Deliveries/s = arrivals after the

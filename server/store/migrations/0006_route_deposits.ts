@@ -67,8 +67,9 @@ export async function up(knex: Knex): Promise<void> {
     t.index(['route_id', 'created_at', 'id']);
     t.index(['order_id']);
   });
-  // What each poll reads: the route's deposits without an order.
+  // What each poll reads (the route's deposits without an order) and what route reads show (the waiting ones).
   await knex.raw('create index route_deposits_open on route_deposits (route_id, created_at) where order_id is null');
+  await knex.raw("create index route_deposits_accumulating on route_deposits (route_id, created_at) where status = 'accumulating'");
   await knex.raw(
     `alter table route_deposits add constraint route_deposits_status_check check (
        (order_id is null and status in ('confirming', 'accumulating')) or (order_id is not null and status = 'ordered'))`,
