@@ -7,12 +7,15 @@
  * A second queue delivers webhooks (jobs/webhook-delivery.ts): a dispatcher loop turns outbox rows into
  * delivery jobs, and delivery workers send them and queue their retries.
  */
+import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import PgBoss from 'pg-boss';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import type { Metrics } from '../metrics.js';
 import { createSecretBox } from '../store/secret-box.js';
 import { queryInTransaction, queryUnnamed } from '../store/raw-sql.js';
+import { retryStartupRace } from '../store/database.js';
 import { listActiveSwapIds } from '../store/swaps.js';
 import { allocateRouteAddresses } from './route-addresses.js';
 import { startRoutePolling, type RouteDeposits } from './route-deposits.js';
@@ -71,23 +74,28 @@ export interface JobEngineDeps {
   schema?: string;
   /** What webhook delivery needs: the configuration (mode, retry schedule, timeout), the secrets key and the clock. */
   webhooks: { config: Config; secretsKey: Buffer; now: () => Date };
+  /** Counts job failures and webhook attempts, and samples queue depths (none: not measured). */
+  metrics?: Metrics;
 }
+
+// Expiry and retries of every job queued without options of its own, by a server or the operator CLI.
+const JOB_DEFAULTS = { expireInSeconds: JOB_EXPIRY_SECONDS, retryLimit: 10, retryDelay: 1, retryBackoff: true } as const;
 
 /** Starts pg-boss and the swap worker; resolves once jobs for unfinished swaps are queued. */
 export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
-  const boss = new PgBoss({
-    db: createBossDb(deps.knex),
-    schema: deps.schema ?? 'pgboss',
-    expireInSeconds: JOB_EXPIRY_SECONDS,
-    retryLimit: 10,
-    retryDelay: 1,
-    retryBackoff: true,
-  });
+  const boss = new PgBoss({ db: createBossDb(deps.knex), schema: deps.schema ?? 'pgboss', ...JOB_DEFAULTS });
   boss.on('error', (err) => deps.logger.warn({ err }, 'job engine error; it keeps running'));
-  await boss.start();
-  await boss.createQueue(SWAP_ADVANCE_QUEUE);
-  await boss.createQueue(WEBHOOK_DELIVERY_QUEUE);
-  await boss.createQueue(ROUTE_ADDRESSES_QUEUE);
+  // Instances starting together on a fresh database race to create pg-boss's schema and queues.
+  await retryStartupRace(async () => {
+    await boss.start();
+    await boss.createQueue(SWAP_ADVANCE_QUEUE);
+    await boss.createQueue(WEBHOOK_DELIVERY_QUEUE);
+    await boss.createQueue(ROUTE_ADDRESSES_QUEUE);
+  });
+  const work = countingFailures(boss, deps.metrics);
+  const unwatchQueues = deps.metrics?.watchQueues([SWAP_ADVANCE_QUEUE, WEBHOOK_DELIVERY_QUEUE, ROUTE_ADDRESSES_QUEUE], (queue) =>
+    boss.getQueueSize(queue),
+  );
 
   // A step due at a moment has an id derived from the swap and that moment: every chain of jobs for one swap
   // (after a sandbox action, a deposit, a restart) computes the same next moment, so they merge into one job
@@ -103,28 +111,24 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
     );
   };
 
-  await boss.work<{ swapId: string }>(
-    SWAP_ADVANCE_QUEUE,
-    { pollingIntervalSeconds: POLLING_INTERVAL_SECONDS, batchSize: 8 },
-    async (jobs) => {
-      // Every job of the batch runs even when one fails; the batch is then retried (steps are idempotent).
-      const outcomes = await Promise.allSettled(
-        jobs.map(async (job) => {
-          const { nextRunAt } = await deps.lifecycle.advance(job.data.swapId);
-          if (nextRunAt) await scheduleAdvance(job.data.swapId, nextRunAt);
-        }),
-      );
-      const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
-      if (failed) throw failed.reason;
-    },
-  );
+  await work<{ swapId: string }>(SWAP_ADVANCE_QUEUE, { pollingIntervalSeconds: POLLING_INTERVAL_SECONDS, batchSize: 8 }, async (jobs) => {
+    // Every job of the batch runs even when one fails; the batch is then retried (steps are idempotent).
+    const outcomes = await Promise.allSettled(
+      jobs.map(async (job) => {
+        const { nextRunAt } = await deps.lifecycle.advance(job.data.swapId);
+        if (nextRunAt) await scheduleAdvance(job.data.swapId, nextRunAt);
+      }),
+    );
+    const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+    if (failed) throw failed.reason;
+  });
 
   for (const swapId of await listActiveSwapIds(deps.knex)) await scheduleAdvance(swapId);
 
   const scheduleRouteAddresses = async (routeId: string, trx: Knex.Transaction) => {
     await boss.send(ROUTE_ADDRESSES_QUEUE, { routeId }, { db: transactionDb(trx) });
   };
-  await boss.work<{ routeId: string }>(
+  await work<{ routeId: string }>(
     ROUTE_ADDRESSES_QUEUE,
     { pollingIntervalSeconds: POLLING_INTERVAL_SECONDS, batchSize: 8 },
     async (jobs) => {
@@ -156,6 +160,7 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
     wakeRoutePolling: routePolling.wake,
     webhooks: webhooks.delivery,
     async stop() {
+      unwatchQueues?.();
       await routePolling.stop();
       await webhooks.stop();
       await boss.stop({ graceful: true, wait: true, timeout: 5_000, close: false });
@@ -163,27 +168,33 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
   };
 }
 
-// The delivery workers and the dispatcher loop. Each queued job is one attempt; its id is derived from the
-// message and attempt number, so queuing an attempt twice queues it once. A job outlives its request's time
-// limit by a margin before pg-boss counts its worker as dead and runs it again.
+// One delivery attempt as a pg-boss job. Its id is derived from the message and attempt number unless given,
+// so queuing an attempt twice queues it once. A job outlives its request's time limit by a margin before
+// pg-boss counts its worker as dead and runs it again.
+function deliveryInsert(job: DeliveryJob & { startAfter?: Date }, timeoutSeconds: number, id = deliveryJobId(job)): PgBoss.JobInsert {
+  return {
+    id,
+    name: WEBHOOK_DELIVERY_QUEUE,
+    data: { messageId: job.messageId, attempt: job.attempt },
+    ...(job.startAfter ? { startAfter: job.startAfter.toISOString() } : {}),
+    expireInSeconds: Math.ceil(timeoutSeconds) + 30,
+  } as PgBoss.JobInsert;
+}
+
+// The delivery workers and the dispatcher loop. Each queued job is one attempt (deliveryInsert).
 async function startWebhookDelivery(boss: PgBoss, deps: JobEngineDeps) {
   const { config, secretsKey, now } = deps.webhooks;
-  const expireInSeconds = Math.ceil(config.webhookTimeoutSeconds) + 30;
+  const work = countingFailures(boss, deps.metrics);
   const delivery = createWebhookDelivery({
     knex: deps.knex,
     config,
     secretBox: createSecretBox(secretsKey),
     logger: deps.logger,
     now,
+    metrics: deps.metrics,
     async enqueue(jobs, trx) {
       await boss.insert(
-        jobs.map((job) => ({
-          id: deliveryJobId(job),
-          name: WEBHOOK_DELIVERY_QUEUE,
-          data: { messageId: job.messageId, attempt: job.attempt },
-          ...(job.startAfter ? { startAfter: job.startAfter.toISOString() } : {}),
-          expireInSeconds,
-        })) as PgBoss.JobInsert[],
+        jobs.map((job) => deliveryInsert(job, config.webhookTimeoutSeconds)),
         { db: transactionDb(trx) },
       );
     },
@@ -192,7 +203,7 @@ async function startWebhookDelivery(boss: PgBoss, deps: JobEngineDeps) {
   const workerIds: string[] = [];
   for (let i = 0; i < WEBHOOK_WORKERS; i++) {
     workerIds.push(
-      await boss.work<DeliveryJob>(
+      await work<DeliveryJob>(
         WEBHOOK_DELIVERY_QUEUE,
         { pollingIntervalSeconds: POLLING_INTERVAL_SECONDS, batchSize: WEBHOOK_BATCH_SIZE },
         async (jobs) => {
@@ -240,6 +251,62 @@ async function startWebhookDelivery(boss: PgBoss, deps: JobEngineDeps) {
       await running;
     },
   };
+}
+
+/** Queues jobs for the workers of the running servers, from a process that runs none (the operator CLI). */
+export interface JobQueue {
+  /** Queues a step for `swapId`, due now, in `trx`: whichever server's worker takes it carries the swap on. */
+  scheduleAdvance(swapId: string, trx: Knex.Transaction): Promise<void>;
+  /**
+   * Queues attempt `attempt` of outbox message `messageId`, due now, in `trx`. Its job id is new, so it is
+   * never merged with a retry already queued for that attempt (which then finds the attempt recorded).
+   */
+  redeliver(messageId: string, attempt: number, trx: Knex.Transaction): Promise<void>;
+  /** Releases pg-boss (the database handle stays open). */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens pg-boss on `knex` without workers, maintenance or schedules, creating its tables and queues when no
+ * server has yet (the jobs then wait for one). `schema` is the servers' (default `pgboss`).
+ */
+export async function openJobQueue(knex: Knex, options: { schema?: string; webhookTimeoutSeconds: number }): Promise<JobQueue> {
+  const boss = new PgBoss({
+    db: createBossDb(knex),
+    schema: options.schema ?? 'pgboss',
+    ...JOB_DEFAULTS,
+    supervise: false,
+    schedule: false,
+  });
+  await retryStartupRace(async () => {
+    await boss.start();
+    await boss.createQueue(SWAP_ADVANCE_QUEUE);
+    await boss.createQueue(WEBHOOK_DELIVERY_QUEUE);
+  });
+  return {
+    async scheduleAdvance(swapId, trx) {
+      await boss.send(SWAP_ADVANCE_QUEUE, { swapId }, { db: transactionDb(trx) });
+    },
+    async redeliver(messageId, attempt, trx) {
+      await boss.insert([deliveryInsert({ messageId, attempt }, options.webhookTimeoutSeconds, randomUUID())], { db: transactionDb(trx) });
+    },
+    async close() {
+      await boss.stop({ graceful: false, close: false });
+    },
+  };
+}
+
+// boss.work, counting the jobs of each batch whose handler threw: pg-boss fails (and retries) all of them.
+function countingFailures(boss: PgBoss, metrics: Metrics | undefined) {
+  return <T>(queue: string, options: PgBoss.WorkOptions, handler: PgBoss.WorkHandler<T>) =>
+    boss.work<T>(queue, options, async (jobs) => {
+      try {
+        return await handler(jobs);
+      } catch (err) {
+        metrics?.countJobFailures(queue, jobs.length);
+        throw err;
+      }
+    });
 }
 
 // pg-boss runs its SQL on the knex pool, or inside a caller's transaction so a job commits with the writes
