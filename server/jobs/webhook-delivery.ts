@@ -23,6 +23,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { signWebhook, webhookBody } from '../domain/webhook-signing.js';
 import { checkWebhookUrlForm, forbiddenAddressReason, urlHost, WebhookTargetError } from '../domain/webhook-targets.js';
+import type { Metrics } from '../metrics.js';
 import type { SecretBox } from '../store/secret-box.js';
 import {
   attemptRecorded,
@@ -72,6 +73,8 @@ export interface WebhookDeliveryDeps {
   enqueue: EnqueueDeliveries;
   /** Name resolution used when connecting (default dns.lookup); production mode checks what it returns. */
   lookup?: LookupFunction;
+  /** Counts every attempt by outcome (none: not counted). */
+  metrics?: Pick<Metrics, 'countWebhookAttempt'>;
 }
 
 /** The delivery machinery of one process. */
@@ -153,6 +156,7 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps): WebhookDeliver
       if (!webhook || !webhook.enabled) return;
       const body = webhookBody(message.type, message.createdAt, message.payload);
       const outcome = await attempt(webhook, message.id, body);
+      deps.metrics?.countWebhookAttempt(outcome);
       const delaySeconds = outcome.succeeded ? undefined : schedule[job.attempt - 1];
       const nextAttemptAt = delaySeconds === undefined ? null : new Date(outcome.at.getTime() + delaySeconds * 1000);
       await deps.knex.transaction(async (trx) => {
@@ -190,6 +194,7 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps): WebhookDeliver
         message: 'This is a test delivery from the Partner Swap Service. Verify its webhook-signature and answer 2xx.',
       });
       const outcome = await attempt(webhook, messageId, body);
+      deps.metrics?.countWebhookAttempt(outcome);
       const record = {
         partnerId,
         messageId,

@@ -8,6 +8,7 @@
 import type { Knex } from 'knex';
 import { attributesOf, checkTransition, type SwapStatus } from '../domain/swap-lifecycle.js';
 import { toSwapBody, toSwapEventBody, type SwapEventRecord, type SwapRecord } from '../domain/swap-view.js';
+import { countSwapTransition } from '../metrics.js';
 import { announceOrderDeposits, attachDeposits } from './route-deposits.js';
 import { announceSwapChange } from './swap-notifications.js';
 import { insertOutboxMessage, insertSwap, insertSwapEvent, updateSwapFields } from './swaps.js';
@@ -35,6 +36,7 @@ export async function transitionSwap(
   await insertOutboxMessage(trx, updated.partnerId, 'swap.updated', { order: toSwapBody(updated), event: toSwapEventBody(event) });
   await announceOrderDeposits(trx, updated);
   await announceSwapChange(trx, updated.id);
+  countSwapTransition(trx, to);
   return { swap: updated, event };
 }
 

@@ -1,0 +1,194 @@
+/**
+ * Prometheus metrics (prom-client) for one server instance: one Registry per instance, never prom-client's
+ * global one, so several servers in one process (tests) keep their series apart. Counters are incremented
+ * where things happen; gauges of state that lives elsewhere (queue depth, the database pool, open streams)
+ * are sampled when Prometheus scrapes. They are served on a listener of their own
+ * (server/http/metrics-server.ts), never on the API port.
+ */
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { Knex } from 'knex';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { AppError } from './domain/errors.js';
+
+/** Longest a scrape waits for the job queue depths before it reports none. */
+export const QUEUE_SAMPLE_TIMEOUT_MS = 2_000;
+
+/** The `operation_id` of requests that reached no operation (unknown paths, wrong methods). */
+export const UNKNOWN_OPERATION = 'unknown';
+
+/** How one webhook delivery attempt ended, as counted by `pss_webhook_deliveries_total`. */
+export type WebhookOutcome = 'succeeded' | 'http_error' | 'timeout' | 'network_error';
+
+/** The series of one instance and the hooks that feed them. */
+export interface Metrics {
+  readonly registry: Registry;
+  /** Middleware: observes every request's duration by operation and status class when its response finishes. */
+  observeRequests(): RequestHandler;
+  /** Error middleware: counts 429 rate-limit refusals by limit class and passes the error on. */
+  countRateLimitRefusals(): ErrorRequestHandler;
+  /** Counts one webhook delivery attempt by how it ended. */
+  countWebhookAttempt(outcome: { succeeded: boolean; statusCode: number | null; error: string | null }): void;
+  /** Counts jobs of `queue` that pg-boss records as failed (and retries). */
+  countJobFailures(queue: string, jobs: number): void;
+  /** Counts swap transitions committed through `knex` and samples its connection pool. */
+  watchDatabase(knex: Knex): void;
+  /** Samples the number of open swap streams from `streams` on every scrape. */
+  watchStreams(streams: { size(): number }): void;
+  /** Samples the depth of `queues` with `sizeOf` on every scrape; returns the function that stops it. */
+  watchQueues(queues: readonly string[], sizeOf: (queue: string) => Promise<number>): () => void;
+}
+
+// The transitions counter of the metrics watching a database, keyed by the knex configuration object, which
+// a transaction shares with the knex it came from (as swap-notifications.ts does for its buses).
+const transitionCounters = new WeakMap<object, Counter<'status'>>();
+
+/**
+ * Counts a swap's move into `status` once `trx` commits (a rolled-back transition is not counted); does
+ * nothing when no metrics watch the database.
+ */
+export function countSwapTransition(trx: Knex.Transaction, status: string): void {
+  const counter = transitionCounters.get(trx.client.config);
+  if (!counter) return;
+  (trx as unknown as { executionPromise: Promise<unknown> }).executionPromise.then(
+    () => counter.inc({ status }),
+    () => undefined,
+  );
+}
+
+/** Creates a fresh registry with every series of the service and Node's default process metrics. */
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+
+  const requestDuration = new Histogram({
+    name: 'pss_http_request_duration_seconds',
+    help: 'Time from receiving an API request to the end of its response, by spec operation and status class.',
+    labelNames: ['operation_id', 'status_class'] as const,
+    registers,
+  });
+  const transitions = new Counter({
+    name: 'pss_swap_transitions_total',
+    help: 'Committed swap status transitions, by the status moved into.',
+    labelNames: ['status'] as const,
+    registers,
+  });
+  let queueSources: Array<{ queues: readonly string[]; sizeOf: (queue: string) => Promise<number> }> = [];
+  new Gauge({
+    name: 'pss_job_queue_depth',
+    help: 'Jobs waiting in each pg-boss queue (created or retry, including jobs deferred to a later time).',
+    labelNames: ['queue'] as const,
+    registers,
+    async collect() {
+      this.reset();
+      for (const source of queueSources) {
+        const sizes = await withTimeout(Promise.all(source.queues.map((queue) => source.sizeOf(queue))), QUEUE_SAMPLE_TIMEOUT_MS).catch(
+          () => undefined,
+        );
+        // An unreadable depth is left out (the series goes absent) rather than reported stale.
+        sizes?.forEach((size, i) => this.set({ queue: source.queues[i] }, size));
+      }
+    },
+  });
+  const jobFailures = new Counter({
+    name: 'pss_job_failures_total',
+    help: 'Jobs pg-boss recorded as failed, by queue (a batch whose handler threw fails each of its jobs; pg-boss retries them).',
+    labelNames: ['queue'] as const,
+    registers,
+  });
+  const webhookDeliveries = new Counter({
+    name: 'pss_webhook_deliveries_total',
+    help: 'Webhook delivery attempts, by outcome: succeeded (2xx), http_error (another status), timeout, network_error (no answer).',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+  const streamSources: Array<{ size(): number }> = [];
+  new Gauge({
+    name: 'pss_sse_streams_open',
+    help: 'Open swap event streams (GET /swaps/{id}/stream) on this instance.',
+    registers,
+    collect() {
+      this.set(streamSources.reduce((sum, source) => sum + source.size(), 0));
+    },
+  });
+  const refusals = new Counter({
+    name: 'pss_rate_limit_refusals_total',
+    help: 'Requests refused with 429 rate_limited, by limit class (public, signed, quotes, swaps).',
+    labelNames: ['class'] as const,
+    registers,
+  });
+  const pools: Array<{ numUsed(): number; numPendingAcquires(): number }> = [];
+  new Gauge({
+    name: 'pss_db_pool_in_use',
+    help: 'Database connections of the pool currently lent out.',
+    registers,
+    collect() {
+      this.set(pools.reduce((sum, pool) => sum + pool.numUsed(), 0));
+    },
+  });
+  new Gauge({
+    name: 'pss_db_pool_waiting',
+    help: 'Requests for a database connection waiting for the pool.',
+    registers,
+    collect() {
+      this.set(pools.reduce((sum, pool) => sum + pool.numPendingAcquires(), 0));
+    },
+  });
+
+  return {
+    registry,
+    observeRequests() {
+      return (req, res, next) => {
+        const end = requestDuration.startTimer();
+        res.once('finish', () =>
+          end({ operation_id: req.operation?.operationId ?? UNKNOWN_OPERATION, status_class: `${Math.floor(res.statusCode / 100)}xx` }),
+        );
+        next();
+      };
+    },
+    countRateLimitRefusals() {
+      return (err, _req, _res, next) => {
+        if (err instanceof AppError && err.code === 'rate_limited') refusals.inc({ class: String(err.details?.scope ?? 'unknown') });
+        next(err);
+      };
+    },
+    countWebhookAttempt(outcome) {
+      webhookDeliveries.inc({ outcome: webhookOutcome(outcome) });
+    },
+    countJobFailures(queue, jobs) {
+      jobFailures.inc({ queue }, jobs);
+    },
+    watchDatabase(knex) {
+      transitionCounters.set(knex.client.config, transitions);
+      const pool = (knex.client as { pool?: { numUsed(): number; numPendingAcquires(): number } }).pool;
+      if (pool) pools.push(pool);
+    },
+    watchStreams(streams) {
+      streamSources.push(streams);
+    },
+    watchQueues(queues, sizeOf) {
+      const source = { queues, sizeOf };
+      queueSources.push(source);
+      return () => {
+        queueSources = queueSources.filter((s) => s !== source);
+      };
+    },
+  };
+}
+
+/** Classifies a delivery attempt for `pss_webhook_deliveries_total`. */
+export function webhookOutcome(outcome: { succeeded: boolean; statusCode: number | null; error: string | null }): WebhookOutcome {
+  if (outcome.succeeded) return 'succeeded';
+  if (outcome.statusCode !== null) return 'http_error';
+  // postWebhook (jobs/webhook-delivery.ts) words its time limit this way.
+  if (outcome.error?.startsWith('timed out')) return 'timeout';
+  return 'network_error';
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
