@@ -15,10 +15,8 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../server/config.js';
 import { AppError } from '../server/domain/errors.js';
 import { provisionPartner, rotatePartnerSecret } from '../server/partners.js';
-import { resolveSecretsKey } from '../server/secrets-key.js';
-import { migrate, openDatabase } from '../server/store/database.js';
 import { listPartners, setPartnerStatus } from '../server/store/partners.js';
-import { createSecretBox } from '../server/store/secret-box.js';
+import { openServiceStore } from './service-store.js';
 
 const USAGE = `usage: npm run partners -- <command> [options]
   create --name NAME [--key-id ID] [--secret-stdin] [--json]
@@ -60,11 +58,9 @@ async function run(argv: string[]): Promise<void> {
   const secret = await chosenSecret(values.secret, values['secret-stdin']);
 
   const config = loadConfig();
-  const box = createSecretBox(resolveSecretsKey(config));
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
+  const { db, secretBox: box } = await openServiceStore(config);
   const print = (json: unknown, text: string) => process.stdout.write(values.json ? `${JSON.stringify(json)}\n` : `${text}\n`);
   try {
-    await migrate(db.knex, { secretBox: box });
     switch (command) {
       case 'create': {
         const issued = await provisionPartner(db.knex, box, {

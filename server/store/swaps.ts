@@ -83,6 +83,15 @@ export async function listActiveSwapIds(db: Knex): Promise<string[]> {
   return db('swaps').whereIn('status', ['waiting', 'overdue', 'confirming', 'exchanging', 'sending']).pluck('id');
 }
 
+/** Every partner's swaps in `statuses`, in the order of `statuses`, then longest unchanged first; at most `limit`. */
+export async function listSwapsInStatuses(db: Knex, statuses: readonly SwapStatus[], limit: number): Promise<SwapRecord[]> {
+  const rows = await db('swaps')
+    .whereIn('status', statuses)
+    .orderByRaw('array_position(?::text[], status), updated_at, id', [statuses])
+    .limit(limit);
+  return rows.map((row) => fromRow<SwapRecord>(row));
+}
+
 /** A page of a partner's swaps, newest first, after the (createdAt, id) position of `after`. */
 export async function listPartnerSwaps(
   db: Knex,

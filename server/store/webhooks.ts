@@ -3,6 +3,7 @@
  * and the record of every delivery attempt.
  */
 import type { Knex } from 'knex';
+import { isUuid } from './rows.js';
 
 /** A partner's webhook as stored; the secret stays sealed here. */
 export interface WebhookRecord {
@@ -133,6 +134,7 @@ export async function markDispatched(trx: Knex.Transaction, seqs: string[], at: 
 
 /** The outbox message `id`. */
 export async function findOutboxMessage(db: Knex, id: string): Promise<OutboxMessage | undefined> {
+  if (!isUuid(id)) return undefined;
   const row = await db('webhook_outbox').where({ id }).first('seq', 'id', 'partner_id', 'type', 'payload', 'created_at');
   if (!row) return undefined;
   // jsonb comes back parsed from PostgreSQL; keep a string payload readable too.
@@ -143,6 +145,12 @@ export async function findOutboxMessage(db: Knex, id: string): Promise<OutboxMes
 /** Whether attempt number `attempt` of message `messageId` is already recorded. */
 export async function attemptRecorded(db: Knex, messageId: string, attempt: number): Promise<boolean> {
   return (await db('webhook_attempts').where({ message_id: messageId, attempt }).first('seq')) !== undefined;
+}
+
+/** The highest attempt number recorded for message `messageId` (0 when none is). */
+export async function lastAttemptNumber(db: Knex, messageId: string): Promise<number> {
+  const row = await db('webhook_attempts').where({ message_id: messageId }).max('attempt as last').first();
+  return Number(row?.last ?? 0);
 }
 
 /** Records an attempt; returns undefined (and changes nothing) when that attempt of the message was already recorded. */

@@ -43,7 +43,46 @@ describe('loadConfig', () => {
     expect(loadConfig({ SANDBOX_BLOCK_SECONDS: '0.05' }).sandboxBlockSeconds).to.equal(0.05);
   });
 
+  it('has no metrics listener unless METRICS_PORT is set, and refuses a bad one or the API port', () => {
+    expect(loadConfig({}).metricsPort).to.equal(undefined);
+    expect(loadConfig({ METRICS_PORT: '9464' })).to.include({ metricsPort: 9464, metricsHost: '127.0.0.1' });
+    expect(() => loadConfig({ METRICS_PORT: '0' })).to.throw(ConfigError, /METRICS_PORT="0" must be an integer from 1 to 65535/);
+    expect(() => loadConfig({ METRICS_PORT: 'prom' })).to.throw(ConfigError, /METRICS_PORT/);
+    expect(() => loadConfig({ PORT: '9464', METRICS_PORT: '9464' })).to.throw(ConfigError, /must differ from PORT/);
+  });
+
   it('refuses production mode without real adapters and secrets', () => {
     expect(() => loadConfig({ SERVICE_MODE: 'production' })).to.throw(ConfigError, /SECRETS_KEY is required/);
+  });
+});
+
+describe('loadConfig behind a proxy and on another port', () => {
+  it('defaults PUBLIC_ORIGIN to the address the server listens on, so PORT=9090 signs for port 9090', () => {
+    expect(loadConfig({ PORT: '9090' }).publicOrigin).to.equal('http://localhost:9090');
+    expect(loadConfig({ PORT: '9090', HOST: '0.0.0.0' }).publicOrigin).to.equal('http://localhost:9090');
+    expect(loadConfig({ PORT: '9090', HOST: '::1' }).publicOrigin).to.equal('http://localhost:9090');
+    expect(loadConfig({ PORT: '9090', HOST: 'swap.internal' }).publicOrigin).to.equal('http://swap.internal:9090');
+    expect(loadConfig({ PORT: '9090', HOST: 'fd00::5' }).publicOrigin).to.equal('http://[fd00::5]:9090');
+    expect(loadConfig({ PORT: '80', HOST: '10.1.2.3' }).publicOrigin).to.equal('http://10.1.2.3');
+    expect(loadConfig({ PORT: '9090', PUBLIC_ORIGIN: 'https://swap.example.com' }).publicOrigin).to.equal('https://swap.example.com');
+  });
+
+  it('leaves TRUST_PROXY off unless it is set', () => {
+    expect(loadConfig({}).trustProxy).to.equal(false);
+    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).to.equal(false);
+    expect(loadConfig({ TRUST_PROXY: '0' }).trustProxy).to.equal(false);
+  });
+
+  it('reads TRUST_PROXY as a hop count or as a list of proxy addresses and CIDR ranges', () => {
+    expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).to.equal(1);
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).to.equal(2);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8,127.0.0.1' }).trustProxy).to.deep.equal(['10.0.0.0/8', '127.0.0.1']);
+    expect(loadConfig({ TRUST_PROXY: 'loopback, fd00::/8' }).trustProxy).to.deep.equal(['loopback', 'fd00::/8']);
+  });
+
+  it('refuses TRUST_PROXY=true, which would believe any client, and entries that are not addresses or ranges', () => {
+    expect(() => loadConfig({ TRUST_PROXY: 'true' })).to.throw(ConfigError, /true would believe any X-Forwarded-For/);
+    expect(() => loadConfig({ TRUST_PROXY: '10.0.0.0/33' })).to.throw(ConfigError, /not an address or range: 10\.0\.0\.0\/33/);
+    expect(() => loadConfig({ TRUST_PROXY: '127.0.0.1,proxy.local' })).to.throw(ConfigError, /not an address or range: proxy\.local/);
   });
 });

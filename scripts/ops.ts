@@ -1,0 +1,213 @@
+/**
+ * Operator CLI: `npm run ops -- <command> [options]`, on the same store as the server (see service-store.ts).
+ *
+ *   swaps list --action-required operator [--limit N] [--json]      swaps held for a person (review, failed)
+ *   review decide ID --exchange|--refund|--fail --reason TEXT [--operator NAME] [--json]
+ *   webhooks redeliver EVENT_ID [--json]                            send an outbox message again
+ *
+ * Decisions follow DESIGN 6.5 through the swap lifecycle (server/operator.ts). This process runs no workers:
+ * the job that carries a decided swap on, and a redelivery, are queued in pg-boss in the decision's own
+ * transaction and run by whichever server instance takes them (or by the next one to start).
+ */
+import os from 'node:os';
+import { parseArgs } from 'node:util';
+import { loadSandboxCatalog } from '../server/adapters/sandbox/catalog.js';
+import { createSandboxRates } from '../server/adapters/sandbox/rates.js';
+import { ConfigError, loadConfig, type Config } from '../server/config.js';
+import { AppError } from '../server/domain/errors.js';
+import { openJobQueue, type JobQueue } from '../server/jobs/engine.js';
+import { createSwapLifecycle } from '../server/jobs/swap-lifecycle.js';
+import { decideReview, listOperatorQueue, redeliverWebhook, type OperatorQueueItem } from '../server/operator.js';
+import type { Database } from '../server/store/database.js';
+import type { OperatorDecision } from '../server/store/operator-decisions.js';
+import { createChainAdapter } from '../server/swap-engine.js';
+import { openServiceStore } from './service-store.js';
+
+// Exit codes: 0 done; 1 configuration or unexpected failure; these three say what the operator must change.
+const EXIT_USAGE = 2;
+const EXIT_NOT_FOUND = 3;
+const EXIT_INVALID_STATE = 4;
+
+const USAGE = `usage: npm run ops -- <command> [options]
+  swaps list --action-required operator [--limit N] [--json]
+      swaps waiting for an operator (status review or failed), review first, longest waiting first (default limit 100)
+  review decide ID --exchange|--refund|--fail --reason TEXT [--operator NAME] [--json]
+      decide a swap in review: --exchange (review -> exchanging, then on to finished), --refund (-> refunded),
+      --fail (-> failed); recorded with the operator (default: $USER) and the reason; the partner gets swap.updated
+  webhooks redeliver EVENT_ID [--json]
+      queue a webhook message (its webhook-id) for delivery again, as its next attempt, to the partner's current URL
+exit codes: 0 done, 1 configuration or unexpected error, ${EXIT_USAGE} usage, ${EXIT_NOT_FOUND} not found, ${EXIT_INVALID_STATE} refused in the current state
+(e.g. a decision on a swap that is not in review, a redelivery to a partner whose webhook is off)`;
+
+/** Default number of swaps `swaps list` shows. */
+const DEFAULT_LIST_LIMIT = 100;
+
+class UsageError extends Error {}
+
+async function run(argv: string[]): Promise<void> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      'action-required': { type: 'string' },
+      limit: { type: 'string' },
+      exchange: { type: 'boolean', default: false },
+      refund: { type: 'boolean', default: false },
+      fail: { type: 'boolean', default: false },
+      reason: { type: 'string' },
+      operator: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const [group, command, ...args] = positionals;
+  if (!group) throw new UsageError('no command given');
+  const print = (json: unknown, text: string) => process.stdout.write(values.json ? `${JSON.stringify(json, null, 2)}\n` : `${text}\n`);
+  const expectArgs = (count: number, names: string) => {
+    if (args.length < count) throw new UsageError(`${group} ${command} needs ${names}`);
+    if (args.length > count) throw new UsageError(`unexpected argument: ${args[count]}`);
+  };
+
+  switch (`${group} ${command ?? ''}`.trim()) {
+    case 'swaps list': {
+      expectArgs(0, '');
+      if (values['action-required'] !== 'operator') {
+        throw new UsageError('swaps list needs --action-required operator (the only list this tool shows)');
+      }
+      const limit = values.limit === undefined ? DEFAULT_LIST_LIMIT : Number(values.limit);
+      if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit must be a positive integer, not ${values.limit}`);
+      const swaps = await withStore(loadConfig(), (db) => listOperatorQueue(db.knex, limit));
+      print(swaps, formatQueue(swaps, limit));
+      return;
+    }
+    case 'review decide': {
+      expectArgs(1, 'the swap id: review decide ID');
+      const chosen = (['exchange', 'refund', 'fail'] as const).filter((decision) => values[decision]);
+      if (chosen.length !== 1) throw new UsageError('review decide needs exactly one of --exchange, --refund, --fail');
+      if (!values.reason?.trim()) throw new UsageError('review decide needs --reason TEXT (why; it is kept with the decision)');
+      const operator = values.operator ?? defaultOperator();
+      const config = loadConfig();
+      const { swap, decision } = await withJobQueue(config, (db, jobs) =>
+        decideReview(
+          { knex: db.knex, lifecycle: createLifecycle(config, db), jobs, now: () => new Date() },
+          { swapId: args[0], decision: chosen[0] as OperatorDecision, reason: values.reason!, operator },
+        ),
+      );
+      print(
+        { decision: { ...decision, createdAt: decision.createdAt.toISOString() }, swap: { id: swap.id, status: swap.status } },
+        `swap ${swap.id}: ${decision.fromStatus} -> ${decision.toStatus} (${decision.decision} by ${decision.operator} at ${decision.createdAt.toISOString()})` +
+          (decision.toStatus === 'exchanging' ? '\nThe running server carries it on to sending and finished.' : ''),
+      );
+      return;
+    }
+    case 'webhooks redeliver': {
+      expectArgs(1, 'the message id: webhooks redeliver EVENT_ID');
+      const queued = await withJobQueue(loadConfig(), (db, jobs) => redeliverWebhook({ knex: db.knex, jobs }, args[0]));
+      print(queued, `queued ${queued.type} ${queued.messageId} as attempt ${queued.attempt} to ${queued.url}`);
+      return;
+    }
+    default:
+      throw new UsageError(`unknown command: ${positionals.join(' ')}`);
+  }
+}
+
+// Opens the store for `action` and closes it afterwards, whatever happens.
+async function withStore<T>(config: Config, action: (db: Database) => Promise<T>): Promise<T> {
+  const { db } = await openServiceStore(config);
+  try {
+    return await action(db);
+  } finally {
+    await db.close();
+  }
+}
+
+// The store and the servers' job queue (pg-boss), for an action that queues work for their workers.
+async function withJobQueue<T>(config: Config, action: (db: Database, jobs: JobQueue) => Promise<T>): Promise<T> {
+  return withStore(config, async (db) => {
+    const jobs = await openJobQueue(db.knex, { webhookTimeoutSeconds: config.webhookTimeoutSeconds });
+    try {
+      return await action(db, jobs);
+    } finally {
+      await jobs.close();
+    }
+  });
+}
+
+// The lifecycle a server of this configuration runs; a refund decision sends the refund through its chain adapter.
+function createLifecycle(config: Config, db: Database) {
+  const catalog = loadSandboxCatalog();
+  return createSwapLifecycle({
+    knex: db.knex,
+    catalog,
+    rates: createSandboxRates(catalog),
+    chain: createChainAdapter(config),
+    now: () => new Date(),
+  });
+}
+
+// Who is deciding: the login name, as a person is known on this machine (the operator's identity is not
+// service configuration, so it is read here rather than in loadConfig).
+function defaultOperator(): string {
+  const fromEnv = process.env.USER?.trim();
+  if (fromEnv) return fromEnv;
+  try {
+    return os.userInfo().username;
+  } catch {
+    throw new UsageError('cannot tell who you are ($USER is unset); give --operator NAME');
+  }
+}
+
+function formatQueue(swaps: OperatorQueueItem[], limit: number): string {
+  if (swaps.length === 0) return 'no swaps wait for an operator';
+  const rows = swaps.map((s) => [
+    s.id,
+    s.partnerKeyId ?? s.partnerId,
+    s.mode,
+    s.status,
+    s.reasonCode,
+    s.failureCode ?? '-',
+    `${s.receivedAmount ?? '-'} of ${s.depositAmount} ${s.sourceAsset}/${s.sourceNetwork}`,
+    `${s.expectedOutputAmount ?? '-'} ${s.destinationAsset}/${s.destinationNetwork}`,
+    s.updatedAt,
+  ]);
+  const header = ['ID', 'PARTNER', 'MODE', 'STATUS', 'REASON', 'FAILURE', 'RECEIVED', 'EXPECTED OUT', 'UPDATED'];
+  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i].length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => cell.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
+  const more = swaps.length === limit ? `\n(the first ${limit}; --limit N shows more)` : '';
+  return [line(header), ...rows.map(line)].join('\n') + more;
+}
+
+function exitCodeOf(err: AppError): number {
+  if (err.status === 404) return EXIT_NOT_FOUND;
+  if (err.status === 409) return EXIT_INVALID_STATE;
+  if (err.status === 400) return EXIT_USAGE;
+  return 1;
+}
+
+run(process.argv.slice(2)).then(
+  () => process.exit(0),
+  (err: unknown) => {
+    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`${(err as Error).message}\n${USAGE}\n`);
+      process.exit(EXIT_USAGE);
+    }
+    if (err instanceof AppError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(exitCodeOf(err));
+    }
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(1);
+    }
+    process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  },
+);

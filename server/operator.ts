@@ -1,0 +1,174 @@
+/**
+ * Operator decisions (scripts/ops.ts): the swaps held for a person, a decision on a swap in review, and the
+ * redelivery of a webhook message. Decisions run through the same lifecycle code as the sandbox's review
+ * decision, so each is an ordinary transition of DESIGN 6.5 (timeline entry, `swap.updated` webhook), recorded
+ * with the operator's name and reason in the same transaction. This process runs no workers: the job that
+ * carries a swap on, and a redelivery attempt, are queued in that transaction for the running servers' workers.
+ */
+import type { Knex } from 'knex';
+import { AppError, notFound } from './domain/errors.js';
+import { STATUS_ATTRIBUTES, SWAP_STATUSES, TRANSITIONS, type SwapStatus } from './domain/swap-lifecycle.js';
+import type { SwapRecord } from './domain/swap-view.js';
+import type { JobQueue } from './jobs/engine.js';
+import type { SwapLifecycle } from './jobs/swap-lifecycle.js';
+import { insertOperatorDecision, type OperatorDecision, type OperatorDecisionRecord } from './store/operator-decisions.js';
+import { listPartners } from './store/partners.js';
+import { listSwapsInStatuses, lockSwap } from './store/swaps.js';
+import { findOutboxMessage, findWebhook, lastAttemptNumber } from './store/webhooks.js';
+
+/** What the operator operations need. */
+export interface OperatorDeps {
+  knex: Knex;
+  lifecycle: SwapLifecycle;
+  jobs: Pick<JobQueue, 'scheduleAdvance' | 'redeliver'>;
+  now: () => Date;
+}
+
+/** The statuses whose swaps wait for an operator (`actionRequired: operator`): review, failed. */
+export const OPERATOR_STATUSES: readonly SwapStatus[] = SWAP_STATUSES.filter(
+  (status) => STATUS_ATTRIBUTES[status].actionRequired === 'operator',
+);
+
+/** A swap waiting for an operator, as the CLI shows it. */
+export interface OperatorQueueItem {
+  id: string;
+  mode: SwapRecord['mode'];
+  partnerId: string;
+  partnerKeyId: string | null;
+  partnerName: string | null;
+  status: SwapStatus;
+  reasonCode: string;
+  failureCode: string | null;
+  sourceAsset: string;
+  sourceNetwork: string;
+  depositAmount: string;
+  receivedAmount: string | null;
+  destinationAsset: string;
+  destinationNetwork: string;
+  expectedOutputAmount: string | null;
+  refundAmount: string | null;
+  updatedAt: string;
+}
+
+/** Swaps waiting for an operator: review first, then failed; longest unchanged first; at most `limit`. */
+export async function listOperatorQueue(db: Knex, limit: number): Promise<OperatorQueueItem[]> {
+  const swaps = await listSwapsInStatuses(db, OPERATOR_STATUSES, limit);
+  const partners = new Map((await listPartners(db)).map((partner) => [partner.id, partner]));
+  return swaps.map((swap) => ({
+    id: swap.id,
+    mode: swap.mode,
+    partnerId: swap.partnerId,
+    partnerKeyId: partners.get(swap.partnerId)?.keyId ?? null,
+    partnerName: partners.get(swap.partnerId)?.name ?? null,
+    status: swap.status,
+    reasonCode: STATUS_ATTRIBUTES[swap.status].reasonCode,
+    failureCode: swap.failureCode,
+    sourceAsset: swap.sourceAsset,
+    sourceNetwork: swap.sourceNetwork,
+    depositAmount: swap.depositAmount,
+    receivedAmount: swap.receivedAmount,
+    destinationAsset: swap.destinationAsset,
+    destinationNetwork: swap.destinationNetwork,
+    expectedOutputAmount: swap.expectedOutputAmount,
+    refundAmount: swap.refundAmount,
+    updatedAt: swap.updatedAt.toISOString(),
+  }));
+}
+
+/** The status each decision moves a swap in review to (DESIGN 6.5: review -> exchanging | refunded | failed). */
+export const DECISION_TARGETS: Readonly<Record<OperatorDecision, SwapStatus>> = Object.freeze({
+  exchange: 'exchanging',
+  refund: 'refunded',
+  fail: 'failed',
+});
+
+// The lifecycle's name of each decision (the sandbox's review-decision body uses the same three).
+const LIFECYCLE_DECISIONS = { exchange: 'approve', refund: 'refund', fail: 'fail' } as const;
+
+/** Longest reason kept with a decision. */
+export const DECISION_REASON_MAX_CHARS = 2000;
+
+/**
+ * Decides swap `swapId`, which must be in review: the transition, the decision's record and (when the swap is
+ * not terminal afterwards) the job that carries it on commit together. 404 for an unknown swap, 409
+ * `invalid_state` for one not in review, 400 for an empty or overlong reason or operator.
+ */
+export async function decideReview(
+  deps: OperatorDeps,
+  input: { swapId: string; decision: OperatorDecision; reason: string; operator: string },
+): Promise<{ swap: SwapRecord; decision: OperatorDecisionRecord }> {
+  const reason = input.reason.trim();
+  const operator = input.operator.trim();
+  if (!reason || reason.length > DECISION_REASON_MAX_CHARS) {
+    throw new AppError(
+      400,
+      'invalid_request',
+      `A reason is 1-${DECISION_REASON_MAX_CHARS} characters; say why, for whoever reads the record later.`,
+    );
+  }
+  if (!operator || operator.length > 200) throw new AppError(400, 'invalid_request', 'An operator name is 1-200 characters.');
+  const to = DECISION_TARGETS[input.decision];
+  return deps.knex.transaction(async (trx) => {
+    const swap = await lockSwap(trx, input.swapId);
+    if (!swap) throw notFound(`No swap with id ${input.swapId}.`);
+    if (swap.status !== 'review') throw notInReview(swap, input.decision, to);
+    const at = deps.now();
+    const change = await deps.lifecycle.decideReview(trx, swap, LIFECYCLE_DECISIONS[input.decision], at);
+    const decision = await insertOperatorDecision(trx, {
+      swapId: swap.id,
+      operator,
+      decision: input.decision,
+      reason,
+      fromStatus: swap.status,
+      toStatus: change.swap.status,
+      createdAt: at,
+    });
+    // Committed with the decision: whichever server's worker takes it carries the swap on (exchange, payout).
+    if (!STATUS_ATTRIBUTES[change.swap.status].terminal) await deps.jobs.scheduleAdvance(swap.id, trx);
+    return { swap: change.swap, decision };
+  });
+}
+
+function notInReview(swap: SwapRecord, decision: OperatorDecision, to: SwapStatus): AppError {
+  const allowed = TRANSITIONS[swap.status];
+  const why = STATUS_ATTRIBUTES[swap.status].terminal
+    ? `${swap.status} is terminal: no transition leaves it`
+    : `${swap.status} -> ${to} is ${allowed.includes(to) ? 'not a review decision' : 'not an allowed transition'}`;
+  return new AppError(
+    409,
+    'invalid_state',
+    `Swap ${swap.id} is in status ${swap.status}, not review; --${decision} is refused (${why}). Only a swap in review can be decided (review -> exchanging | refunded | failed).`,
+    { status: swap.status },
+  );
+}
+
+/**
+ * Queues outbox message `messageId` (the `webhook-id` partners see) for delivery again, now, as its next
+ * attempt number, to the partner's current webhook URL and secret. 404 for an unknown message (test
+ * deliveries are not kept), 409 `invalid_state` when the partner's webhook is off or was never set.
+ */
+export async function redeliverWebhook(
+  deps: Pick<OperatorDeps, 'knex' | 'jobs'>,
+  messageId: string,
+): Promise<{ messageId: string; type: string; partnerId: string; attempt: number; url: string }> {
+  const message = await findOutboxMessage(deps.knex, messageId);
+  if (!message) {
+    throw notFound(
+      `No webhook message with id ${messageId}. Give the webhook-id of a swap.updated or permanent_deposit.updated delivery (eventId in GET /partner/webhook/deliveries); webhook.test messages are not kept.`,
+    );
+  }
+  const webhook = await findWebhook(deps.knex, message.partnerId);
+  if (!webhook || !webhook.enabled) {
+    throw new AppError(
+      409,
+      'invalid_state',
+      `The partner of message ${messageId} has ${webhook ? 'its webhook switched off' : 'no webhook set'}; a delivery would be dropped. The partner sets one with PUT /partner/webhook.`,
+    );
+  }
+  const attempt = await deps.knex.transaction(async (trx) => {
+    const next = (await lastAttemptNumber(trx, messageId)) + 1;
+    await deps.jobs.redeliver(messageId, next, trx);
+    return next;
+  });
+  return { messageId, type: message.type, partnerId: message.partnerId, attempt, url: webhook.url };
+}
