@@ -6,8 +6,9 @@ SHELL := /bin/bash
 NPM_STAMP := node_modules/.package-lock.json
 GENERATED := generated/openapi.json generated/api.d.ts sdk/src/generated/api.ts sdk/src/generated/version.ts
 MOCK_PORT ?= 4010
+MOCK_DOCS_PORT ?= 4011
 
-.PHONY: help install generate check-generated lint test test-unit run migrate mock contract bench sdk demo demo-route
+.PHONY: help install generate check-generated lint test test-unit build run migrate mock contract bench bench-data sdk demo demo-route
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -40,23 +41,30 @@ sdk: install $(GENERATED) ## build the SDK package (sdk/dist)
 test: install $(GENERATED) sdk ## run every test suite (unit, integration, SDK, mock)
 	npx mocha
 
+build: install $(GENERATED) ## compile the server and its CLIs to dist/ (npm start runs dist/server/main.js with node alone)
+	npm run build
+
 run: install $(GENERATED) ## start the server in sandbox mode on embedded PGlite (or DATABASE_URL)
 	node --import tsx server/main.ts
 
 migrate: install ## apply database migrations and exit
 	npx tsx scripts/migrate.ts
 
-mock: install ## serve the spec's examples with Prism on port $(MOCK_PORT)
-	npx prism mock --port $(MOCK_PORT) --host 127.0.0.1 spec/openapi.yaml
+mock: install $(GENERATED) ## serve the spec's examples with Prism on port $(MOCK_PORT), and the API reference page beside it on $(MOCK_DOCS_PORT)
+	npx tsx scripts/mock.ts --port $(MOCK_PORT) --docs-port $(MOCK_DOCS_PORT)
 
 contract: install $(GENERATED) ## Dredd through a Prism validation proxy against the real server
 	npx tsx scripts/contract.ts
 
-bench: install $(GENERATED) ## GET /assets, POST /quotes, GET /swaps/{id} vs the Prism mock; 200 identical POST /swaps; 10,000 streams; webhook deliveries/s
-	npx tsx test/bench/assets.bench.ts
-	npx tsx test/bench/swaps.bench.ts
-	npx tsx test/bench/streams.bench.ts
-	npx tsx test/bench/webhooks.bench.ts
+bench: install $(GENERATED) ## a row per operation: server vs Prism mock (and bare express) req/s, p50, p99, ratios, server RSS; then streams and webhook deliveries (PGlite, or DATABASE_URL)
+	@status=0; \
+	npx tsx test/bench/operations.bench.ts || status=1; \
+	npx tsx test/bench/streams.bench.ts || status=1; \
+	npx tsx test/bench/webhooks.bench.ts || status=1; \
+	exit $$status
+
+bench-data: install $(GENERATED) ## G4: reads at 1,000 vs 200,000 swaps / 1M events (seeded with SQL), p50/p99 ratios and query plans (PGlite, or DATABASE_URL)
+	npx tsx test/bench/bench-data.ts
 
 demo: install $(GENERATED) ## a whole sandbox swap through the SDK against a running `make run` (PSS_SECRET=<demo secret>)
 	npx tsx scripts/demo.ts

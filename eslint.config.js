@@ -5,7 +5,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['generated/**', 'sdk/src/generated/**', 'sdk/dist/**', 'node_modules/**', '.data/**'] },
+  { ignores: ['generated/**', 'sdk/src/generated/**', 'sdk/dist/**', 'node_modules/**', '.data/**', 'dist/**', '.tmp/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -2,6 +2,7 @@
  * Configuration: every environment variable the service reads is read here, once, and validated.
  * A bad value stops the process with a message naming the variable and what was expected.
  */
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 /** How the service talks to the outside world: simulated (sandbox) or real adapters (production). */
@@ -14,8 +15,16 @@ export interface Config {
   /** Real PostgreSQL when set; embedded PGlite in `dataDir` otherwise. */
   readonly databaseUrl: string | undefined;
   readonly dataDir: string;
-  /** The signing audience: scheme, host and port, no trailing slash. */
+  /**
+   * The signing audience: scheme, host and port, no trailing slash. Defaults to the address the server listens
+   * on (http://localhost:PORT for a loopback or wildcard HOST), so a server on another port signs for that port.
+   */
   readonly publicOrigin: string;
+  /**
+   * Express's `trust proxy`: false (X-Forwarded-For ignored), a hop count, or the proxies' addresses and CIDR
+   * ranges. Decides the client IP of public rate limits.
+   */
+  readonly trustProxy: TrustProxy;
   readonly serviceMode: ServiceMode;
   /** Key that encrypts partner and webhook secrets at rest (32 bytes); generated into dataDir in sandbox. */
   readonly secretsKey: string | undefined;
@@ -39,8 +48,15 @@ export interface Config {
   readonly sandboxBlockSeconds: number;
   /** Interval of the comment heartbeat on open swap streams. */
   readonly streamHeartbeatSeconds: number;
+  /** Port of the Prometheus metrics listener (GET /metrics); undefined: no metrics listener. */
+  readonly metricsPort: number | undefined;
+  /** Address the metrics listener binds to. */
+  readonly metricsHost: string;
   readonly rateLimits: RateLimitConfig;
 }
+
+/** Which proxies' X-Forwarded-For to believe: none, the nearest `n` hops, or those at these addresses/ranges. */
+export type TrustProxy = false | number | readonly string[];
 
 /** Requests allowed per window (a minute unless RATE_LIMIT_WINDOW_SECONDS says otherwise) for each class. */
 export interface RateLimitConfig {
@@ -68,12 +84,15 @@ export function loadConfig(env: Env = process.env): Config {
 
   const serviceMode = read.oneOf('SERVICE_MODE', ['sandbox', 'production'] as const, 'sandbox');
   const nodeEnv = env.NODE_ENV ?? 'development';
+  const port = read.integer('PORT', 8080, { min: 0, max: 65535 });
+  const host = read.string('HOST', '127.0.0.1');
   const config: Config = {
-    port: read.integer('PORT', 8080, { min: 0, max: 65535 }),
-    host: read.string('HOST', '127.0.0.1'),
+    port,
+    host,
     databaseUrl: read.optionalUrl('DATABASE_URL', ['postgres:', 'postgresql:']),
     dataDir: path.resolve(read.string('DATA_DIR', '.data')),
-    publicOrigin: read.origin('PUBLIC_ORIGIN', 'http://localhost:8080'),
+    publicOrigin: read.origin('PUBLIC_ORIGIN', listeningOrigin(host, port)),
+    trustProxy: read.trustProxy('TRUST_PROXY'),
     serviceMode,
     secretsKey: read.optionalSecretsKey('SECRETS_KEY'),
     logLevel: read.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
@@ -91,6 +110,8 @@ export function loadConfig(env: Env = process.env): Config {
     webhookTimeoutSeconds: read.positiveNumber('WEBHOOK_TIMEOUT_SECONDS', 10),
     sandboxBlockSeconds: read.positiveNumber('SANDBOX_BLOCK_SECONDS', 2),
     streamHeartbeatSeconds: read.positiveNumber('STREAM_HEARTBEAT_SECONDS', 15),
+    metricsPort: read.optionalInteger('METRICS_PORT', { min: 1, max: 65535 }),
+    metricsHost: read.string('METRICS_HOST', '127.0.0.1'),
     rateLimits: {
       windowSeconds: read.integer('RATE_LIMIT_WINDOW_SECONDS', 60, { min: 1, max: 3600 }),
       publicPerMinute: read.integer('RATE_LIMIT_PUBLIC_PER_MINUTE', 300, { min: 1 }),
@@ -105,6 +126,9 @@ export function loadConfig(env: Env = process.env): Config {
     if (!config.databaseUrl) problems.push('DATABASE_URL is required when SERVICE_MODE=production');
     if (!config.publicOrigin.startsWith('https://')) problems.push('PUBLIC_ORIGIN must be https when SERVICE_MODE=production');
     problems.push('SERVICE_MODE=production needs real rate, chain and payout adapters, which this build does not have yet');
+  }
+  if (config.metricsPort !== undefined && config.metricsPort === config.port) {
+    problems.push(`METRICS_PORT=${config.metricsPort} must differ from PORT: metrics are never served on the API port`);
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({ ...config, rateLimits: Object.freeze(config.rateLimits) });
@@ -156,6 +180,26 @@ function createReader(env: Env, problems: string[]) {
       }
       return value as T;
     },
+    optionalInteger(name: string, range: { min?: number; max?: number }): number | undefined {
+      return raw(name) === undefined ? undefined : this.integer(name, 0, range);
+    },
+    trustProxy(name: string): TrustProxy {
+      const value = raw(name);
+      if (value === undefined || ['false', '0', 'no'].includes(value.toLowerCase())) return false;
+      if (/^\d+$/.test(value)) return Number(value);
+      const entries = value.split(',').map((entry) => entry.trim());
+      const bad = entries.filter((entry) => !isProxyAddress(entry));
+      if (value.toLowerCase() === 'true' || bad.length > 0) {
+        problems.push(
+          `${name}=${JSON.stringify(value)} must be false, a hop count (1 for one proxy in front), or a comma-separated list of the proxies' addresses or CIDR ranges (e.g. 10.0.0.0/8,127.0.0.1)` +
+            (value.toLowerCase() === 'true'
+              ? '; true would believe any X-Forwarded-For a client sends'
+              : `; not an address or range: ${bad.join(', ')}`),
+        );
+        return false;
+      }
+      return Object.freeze(entries);
+    },
     optionalUrl(name: string, protocols: string[]): string | undefined {
       const value = raw(name);
       if (value === undefined) return undefined;
@@ -201,6 +245,24 @@ function createReader(env: Env, problems: string[]) {
       return parts.map(Number);
     },
   };
+}
+
+// The origin clients of a server listening on host:port use: localhost for a loopback or wildcard address
+// (a newcomer's client on the same machine), the host itself otherwise.
+function listeningOrigin(host: string, port: number): string {
+  const local = ['127.0.0.1', 'localhost', '::1', '0.0.0.0', '::'].includes(host.toLowerCase());
+  const name = local ? 'localhost' : isIP(host) === 6 ? `[${host}]` : host.toLowerCase();
+  return port === 80 ? `http://${name}` : `http://${name}:${port}`;
+}
+
+// An IP address, a CIDR range (address/prefix length) or one of proxy-addr's names for reserved ranges.
+function isProxyAddress(entry: string): boolean {
+  if (['loopback', 'linklocal', 'uniquelocal'].includes(entry)) return true;
+  const [address, prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
 }
 
 function describeRange(min: number, max: number): string {

@@ -10,6 +10,9 @@ import { createSandboxRates } from './adapters/sandbox/rates.js';
 import { migrate, openDatabase } from './store/database.js';
 import { createApp, API_BASE_PATH } from './http/app.js';
 import { createHttpServer } from './http/http-server.js';
+import { DOCS_PATH } from './http/docs.js';
+import { listenForMetrics } from './http/metrics-server.js';
+import { createMetrics } from './metrics.js';
 import { startHousekeeping } from './jobs/housekeeping.js';
 import { DemoSecretUnreadableError, ensureDemoPartner, findUnreadablePartnerSecrets, type IssuedCredentials } from './partners.js';
 import { resolveSecretsKey, secretsKeyFileWarning } from './secrets-key.js';
@@ -61,7 +64,8 @@ async function main(): Promise<void> {
   const stopHousekeeping = startHousekeeping(db.knex, logger);
   const now = () => new Date();
   const rates = createSandboxRates(catalog);
-  const engine = await startSwapEngine({ config, knex: db.knex, catalog, rates, secretsKey, logger, now });
+  const metrics = config.metricsPort === undefined ? undefined : createMetrics();
+  const engine = await startSwapEngine({ config, knex: db.knex, catalog, rates, secretsKey, logger, now, metrics });
 
   const app = createApp({
     config,
@@ -77,6 +81,7 @@ async function main(): Promise<void> {
     apiDocument: document,
     apiVersion: version,
     now,
+    metrics,
   });
   const server = createHttpServer(app);
   await new Promise<void>((resolve, reject) => {
@@ -86,9 +91,16 @@ async function main(): Promise<void> {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}${API_BASE_PATH}`;
-  logger.info({ url, mode: config.serviceMode, database: db.kind, version }, 'listening');
+  logger.info(
+    { url, audience: config.publicOrigin, trustProxy: config.trustProxy, mode: config.serviceMode, database: db.kind, version },
+    'listening',
+  );
+  const metricsListener = metrics && (await listenForMetrics(metrics.registry, config.metricsPort!, config.metricsHost));
+  if (metricsListener) logger.info({ url: metricsListener.url }, 'metrics listening');
   if (config.printBanner) {
     process.stdout.write(`\nPartner Swap Service ${version} (${config.serviceMode}, ${db.kind}) at ${url}\n  health: ${url}/health\n`);
+    process.stdout.write(`  API reference: ${new URL(DOCS_PATH, url).href}\n`);
+    if (metricsListener) process.stdout.write(`  metrics: ${metricsListener.url}\n`);
     if (demo) {
       process.stdout.write(
         `  demo partner (sandbox only): keyId=${demo.keyId} secret=${demo.secret} audience=${config.publicOrigin}\n` +
@@ -111,6 +123,7 @@ async function main(): Promise<void> {
     // Open streams end now (clients resume elsewhere with Last-Event-ID); then in-flight requests finish.
     await engine.hub.close();
     await closed;
+    await metricsListener?.close();
     await engine.stop();
     await db.close();
     logger.info('stopped');

@@ -4,6 +4,7 @@
  */
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import type { ChainAdapter } from './adapters/chain.js';
 import type { RatesAdapter } from './adapters/rates.js';
 import { createSandboxChain } from './adapters/sandbox/chain.js';
 import type { Config } from './config.js';
@@ -12,6 +13,7 @@ import type { Catalog } from './domain/catalog.js';
 import { startJobEngine, type JobEngine } from './jobs/engine.js';
 import { createRouteDeposits, type RouteDeposits } from './jobs/route-deposits.js';
 import { createSwapLifecycle, type SwapLifecycle } from './jobs/swap-lifecycle.js';
+import type { Metrics } from './metrics.js';
 import { startSwapHub, type SwapHub } from './store/swap-hub.js';
 
 /** The running swap machinery. */
@@ -25,6 +27,11 @@ export interface SwapEngine {
   stop(): Promise<void>;
 }
 
+/** The chain adapter of this configuration: the sandbox simulator (the only one built yet), for servers and the operator CLI. */
+export function createChainAdapter(config: Pick<Config, 'sandboxBlockSeconds'>): ChainAdapter {
+  return createSandboxChain(config.sandboxBlockSeconds);
+}
+
 /** Starts the swap machinery on `knex`; `stop()` waits for running jobs. */
 export async function startSwapEngine(deps: {
   config: Config;
@@ -36,8 +43,10 @@ export async function startSwapEngine(deps: {
   now: () => Date;
   /** Schema for pg-boss's tables (tests on a shared PostgreSQL give each run its own). */
   jobSchema?: string;
+  /** This instance's metrics: transitions, the pool, streams, jobs and webhooks are measured (none: not measured). */
+  metrics?: Metrics;
 }): Promise<SwapEngine> {
-  const chain = createSandboxChain(deps.config.sandboxBlockSeconds);
+  const chain = createChainAdapter(deps.config);
   const lifecycle = createSwapLifecycle({ knex: deps.knex, catalog: deps.catalog, rates: deps.rates, chain, now: deps.now });
   const routeDeposits = createRouteDeposits({
     knex: deps.knex,
@@ -50,6 +59,8 @@ export async function startSwapEngine(deps: {
     logger: deps.logger,
   });
   const hub = await startSwapHub({ knex: deps.knex, databaseUrl: deps.config.databaseUrl, logger: deps.logger });
+  deps.metrics?.watchDatabase(deps.knex);
+  deps.metrics?.watchStreams(hub);
   const jobs = await startJobEngine({
     knex: deps.knex,
     lifecycle,
@@ -57,6 +68,7 @@ export async function startSwapEngine(deps: {
     logger: deps.logger,
     schema: deps.jobSchema,
     webhooks: { config: deps.config, secretsKey: deps.secretsKey, now: deps.now },
+    metrics: deps.metrics,
   });
   return {
     lifecycle,

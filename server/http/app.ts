@@ -9,9 +9,11 @@ import type { Logger } from 'pino';
 import { AppError } from '../domain/errors.js';
 import { createHandlers } from '../handlers/index.js';
 import type { HandlerDeps } from '../handlers/deps.js';
+import type { Metrics } from '../metrics.js';
 import type { SecretBox } from '../store/secret-box.js';
 import { authenticate, claimNonce, createPartnerCache } from './authenticate.js';
 import { parseJsonBody, readRawBody } from './body.js';
+import { createDocsRouter } from './docs.js';
 import { rateLimit } from './rate-limit.js';
 import { errorHandler } from './errors.js';
 import type { AuthenticatedPartner, Handler, HandlerContext, Handlers, OperationId } from './handler-types.js';
@@ -29,6 +31,8 @@ export interface AppDeps extends HandlerDeps {
   secretBox: SecretBox;
   /** Replace handlers (tests); defaults to the real table. */
   handlers?: Partial<Handlers>;
+  /** Request durations and rate-limit refusals are measured here (none: not measured). */
+  metrics?: Metrics;
 }
 
 declare module 'express-serve-static-core' {
@@ -48,10 +52,15 @@ export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.set('trust proxy', false);
+  // req.ip (the client of public rate limits) comes from X-Forwarded-For only through the proxies TRUST_PROXY names.
+  const { trustProxy } = deps.config;
+  app.set('trust proxy', Array.isArray(trustProxy) ? [...trustProxy] : trustProxy);
 
+  if (deps.metrics) app.use(deps.metrics.observeRequests());
   app.use(requestId());
   app.use(requestLog(deps.logger));
+  // The reference page is no spec operation: it is answered here, before routing by the operation table.
+  app.use(createDocsRouter({ documentUrl: `${API_BASE_PATH}/openapi.json` }));
   // Route first: an unknown path or a wrong method is answered before any of the body is read.
   app.use(routeToOperation(routes));
   app.use(readRawBody());
@@ -84,6 +93,7 @@ export function createApp(deps: AppDeps): Express {
       bindHandler(route, handler, deps.logger),
     );
   }
+  if (deps.metrics) app.use(deps.metrics.countRateLimitRefusals());
   app.use(errorHandler(deps.logger));
   return app;
 }

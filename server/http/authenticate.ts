@@ -124,7 +124,8 @@ export function claimNonce(deps: AuthenticateDeps, cache: PartnerCache): Request
         cache.evict(pending.keyId);
         await verifySignedRequest(req, deps, cache);
       }
-      if (!claim.fresh) throw unauthorized('nonce_reused', 'This nonce was already used with this key; generate a new nonce for every request.');
+      if (!claim.fresh)
+        throw unauthorized('nonce_reused', 'This nonce was already used with this key; generate a new nonce for every request.');
       next();
     } catch (err) {
       next(err);

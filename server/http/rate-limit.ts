@@ -159,7 +159,8 @@ export function rateLimit(knex: Knex, limits: RateLimitConfig): RateLimitMiddlew
       { headers: { 'Retry-After': String(retryAfter) } },
     );
   };
-  const clientIp = (req: Request) => req.socket.remoteAddress ?? 'unknown';
+  // The socket's address, or the client a trusted proxy forwarded for (TRUST_PROXY; express's req.ip).
+  const clientIp = (req: Request) => req.ip ?? req.socket.remoteAddress ?? 'unknown';
 
   return {
     async count(req, res, next) {

@@ -13,6 +13,8 @@ import { createSandboxRates } from '../../server/adapters/sandbox/rates.js';
 import { migrate, openDatabase, type Database } from '../../server/store/database.js';
 import { createApp, type AppDeps } from '../../server/http/app.js';
 import { createHttpServer } from '../../server/http/http-server.js';
+import { listenForMetrics } from '../../server/http/metrics-server.js';
+import { createMetrics } from '../../server/metrics.js';
 import { provisionPartner, type IssuedCredentials } from '../../server/partners.js';
 import { createSecretBox, type SecretBox } from '../../server/store/secret-box.js';
 import { startSwapEngine, type SwapEngine } from '../../server/swap-engine.js';
@@ -32,6 +34,8 @@ export interface TestServer {
   engine: SwapEngine;
   /** pg-boss's schema on a shared PostgreSQL (undefined: the default, on a database of its own). */
   jobSchema: string | undefined;
+  /** The metrics listener's GET /metrics URL (with `metrics: true`). */
+  metricsUrl: string | undefined;
   /** Provisions a partner directly (what the CLI does) and returns its credentials. */
   createPartner(name?: string): Promise<IssuedCredentials>;
   /** Provisions a partner and returns what a signer needs for this server (its audience included). */
@@ -49,6 +53,8 @@ export interface TestServerOptions {
   configOverrides?: Partial<Config>;
   /** Replace handlers or the clock. */
   deps?: Partial<Pick<AppDeps, 'handlers' | 'now' | 'rates'>>;
+  /** Measure this server with a registry of its own, served on a metrics listener on a free port. */
+  metrics?: boolean;
 }
 
 /** The environment tests run with unless they override it. */
@@ -82,6 +88,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const rates = options.deps?.rates ?? createSandboxRates(catalog);
   const now = options.deps?.now ?? (() => new Date());
   const jobSchema = shared ? shared.jobSchema : schema ? `${schema}_jobs` : undefined;
+  const metrics = options.metrics ? createMetrics() : undefined;
   const engine = await startSwapEngine({
     config,
     knex: database.knex,
@@ -91,6 +98,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     logger,
     now,
     jobSchema,
+    metrics,
   });
   const app = createApp({
     config,
@@ -107,10 +115,12 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     apiVersion: version,
     now,
     handlers: options.deps?.handlers,
+    metrics,
   });
   const server = createHttpServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const metricsListener = metrics && (await listenForMetrics(metrics.registry, 0, '127.0.0.1'));
   return {
     origin,
     baseUrl: `${origin}/api/v1`,
@@ -120,6 +130,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     secretBox,
     engine,
     jobSchema,
+    metricsUrl: metricsListener?.url,
     createPartner: (name = 'Test partner') => provisionPartner(database.knex, secretBox, { name, mode: 'sandbox' }),
     async createSigner(name = 'Test partner') {
       const { keyId, secret } = await provisionPartner(database.knex, secretBox, { name, mode: 'sandbox' });
@@ -128,6 +139,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await metricsListener?.close();
       await engine.stop();
       if (shared) return database.close();
       await database.close().catch(() => undefined);
