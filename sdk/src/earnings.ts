@@ -5,7 +5,7 @@
  */
 import type { Client } from 'openapi-fetch';
 import type { components, operations, paths } from './generated/api.js';
-import { toResult, type ApiResult } from './result.js';
+import { allPages, toResult, type ApiResult } from './result.js';
 
 type Schemas = components['schemas'];
 
@@ -36,14 +36,6 @@ export function createEarningsApi(raw: Client<paths>): EarningsApi {
   return {
     list,
 
-    async *listAll(filter = {}) {
-      let cursor: string | undefined;
-      do {
-        const page = await list({ ...filter, cursor });
-        yield page;
-        if (page.error) return;
-        cursor = page.data.nextCursor ?? undefined;
-      } while (cursor !== undefined);
-    },
+    listAll: (filter = {}) => allPages(list, filter),
   };
 }

@@ -13,3 +13,20 @@ export async function toResult<T>(pending: Promise<{ data?: unknown; error?: unk
   const { data, error, response } = await pending;
   return response.ok ? { data: data as T, response } : { error: PartnerApiError.from(response, error), response };
 }
+
+/**
+ * Every page of a cursor-paged list: calls `fetchPage` with `filter` and each page's `nextCursor` until it is
+ * null, yielding each result; an error page is yielded last.
+ */
+export async function* allPages<Q extends object, P extends { nextCursor?: string | null }>(
+  fetchPage: (query: Q & { cursor?: string }) => Promise<ApiResult<P>>,
+  filter: Q,
+): AsyncGenerator<ApiResult<P>, void, undefined> {
+  let cursor: string | undefined;
+  do {
+    const page = await fetchPage({ ...filter, cursor });
+    yield page;
+    if (page.error) return;
+    cursor = page.data.nextCursor ?? undefined;
+  } while (cursor !== undefined);
+}

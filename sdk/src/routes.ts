@@ -6,7 +6,7 @@
  */
 import type { Client } from 'openapi-fetch';
 import type { components, operations, paths } from './generated/api.js';
-import { toResult, type ApiResult } from './result.js';
+import { allPages, toResult, type ApiResult } from './result.js';
 
 type Schemas = components['schemas'];
 
@@ -144,27 +144,11 @@ export function createRoutesApi({ raw, userId }: RoutesDeps): RoutesApi {
 
     list,
 
-    async *listAll(filter = {}) {
-      let cursor: string | undefined;
-      do {
-        const page = await list({ ...filter, cursor });
-        yield page;
-        if (page.error) return;
-        cursor = page.data.nextCursor ?? undefined;
-      } while (cursor !== undefined);
-    },
+    listAll: (filter = {}) => allPages(list, filter),
 
     deposits,
 
-    async *listAllDeposits(id, filter = {}) {
-      let cursor: string | undefined;
-      do {
-        const page = await deposits(id, { ...filter, cursor });
-        yield page;
-        if (page.error) return;
-        cursor = page.data.nextCursor ?? undefined;
-      } while (cursor !== undefined);
-    },
+    listAllDeposits: (id, filter = {}) => allPages((query) => deposits(id, query), filter),
 
     async expectDeposit(id) {
       requireId('routes.expectDeposit', id);

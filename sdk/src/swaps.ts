@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from 'openapi-fetch';
 import type { operations, paths } from './generated/api.js';
 import { WaitTimeoutError } from './errors.js';
-import { toResult, type ApiResult, type WaitResult } from './result.js';
+import { allPages, toResult, type ApiResult, type WaitResult } from './result.js';
 import type { SwapCreated, SwapDetail, SwapList, SwapRequest } from './schemas.js';
 import { streamSwap, type StreamOptions, type SwapStreamEvent } from './stream.js';
 import type { Transport } from './transport.js';
@@ -111,15 +111,7 @@ export function createSwapsApi({ raw, tokenTransport, now, sleep }: SwapsDeps): 
     get,
     list,
 
-    async *listAll(filter = {}) {
-      let cursor: string | undefined;
-      do {
-        const page = await list({ ...filter, cursor });
-        yield page;
-        if (page.error) return;
-        cursor = page.data.nextCursor ?? undefined;
-      } while (cursor !== undefined);
-    },
+    listAll: (filter = {}) => allPages(list, filter),
 
     async waitForDepositAddress(id, { timeoutMs = DEFAULT_WAIT_TIMEOUT_MS, intervalMs = DEFAULT_POLL_INTERVAL_MS, accessToken } = {}) {
       if (!(timeoutMs >= 0)) throw new TypeError('swaps.waitForDepositAddress: timeoutMs must be a number >= 0');

@@ -5,7 +5,7 @@
  */
 import type { Client } from 'openapi-fetch';
 import type { components, operations, paths } from './generated/api.js';
-import { toResult, type ApiResult } from './result.js';
+import { allPages, toResult, type ApiResult } from './result.js';
 
 type Schemas = components['schemas'];
 
@@ -52,15 +52,7 @@ export function createWebhookConfigApi(raw: Client<paths>): WebhookConfigApi {
     set: (body) => toResult(raw.PUT('/partner/webhook', { body })),
     deliveries,
 
-    async *allDeliveries(filter = {}) {
-      let cursor: string | undefined;
-      do {
-        const page = await deliveries({ ...filter, cursor });
-        yield page;
-        if (page.error) return;
-        cursor = page.data.nextCursor ?? undefined;
-      } while (cursor !== undefined);
-    },
+    allDeliveries: (filter = {}) => allPages(deliveries, filter),
 
     sendTest: () => toResult(raw.POST('/partner/webhook/test')),
   };

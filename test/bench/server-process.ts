@@ -3,13 +3,13 @@
  * share its event loop or CPU accounting) on PGlite or a database of its own on DATABASE_URL's PostgreSQL,
  * its memory, the bare-express baseline in a process of its own, and the figures of the older bench scripts.
  */
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type autocannon from 'autocannon';
 import pg from 'pg';
+import { createScratchDatabase } from '../support/postgres.js';
 import { freePort, spawnGroup, waitForHttp, type Child } from '../support/process.js';
 import type { SignerOptions } from '../support/signer.js';
 
@@ -36,32 +36,6 @@ export interface ServerProcess {
  * undefined for the embedded PGlite. Each run gets a fresh database on that server, dropped when it stops.
  */
 const POSTGRES_ADMIN_URL: string | undefined = process.env.DATABASE_URL || process.env.BENCH_DATABASE_URL || undefined;
-
-/** A database of its own on the PostgreSQL at `adminUrl`, and how to drop it. */
-async function createFreshDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `pss_bench_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  try {
-    await admin.query(`create database ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const client = new pg.Client({ connectionString: adminUrl });
-      await client.connect();
-      try {
-        await client.query(`drop database if exists ${name} with (force)`);
-      } finally {
-        await client.end();
-      }
-    },
-  };
-}
 
 /** Resident memory (VmRSS) of process `pid` in MB, from Linux /proc. */
 export function rssMb(pid: number): number {
@@ -90,7 +64,7 @@ export async function startServerProcess(root: string, options: ServerProcessOpt
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pss-bench-'));
-  const fresh = POSTGRES_ADMIN_URL ? await createFreshDatabase(POSTGRES_ADMIN_URL) : undefined;
+  const fresh = POSTGRES_ADMIN_URL ? await createScratchDatabase(POSTGRES_ADMIN_URL, 'pss_bench') : undefined;
   const databaseUrl = fresh?.url ?? '';
   const env: Record<string, string> = {
     PORT: String(port),
@@ -129,7 +103,7 @@ export async function startServerProcess(root: string, options: ServerProcessOpt
     return {
       origin,
       signer: { keyId: match[1], secret: match[2], audience: origin, user: 'bench-user' },
-      database: fresh ? `PostgreSQL (database ${new URL(fresh.url).pathname.slice(1)}, made for this run)` : 'embedded PGlite',
+      database: fresh ? `PostgreSQL (database ${fresh.name}, made for this run)` : 'embedded PGlite',
       dataDir,
       child,
       // `node --import tsx server/main.ts` runs the server in this very process (tsx registers a loader; it does not fork).

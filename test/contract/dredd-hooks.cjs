@@ -470,6 +470,19 @@ const state = {};
 // Each may set: the path, query and body; `direct(transaction)`; `transaction.partner` (signer);
 // `transaction.unsigned`; `transaction.expectCode` (the error.code the answer must carry); and
 // `transaction.afterCheck` (async, runs after the transaction: extra requests for the other causes).
+// The 401 and 429 of the paged lists: a one-item page, signed with the wrong secret, or after the allowance
+// of its partner is spent.
+const PAGED_LIST_REFUSALS = {
+  async 401(transaction) {
+    withQuery(transaction, 'limit=1');
+    transaction.wrongSecret = true;
+  },
+  async 429(transaction, operation, operationId) {
+    withQuery(transaction, 'limit=1');
+    await exhaust(operation, operationId, transaction);
+  },
+};
+
 const SCENARIOS = {
   createQuote: {
     async 400(transaction) {
@@ -947,14 +960,7 @@ const SCENARIOS = {
         );
       };
     },
-    async 401(transaction) {
-      withQuery(transaction, 'limit=1');
-      transaction.wrongSecret = true;
-    },
-    async 429(transaction, operation, operationId) {
-      withQuery(transaction, 'limit=1');
-      await exhaust(operation, operationId, transaction);
-    },
+    ...PAGED_LIST_REFUSALS,
   },
 
   getPermanentRoute: {
@@ -990,6 +996,7 @@ const SCENARIOS = {
   },
 
   listRouteDeposits: {
+    ...PAGED_LIST_REFUSALS,
     async 200(transaction) {
       // Two sandbox payments of USDT on TRX into the route's address (1 and 2 USD: both below min_swap_usd, so
       // they confirm and then accumulate, no order), found by the poll that expect-deposit runs at once. The
@@ -1086,10 +1093,6 @@ const SCENARIOS = {
         );
       };
     },
-    async 401(transaction) {
-      withQuery(transaction, 'limit=1');
-      transaction.wrongSecret = true;
-    },
     async 404(transaction) {
       // Another partner's route, read by the deposits partner.
       const theirs = state.otherRoute || (await createRoute(partners.other));
@@ -1104,10 +1107,6 @@ const SCENARIOS = {
           'not_found',
         );
       };
-    },
-    async 429(transaction, operation, operationId) {
-      withQuery(transaction, 'limit=1');
-      await exhaust(operation, operationId, transaction);
     },
   },
 
@@ -1165,6 +1164,7 @@ const SCENARIOS = {
   },
 
   listPartnerEarnings: {
+    ...PAGED_LIST_REFUSALS,
     async 200(transaction) {
       // No finished route order exists here, so the page is empty; the filters are exercised all the same.
       const from = new Date(Date.now() - 86_400_000).toISOString();
@@ -1203,14 +1203,6 @@ const SCENARIOS = {
           'invalid_request',
         );
       };
-    },
-    async 401(transaction) {
-      withQuery(transaction, 'limit=1');
-      transaction.wrongSecret = true;
-    },
-    async 429(transaction, operation, operationId) {
-      withQuery(transaction, 'limit=1');
-      await exhaust(operation, operationId, transaction);
     },
   },
 

@@ -1,12 +1,11 @@
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
-import pg from 'pg';
 import { verifyWebhook, type SwapUpdatedEvent } from '../../sdk/src/webhooks.js';
+import { createScratchDatabase, type ScratchDatabase } from '../support/postgres.js';
 import { openDatabase } from '../../server/store/database.js';
 import { freePort, startServerChild, type ServerChild } from '../support/process.js';
 import { createVerifiedRoute, waitForDeposits, type Route } from '../support/routes.js';
@@ -33,7 +32,7 @@ describe('the ops CLI (npm run ops) next to a running server', function () {
   this.timeout(120_000);
   let dataDir: string;
   // A fresh PostgreSQL database when the suite runs with DATABASE_URL; the embedded one in DATA_DIR otherwise.
-  let databaseUrl: string | undefined;
+  let database: ScratchDatabase | undefined;
   let server: ServerChild;
   let receiver: Receiver;
   let secret: string;
@@ -43,7 +42,7 @@ describe('the ops CLI (npm run ops) next to a running server', function () {
     try {
       const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'scripts/ops.ts', ...args], {
         cwd: root,
-        env: { ...process.env, ...SHARED_ENV, DATA_DIR: dataDir, DATABASE_URL: databaseUrl ?? '', USER: 'alice' },
+        env: { ...process.env, ...SHARED_ENV, DATA_DIR: dataDir, DATABASE_URL: database?.url ?? '', USER: 'alice' },
       });
       return { code: 0, stdout, stderr };
     } catch (err) {
@@ -53,7 +52,7 @@ describe('the ops CLI (npm run ops) next to a running server', function () {
   };
   const decisionsOf = async (swapId: string) => {
     // The test process reaches the server's database as the CLI does (the embedded one through its socket).
-    const db = await openDatabase({ databaseUrl, dataDir });
+    const db = await openDatabase({ databaseUrl: database?.url, dataDir });
     try {
       return await db.knex('operator_decisions').where({ swap_id: swapId }).orderBy('created_at');
     } finally {
@@ -74,7 +73,7 @@ describe('the ops CLI (npm run ops) next to a running server', function () {
 
   before(async () => {
     dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'pss-ops-'));
-    if (process.env.DATABASE_URL) databaseUrl = await createDatabase(process.env.DATABASE_URL);
+    if (process.env.DATABASE_URL) database = await createScratchDatabase(process.env.DATABASE_URL, 'pss_ops');
     receiver = await createReceiver();
     await receiver.listen();
     server = await startServerChild(root, {
@@ -82,7 +81,7 @@ describe('the ops CLI (npm run ops) next to a running server', function () {
       dataDir,
       env: {
         ...SHARED_ENV,
-        DATABASE_URL: databaseUrl ?? '',
+        DATABASE_URL: database?.url ?? '',
         RATE_LIMIT_SWAPS_PER_MINUTE: '10000',
         RATE_LIMIT_QUOTES_PER_MINUTE: '10000',
         RATE_LIMIT_SIGNED_PER_MINUTE: '100000',
@@ -97,7 +96,7 @@ describe('the ops CLI (npm run ops) next to a running server', function () {
     await server?.child.stop();
     await receiver?.close();
     await fs.rm(dataDir, { recursive: true, force: true });
-    if (databaseUrl) await dropDatabase(process.env.DATABASE_URL!, databaseUrl);
+    await database?.drop();
   });
 
   describe('swaps list --action-required operator', () => {
@@ -312,28 +311,3 @@ describe('the ops CLI (npm run ops) next to a running server', function () {
     expect(wrong.stderr).to.contain('unknown command: frobnicate');
   });
 });
-
-// A new database on the server of `adminUrl`, for this suite alone; returns its URL.
-async function createDatabase(adminUrl: string): Promise<string> {
-  const name = `pss_ops_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  try {
-    await admin.query(`create database ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-async function dropDatabase(adminUrl: string, databaseUrl: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  try {
-    await admin.query(`drop database if exists ${new URL(databaseUrl).pathname.slice(1)} with (force)`);
-  } finally {
-    await admin.end();
-  }
-}

@@ -1,9 +1,10 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import { signZanoMessage } from '../../server/domain/zano-proof.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { expectError, readJson, type JsonResponse } from '../support/http.js';
 import { signedFetch, type SignerOptions } from '../support/signer.js';
+import { freshScalar } from '../support/routes.js';
 import { swapClient } from '../support/swaps.js';
 import type { components } from '../../generated/api.js';
 
@@ -15,13 +16,6 @@ const ADDRESS = 'ZxDFpn4k7xVYyc9VZ3LphrJbkpc46xfREace5bme1aXiMzKPAHA8jsTWcHSXhv9
 const SECRET = Buffer.from('80b3e96a3eb765332b0fd3e44e0fefa58747a70025bf91aa4a7b758ab6f5590d', 'hex');
 const OTHER_ADDRESS = 'ZxD5aoLDPTdcaRx4uCpyW4XiLfEXejepAVz8cSY2fwHNEiJNu6NmpBBDLGTJzCsUvn3acCVDVDPMV8yQXdPooAp338Se7AxeH';
 const GATEWAY = 'gwZ5sqZkre33rxhoo9ht5xcmzy5khvr2hFSfvk7TeXeMXxby7acC3fs1D';
-
-// A fresh nonce k below the group order: 32 random bytes hashed and cleared in the top bits.
-const freshK = () => {
-  const k = createHash('sha256').update(randomBytes(32)).digest();
-  k[31] &= 0x0f;
-  return k;
-};
 
 describe('Permanent routes: challenges and verified creation', () => {
   let server: TestServer;
@@ -43,7 +37,7 @@ describe('Permanent routes: challenges and verified creation', () => {
     return res.body;
   };
   const proofFor = (c: Challenge, format: 'v2' | 'legacy' = 'v2') => {
-    const { publicKey, signature } = signZanoMessage(SECRET, c.challenge, freshK(), format);
+    const { publicKey, signature } = signZanoMessage(SECRET, c.challenge, freshScalar(), format);
     return { ...target, externalUserId: 'user-42', challengeId: c.challenge_id, message: c.challenge, publicKey, signature };
   };
   const create = (body: Record<string, unknown>): Promise<JsonResponse<Route>> =>
@@ -156,7 +150,7 @@ describe('Permanent routes: challenges and verified creation', () => {
       const other = signZanoMessage(
         createHash('sha256').update('another key').digest().fill(1, 31),
         (await challenge()).challenge,
-        freshK(),
+        freshScalar(),
         'v2',
       );
       const c = await challenge();

@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import pg from 'pg';
+import { createScratchDatabase, type ScratchDatabase } from '../support/postgres.js';
 import { freePort, spawnGroup, waitForHttp, type Child } from '../support/process.js';
 import { openStream } from '../support/sse.js';
 import { swapClient, type SwapEvent } from '../support/swaps.js';
@@ -14,41 +14,28 @@ describe('two server processes on one PostgreSQL', function () {
   this.timeout(120_000);
   const children: Child[] = [];
   const dirs: string[] = [];
-  let adminUrl: URL;
-  let database: string;
+  let database: ScratchDatabase | undefined;
 
   before(async function () {
     if (!process.env.DATABASE_URL) {
       // The embedded database belongs to one process: fan-out between instances is PostgreSQL's.
       return this.skip();
     }
-    adminUrl = new URL(process.env.DATABASE_URL);
-    database = `pss_two_${randomBytes(6).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: adminUrl.toString() });
-    await admin.connect();
-    await admin.query(`create database ${database}`);
-    await admin.end();
+    database = await createScratchDatabase(process.env.DATABASE_URL, 'pss_two');
   });
   after(async () => {
     for (const child of children) await child.stop('SIGTERM');
     for (const dir of dirs) await fs.rm(dir, { recursive: true, force: true });
-    if (database) {
-      const admin = new pg.Client({ connectionString: adminUrl.toString() });
-      await admin.connect();
-      await admin.query(`drop database if exists ${database} with (force)`);
-      await admin.end();
-    }
+    await database?.drop();
   });
 
   async function start(port: number, origin: string, env: Record<string, string>): Promise<Child> {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pss-two-'));
     dirs.push(dir);
-    const url = new URL(adminUrl.toString());
-    url.pathname = `/${database}`;
     const child = spawnGroup(
       process.execPath,
       ['--import', 'tsx', 'server/main.ts'],
-      { PORT: String(port), DATA_DIR: dir, DATABASE_URL: url.toString(), PUBLIC_ORIGIN: origin, LOG_LEVEL: 'warn', ...env },
+      { PORT: String(port), DATA_DIR: dir, DATABASE_URL: database!.url, PUBLIC_ORIGIN: origin, LOG_LEVEL: 'warn', ...env },
       root,
     );
     children.push(child);
