@@ -10,6 +10,7 @@ import { AppError } from '../domain/errors.js';
 import { createHandlers } from '../handlers/index.js';
 import type { HandlerDeps } from '../handlers/deps.js';
 import type { Metrics } from '../metrics.js';
+import { createNonceClaims } from '../store/nonces.js';
 import type { SecretBox } from '../store/secret-box.js';
 import { authenticate, claimNonce, createPartnerCache } from './authenticate.js';
 import { parseJsonBody, readRawBody } from './body.js';
@@ -71,7 +72,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(authenticate(authentication, partners));
   app.use(limits.count);
   // The nonce is claimed after the key's limit: a request refused with 429 stores nothing.
-  app.use(claimNonce(authentication, partners));
+  app.use(claimNonce(authentication, partners, createNonceClaims(deps.knex, deps.now)));
   app.use(limits.countRefusals);
   app.use(parseJsonBody());
   app.use(headAsGet());

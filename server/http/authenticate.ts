@@ -5,8 +5,8 @@
  * once the key's rate limit has let the request through, so refused requests store nothing.
  *
  * Partners are cached per instance (the row and the opened secret), so verifying a signature reads nothing.
- * The cache is never trusted alone: the nonce claim, a database round trip every signed request makes anyway,
- * also returns the key's current version (`updated_at`, which rotation and disabling change). When it
+ * The cache is never trusted alone: the nonce claim, a database round trip every signed request makes anyway
+ * (grouped with the claims of concurrent requests, store/nonces.ts), also returns the key's current version (`updated_at`, which rotation and disabling change). When it
  * differs, the entry is dropped and the request is verified again from the database, so a rotated secret or
  * a disabled key is refused on every instance from the next request on.
  */
@@ -15,7 +15,7 @@ import type { Knex } from 'knex';
 import { checkTimestamp, computeSignature, nonceExpiry, parseSignedHeaders, signaturesMatch, unauthorized } from '../domain/signing.js';
 import { partnerSecretOwner, type SecretBox } from '../store/secret-box.js';
 import { findPartnerByKeyId, type PartnerRecord } from '../store/partners.js';
-import { claimNonceAndReadPartner } from '../store/nonces.js';
+import type { NonceClaims } from '../store/nonces.js';
 import type { AuthenticatedPartner } from './handler-types.js';
 
 /** What authentication needs. */
@@ -114,12 +114,12 @@ export function authenticate(deps: AuthenticateDeps, cache: PartnerCache = creat
  * limit, so a request refused with 429 leaves no nonce row behind. When the partner row changed since it
  * was cached, the request is verified again against the row as it is now.
  */
-export function claimNonce(deps: AuthenticateDeps, cache: PartnerCache): RequestHandler {
+export function claimNonce(deps: AuthenticateDeps, cache: PartnerCache, nonces: NonceClaims): RequestHandler {
   return async (req, _res, next) => {
     const pending = req.pendingNonce;
     if (!pending) return next();
     try {
-      const claim = await claimNonceAndReadPartner(deps.knex, pending.keyId, pending.nonce, deps.now(), pending.expiresAt);
+      const claim = await nonces.claim(pending.keyId, pending.nonce, pending.expiresAt);
       if (claim.partner?.updatedAt.getTime() !== pending.partnerVersion) {
         cache.evict(pending.keyId);
         await verifySignedRequest(req, deps, cache);

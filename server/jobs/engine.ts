@@ -14,7 +14,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Metrics } from '../metrics.js';
 import { createSecretBox } from '../store/secret-box.js';
-import { queryInTransaction, queryUnnamed } from '../store/raw-sql.js';
+import { queryInTransaction, queryOnPool } from '../store/raw-sql.js';
 import { retryStartupRace } from '../store/database.js';
 import { listActiveSwapIds } from '../store/swaps.js';
 import { allocateRouteAddresses } from './route-addresses.js';
@@ -312,7 +312,7 @@ function countingFailures(boss: PgBoss, metrics: Metrics | undefined) {
 // pg-boss runs its SQL on the knex pool, or inside a caller's transaction so a job commits with the writes
 // that need it.
 function createBossDb(knex: Knex): PgBoss.Db {
-  return { executeSql: (text, values) => queryUnnamed(knex, text, values) as Promise<{ rows: never[] }> };
+  return { executeSql: (text, values) => queryOnPool(knex, text, values) as Promise<{ rows: never[] }> };
 }
 
 function transactionDb(trx: Knex.Transaction): PgBoss.Db {

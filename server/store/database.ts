@@ -7,8 +7,9 @@ import os from 'node:os';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
-import { PGlite } from '@electric-sql/pglite';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { EmbeddedWorkerData, EmbeddedWorkerMessage } from './embedded-worker.js';
 import { createMigrationSource, type MigrationContext } from './migrations/index.js';
 
 // Postgres `numeric` and `bigint` arrive as strings (never JS numbers: money is decimal); timestamps as Date.
@@ -34,7 +35,6 @@ export interface Database {
   close(): Promise<void>;
 }
 
-const EMBEDDED_MAX_CONNECTIONS = 16;
 // Fail fast when the database is unreachable (health answers 503 instead of hanging for a minute).
 const ACQUIRE_TIMEOUT_MS = 5_000;
 
@@ -46,7 +46,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       client: 'pg',
       connection: options.databaseUrl,
       searchPath: options.schema ? [options.schema] : undefined,
-      pool: { min: 0, max: poolSize },
+      pool: { min: 0, max: poolSize, afterCreate: prepareRepeatedStatements },
       acquireConnectionTimeout: ACQUIRE_TIMEOUT_MS,
     });
     if (options.schema) await knex.raw('create schema if not exists ??', [options.schema]);
@@ -72,19 +72,22 @@ const SOCKET_PORT = 5432;
 const MAX_SOCKET_PATH_BYTES = 100;
 
 async function startEmbedded(dataDir: string | undefined, schema: string | undefined): Promise<Database> {
-  const pglite = await PGlite.create(dataDir ? path.join(dataDir, 'pglite') : 'memory://');
-  if (dataDir) await removeGroupAndWorldAccess(dataDir);
   const socketDir = await socketDirectory(dataDir);
   const socketPath = path.join(socketDir.path, `.s.PGSQL.${SOCKET_PORT}`);
   // No live process holds this directory (checked by the caller), so a socket file here is left over from
   // a process that was killed; listening needs its path free.
   await fs.rm(socketPath, { force: true });
-  const socketServer = new PGLiteSocketServer({
-    db: pglite,
-    path: socketPath,
-    maxConnections: EMBEDDED_MAX_CONNECTIONS,
-  });
-  await socketServer.start();
+  let worker: EmbeddedWorker;
+  try {
+    worker = await startEmbeddedWorker({
+      pgliteDir: dataDir ? path.join(dataDir, 'pglite') : undefined,
+      socketPath,
+    });
+  } catch (err) {
+    await socketDir.remove();
+    throw err;
+  }
+  if (dataDir) await removeGroupAndWorldAccess(dataDir);
   const knex = embeddedKnex(socketDir.path, schema);
   if (schema) await knex.raw('create schema if not exists ??', [schema]);
   const lockFile = dataDir ? path.join(dataDir, EMBEDDED_LOCK_FILE) : undefined;
@@ -94,13 +97,56 @@ async function startEmbedded(dataDir: string | undefined, schema: string | undef
     kind: 'pglite',
     async close() {
       await knex.destroy();
-      await socketServer.stop();
-      await pglite.close();
+      await worker.close();
       if (lockFile) await fs.rm(lockFile, { force: true });
       if (dataDir) await removeGroupAndWorldAccess(dataDir);
       await socketDir.remove();
     },
   };
+}
+
+/** The worker thread running the embedded database. */
+interface EmbeddedWorker {
+  /** Stops the socket server, closes the database and ends the thread. */
+  close(): Promise<void>;
+}
+
+// The worker's module sits next to this one: .js in the compiled dist/, or .ts under tsx. A worker thread
+// does not inherit tsx's loader, so it then registers tsx before importing the module.
+const WORKER_SOURCE = ((): string => {
+  const url = new URL(`./embedded-worker${path.extname(fileURLToPath(import.meta.url))}`, import.meta.url).href;
+  if (!url.endsWith('.ts')) return `import(${JSON.stringify(url)})`;
+  const tsx = import.meta.resolve('tsx/esm/api');
+  return `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(url)}); })`;
+})();
+
+function startEmbeddedWorker(data: EmbeddedWorkerData): Promise<EmbeddedWorker> {
+  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: data });
+  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  const close = async () => {
+    worker.postMessage('close');
+    await exited;
+  };
+  return new Promise((resolve, reject) => {
+    const fail = (err: Error) => {
+      void worker.terminate();
+      reject(err);
+    };
+    const exitedEarly = (code: number) => fail(new Error(`the embedded database's worker exited (code ${code}) before it was ready`));
+    worker.once('error', fail);
+    worker.once('exit', exitedEarly);
+    worker.once('message', (message: EmbeddedWorkerMessage) => {
+      worker.removeListener('exit', exitedEarly);
+      worker.removeListener('error', fail);
+      if (typeof message === 'object' && 'error' in message)
+        return fail(new Error(`the embedded database did not start: ${message.error}`));
+      // After start-up a failure of the database thread is fatal: every query would hang until its timeout.
+      worker.on('error', (err) => {
+        throw new Error(`the embedded database's worker failed: ${err.stack ?? String(err)}`);
+      });
+      resolve({ close });
+    });
+  });
 }
 
 // The socket lives in DATA_DIR when its path fits a socket address; otherwise (a deep DATA_DIR, or the
@@ -129,12 +175,10 @@ async function removeGroupAndWorldAccess(dir: string): Promise<void> {
   }
 }
 
-// One connection per process. pglite-socket serves every connection from one PGlite session and queues
-// protocol messages one by one, keeping a connection's messages together only inside a transaction: two
-// connections sending extended-protocol queries (Parse, Bind, Execute) at once interleave and break each
-// other ("bind message supplies 2 parameters, but prepared statement requires 4"). PGlite executes one
-// statement at a time anyway, so a single connection loses no throughput; concurrent requests queue for it.
-const EMBEDDED_POOL_SIZE = 1;
+// Connections to the embedded database. PGlite runs one statement at a time (embedded-socket.ts takes
+// the connections in turns, a transaction at a time), but with a few connections the next query is
+// already waiting while the current one runs, so neither this thread nor the database's waits on the other.
+const EMBEDDED_POOL_SIZE = 8;
 
 function embeddedKnex(socketDir: string, schema: string | undefined): Knex {
   return knexFactory({
@@ -142,9 +186,48 @@ function embeddedKnex(socketDir: string, schema: string | undefined): Knex {
     // A host that is a path makes `pg` connect to the Unix socket <host>/.s.PGSQL.<port>.
     connection: { host: socketDir, port: SOCKET_PORT, user: 'postgres', database: 'postgres' },
     searchPath: schema ? [schema] : undefined,
-    pool: { min: 0, max: EMBEDDED_POOL_SIZE },
+    pool: { min: 0, max: EMBEDDED_POOL_SIZE, afterCreate: prepareRepeatedStatements },
     acquireConnectionTimeout: ACQUIRE_TIMEOUT_MS,
   });
+}
+
+/** How many distinct statements one connection keeps prepared; past that, new texts run unnamed. */
+export const MAX_PREPARED_STATEMENTS = 1_000;
+
+let connectionsPrepared = 0;
+
+/**
+ * knex's pool hook: every parameterised query on this connection becomes a named prepared statement, so
+ * the database parses and plans a text once per connection instead of on every execution. On the embedded
+ * PGlite, where every statement runs in the WebAssembly build on our own event loop, parsing and planning
+ * were most of the cost of a short query (a primary-key read ran about 3x faster prepared). Queries
+ * without parameters (BEGIN, COMMIT, multi-statement scripts) keep the simple protocol.
+ *
+ * Names are unique per connection (process id, connection number, statement number) because the embedded
+ * database serves every socket connection, including another process's, from one session, where a name
+ * prepared by one connection would collide with another's.
+ */
+function prepareRepeatedStatements(connection: pg.Client, done: (err: Error | null, connection: pg.Client) => void): void {
+  const prefix = `pss_${process.pid}_${++connectionsPrepared}_`;
+  const names = new Map<string, string>();
+  const query = connection.query.bind(connection) as (...args: unknown[]) => unknown;
+  (connection as unknown as { query: (...args: unknown[]) => unknown }).query = (config: unknown, ...rest: unknown[]) => {
+    if (isParameterised(config) && config.name === undefined) {
+      let name = names.get(config.text);
+      if (name === undefined && names.size < MAX_PREPARED_STATEMENTS) {
+        name = `${prefix}${names.size + 1}`;
+        names.set(config.text, name);
+      }
+      if (name !== undefined) config = { ...config, name };
+    }
+    return query(config, ...rest);
+  };
+  done(null, connection);
+}
+
+function isParameterised(config: unknown): config is { text: string; values: unknown[]; name?: string } {
+  const c = config as { text?: unknown; values?: unknown } | null;
+  return typeof c === 'object' && c !== null && typeof c.text === 'string' && Array.isArray(c.values) && c.values.length > 0;
 }
 
 async function connectToRunningEmbedded(dataDir: string, schema: string | undefined): Promise<Database | undefined> {

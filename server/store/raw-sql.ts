@@ -1,12 +1,12 @@
 /**
  * SQL handed to us by libraries (pg-boss) in node-postgres form: text with $n placeholders and a values
- * array. It runs unnamed on the knex pool (the embedded PGlite serves every socket connection from one
- * session, where named prepared statements collide), or inside a knex transaction.
+ * array. It runs on a connection of the knex pool (where a parameterised text becomes a prepared statement
+ * of that connection, database.ts), or inside a knex transaction.
  */
 import type { Knex } from 'knex';
 
-/** Runs `text` unnamed on a pooled connection; returns node-postgres's result. */
-export async function queryUnnamed(db: Knex, text: string, values?: unknown[]): Promise<{ rows: unknown[] }> {
+/** Runs `text` on a pooled connection; returns node-postgres's result. */
+export async function queryOnPool(db: Knex, text: string, values?: unknown[]): Promise<{ rows: unknown[] }> {
   const connection = await db.client.acquireConnection();
   try {
     return await connection.query({ text, values });

@@ -45,6 +45,29 @@ describe('Signed partner requests', () => {
     }
   });
 
+  it('accepts each nonce exactly once when many requests and their replays arrive at once on two instances', async () => {
+    // Nonce claims are committed in groups: a replay may share a group with its original, or race it from
+    // the other instance. 40 distinct requests, each sent three times at once (twice here, once there).
+    const other = await startTestServer({ sameDatabaseAs: server });
+    try {
+      const signed = Array.from({ length: 40 }, () => signHeaders(partner, 'GET', MARKUP));
+      const sends = signed.flatMap((headers, i) =>
+        [server.origin, server.origin, other.origin].map(async (origin) => ({ i, res: await request(`${origin}${MARKUP}`, { headers }) })),
+      );
+      const answers = await Promise.all(sends);
+      for (let i = 0; i < signed.length; i++) {
+        const mine = answers.filter((a) => a.i === i).map((a) => a.res);
+        expect(
+          mine.filter((r) => r.status === 200),
+          `request ${i}`,
+        ).to.have.length(1);
+        for (const refused of mine.filter((r) => r.status !== 200)) expectError(refused, 401, 'nonce_reused');
+      }
+    } finally {
+      await other.close();
+    }
+  });
+
   it('applies a rotated secret and a disabled key at once on every instance, though each caches partners', async () => {
     const other = await startTestServer({ sameDatabaseAs: server });
     try {
