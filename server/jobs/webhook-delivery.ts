@@ -9,7 +9,8 @@
  *   already recorded is never sent again, so a job that runs twice costs at most one extra request;
  * - `sendTest` sends a `webhook.test` message at once, for POST /partner/webhook/test.
  *
- * No database transaction is open while a request is in flight (the embedded database has one connection).
+ * No database transaction is open while a request is in flight (on the embedded database an open
+ * transaction holds up every other connection).
  * Redirects are not followed; in production every address the URL's host resolves to is checked when the
  * connection is made (so DNS that changed since the URL was set cannot point deliveries inward).
  */
