@@ -5,17 +5,31 @@
  */
 import type { Knex } from 'knex';
 
-const snake = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-const camel = (column: string) => column.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+// Names are converted once each and remembered: the set of columns is small and fixed, and a list of
+// swaps converts some forty columns per row.
+const snakeNames = new Map<string, string>();
+const camelNames = new Map<string, string>();
+const snake = (field: string) => remembered(snakeNames, field, () => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`));
+const camel = (column: string) => remembered(camelNames, column, () => column.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()));
+
+function remembered(names: Map<string, string>, name: string, convert: () => string): string {
+  let converted = names.get(name);
+  if (converted === undefined) names.set(name, (converted = convert()));
+  return converted;
+}
 
 /** A record's fields as columns (`createdAt` -> `created_at`). */
 export function toColumns(fields: object): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(fields).map(([field, value]) => [snake(field), value]));
+  const columns: Record<string, unknown> = {};
+  for (const field of Object.keys(fields)) columns[snake(field)] = (fields as Record<string, unknown>)[field];
+  return columns;
 }
 
 /** A row as a record (`created_at` -> `createdAt`). */
 export function fromRow<T>(row: Record<string, unknown>): T {
-  return Object.fromEntries(Object.entries(row).map(([column, value]) => [camel(column), value])) as T;
+  const record: Record<string, unknown> = {};
+  for (const column of Object.keys(row)) record[camel(column)] = row[column];
+  return record as T;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
