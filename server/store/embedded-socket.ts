@@ -7,8 +7,11 @@
  * statement and portal of one connection's Parse/Bind/Execute are never replaced by another's in between
  * (serving message by message, as pglite-socket does, breaks exactly there, which is why the server used
  * to keep one connection). While a connection has a transaction open, only its units run; the others wait
- * in order for it to commit or roll back, so every connection sees transaction isolation it can rely on. A
- * connection that goes away inside a transaction has it rolled back.
+ * in order for it to commit or roll back, so every connection sees transaction isolation it can rely on.
+ *
+ * What a connection leaves in the shared session goes with it: when it closes, its open transaction is
+ * rolled back and the statements it prepared are deallocated (the server's pool names a statement per
+ * connection, database.ts, and replaced connections would otherwise pile theirs up in the session).
  *
  * With several connections the server's event loop can prepare the next query and handle HTTP while
  * PGlite runs the current one (in its own worker thread, embedded-worker.ts).
@@ -20,22 +23,25 @@ import type { PGlite } from '@electric-sql/pglite';
 const SSL_REQUEST_CODE = 80877103;
 const GSSENC_REQUEST_CODE = 80877104;
 const CANCEL_REQUEST_CODE = 80877102;
-// Message types that end a unit: Sync, simple Query, Flush; and Terminate.
+// Message types that end a unit: Sync, simple Query, Flush; and Terminate, and Parse (names a statement).
 const SYNC = 0x53;
 const QUERY = 0x51;
 const FLUSH = 0x48;
 const TERMINATE = 0x58;
+const PARSE = 0x50;
 
 /** One client connection's turn: its bytes up to a point where it waits for the answer. */
 interface Unit {
   connection: Connection;
-  /** The protocol bytes to run, or 'rollback' to end the transaction of a connection that went away. */
-  bytes: Uint8Array | 'rollback';
+  /** The protocol bytes to run, or 'cleanup' for what a connection that went away left in the session. */
+  bytes: Uint8Array | 'cleanup';
 }
 
 interface Connection {
   readonly socket: net.Socket;
   closed: boolean;
+  /** The named statements it prepared. */
+  readonly statements: Set<string>;
 }
 
 /** A socket server for one PGlite; `listen` then `close`. */
@@ -71,7 +77,7 @@ export class EmbeddedSocketServer {
   }
 
   private accept(socket: net.Socket): void {
-    const connection: Connection = { socket, closed: false };
+    const connection: Connection = { socket, closed: false, statements: new Set() };
     this.connections.add(connection);
     let pending: Buffer = Buffer.alloc(0);
     let started = false;
@@ -101,6 +107,10 @@ export class EmbeddedSocketServer {
         const type = pending[offset];
         const length = 1 + pending.readInt32BE(offset + 1);
         if (pending.length - offset < length) break;
+        if (type === PARSE) {
+          const nameEnd = pending.indexOf(0, offset + 5);
+          if (nameEnd > offset + 5) connection.statements.add(pending.toString('utf8', offset + 5, nameEnd));
+        }
         offset += length;
         if (type === TERMINATE) {
           socket.end();
@@ -124,8 +134,23 @@ export class EmbeddedSocketServer {
     this.connections.delete(connection);
     for (let i = this.queue.length - 1; i >= 0; i--) if (this.queue[i].connection === connection) this.queue.splice(i, 1);
     // Its open transaction is rolled back before any other connection's unit runs.
-    if (this.owner === connection) this.queue.unshift({ connection, bytes: 'rollback' });
+    if (this.owner === connection) this.queue.unshift({ connection, bytes: 'cleanup' });
+    else if (connection.statements.size > 0) this.queue.push({ connection, bytes: 'cleanup' });
     void this.pump();
+  }
+
+  // Ends the transaction a closed connection left open and deallocates the statements it prepared.
+  private async cleanUp(connection: Connection): Promise<void> {
+    const sql: string[] = [];
+    if (this.owner === connection) {
+      this.owner = undefined;
+      if (this.db.isInTransaction()) sql.push('ROLLBACK');
+    }
+    for (const name of connection.statements) sql.push(`DEALLOCATE "${name.replaceAll('"', '""')}"`);
+    connection.statements.clear();
+    // A statement that failed to parse was never prepared, so deallocate one by one and ignore failures.
+    // (exec takes PGlite's lock itself; inside runExclusive it would wait for itself.)
+    for (const statement of sql) await this.db.exec(statement).catch(() => undefined);
   }
 
   private submit(unit: Unit): void {
@@ -143,9 +168,8 @@ export class EmbeddedSocketServer {
         const index = owner ? this.queue.findIndex((u) => u.connection === owner) : 0;
         if (index < 0 || index >= this.queue.length) break;
         const [unit] = this.queue.splice(index, 1);
-        if (unit.bytes === 'rollback') {
-          await this.db.runExclusive(() => this.db.exec('ROLLBACK')).catch(() => undefined);
-          this.owner = undefined;
+        if (unit.bytes === 'cleanup') {
+          await this.cleanUp(unit.connection);
           continue;
         }
         const bytes = unit.bytes;
@@ -158,11 +182,12 @@ export class EmbeddedSocketServer {
           continue;
         }
         this.owner = this.db.isInTransaction() ? unit.connection : undefined;
-        if (this.owner && unit.connection.closed) {
-          this.owner = undefined;
-          await this.db.runExclusive(() => this.db.exec('ROLLBACK')).catch(() => undefined);
+        // It went away while this unit ran: its clean-up (queued at drop) runs next.
+        if (unit.connection.closed) {
+          this.queue.unshift({ connection: unit.connection, bytes: 'cleanup' });
+          continue;
         }
-        if (!unit.connection.closed && answer.length > 0) unit.connection.socket.write(answer);
+        if (answer.length > 0) unit.connection.socket.write(answer);
       }
     } finally {
       this.running = false;

@@ -1,0 +1,78 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { expect } from 'chai';
+import pg from 'pg';
+import { EmbeddedSocketServer } from '../../server/store/embedded-socket.js';
+
+describe('the embedded database socket server (several pg connections on one PGlite session)', () => {
+  let dir: string;
+  let db: PGlite;
+  let server: EmbeddedSocketServer;
+  const clients: pg.Client[] = [];
+  const connect = async () => {
+    const client = new pg.Client({ host: dir, port: 5432, user: 'postgres', database: 'postgres' });
+    client.on('error', () => undefined); // a client destroyed on purpose below
+    await client.connect();
+    clients.push(client);
+    return client;
+  };
+
+  before(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'pss-socket-test-'));
+    db = await PGlite.create();
+    await db.exec('create table items (id int primary key, label text)');
+    server = new EmbeddedSocketServer(db);
+    await server.listen(path.join(dir, '.s.PGSQL.5432'));
+  });
+  after(async () => {
+    await Promise.all(clients.map((c) => c.end().catch(() => undefined)));
+    await server.close();
+    await db.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('keeps every connection’s extended-protocol queries whole when many run at once', async () => {
+    const [a, b, c] = await Promise.all([connect(), connect(), connect()]);
+    // Different texts and parameter counts on each connection: interleaved Parse/Bind messages of two
+    // connections would bind one's parameters to the other's unnamed statement.
+    const runs = Array.from({ length: 60 }, (_, i) => [
+      a.query('select $1::int + $2::int as n', [i, 1]).then((r) => expect(r.rows[0].n).to.equal(i + 1)),
+      b.query('select $1::text || $2::text || $3::text as s', ['x', String(i), 'y']).then((r) => expect(r.rows[0].s).to.equal(`x${i}y`)),
+      c.query({ text: 'select $1::int * 2 as n', values: [i], name: 'double_c' }).then((r) => expect(r.rows[0].n).to.equal(i * 2)),
+    ]).flat();
+    await Promise.all(runs);
+  });
+
+  it('lets one transaction run at a time: another connection waits for its commit', async () => {
+    const [writer, reader] = await Promise.all([connect(), connect()]);
+    await writer.query('begin');
+    await writer.query('insert into items values ($1, $2)', [1, 'first']);
+    let readAt = 0;
+    const read = reader.query('select count(*)::int as n from items').then((r) => {
+      readAt = performance.now();
+      return r.rows[0].n as number;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(readAt, 'the read ran inside the other connection’s transaction').to.equal(0);
+    await writer.query('commit');
+    const committedAt = performance.now();
+    expect(await read).to.equal(1);
+    expect(readAt).to.be.at.least(committedAt - 1);
+  });
+
+  it('rolls back the open transaction of a connection that goes away and deallocates its statements', async () => {
+    const [leaving, staying] = await Promise.all([connect(), connect()]);
+    await leaving.query({ text: 'select $1::int as n', values: [1], name: 'left_behind' });
+    const prepared = async () =>
+      (await staying.query(`select count(*)::int as n from pg_prepared_statements where name = 'left_behind'`)).rows[0].n as number;
+    expect(await prepared()).to.equal(1);
+    await leaving.query('begin');
+    await leaving.query('insert into items values ($1, $2)', [2, 'never committed']);
+    (leaving as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+    const rows = await staying.query('select id from items where id = $1', [2]);
+    expect(rows.rows).to.deep.equal([]);
+    expect(await prepared()).to.equal(0);
+  });
+});
