@@ -90,6 +90,7 @@ export class EmbeddedSocketServer {
         if (!started) {
           if (pending.length - offset < 8) break;
           const length = pending.readInt32BE(offset);
+          if (length < 8) return void socket.destroy(); // not the protocol
           if (pending.length - offset < length) break;
           const code = pending.readInt32BE(offset + 4);
           offset += length;
@@ -106,6 +107,7 @@ export class EmbeddedSocketServer {
         if (pending.length - offset < 5) break;
         const type = pending[offset];
         const length = 1 + pending.readInt32BE(offset + 1);
+        if (length < 5) return void socket.destroy(); // not the protocol
         if (pending.length - offset < length) break;
         if (type === PARSE) {
           const nameEnd = pending.indexOf(0, offset + 5);

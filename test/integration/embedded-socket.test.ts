@@ -1,4 +1,5 @@
 import { mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -60,6 +61,16 @@ describe('the embedded database socket server (several pg connections on one PGl
     const committedAt = performance.now();
     expect(await read).to.equal(1);
     expect(readAt).to.be.at.least(committedAt - 1);
+  });
+
+  it('closes a connection that sends something other than the protocol, and goes on serving the others', async () => {
+    const other = await connect();
+    const garbage = net.createConnection(path.join(dir, '.s.PGSQL.5432'));
+    await new Promise((resolve) => garbage.once('connect', resolve));
+    const closed = new Promise((resolve) => garbage.once('close', resolve));
+    garbage.write(Buffer.from([0, 0, 0, 2, 0, 0, 0, 0, 0, 0]));
+    await closed;
+    expect((await other.query('select $1::int as n', [7])).rows[0].n).to.equal(7);
   });
 
   it('rolls back the open transaction of a connection that goes away and deallocates its statements', async () => {
