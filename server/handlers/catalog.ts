@@ -1,14 +1,14 @@
 /** Catalog operations: the asset list and pair guidance. Public and read-only. */
 import { compactPairGuidance, destinationGuidance, findAsset, toAssetCatalog } from '../domain/catalog.js';
 import { AppError, invalidRequest } from '../domain/errors.js';
-import type { Handlers } from '../http/handler-types.js';
+import { fixedBody, type Handlers } from '../http/handler-types.js';
 import type { HandlerDeps } from './deps.js';
 
 /** Handlers for listAssets and getPairs. */
 export function createCatalogHandlers(deps: HandlerDeps): Pick<Handlers, 'listAssets' | 'getPairs'> {
   // The catalogue is static for the life of the process; build its views once.
-  const assetCatalog = toAssetCatalog(deps.catalog);
-  const compact = compactPairGuidance(deps.catalog);
+  const assetCatalog = fixedBody(toAssetCatalog(deps.catalog));
+  const compact = fixedBody(compactPairGuidance(deps.catalog));
 
   return {
     async listAssets() {

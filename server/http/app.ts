@@ -17,7 +17,14 @@ import { parseJsonBody, readRawBody } from './body.js';
 import { createDocsRouter } from './docs.js';
 import { rateLimit } from './rate-limit.js';
 import { errorHandler } from './errors.js';
-import type { AuthenticatedPartner, Handler, HandlerContext, Handlers, OperationId } from './handler-types.js';
+import {
+  isFixedBody,
+  type AuthenticatedPartner,
+  type Handler,
+  type HandlerContext,
+  type Handlers,
+  type OperationId,
+} from './handler-types.js';
 import { indexOperations, matchRoute, type OperationRoute } from './operations.js';
 import { requestId } from './request-id.js';
 import { requestLog } from './request-log.js';
@@ -86,14 +93,19 @@ export function createApp(deps: AppDeps): Express {
       validateFormats: true,
     }),
   );
+  // Routing chose the operation already; its handler is called directly, with the path parameters the
+  // validator matched and checked (one lookup, instead of express trying every route's pattern in turn).
+  const bound = new Map<string, RequestHandler>();
   for (const route of routes) {
     const handler = handlers[route.operationId as OperationId] as Handler<OperationId> | undefined;
     if (!handler) throw new Error(`No handler for operation ${route.operationId}`);
-    (app as unknown as Record<string, (path: string, h: RequestHandler) => void>)[route.method](
-      API_BASE_PATH + route.expressPath,
-      bindHandler(route, handler, deps.logger),
-    );
+    bound.set(route.operationId, bindHandler(route, handler, deps.logger, deps.config.validateResponses));
   }
+  app.use((req, res, next) => {
+    const handle = req.operation && bound.get(req.operation.operationId);
+    if (!handle) return next();
+    handle(req, res, next);
+  });
   if (deps.metrics) app.use(deps.metrics.countRateLimitRefusals());
   app.use(errorHandler(deps.logger));
   return app;
@@ -137,13 +149,16 @@ function headAsGet(): RequestHandler {
   };
 }
 
-function bindHandler(route: OperationRoute, handler: Handler<OperationId>, logger: Logger): RequestHandler {
+function bindHandler(route: OperationRoute, handler: Handler<OperationId>, logger: Logger, validateResponses: boolean): RequestHandler {
+  // Fixed bodies (the catalogue) are serialised once, unless responses are validated: the validator checks
+  // what goes through res.json.
+  const serialised = new WeakMap<object, Buffer>();
   return async (req, res, next) => {
     try {
       const context = {
         operationId: route.operationId,
         requestId: (req as Request & { id: string }).id,
-        path: req.params,
+        path: (req as Request & { openapi?: { pathParams?: Record<string, string> } }).openapi?.pathParams ?? req.params,
         query: req.query,
         headers: req.headers,
         body: req.body,
@@ -155,6 +170,14 @@ function bindHandler(route: OperationRoute, handler: Handler<OperationId>, logge
       const result = (await handler(context)) as { handled: true } | { status: number; body: unknown; headers?: Record<string, string> };
       if ('handled' in result) return;
       for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
+      if (!validateResponses && isFixedBody(result.body)) {
+        let bytes = serialised.get(result.body);
+        if (!bytes) serialised.set(result.body, (bytes = Buffer.from(JSON.stringify(result.body))));
+        res.status(result.status).setHeader('Content-Type', 'application/json; charset=utf-8');
+        res.setHeader('Content-Length', bytes.length);
+        res.end(bytes);
+        return;
+      }
       res.status(result.status).json(result.body);
     } catch (err) {
       next(err);

@@ -31,6 +31,26 @@ export type HandlerResult<Id extends OperationId> = {
   };
 }[keyof Responses<Id> & number];
 
+const FIXED_BODIES = new WeakSet<object>();
+
+/**
+ * Marks a body that never changes for the life of the process (the catalogue): it is deep-frozen, and
+ * when responses are not validated it is serialised once and the same bytes are sent every time.
+ */
+export function fixedBody<T extends object>(body: T): T {
+  const freeze = (value: unknown): void => {
+    if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return;
+    Object.freeze(value);
+    for (const child of Object.values(value)) freeze(child);
+  };
+  freeze(body);
+  FIXED_BODIES.add(body);
+  return body;
+}
+
+/** Whether `body` was made with fixedBody. */
+export const isFixedBody = (body: unknown): body is object => typeof body === 'object' && body !== null && FIXED_BODIES.has(body);
+
 /** Returned by a handler that wrote the response itself (a stream). */
 export interface ResponseHandled {
   handled: true;

@@ -109,3 +109,35 @@ describe('Catalog', () => {
     });
   });
 });
+
+describe('Catalog answers when responses are not validated (production: the bytes are made once)', () => {
+  let server: TestServer;
+  let validated: TestServer;
+  before(async () => {
+    [server, validated] = await Promise.all([startTestServer({ env: { VALIDATE_RESPONSES: 'false' } }), startTestServer()]);
+  });
+  after(() => Promise.all([server.close(), validated.close()]));
+
+  for (const path of ['/assets', '/pairs']) {
+    it(`answers GET ${path} with the same JSON, headers and length as a validated server, request after request`, async () => {
+      const expected = await fetch(`${validated.baseUrl}${path}`);
+      const expectedText = await expected.text();
+      for (let i = 0; i < 3; i++) {
+        const res = await fetch(`${server.baseUrl}${path}`);
+        const text = await res.text();
+        expect(res.status).to.equal(200);
+        expect(res.headers.get('content-type')).to.equal('application/json; charset=utf-8');
+        expect(res.headers.get('content-length')).to.equal(String(Buffer.byteLength(text)));
+        expect(res.headers.get('x-request-id')).to.match(/^req_/);
+        expect(JSON.parse(text)).to.deep.equal(JSON.parse(expectedText));
+      }
+    });
+  }
+
+  it('answers HEAD /assets with the headers and no body', async () => {
+    const res = await fetch(`${server.baseUrl}/assets`, { method: 'HEAD' });
+    expect(res.status).to.equal(200);
+    expect(Number(res.headers.get('content-length'))).to.be.greaterThan(1000);
+    expect(await res.text()).to.equal('');
+  });
+});
