@@ -8,7 +8,8 @@
  *   large: BENCH_DATA_SWAPS (default 200,000) swaps, BENCH_DATA_EVENTS (default 1,000,000) events and
  *          BENCH_DATA_DEPOSITS (default 100,000) deposits; the small size's rows are part of it.
  *
- * After each size (and ANALYZE, which autovacuum would run on PostgreSQL; BENCH_DATA_ANALYZE=0 skips it) it
+ * After each size (and VACUUM ANALYZE, which autovacuum would run on PostgreSQL anyway, so that it does not
+ * run during the measurement instead; BENCH_DATA_ANALYZE=0 skips it) it
  * measures each read's latency: BENCH_DATA_CONNECTIONS (default 4) requests in flight for BENCH_DATA_SECONDS
  * (default 5) after a 1 s warm-up, timed here to the microsecond (autocannon rounds to whole ms, too coarse for
  * reads of a few ms). It prints p50 and p99 at both sizes, their ratios, met or not met (within 1.5x; GET /assets,
@@ -145,7 +146,7 @@ async function seed(db: pg.Client, ids: Ids, base: string, size: typeof LARGE, t
   const deposits = await count(`select count(*) as n from route_deposits where route_id = '${ids.routeId}' and status = 'ordered'`);
   if (deposits === 0) await timed('accumulating deposits', seedAccumulatingSql(ids, base));
   if (deposits < size.deposits) await timed('route deposits', seedDepositsSql(ids, base, deposits + 1, size.deposits));
-  if (ANALYZE) await timed('analyze', 'analyze swaps, swap_events, route_deposits');
+  if (ANALYZE) await timed('vacuum analyze', 'vacuum analyze swaps, swap_events, route_deposits');
 }
 
 /** What each read is and how a request for it is made, at one size (the deep cursors depend on the size). */
@@ -400,7 +401,7 @@ async function main(): Promise<void> {
 
     out(
       `Reads as data grows (${server.database}): server in its own process; ${CONNECTIONS} requests in flight, ` +
-        `${WARMUP_SECONDS} s warm-up + ${SECONDS} s per read and size${ANALYZE ? '; ANALYZE after seeding' : ''}`,
+        `${WARMUP_SECONDS} s warm-up + ${SECONDS} s per read and size${ANALYZE ? '; VACUUM ANALYZE after seeding' : ''}`,
     );
     for (const t of timings) out(`  ${t[0]}`);
     const notMet = printTable(reads, figures[0], figures[1], sizeNames);
