@@ -13,7 +13,7 @@ import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { loadSandboxCatalog } from '../server/adapters/sandbox/catalog.js';
 import { createSandboxRates } from '../server/adapters/sandbox/rates.js';
-import { ConfigError, loadConfig, type Config } from '../server/config.js';
+import { loadConfig, type Config } from '../server/config.js';
 import { AppError } from '../server/domain/errors.js';
 import { openJobQueue, type JobQueue } from '../server/jobs/engine.js';
 import { createSwapLifecycle } from '../server/jobs/swap-lifecycle.js';
@@ -21,10 +21,10 @@ import { decideReview, listOperatorQueue, redeliverWebhook, type OperatorQueueIt
 import type { Database } from '../server/store/database.js';
 import type { OperatorDecision } from '../server/store/operator-decisions.js';
 import { createChainAdapter } from '../server/swap-engine.js';
+import { EXIT_USAGE, runCli, UsageError } from './cli.js';
 import { openServiceStore } from './service-store.js';
 
 // Exit codes: 0 done; 1 configuration or unexpected failure; these three say what the operator must change.
-const EXIT_USAGE = 2;
 const EXIT_NOT_FOUND = 3;
 const EXIT_INVALID_STATE = 4;
 
@@ -41,8 +41,6 @@ exit codes: 0 done, 1 configuration or unexpected error, ${EXIT_USAGE} usage, ${
 
 /** Default number of swaps `swaps list` shows. */
 const DEFAULT_LIST_LIMIT = 100;
-
-class UsageError extends Error {}
 
 async function run(argv: string[]): Promise<void> {
   const { positionals, values } = parseArgs({
@@ -192,22 +190,4 @@ function exitCodeOf(err: AppError): number {
   return 1;
 }
 
-run(process.argv.slice(2)).then(
-  () => process.exit(0),
-  (err: unknown) => {
-    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`${(err as Error).message}\n${USAGE}\n`);
-      process.exit(EXIT_USAGE);
-    }
-    if (err instanceof AppError) {
-      process.stderr.write(`${err.message}\n`);
-      process.exit(exitCodeOf(err));
-    }
-    if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`);
-      process.exit(1);
-    }
-    process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
-    process.exit(1);
-  },
-);
+runCli(run, USAGE, exitCodeOf);

@@ -12,10 +12,11 @@
  * (DATABASE_URL, or the embedded database in DATA_DIR, shared with a running server) and the same SECRETS_KEY.
  */
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../server/config.js';
+import { loadConfig } from '../server/config.js';
 import { AppError } from '../server/domain/errors.js';
 import { provisionPartner, rotatePartnerSecret } from '../server/partners.js';
 import { listPartners, setPartnerStatus } from '../server/store/partners.js';
+import { runCli, UsageError } from './cli.js';
 import { openServiceStore } from './service-store.js';
 
 const USAGE = `usage: npm run partners -- <command> [options]
@@ -27,8 +28,6 @@ const USAGE = `usage: npm run partners -- <command> [options]
 Without --secret-stdin a secret is generated. --secret-stdin reads a chosen secret from standard input
 (e.g. printf %s "$SECRET" | npm run partners -- create --name X --secret-stdin). --secret S also works, but
 any user of the machine can read it in the process list.`;
-
-class UsageError extends Error {}
 
 async function run(argv: string[]): Promise<void> {
   const { positionals, values } = parseArgs({
@@ -127,18 +126,4 @@ async function chosenSecret(fromArgument: string | undefined, fromStdin: boolean
   return text;
 }
 
-run(process.argv.slice(2)).then(
-  () => process.exit(0),
-  (err: unknown) => {
-    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`${(err as Error).message}\n${USAGE}\n`);
-      process.exit(2);
-    }
-    if (err instanceof ConfigError || err instanceof AppError) {
-      process.stderr.write(`${err.message}\n`);
-      process.exit(1);
-    }
-    process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
-    process.exit(1);
-  },
-);
+runCli(run, USAGE);
