@@ -6,8 +6,8 @@
  *
  * Partners are cached per instance (the row and the opened secret), so verifying a signature reads nothing.
  * The cache is never trusted alone: the nonce claim, a database round trip every signed request makes anyway
- * (grouped with the claims of concurrent requests, store/nonces.ts), also returns the key's current version (`updated_at`, which rotation and disabling change). When it
- * differs, the entry is dropped and the request is verified again from the database, so a rotated secret or
+ * (grouped with the claims of concurrent requests, store/nonces.ts), also returns the key's current version
+ * (`updated_at`, which rotation and disabling change). When it differs, the entry is dropped and the request is verified again from the database, so a rotated secret or
  * a disabled key is refused on every instance from the next request on.
  */
 import type { Request, RequestHandler } from 'express';

@@ -87,11 +87,19 @@ async function startEmbedded(dataDir: string | undefined, schema: string | undef
     await socketDir.remove();
     throw err;
   }
-  if (dataDir) await removeGroupAndWorldAccess(dataDir);
   const knex = embeddedKnex(socketDir.path, schema);
-  if (schema) await knex.raw('create schema if not exists ??', [schema]);
   const lockFile = dataDir ? path.join(dataDir, EMBEDDED_LOCK_FILE) : undefined;
-  if (lockFile) await fs.writeFile(lockFile, JSON.stringify({ pid: process.pid, socketDir: socketDir.path }), { mode: 0o600 });
+  try {
+    if (dataDir) await removeGroupAndWorldAccess(dataDir);
+    if (schema) await knex.raw('create schema if not exists ??', [schema]);
+    if (lockFile) await fs.writeFile(lockFile, JSON.stringify({ pid: process.pid, socketDir: socketDir.path }), { mode: 0o600 });
+  } catch (err) {
+    // Half-started: stop what was started, so the data directory is not left held by a live thread.
+    await knex.destroy();
+    await worker.close();
+    await socketDir.remove();
+    throw err;
+  }
   return {
     knex,
     kind: 'pglite',
@@ -199,8 +207,8 @@ let connectionsPrepared = 0;
 /**
  * knex's pool hook: every parameterised query on this connection becomes a named prepared statement, so
  * the database parses and plans a text once per connection instead of on every execution. On the embedded
- * PGlite, where every statement runs in the WebAssembly build on our own event loop, parsing and planning
- * were most of the cost of a short query (a primary-key read ran about 3x faster prepared). Queries
+ * PGlite, where every statement runs in its WebAssembly build, parsing and planning were most of the cost
+ * of a short query (a primary-key read ran about 3x faster prepared). Queries
  * without parameters (BEGIN, COMMIT, multi-statement scripts) keep the simple protocol.
  *
  * Names are unique per connection (process id, connection number, statement number) because the embedded

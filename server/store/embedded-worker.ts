@@ -31,10 +31,16 @@ try {
   port.on('message', (message: unknown) => {
     if (message !== 'close') return;
     void (async () => {
-      await socketServer.close();
-      await pglite.close();
-      port.postMessage('closed' satisfies EmbeddedWorkerMessage);
-      port.close();
+      try {
+        await socketServer.close();
+        await pglite.close();
+      } catch (err) {
+        process.stderr.write(`the embedded database did not close cleanly: ${(err as Error).stack ?? String(err)}\n`);
+      } finally {
+        // The thread ends once the port closes, whatever closing the database said.
+        port.postMessage('closed' satisfies EmbeddedWorkerMessage);
+        port.close();
+      }
     })();
   });
   port.postMessage({ ready: true } satisfies EmbeddedWorkerMessage);
