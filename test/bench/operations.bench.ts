@@ -31,6 +31,8 @@ import { percentile, rssMb, startBareExpress, startServerProcess, type BareRoute
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 1);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+/** Only rows whose label matches this regular expression (case-insensitive) are measured: for profiling one row. */
+const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY, 'i') : undefined;
 /** Identical POST /swaps sent at once with one Idempotency-Key (the row kept from swaps.bench.ts). */
 const BURST_REQUESTS = 200;
 /** Most single-use inputs made for one pool row. */
@@ -448,6 +450,7 @@ function planRows(context: RowContext): { results: Result[]; planned: Array<{ ro
         skip: row.skip,
         problems: [],
       };
+      if (ONLY && !ONLY.test(result.label)) continue;
       results.push(result);
       if (!row.skip) planned.push({ row, result, order: runOrder(row, op.method) });
     }
