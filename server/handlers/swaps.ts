@@ -10,7 +10,7 @@ import { toSwapBody, toSwapEventBody, TERMS_VERSION, type SwapBody, type SwapRec
 import { unauthorized } from '../domain/signing.js';
 import type { Handlers, HandlerContext } from '../http/handler-types.js';
 import { bindIdempotencyKey, claimIdempotencyKey, LOCK_NOT_AVAILABLE } from '../store/idempotency.js';
-import { lockPartnerQuote, markQuoteUsed, type QuoteRecord } from '../store/quotes.js';
+import { claimPartnerQuote, type QuoteRecord } from '../store/quotes.js';
 import { findSwap, insertSwap, listPartnerSwaps, listSwapEvents } from '../store/swaps.js';
 import type { HandlerDeps } from './deps.js';
 import { requirePartner } from './partner.js';
@@ -73,7 +73,6 @@ export function createSwapHandlers(deps: HandlerDeps): Pick<Handlers, 'createSwa
             termsVersion: TERMS_VERSION,
             createdAt: at,
           });
-          await markQuoteUsed(trx, quote.id, at);
           const response = { order: toSwapBody(created) };
           await bindIdempotencyKey(trx, { partnerId, key, responseStatus: 202, responseBody: response, swapId: created.id });
           // The first step (deposit-address allocation) is queued in this transaction: no swap without its job.
@@ -85,7 +84,7 @@ export function createSwapHandlers(deps: HandlerDeps): Pick<Handlers, 'createSwa
           throw new AppError(
             503,
             'service_unavailable',
-            `An identical request with this Idempotency-Key is still in progress; retry after ${IDEMPOTENCY_RETRY_AFTER_SECONDS} s with the same key and body.`,
+            `An identical request with this Idempotency-Key, or another swap from the same quote, is still in progress; retry after ${IDEMPOTENCY_RETRY_AFTER_SECONDS} s with the same key and body.`,
             undefined,
             { cause: err, headers: { 'Retry-After': String(IDEMPOTENCY_RETRY_AFTER_SECONDS) } },
           );
@@ -144,10 +143,11 @@ export function createSwapHandlers(deps: HandlerDeps): Pick<Handlers, 'createSwa
     },
   };
 
-  // The partner's unexpired, unused quote, locked; then every field the swap repeats must equal the quote's.
+  // The partner's unexpired, unused quote, marked used; then every field the swap repeats must equal the
+  // quote's (a mismatch throws, and the transaction's rollback leaves the quote unused).
   async function usableQuote(trx: Knex.Transaction, partnerId: string, body: CreateSwapBody, at: Date): Promise<QuoteRecord> {
-    const quote = await lockPartnerQuote(trx, partnerId, body.quoteId);
-    if (!quote || quote.usedAt !== null || quote.expiresAt <= at) {
+    const quote = await claimPartnerQuote(trx, partnerId, body.quoteId, at);
+    if (!quote) {
       throw new AppError(409, 'quote_expired', 'The quote has expired or was already used; request a new quote.');
     }
     const differs: Array<[field: string, quoted: string | null, requested: string | null]> = [

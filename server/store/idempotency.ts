@@ -20,23 +20,30 @@ export const LOCK_NOT_AVAILABLE = '55P03';
  * Claims (partnerId, key) for this transaction, waiting at most `waitSeconds` for an identical request in
  * progress. Returns undefined when the caller now owns the key, or the record bound by an earlier request.
  * An expired binding is taken over. Throws the driver's 55P03 error when the wait runs out.
+ *
+ * The wait is the transaction's `lock_timeout`, set by the claim itself (one statement, not three: on the
+ * embedded database every statement of an open transaction holds up every other connection). It stays
+ * set for the rest of the transaction, so any later lock wait in it (another swap claiming the same quote)
+ * gives up after the same time, with the same error.
  */
 export async function claimIdempotencyKey(
   trx: Knex.Transaction,
   claim: { partnerId: string; key: string; requestHash: string; now: Date; expiresAt: Date; waitSeconds: number },
 ): Promise<IdempotencyRecord | undefined> {
-  await trx.raw(`set local lock_timeout = '${Math.round(claim.waitSeconds * 1000)}ms'`);
+  // The row to insert comes from a subquery that sets the timeout (set_config is volatile, so it is
+  // evaluated, and the WHERE makes sure of it), before the insert can wait on the key's index.
   const claimed = await trx.raw(
     `insert into idempotency_keys (partner_id, key, request_hash, response_status, response_body, created_at, expires_at)
-     values (?, ?, ?, 0, '{}', ?, ?)
+     select ?, ?, ?, 0, '{}', ?, ?
+       from (select set_config('lock_timeout', ?, true) as wait) as timeout
+      where timeout.wait is not null
      on conflict (partner_id, key) do update
        set request_hash = excluded.request_hash, response_status = 0, response_body = '{}', swap_id = null,
            created_at = excluded.created_at, expires_at = excluded.expires_at
        where idempotency_keys.expires_at <= ?
      returning key`,
-    [claim.partnerId, claim.key, claim.requestHash, claim.now, claim.expiresAt, claim.now],
+    [claim.partnerId, claim.key, claim.requestHash, claim.now, claim.expiresAt, `${Math.round(claim.waitSeconds * 1000)}ms`, claim.now],
   );
-  await trx.raw('set local lock_timeout = 0');
   if (claimed.rows.length === 1) return undefined;
   const row = await trx('idempotency_keys').where({ partner_id: claim.partnerId, key: claim.key }).first();
   return { requestHash: row.request_hash, responseStatus: row.response_status, responseBody: row.response_body, swapId: row.swap_id };

@@ -70,12 +70,16 @@ export async function insertQuote(db: Knex, quote: NewQuote): Promise<QuoteRecor
   return fromRow(stored);
 }
 
-/** The partner's quote `id`, locked for the caller's transaction; undefined when it is not theirs. */
-export async function lockPartnerQuote(trx: Knex.Transaction, partnerId: string, id: string): Promise<QuoteRecord | undefined> {
-  return (await trx('quotes').select(SELECT).where({ id, partner_id: partnerId }).forUpdate().first()) as QuoteRecord | undefined;
-}
-
-/** Marks a quote used at `at`. */
-export async function markQuoteUsed(trx: Knex.Transaction, id: string, at: Date): Promise<void> {
-  await trx('quotes').where({ id }).update({ used_at: at });
+/**
+ * Marks the partner's quote `id` used at `at` and returns it, in one statement; undefined when it is not
+ * theirs, already used or expired at `at`. A concurrent claim of the same quote waits for the first one's
+ * transaction and then finds it used. The caller rolls back when the quote does not fit its request.
+ */
+export async function claimPartnerQuote(trx: Knex.Transaction, partnerId: string, id: string, at: Date): Promise<QuoteRecord | undefined> {
+  const [row] = (await trx('quotes')
+    .where({ id, partner_id: partnerId, used_at: null })
+    .andWhere('expires_at', '>', at)
+    .update({ used_at: at })
+    .returning(SELECT)) as QuoteRecord[];
+  return row;
 }

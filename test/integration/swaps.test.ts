@@ -58,6 +58,8 @@ describe('Swaps', () => {
         quote: '0.015',
         request: '0.02',
       });
+      // The refusal rolled the quote's claim back: the matching request still gets its swap.
+      expect((await acme.createRaw(swapBody(quote, btcToUsdt()))).status).to.equal(202);
     });
 
     it('answers quote_mismatch for another rate type or refund mode', async () => {
@@ -180,6 +182,39 @@ describe('Swaps', () => {
       expect(g.status).to.equal(202);
       expect(g.headers.get('idempotent-replayed')).to.equal(null);
       expect(g.body.order.id).not.to.equal(a.body.order.id);
+    });
+
+    it('makes one swap from a quote that 20 requests with different keys claim at once; the others get quote_expired', async () => {
+      const quote = await acme.quote(btcToUsdt());
+      const before = await swapCount();
+      const responses = await Promise.all(Array.from({ length: 20 }, () => acme.createRaw(swapBody(quote, btcToUsdt()), randomUUID())));
+      const statuses = responses.map((r) => r.status).sort();
+      expect(statuses, statuses.join(',')).to.deep.equal([202, ...Array<number>(19).fill(409)]);
+      for (const r of responses.filter((r) => r.status === 409)) expectError(r, 409, 'quote_expired');
+      expect(await swapCount()).to.equal(before + 1);
+    });
+
+    it('answers 503 with Retry-After, binding nothing new, when the key stays locked longer than the wait', async function () {
+      // PGlite runs one transaction at a time, so the held lock below would block the request outright.
+      if (!process.env.DATABASE_URL) return this.skip();
+      const quote = await acme.quote(btcToUsdt());
+      const key = randomUUID();
+      const first = await acme.createRaw(swapBody(quote, btcToUsdt()), key);
+      expect(first.status).to.equal(202);
+      const before = await swapCount();
+      const holder = await server.knex.transaction();
+      try {
+        await holder('idempotency_keys').where({ key }).forUpdate().first();
+        const res = await acme.createRaw(swapBody(quote, btcToUsdt()), key);
+        expectError(res, 503, 'service_unavailable');
+        expect(res.headers.get('retry-after')).to.equal('1');
+      } finally {
+        await holder.rollback();
+      }
+      const replay = await acme.createRaw(swapBody(quote, btcToUsdt()), key);
+      expect(replay.status).to.equal(202);
+      expect(replay.headers.get('idempotent-replayed')).to.equal('true');
+      expect(await swapCount()).to.equal(before);
     });
 
     it('answers a missing or malformed key with invalid_idempotency_key', async () => {

@@ -167,6 +167,9 @@ export interface paths {
          *        replays its response. If no answer comes within a few seconds it gets `503 service_unavailable`
          *        with `Retry-After`; retry with the same key and body. It is never a `409`: a `409` on this
          *        operation means only an expired or used quote, or a key bound to another body.
+         *     6. Two requests with different keys for the same quote make at most one swap: the later one
+         *        waits for the first, then gets `409 quote_expired` (the quote is used) or, when no answer comes
+         *        within a few seconds, `503 service_unavailable` with `Retry-After`.
          *
          *     **Addresses and memos** are checked for the network with its real checksum: a bad one is
          *     `400 invalid_destination`, `invalid_refund_address` or `invalid_memo`, with the field in
