@@ -129,9 +129,9 @@ export function isZanoPublicKey(key: Uint8Array): boolean {
   const v = (CURVE_D * y2 + 1n) % FIELD_PRIME;
   // x = 0 (y = ±1) has no negative form, so Zano refuses it with the sign bit set.
   if (u === 0n) return sign === 0;
-  // x^2 = u / v must be a square: Euler's criterion.
-  const x2 = (u * modPow(v, FIELD_PRIME - 2n)) % FIELD_PRIME;
-  return modPow(x2, (FIELD_PRIME - 1n) / 2n) === 1n;
+  // x^2 = u / v must be a square. v is never 0 (-1/d is not a square), and u / v = u * v * (1 / v)^2 is a
+  // square exactly when u * v is, so Euler's criterion on u * v needs no inversion.
+  return modPow((u * v) % FIELD_PRIME, (FIELD_PRIME - 1n) / 2n) === 1n;
 }
 
 // Ed25519's field and curve constant; only membership is checked here, so no curve library is needed.

@@ -16,14 +16,14 @@ import type { Handlers } from '../http/handler-types.js';
 import { findMarkup } from '../store/markups.js';
 import { listAccumulatingDeposits, listRouteDepositPage } from '../store/route-deposits.js';
 import {
+  findChallenge,
   findRoute,
   insertChallenge,
   insertRoute,
   listRouteAddresses,
   listRoutes,
-  lockChallenge,
   lockRoute,
-  markChallengeUsed,
+  spendChallenge,
   updateRoutePolling,
   type RouteAddressRecord,
   type RouteRecord,
@@ -120,29 +120,32 @@ export function createRouteHandlers(
       }
       const at = deps.now();
       const markup = await findMarkup(deps.knex, partnerId);
+      // Everything about the challenge and the wallet's signature is checked before the transaction: the
+      // signature check is milliseconds of CPU, and an open transaction holds the embedded database. The
+      // transaction then spends the challenge only if no concurrent request spent it meanwhile.
+      const challenge = await findChallenge(deps.knex, body.challengeId);
+      const invalid = (why: string) => new AppError(400, 'invalid_challenge', `The challenge cannot be used: ${why}. Request a new one.`);
+      if (!challenge || challenge.partnerId !== partnerId) throw invalid('it is unknown');
+      if (challenge.usedAt !== null) throw invalid('it was already used');
+      if (challenge.expiresAt <= at) throw invalid('it has expired');
+      if (challenge.externalUser !== user) throw invalid('it was issued to another user');
+      if (
+        challenge.destinationAsset !== body.destinationAsset ||
+        challenge.destinationNetwork !== body.destinationNetwork ||
+        challenge.destinationAddress !== body.destinationAddress
+      ) {
+        throw invalid('it was issued for another settlement target');
+      }
+      if (challenge.text !== body.message) throw invalid('message differs from the challenge text');
+      const proof = verifyZanoProof({
+        address: body.destinationAddress,
+        message: body.message,
+        publicKey: body.publicKey,
+        signature: body.signature,
+      });
+      if (!proof.ok) throw new AppError(403, 'ownership_not_verified', `The wallet signature does not prove ownership: ${proof.reason}.`);
       const route = await deps.knex.transaction(async (trx) => {
-        const challenge = await lockChallenge(trx, body.challengeId);
-        const invalid = (why: string) => new AppError(400, 'invalid_challenge', `The challenge cannot be used: ${why}. Request a new one.`);
-        if (!challenge || challenge.partnerId !== partnerId) throw invalid('it is unknown');
-        if (challenge.usedAt !== null) throw invalid('it was already used');
-        if (challenge.expiresAt <= at) throw invalid('it has expired');
-        if (challenge.externalUser !== user) throw invalid('it was issued to another user');
-        if (
-          challenge.destinationAsset !== body.destinationAsset ||
-          challenge.destinationNetwork !== body.destinationNetwork ||
-          challenge.destinationAddress !== body.destinationAddress
-        ) {
-          throw invalid('it was issued for another settlement target');
-        }
-        if (challenge.text !== body.message) throw invalid('message differs from the challenge text');
-        const proof = verifyZanoProof({
-          address: body.destinationAddress,
-          message: body.message,
-          publicKey: body.publicKey,
-          signature: body.signature,
-        });
-        if (!proof.ok) throw new AppError(403, 'ownership_not_verified', `The wallet signature does not prove ownership: ${proof.reason}.`);
-        await markChallengeUsed(trx, challenge.id, at);
+        if (!(await spendChallenge(trx, challenge.id, at))) throw invalid('it was already used');
         const terms = deps.catalog.routes;
         const { route: stored, created } = await insertRoute(
           trx,

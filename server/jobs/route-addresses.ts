@@ -11,7 +11,9 @@ import { fillRouteAddresses, listRouteAddresses } from '../store/routes.js';
 /** Fills every address of `routeId` that is still being allocated. */
 export async function allocateRouteAddresses(knex: Knex, routeId: string): Promise<void> {
   const pending = (await listRouteAddresses(knex, [routeId])).filter((a) => a.address === '');
-  for (const network of new Set(pending.map((a) => a.network))) {
-    await fillRouteAddresses(knex, routeId, network, sandboxAddress(network, seedOf(`route-address:${routeId}:${network}`)));
+  const addresses = new Map<string, string>();
+  for (const { network } of pending) {
+    if (!addresses.has(network)) addresses.set(network, sandboxAddress(network, seedOf(`route-address:${routeId}:${network}`)));
   }
+  await fillRouteAddresses(knex, routeId, addresses);
 }

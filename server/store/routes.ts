@@ -56,16 +56,20 @@ export async function insertChallenge(
   return fromRow<ChallengeRecord>(row);
 }
 
-/** The challenge `id` locked for the caller's transaction. */
-export async function lockChallenge(trx: Knex.Transaction, id: string): Promise<ChallengeRecord | undefined> {
+/** The challenge `id`, if it exists. */
+export async function findChallenge(db: Knex, id: string): Promise<ChallengeRecord | undefined> {
   if (!isUuid(id)) return undefined;
-  const row = await trx('route_challenges').where({ id }).forUpdate().first();
+  const row = await db('route_challenges').where({ id }).first();
   return row ? fromRow<ChallengeRecord>(row) : undefined;
 }
 
-/** Spends a challenge. */
-export async function markChallengeUsed(trx: Knex.Transaction, id: string, at: Date): Promise<void> {
-  await trx('route_challenges').where({ id }).update({ used_at: at });
+/**
+ * Spends challenge `id` at `at` in the caller's transaction; false when it was already spent (a concurrent
+ * spend waits for the first one's transaction, then finds it spent).
+ */
+export async function spendChallenge(trx: Knex.Transaction, id: string, at: Date): Promise<boolean> {
+  const spent = await trx('route_challenges').where({ id, used_at: null }).update({ used_at: at });
+  return spent === 1;
 }
 
 /** The partner's route for this user and destination, if any (create or recover). */
@@ -135,9 +139,19 @@ export async function listRouteAddresses(db: Knex, routeIds: string[]): Promise<
   return (await db('route_addresses').whereIn('route_id', routeIds).orderBy('asset_key')).map((row) => fromRow<RouteAddressRecord>(row));
 }
 
-/** Sets every still-empty address of a network on the route; returns how many rows changed. */
-export async function fillRouteAddresses(db: Knex, routeId: string, network: string, address: string): Promise<number> {
-  return db('route_addresses').where({ route_id: routeId, network, address: '' }).update({ address });
+/**
+ * Sets the route's still-empty addresses of each network to that network's address (network to address),
+ * in one statement; returns how many rows changed.
+ */
+export async function fillRouteAddresses(db: Knex, routeId: string, addresses: Map<string, string>): Promise<number> {
+  if (addresses.size === 0) return 0;
+  const result = await db.raw(
+    `update route_addresses set address = given.address
+       from unnest(?::text[], ?::text[]) as given(network, address)
+      where route_addresses.route_id = ? and route_addresses.network = given.network and route_addresses.address = ''`,
+    [[...addresses.keys()], [...addresses.values()], routeId],
+  );
+  return result.rowCount ?? 0;
 }
 
 /** The route `id` locked for the caller's transaction (FOR UPDATE): deposits of one route are decided one poll at a time. */

@@ -135,6 +135,17 @@ describe('Permanent routes: challenges and verified creation', () => {
       expectError(await create(proofFor(changed)), 400, 'invalid_challenge');
     });
 
+    it('spends a challenge once when 10 requests bring it at once: one 201, nine invalid_challenge', async () => {
+      const proof = proofFor(await challenge());
+      const answers = await Promise.all(Array.from({ length: 10 }, () => create(proof)));
+      const statuses = answers.map((a) => a.status).sort();
+      expect(statuses, statuses.join(',')).to.deep.equal([201, ...Array<number>(9).fill(400)]);
+      for (const a of answers.filter((x) => x.status === 400)) {
+        expectError(a, 400, 'invalid_challenge');
+        expect(a.text).to.contain('already used');
+      }
+    });
+
     it('refuses externalUserId other than x-service-user with external_user_mismatch', async () => {
       expectError(await create({ ...proofFor(await challenge()), externalUserId: 'someone-else' }), 400, 'external_user_mismatch');
     });

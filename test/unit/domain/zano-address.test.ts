@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { ed25519 } from '@noble/curves/ed25519.js';
 import { hex } from '@scure/base';
 import { expect } from 'chai';
 import {
@@ -248,5 +250,21 @@ describe('isZanoPublicKey', () => {
     expect(isZanoPublicKey(hex.decode('0100000000000000000000000000000000000000000000000000000000000000'))).to.equal(true);
     expect(isZanoPublicKey(hex.decode('0100000000000000000000000000000000000000000000000000000000000080'))).to.equal(false);
     expect(isZanoPublicKey(new Uint8Array(31))).to.equal(false);
+  });
+
+  it("agrees with @noble/curves' strict point decoding on 2,000 random keys (about half of them points)", () => {
+    let points = 0;
+    for (let i = 0; i < 2000; i++) {
+      const key = randomBytes(32);
+      let onCurve = true;
+      try {
+        ed25519.Point.fromBytes(key, false);
+      } catch {
+        onCurve = false;
+      }
+      if (onCurve) points++;
+      expect(isZanoPublicKey(key), hex.encode(key)).to.equal(onCurve);
+    }
+    expect(points).to.be.within(800, 1200);
   });
 });
