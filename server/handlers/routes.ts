@@ -22,7 +22,6 @@ import {
   insertRoute,
   listRouteAddresses,
   listRoutes,
-  lockRoute,
   spendChallenge,
   updateRoutePolling,
   type RouteAddressRecord,
@@ -222,10 +221,8 @@ export function createRouteHandlers(
       const at = deps.now();
       const until = new Date(at.getTime() + deps.config.expectDepositSeconds * 1000);
       // Due at once (a payment already made is found now), then polled at the faster interval until `until`.
-      await deps.knex.transaction(async (trx) => {
-        await lockRoute(trx, path.id);
-        await updateRoutePolling(trx, path.id, { expectDepositUntil: until, nextPollAt: at }, at);
-      });
+      // One update: it waits for a poll holding the route, as a locked read would.
+      await updateRoutePolling(deps.knex, path.id, { expectDepositUntil: until, nextPollAt: at }, at);
       deps.jobs.wakeRoutePolling();
       return { status: 200, body: { ok: true, expect_deposit_until: until.toISOString() } };
     },

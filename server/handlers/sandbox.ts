@@ -14,7 +14,7 @@ import { toSwapBody, type SwapRecord } from '../domain/swap-view.js';
 import type { Handlers } from '../http/handler-types.js';
 import { findRouteByAddress } from '../store/routes.js';
 import { insertSandboxTransaction } from '../store/sandbox-chain.js';
-import { findSwap, findSwapByDepositAddress, lockSwap, updateSwapFields } from '../store/swaps.js';
+import { findSwapByDepositAddress, lockSwap, updateSwapFields } from '../store/swaps.js';
 import type { HandlerDeps } from './deps.js';
 import { requirePartner } from './partner.js';
 
@@ -34,10 +34,10 @@ export function createSandboxHandlers(
 
   // Runs `change` on the partner's locked swap, then moves the swap on at once and queues what follows.
   async function withSwap(partnerId: string, id: string, change: (trx: Knex.Transaction, swap: SwapRecord) => Promise<void>) {
-    const owned = await findSwap(deps.knex, id, partnerId);
-    if (!owned) throw notFound();
     await deps.knex.transaction(async (trx) => {
-      await change(trx, (await lockSwap(trx, id))!);
+      const swap = await lockSwap(trx, id);
+      if (!swap || swap.partnerId !== partnerId) throw notFound();
+      await change(trx, swap);
       // Queued with the change: if the step below fails, a worker still carries the swap on.
       await deps.jobs.scheduleAdvance(id, undefined, trx);
     });
@@ -87,23 +87,27 @@ export function createSandboxHandlers(
         });
       }
       const nonce = randomBytes(16).toString('hex');
-      // The payment and the job that notices it commit together. A route's payment waits for the route's
-      // polling, as a real one would (expect-deposit makes that sooner).
-      const tx = await deps.knex.transaction(async (trx) => {
-        const recorded = await insertSandboxTransaction(trx, {
-          txHash: sandboxTxHash(asset.network, seedOf(`deposit:${nonce}`)),
-          network: asset.network,
-          asset: asset.symbol,
-          address: body.address,
-          memo: memo.value,
-          fromAddress: sandboxAddress(asset.network, seedOf(`sender:${nonce}`)),
-          amount: body.amount,
-          outputIndex: 0,
-          createdAt: deps.now(),
-        });
-        if (payee.swapId) await deps.jobs.scheduleAdvance(payee.swapId, undefined, trx);
-        return recorded;
-      });
+      const payment = {
+        txHash: sandboxTxHash(asset.network, seedOf(`deposit:${nonce}`)),
+        network: asset.network,
+        asset: asset.symbol,
+        address: body.address,
+        memo: memo.value,
+        fromAddress: sandboxAddress(asset.network, seedOf(`sender:${nonce}`)),
+        amount: body.amount,
+        outputIndex: 0,
+        createdAt: deps.now(),
+      };
+      // A swap's payment and the job that notices it commit together. A route's payment is the insert alone:
+      // it waits for the route's polling, as a real one would (expect-deposit makes that sooner).
+      const { swapId } = payee;
+      const tx = swapId
+        ? await deps.knex.transaction(async (trx) => {
+            const recorded = await insertSandboxTransaction(trx, payment);
+            await deps.jobs.scheduleAdvance(swapId, undefined, trx);
+            return recorded;
+          })
+        : await insertSandboxTransaction(deps.knex, payment);
       return {
         status: 202,
         body: {

@@ -13,6 +13,7 @@ import {
   findWebhook,
   listAttempts,
   lockWebhook,
+  updateWebhook,
   upsertWebhook,
   webhookSecretOwner,
   type AttemptRecord,
@@ -51,6 +52,12 @@ export function createWebhookHandlers(
       } catch (err) {
         if (err instanceof WebhookTargetError) throw invalidRequest(err.message, { field: 'url' });
         throw err;
+      }
+      // Keeping the secret, one update is the whole change. Making one (the first webhook, a rotation) takes
+      // the partner's lock, so that two first PUTs at once make one secret.
+      if (!body.rotateSecret) {
+        const updated = await updateWebhook(deps.knex, partnerId, { url: body.url, enabled });
+        if (updated) return { status: 200, body: { ...webhookBody(updated), secret: null } };
       }
       const { webhook, secret } = await deps.knex.transaction(async (trx) => {
         const existing = await lockWebhook(trx, partnerId);

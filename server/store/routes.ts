@@ -166,12 +166,12 @@ export async function lockRoute(trx: Knex.Transaction, id: string): Promise<Rout
  * `updatedAt`; `at` is given when the partner changed something (the expectation window).
  */
 export async function updateRoutePolling(
-  trx: Knex.Transaction,
+  db: Knex,
   id: string,
   fields: Partial<Pick<RouteRecord, 'nextPollAt' | 'expectDepositUntil'>>,
   at?: Date,
 ): Promise<RouteRecord> {
-  const [row] = await trx('permanent_routes')
+  const [row] = await db('permanent_routes')
     .where({ id })
     .update(toColumns({ ...fields, ...(at ? { updatedAt: at } : {}) }))
     .returning('*');

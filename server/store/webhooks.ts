@@ -80,6 +80,15 @@ export async function findWebhook(db: Knex, partnerId: string): Promise<WebhookR
  * Sets the partner's webhook. `secret` (sealed, with its hint) replaces the stored one when given; it must be
  * given on the first set. Returns the webhook as stored.
  */
+/** Sets the URL and switch of the partner's webhook, keeping its secret; undefined when it has none yet. */
+export async function updateWebhook(db: Knex, partnerId: string, fields: { url: string; enabled: boolean }): Promise<WebhookRecord | undefined> {
+  const [row] = await db('partner_webhooks')
+    .where({ partner_id: partnerId })
+    .update({ url: fields.url, enabled: fields.enabled, updated_at: db.fn.now() })
+    .returning('*');
+  return row ? toWebhook(row) : undefined;
+}
+
 export async function upsertWebhook(
   db: Knex,
   partnerId: string,
@@ -94,9 +103,9 @@ export async function upsertWebhook(
   };
   const merged = ['url', 'enabled', 'updated_at', ...(fields.secret ? ['secret_sealed', 'secret_hint'] : [])];
   if (!fields.secret) {
-    const [row] = await db('partner_webhooks').where({ partner_id: partnerId }).update(values).returning('*');
-    if (!row) throw new Error('the first webhook set of a partner needs a secret');
-    return toWebhook(row);
+    const updated = await updateWebhook(db, partnerId, fields);
+    if (!updated) throw new Error('the first webhook set of a partner needs a secret');
+    return updated;
   }
   const [row] = await db('partner_webhooks').insert(values).onConflict('partner_id').merge(merged).returning('*');
   return toWebhook(row);

@@ -244,4 +244,22 @@ describe('The swap lifecycle through the sandbox', function () {
     });
     expectError(res, 404, 'not_found');
   });
+
+  it("answers 404 to sandbox actions on another partner's swap or an unknown id, and changes nothing", async () => {
+    const other = swapClient(server.origin, await server.createSigner('Stranger'));
+    const { order } = await client.create();
+    const actions: Array<[string, unknown]> = [
+      ['failures', { stage: 'exchange' }],
+      ['clock', { deadline: 'deposit' }],
+      ['review-decision', { decision: 'approve' }],
+    ];
+    for (const [action, body] of actions) {
+      expectError(await other.send('POST', `/api/v1/sandbox/swaps/${order.id}/${action}`, body), 404, 'not_found');
+      expectError(await sandbox(`00000000-0000-4000-8000-000000000000/${action}`, body), 404, 'not_found');
+      expectError(await sandbox(`not-a-uuid/${action}`, body), 404, 'not_found');
+    }
+    const row = await server.knex('swaps').where({ id: order.id }).first();
+    expect(row.armed_failure).to.equal(null);
+    expect(row.status).to.equal('waiting');
+  });
 });

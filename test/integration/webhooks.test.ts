@@ -103,6 +103,16 @@ describe('partner webhooks', function () {
       expect(again.body.url).to.equal('https://partner.example.org/hooks/v2');
     });
 
+    it('makes one secret when five first sets arrive at once; the others keep it', async () => {
+      const api = partnerApi(await server.createSigner());
+      const answers = await Promise.all(Array.from({ length: 5 }, (_, i) => api.put({ url: `https://partner.example.org/hooks/${i}` })));
+      for (const a of answers) expect(a.status, a.text).to.equal(200);
+      const secrets = answers.map((a) => a.body.secret).filter((secret) => secret !== null);
+      expect(secrets).to.have.length(1);
+      const read = await api.get();
+      expect(read.body.secretHint).to.equal(`whsec_…${secrets[0]!.slice(-4)}`);
+    });
+
     it('stores the secret sealed, never in plaintext', async () => {
       const partner = await server.createSigner();
       const { body } = await partnerApi(partner).put({ url: 'https://partner.example.org/hooks' });
