@@ -35,8 +35,9 @@ export function createSandboxHandlers(
   // Runs `change` on the partner's locked swap, then moves the swap on at once and queues what follows.
   async function withSwap(partnerId: string, id: string, change: (trx: Knex.Transaction, swap: SwapRecord) => Promise<void>) {
     await deps.knex.transaction(async (trx) => {
-      const swap = await lockSwap(trx, id);
-      if (!swap || swap.partnerId !== partnerId) throw notFound();
+      // Another partner's swap is neither locked nor told apart from a missing one.
+      const swap = await lockSwap(trx, id, partnerId);
+      if (!swap) throw notFound();
       await change(trx, swap);
       // Queued with the change: if the step below fails, a worker still carries the swap on.
       await deps.jobs.scheduleAdvance(id, undefined, trx);

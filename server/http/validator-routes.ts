@@ -1,8 +1,10 @@
 /**
  * express-openapi-validator (5.6.2, the newest release) finds a request's operation by compiling every
  * documented path with path-to-regexp, on every request, until one matches (`lookupRoute` in
- * middlewares/openapi.metadata.js): about 5 % of a signed POST /quotes's CPU in a profile. The paths and
- * options are the same every time, so the compiled pattern is kept here and handed out again.
+ * middlewares/openapi.metadata.js): path-to-regexp alone was 3.6 % of a signed POST /quotes's CPU in a
+ * profile. The paths and options are the same every time, so the compiled pattern is kept here and handed
+ * out again. (express's router is not affected: it calls path-to-regexp's `match`, which does not go
+ * through the export.)
  *
  * The validator reads `pathToRegexp` from the module's exports at each call, so replacing that export
  * takes effect for it. `validator-routes.test.ts` sends requests through the validator and fails if the
@@ -21,6 +23,8 @@ const pathToRegexpModule = createRequire(requireHere.resolve('express-openapi-va
   pathToRegexp: PathToRegexp;
 };
 
+const isPlain = (value: unknown) => ['string', 'number', 'boolean', 'undefined'].includes(typeof value);
+
 let compilations = 0;
 let installed = false;
 
@@ -31,10 +35,11 @@ export function keepCompiledValidatorRoutes(): void {
   const compile = pathToRegexpModule.pathToRegexp;
   const kept = new Map<string, ReturnType<PathToRegexp>>();
   pathToRegexpModule.pathToRegexp = (path, options = {}) => {
-    // Only plain string paths with plain option values: anything else is compiled as before. The result
-    // is shared: its RegExp has no `g` or `y` flag (path-to-regexp makes it with "" or "i"), so exec keeps
-    // no state, and the validator only reads the result.
-    const key = typeof path === 'string' ? `${path}\u0000${JSON.stringify(options)}` : undefined;
+    // Only string paths whose options are all strings, numbers or booleans (the validator's `sensitive` and
+    // `strict`): anything else, e.g. an `encodePath` function, is compiled as before. The result is shared:
+    // its RegExp has no `g` or `y` flag (path-to-regexp makes it with "" or "i"), so exec keeps no state,
+    // and the validator only reads the result.
+    const key = typeof path === 'string' && Object.values(options).every(isPlain) ? `${path}\u0000${JSON.stringify(options)}` : undefined;
     const hit = key === undefined ? undefined : kept.get(key);
     if (hit) return hit;
     compilations++;

@@ -56,10 +56,13 @@ export async function findSwap(db: Knex, id: string, partnerId?: string): Promis
   return row ? fromRow<SwapRecord>(row) : undefined;
 }
 
-/** The swap `id` locked for the caller's transaction (FOR UPDATE). */
-export async function lockSwap(trx: Knex.Transaction, id: string): Promise<SwapRecord | undefined> {
+/** The swap `id` (when given, only if it belongs to `partnerId`) locked for the caller's transaction (FOR UPDATE). */
+export async function lockSwap(trx: Knex.Transaction, id: string, partnerId?: string): Promise<SwapRecord | undefined> {
   if (!isUuid(id)) return undefined;
-  const row = await trx('swaps').where({ id }).forUpdate().first();
+  const row = await trx('swaps')
+    .where({ id, ...(partnerId ? { partner_id: partnerId } : {}) })
+    .forUpdate()
+    .first();
   return row ? fromRow<SwapRecord>(row) : undefined;
 }
 

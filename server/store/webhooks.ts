@@ -76,10 +76,6 @@ export async function findWebhook(db: Knex, partnerId: string): Promise<WebhookR
   return row ? toWebhook(row) : undefined;
 }
 
-/**
- * Sets the partner's webhook. `secret` (sealed, with its hint) replaces the stored one when given; it must be
- * given on the first set. Returns the webhook as stored.
- */
 /** Sets the URL and switch of the partner's webhook, keeping its secret; undefined when it has none yet. */
 export async function updateWebhook(db: Knex, partnerId: string, fields: { url: string; enabled: boolean }): Promise<WebhookRecord | undefined> {
   const [row] = await db('partner_webhooks')
@@ -89,6 +85,10 @@ export async function updateWebhook(db: Knex, partnerId: string, fields: { url: 
   return row ? toWebhook(row) : undefined;
 }
 
+/**
+ * Sets the partner's webhook. `secret` (sealed, with its hint) replaces the stored one when given; it must be
+ * given on the first set. Returns the webhook as stored.
+ */
 export async function upsertWebhook(
   db: Knex,
   partnerId: string,

@@ -42,10 +42,12 @@ export async function runLoad(options: {
   next: () => Outgoing;
 }): Promise<LoadFigures> {
   let firstUnexpected: string | undefined;
+  let firstSentAt = 0;
   let lastAnswerAt = 0;
   const request: autocannon.Request = {
     // Called once per request sent (autocannon rebuilds a request that has a setupRequest before each send).
     setupRequest(defaults) {
+      firstSentAt ||= performance.now();
       const out = options.next();
       return { ...defaults, method: out.method, path: out.path, headers: out.headers, body: out.body };
     },
@@ -56,12 +58,11 @@ export async function runLoad(options: {
   };
   const length = 'amount' in options.length ? { amount: options.length.amount } : { duration: options.length.seconds };
   const connections = 'amount' in options.length ? Math.min(options.connections, options.length.amount) : options.connections;
-  const startedAt = performance.now();
   const result = await autocannon({ url: options.origin, connections, requests: [request], ...length });
   // autocannon notices the end of a run of `amount` requests only at its next sample tick (every second),
   // and its `duration` counts to that tick: 200 answers in 0.4 s or in 1.9 s both read as 2 s. The run's
-  // length here is from the start to the last answer.
-  const seconds = lastAnswerAt > startedAt ? (lastAnswerAt - startedAt) / 1000 : result.duration;
+  // length here is from the first request built to the last answer.
+  const seconds = lastAnswerAt > firstSentAt && firstSentAt > 0 ? (lastAnswerAt - firstSentAt) / 1000 : result.duration;
   const statuses: Record<string, number> = {};
   for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statuses[code] = stat.count ?? 0;
   const answered = Object.values(statuses).reduce((sum, n) => sum + n, 0);

@@ -768,7 +768,7 @@ export interface components {
          *     | `route_unavailable` | 409 | A permanent route cannot be created now |
          *     | `invalid_state` | 409 | Sandbox only: the swap's status does not allow the requested action |
          *     | `webhook_not_configured` | 409 | `POST /partner/webhook/test` without a webhook, or with deliveries stopped |
-         *     | `service_unavailable` on `POST /swaps` | 503 | Also: an identical request with the same `Idempotency-Key` is still running; retry after `Retry-After` |
+         *     | `service_unavailable` on `POST /swaps` | 503 | Also: the request waited a few seconds for another one holding what it needs (an identical request with the same `Idempotency-Key`, another swap from the same quote) and gave up; nothing was created, retry after `Retry-After` with the same key and body |
          *     | `payload_too_large` | 413 | The body exceeds 64 KiB |
          *     | `unsupported_media_type` | 415 | The body is not `application/json` |
          *     | `rate_limited` | 429 | Rate limit exceeded; see `Retry-After` |
