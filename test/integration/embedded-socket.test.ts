@@ -63,6 +63,26 @@ describe('the embedded database socket server (several pg connections on one PGl
     expect(readAt).to.be.at.least(committedAt - 1);
   });
 
+  it('answers a plain BEGIN at once and holds no one up until its first statement, which runs inside it', async () => {
+    const [writer, other] = await Promise.all([connect(), connect()]);
+    await writer.query('BEGIN;');
+    // Nothing runs for the writer yet, so another connection is served while it waits to send.
+    expect((await other.query('select $1::int as n', [5])).rows[0].n).to.equal(5);
+    await writer.query('insert into items values ($1, $2)', [3, 'rolled back']);
+    expect((await writer.query('select count(*)::int as n from items where id = 3')).rows[0].n).to.equal(1);
+    await writer.query('ROLLBACK');
+    // The insert was inside the transaction: the rollback undid it.
+    expect((await other.query('select count(*)::int as n from items where id = 3')).rows[0].n).to.equal(0);
+    // An empty transaction, and BEGIN twice in a row (the second is PostgreSQL's warning, not an error).
+    await writer.query('BEGIN;');
+    await writer.query('COMMIT');
+    await writer.query('BEGIN;');
+    await writer.query('BEGIN;');
+    await writer.query('insert into items values ($1, $2)', [4, 'committed']);
+    await writer.query('COMMIT');
+    expect((await other.query('select count(*)::int as n from items where id = 4')).rows[0].n).to.equal(1);
+  });
+
   it('closes a connection that sends something other than the protocol, and goes on serving the others', async () => {
     const other = await connect();
     const garbage = net.createConnection(path.join(dir, '.s.PGSQL.5432'));
