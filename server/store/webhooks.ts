@@ -77,7 +77,11 @@ export async function findWebhook(db: Knex, partnerId: string): Promise<WebhookR
 }
 
 /** Sets the URL and switch of the partner's webhook, keeping its secret; undefined when it has none yet. */
-export async function updateWebhook(db: Knex, partnerId: string, fields: { url: string; enabled: boolean }): Promise<WebhookRecord | undefined> {
+export async function updateWebhook(
+  db: Knex,
+  partnerId: string,
+  fields: { url: string; enabled: boolean },
+): Promise<WebhookRecord | undefined> {
   const [row] = await db('partner_webhooks')
     .where({ partner_id: partnerId })
     .update({ url: fields.url, enabled: fields.enabled, updated_at: db.fn.now() })

@@ -18,7 +18,9 @@ describe("the validator's route lookup", () => {
     expect((await request(`${server.origin}/api/v1/assets`)).status).to.equal(200);
     expect((await request(`${server.origin}/api/v1/pairs`)).status).to.equal(200);
     expect((await readJson(signedFetch(server.origin, signer, 'GET', '/api/v1/partner/markup'))).status).to.equal(200);
-    const unknown = await readJson(signedFetch(server.origin, signer, 'GET', '/api/v1/permanent-routes/00000000-0000-4000-8000-000000000000'));
+    const unknown = await readJson(
+      signedFetch(server.origin, signer, 'GET', '/api/v1/permanent-routes/00000000-0000-4000-8000-000000000000'),
+    );
     expectError(unknown, 404, 'not_found');
     expectError(await request(`${server.origin}/api/v1/no-such-thing`), 404, 'not_found');
   }
