@@ -9,10 +9,11 @@
  * to keep one connection). While a connection has a transaction open, only its units run; the others wait
  * in order for it to commit or roll back, so every connection sees transaction isolation it can rely on.
  *
- * A plain `BEGIN` (how knex opens a transaction) is answered at once and run together with the
- * connection's next unit: PostgreSQL takes a transaction's snapshot at its first statement anyway, and the
- * other connections are not held up for the round trip between the client reading BEGIN's answer and
- * sending its first statement.
+ * A plain `BEGIN` (how knex opens a transaction) from a connection with nothing else outstanding is
+ * answered at once and run together with the connection's next unit: PostgreSQL takes a transaction's
+ * snapshot at its first statement anyway (only `now()` becomes the time of that statement), and the other
+ * connections are not held up for the round trip between the client reading BEGIN's answer and sending its
+ * first statement.
  *
  * What a connection leaves in the shared session goes with it: when it closes, its open transaction is
  * rolled back and the statements it prepared are deallocated (the server's pool names a statement per
@@ -66,6 +67,8 @@ export class EmbeddedSocketServer {
   /** The connection whose transaction is open: only its units run until it ends. */
   private owner: Connection | undefined;
   private running = false;
+  /** The connection whose unit PGlite is running now. */
+  private runningFor: Connection | undefined;
 
   constructor(private readonly db: PGlite) {
     this.server = net.createServer((socket) => this.accept(socket));
@@ -147,8 +150,11 @@ export class EmbeddedSocketServer {
   }
 
   // A lone plain BEGIN of a connection outside a transaction is answered now and kept for its next unit.
+  // Not when the connection has a unit waiting or running (a client that pipelines): its answers must come
+  // back in order, and that unit may itself open a transaction.
   private deferBegin(connection: Connection, bytes: Uint8Array): boolean {
     if (connection.begin || this.owner === connection || bytes.length > 12 || bytes[0] !== QUERY) return false;
+    if (this.runningFor === connection || this.queue.some((u) => u.connection === connection)) return false;
     const text = Buffer.from(bytes.buffer, bytes.byteOffset + 5, bytes.length - 6).toString('latin1');
     if (!PLAIN_BEGINS.has(text) || bytes[bytes.length - 1] !== 0) return false;
     connection.begin = bytes;
@@ -204,6 +210,7 @@ export class EmbeddedSocketServer {
         const begin = unit.connection.begin;
         unit.connection.begin = undefined;
         let answer: Uint8Array;
+        this.runningFor = unit.connection;
         try {
           answer = await this.db.runExclusive(async () => {
             // Its BEGIN was answered already; only the unit's own answer goes back.
@@ -214,6 +221,8 @@ export class EmbeddedSocketServer {
           // PGlite answers SQL errors in the protocol; a throw here means the session itself failed.
           unit.connection.socket.destroy(err as Error);
           continue;
+        } finally {
+          this.runningFor = undefined;
         }
         this.owner = this.db.isInTransaction() ? unit.connection : undefined;
         // It went away while this unit ran: its clean-up (queued at drop) runs next.

@@ -73,6 +73,18 @@ describe('the embedded database socket server (several pg connections on one PGl
     await writer.query('ROLLBACK');
     // The insert was inside the transaction: the rollback undid it.
     expect((await other.query('select count(*)::int as n from items where id = 3')).rows[0].n).to.equal(0);
+    // From its first statement on, the transaction holds the others as any does.
+    await writer.query('BEGIN;');
+    await writer.query('insert into items values ($1, $2)', [5, 'after commit']);
+    let readAt = 0;
+    const read = other.query('select count(*)::int as n from items where id = 5').then((r) => {
+      readAt = performance.now();
+      return r.rows[0].n as number;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(readAt, 'the read ran inside the deferred transaction').to.equal(0);
+    await writer.query('COMMIT');
+    expect(await read).to.equal(1);
     // An empty transaction, and BEGIN twice in a row (the second is PostgreSQL's warning, not an error).
     await writer.query('BEGIN;');
     await writer.query('COMMIT');
@@ -81,6 +93,36 @@ describe('the embedded database socket server (several pg connections on one PGl
     await writer.query('insert into items values ($1, $2)', [4, 'committed']);
     await writer.query('COMMIT');
     expect((await other.query('select count(*)::int as n from items where id = 4')).rows[0].n).to.equal(1);
+  });
+
+  it('answers pipelined queries in order: a BEGIN sent behind another query is not answered ahead of it', async () => {
+    const socket = net.createConnection(path.join(dir, '.s.PGSQL.5432'));
+    await new Promise((resolve) => socket.once('connect', resolve));
+    const received: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    const message = (type: string, body: Buffer) => {
+      const header = Buffer.alloc(5);
+      header.write(type, 0, 'latin1');
+      header.writeInt32BE(4 + body.length, 1);
+      return Buffer.concat([header, body]);
+    };
+    const startup = Buffer.from('user\0postgres\0database\0postgres\0\0');
+    const length = Buffer.alloc(8);
+    length.writeInt32BE(8 + startup.length, 0);
+    length.writeInt32BE(196608, 4); // protocol 3.0
+    socket.write(Buffer.concat([length, startup]));
+    const readyCount = () => Buffer.concat(received).toString('latin1').split('Z\0\0\0\x05').length - 1;
+    while (readyCount() < 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    received.length = 0;
+    // Two queries in one write: the answers must come back in the order asked.
+    socket.write(Buffer.concat([message('Q', Buffer.from('select 42 as n\0')), message('Q', Buffer.from('BEGIN;\0'))]));
+    while (readyCount() < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+    const answers = Buffer.concat(received).toString('latin1');
+    expect(answers.indexOf('SELECT 1')).to.be.greaterThan(-1);
+    expect(answers.indexOf('SELECT 1'), answers).to.be.lessThan(answers.indexOf('BEGIN'));
+    socket.write(message('Q', Buffer.from('ROLLBACK\0')));
+    while (readyCount() < 3) await new Promise((resolve) => setTimeout(resolve, 10));
+    socket.destroy();
   });
 
   it('closes a connection that sends something other than the protocol, and goes on serving the others', async () => {
