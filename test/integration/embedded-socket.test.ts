@@ -20,6 +20,24 @@ describe('the embedded database socket server (several pg connections on one PGl
     return client;
   };
 
+  /**
+   * Reads `select count(*)` on `reader` while `writer` holds its open transaction, and checks that the read
+   * is answered only after `writer` commits, and sees what it committed (one row).
+   */
+  async function expectReadAfterCommit(writer: pg.Client, reader: pg.Client, countSql: string): Promise<void> {
+    let readAt = 0;
+    const read = reader.query(countSql).then((r) => {
+      readAt = performance.now();
+      return r.rows[0].n as number;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(readAt, 'the read ran inside the other connection’s transaction').to.equal(0);
+    await writer.query('COMMIT');
+    const committedAt = performance.now();
+    expect(await read).to.equal(1);
+    expect(readAt).to.be.at.least(committedAt - 1);
+  }
+
   before(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'pss-socket-test-'));
     db = await PGlite.create();
@@ -50,17 +68,7 @@ describe('the embedded database socket server (several pg connections on one PGl
     const [writer, reader] = await Promise.all([connect(), connect()]);
     await writer.query('begin');
     await writer.query('insert into items values ($1, $2)', [1, 'first']);
-    let readAt = 0;
-    const read = reader.query('select count(*)::int as n from items').then((r) => {
-      readAt = performance.now();
-      return r.rows[0].n as number;
-    });
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(readAt, 'the read ran inside the other connection’s transaction').to.equal(0);
-    await writer.query('commit');
-    const committedAt = performance.now();
-    expect(await read).to.equal(1);
-    expect(readAt).to.be.at.least(committedAt - 1);
+    await expectReadAfterCommit(writer, reader, 'select count(*)::int as n from items');
   });
 
   it('answers a plain BEGIN at once and holds no one up until its first statement, which runs inside it', async () => {
@@ -76,15 +84,7 @@ describe('the embedded database socket server (several pg connections on one PGl
     // From its first statement on, the transaction holds the others as any does.
     await writer.query('BEGIN;');
     await writer.query('insert into items values ($1, $2)', [5, 'after commit']);
-    let readAt = 0;
-    const read = other.query('select count(*)::int as n from items where id = 5').then((r) => {
-      readAt = performance.now();
-      return r.rows[0].n as number;
-    });
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(readAt, 'the read ran inside the deferred transaction').to.equal(0);
-    await writer.query('COMMIT');
-    expect(await read).to.equal(1);
+    await expectReadAfterCommit(writer, other, 'select count(*)::int as n from items where id = 5');
     // An empty transaction, and BEGIN twice in a row (the second is PostgreSQL's warning, not an error).
     await writer.query('BEGIN;');
     await writer.query('COMMIT');
