@@ -11,7 +11,7 @@ import { unauthorized } from '../domain/signing.js';
 import type { Handlers, HandlerContext } from '../http/handler-types.js';
 import { bindIdempotencyKey, claimIdempotencyKey, LOCK_NOT_AVAILABLE } from '../store/idempotency.js';
 import { claimPartnerQuote, type QuoteRecord } from '../store/quotes.js';
-import { findSwap, insertSwap, listPartnerSwaps, listSwapEvents } from '../store/swaps.js';
+import { findSwapWithEvents, insertSwap, listPartnerSwaps } from '../store/swaps.js';
 import type { HandlerDeps } from './deps.js';
 import { requirePartner } from './partner.js';
 import { blankToNull, checkDestination, checkRefund, resolvePair } from './request-rules.js';
@@ -111,19 +111,13 @@ export function createSwapHandlers(deps: HandlerDeps): Pick<Handlers, 'createSwa
     },
 
     async getSwap({ path, partner, req }) {
-      let swap: SwapRecord | undefined;
-      if (partner) {
-        swap = await findSwap(deps.knex, path.id, partner.partnerId);
-      } else {
-        // A token names its swap: one for another id is refused before the swap is looked up.
-        if (!req.bearerToken || !deps.swapTokens.matches(path.id, req.bearerToken)) {
-          throw unauthorized('invalid_token', 'This access token does not grant access to this swap.');
-        }
-        swap = await findSwap(deps.knex, path.id);
+      // A token names its swap: one for another id is refused before the swap is looked up.
+      if (!partner && (!req.bearerToken || !deps.swapTokens.matches(path.id, req.bearerToken))) {
+        throw unauthorized('invalid_token', 'This access token does not grant access to this swap.');
       }
-      if (!swap) throw new AppError(404, 'not_found', 'No such swap.');
-      const events = await listSwapEvents(deps.knex, swap.id);
-      return { status: 200, body: { order: toSwapBody(swap), events: events.map(toSwapEventBody) } };
+      const found = await findSwapWithEvents(deps.knex, path.id, partner?.partnerId);
+      if (!found) throw new AppError(404, 'not_found', 'No such swap.');
+      return { status: 200, body: { order: toSwapBody(found.swap), events: found.events.map(toSwapEventBody) } };
     },
 
     async listSwaps({ partner, query }) {

@@ -9,7 +9,7 @@ import type { Knex } from 'knex';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { deliverChangesLocally, SWAP_CHANGES_CHANNEL } from './swap-notifications.js';
-import { findSwap, listSwapEvents, type SwapEventRecord, type SwapRecord } from './swaps.js';
+import { findSwapWithEvents, type SwapEventRecord, type SwapRecord } from './swaps.js';
 
 /** How long the hub waits before listening again after its connection broke. */
 export const HUB_RECONNECT_MS = 1_000;
@@ -85,10 +85,8 @@ export async function startSwapHub(options: { knex: Knex; databaseUrl?: string; 
       const generation = generations.get(swapId) ?? 0;
       const cached = reads.get(swapId);
       if (cached && cached.generation === generation) return cached.read;
-      const read = Promise.all([findSwap(options.knex, swapId), listSwapEvents(options.knex, swapId)]).then(([swap, events]) => ({
-        swap,
-        events,
-      }));
+      // One statement: the swap and its timeline from the same snapshot.
+      const read = findSwapWithEvents(options.knex, swapId).then((found) => ({ swap: found?.swap, events: found?.events ?? [] }));
       reads.set(swapId, { generation, read });
       // Forget a read once done when nobody streams the swap any more; a failed read is never reused.
       read.then(

@@ -56,6 +56,37 @@ export async function findSwap(db: Knex, id: string, partnerId?: string): Promis
   return row ? fromRow<SwapRecord>(row) : undefined;
 }
 
+/**
+ * The swap `id` (and only if it belongs to `partnerId` when given) with its timeline, oldest first, in one
+ * statement: a status poll is the commonest read, and on the embedded database every round trip counts.
+ * The timeline comes as JSON; its `seq` is cast to text first (a bigint, like the column read directly),
+ * and `occurred_at` (PostgreSQL's ISO 8601 with offset) is made a Date again.
+ */
+export async function findSwapWithEvents(
+  db: Knex,
+  id: string,
+  partnerId?: string,
+): Promise<{ swap: SwapRecord; events: SwapEventRecord[] } | undefined> {
+  if (!isUuid(id)) return undefined;
+  const row = await db('swaps as s')
+    .select(
+      's.*',
+      db.raw(
+        `coalesce((select json_agg(to_jsonb(e) || jsonb_build_object('seq', e.seq::text) order by e.seq)
+                     from swap_events e where e.swap_id = s.id), '[]') as timeline`,
+      ),
+    )
+    .where({ 's.id': id, ...(partnerId ? { 's.partner_id': partnerId } : {}) })
+    .first();
+  if (!row) return undefined;
+  const { timeline, ...swap } = row as { timeline: Array<Record<string, unknown>> } & Record<string, unknown>;
+  const events = timeline.map((entry) => {
+    const event = fromRow<SwapEventRecord>(entry);
+    return { ...event, occurredAt: new Date(event.occurredAt) };
+  });
+  return { swap: fromRow<SwapRecord>(swap), events };
+}
+
 /** The swap `id` (when given, only if it belongs to `partnerId`) locked for the caller's transaction (FOR UPDATE). */
 export async function lockSwap(trx: Knex.Transaction, id: string, partnerId?: string): Promise<SwapRecord | undefined> {
   if (!isUuid(id)) return undefined;
@@ -115,11 +146,6 @@ export async function listPartnerSwaps(
 export async function insertSwapEvent(trx: Knex.Transaction, event: Omit<SwapEventRecord, 'seq' | 'id'>): Promise<SwapEventRecord> {
   const [row] = await trx('swap_events').insert(toColumns(event)).returning('*');
   return fromRow<SwapEventRecord>(row);
-}
-
-/** A swap's timeline, oldest first. */
-export async function listSwapEvents(db: Knex, swapId: string): Promise<SwapEventRecord[]> {
-  return (await db('swap_events').where({ swap_id: swapId }).orderBy('seq')).map((row) => fromRow<SwapEventRecord>(row));
 }
 
 /** The position (seq) of timeline entry `eventId` of `swapId`, if it is one of that swap's entries. */

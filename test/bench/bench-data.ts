@@ -28,7 +28,7 @@ import { encodeCursor } from '../../server/handlers/cursors.js';
 import { TERMS_VERSION } from '../../server/domain/swap-view.js';
 import { listAccumulatingDeposits, listRouteDepositPage } from '../../server/store/route-deposits.js';
 import { findRoute } from '../../server/store/routes.js';
-import { findSwap, listPartnerSwaps, listSwapEvents } from '../../server/store/swaps.js';
+import { findSwapWithEvents, listPartnerSwaps } from '../../server/store/swaps.js';
 import { createVerifiedRoute } from '../support/routes.js';
 import { ETH_ADDRESS, swapClient } from '../support/swaps.js';
 import type { Outgoing } from './load.js';
@@ -293,9 +293,8 @@ async function handlerStatements(db: pg.Client, ids: Ids): Promise<Array<{ read:
   const deepAll = await position('swaps', partner);
   const deepFiltered = await position('swaps', `${partner} and status = '${FILTER_STATUS}'`);
   const deepDeposits = await position('route_deposits', `route_id = '${ids.routeId}'`);
-  await capture('GET /swaps/{id} (token): findSwap', () => findSwap(knex, ids.swapId));
-  await capture('GET /swaps/{id} (signed): findSwap', () => findSwap(knex, ids.swapId, ids.partnerId));
-  await capture('GET /swaps/{id}: listSwapEvents', () => listSwapEvents(knex, ids.swapId));
+  await capture('GET /swaps/{id} (token): findSwapWithEvents', () => findSwapWithEvents(knex, ids.swapId));
+  await capture('GET /swaps/{id} (signed): findSwapWithEvents', () => findSwapWithEvents(knex, ids.swapId, ids.partnerId));
   await capture('GET /swaps (first page)', () => listPartnerSwaps(knex, ids.partnerId, { limit: SWAP_PAGE_ROWS }));
   await capture('GET /swaps (deep cursor)', () => listPartnerSwaps(knex, ids.partnerId, { limit: SWAP_PAGE_ROWS, after: deepAll }));
   await capture(`GET /swaps?status=${FILTER_STATUS} (first page)`, () =>

@@ -70,6 +70,39 @@ describe('The swap lifecycle through the sandbox', function () {
     expect([...times].sort((a, b) => a - b)).to.deep.equal(times);
   });
 
+  it('reads back the whole timeline as stored, oldest first, signed and with the access token alike', async () => {
+    const { order, accessToken } = await client.create(btcToUsdt('0.015', { rateType: 'fixed' }));
+    await client.pay(order);
+    const { events } = await client.waitFor(order.id, terminal);
+    const rows = await server.knex('swap_events').where({ swap_id: order.id }).orderBy('seq');
+    const stored = rows.map((r) => ({
+      id: r.id,
+      orderId: r.swap_id,
+      status: r.status,
+      confirmationCount: r.confirmation_count,
+      requiredConfirmations: r.required_confirmations,
+      sourceTxHash: r.source_tx_hash,
+      settlementTxHash: r.settlement_tx_hash,
+      occurredAt: (r.occurred_at as Date).toISOString(),
+    }));
+    const read = (list: SwapEvent[]) =>
+      list.map((e) => ({
+        id: e.id,
+        orderId: e.orderId,
+        status: e.status,
+        confirmationCount: e.confirmationCount,
+        requiredConfirmations: e.requiredConfirmations,
+        sourceTxHash: e.sourceTxHash,
+        settlementTxHash: e.settlementTxHash,
+        occurredAt: e.occurredAt,
+      }));
+    expect(stored.length).to.be.at.least(5);
+    expect(read(events)).to.deep.equal(stored);
+    const byToken = await fetch(`${server.origin}/api/v1/swaps/${order.id}`, { headers: { authorization: `Bearer ${accessToken}` } });
+    expect(byToken.status).to.equal(200);
+    expect(read(((await byToken.json()) as { events: SwapEvent[] }).events)).to.deep.equal(stored);
+  });
+
   it('pays a floating swap at the market rate, at least its minimum', async () => {
     const { order } = await client.create(btcToUsdt('0.015', { rateType: 'floating' }));
     await client.pay(order);
