@@ -14,18 +14,18 @@ import { decodeZanoAddress } from '../domain/zano-address.js';
 import { verifyZanoProof } from '../domain/zano-proof.js';
 import type { Handlers } from '../http/handler-types.js';
 import { findMarkup } from '../store/markups.js';
-import { listAccumulatingDeposits, listRouteDepositPage } from '../store/route-deposits.js';
+import { listRouteDepositPage } from '../store/route-deposits.js';
 import {
   findChallenge,
-  findRoute,
+  findRouteView,
   insertChallenge,
   insertRoute,
-  listRouteAddresses,
-  listRoutes,
+  listRouteViews,
   spendChallenge,
   updateRoutePolling,
   type RouteAddressRecord,
   type RouteRecord,
+  type RouteView,
 } from '../store/routes.js';
 import type { HandlerDeps } from './deps.js';
 import { decodeCursor, encodeCursor, PAGE_POSITION, positionOf } from './cursors.js';
@@ -48,26 +48,13 @@ export function createRouteHandlers(
   const sourcesFor = (destinationAsset: string, destinationNetwork: string) =>
     deps.catalog.assets.filter((a) => !a.memoNeeded && !(a.symbol === destinationAsset && a.network === destinationNetwork));
 
-  async function toBodies(routes: RouteRecord[]): Promise<PermanentRoute[]> {
-    const addresses = await listRouteAddresses(
-      deps.knex,
-      routes.map((r) => r.id),
-    );
-    const byRoute = new Map<string, RouteAddressRecord[]>();
-    for (const a of addresses) byRoute.set(a.routeId, [...(byRoute.get(a.routeId) ?? []), a]);
-    const waiting = await listAccumulatingDeposits(
-      deps.knex,
-      routes.map((r) => r.id),
-    );
-    const waitingByRoute = new Map<string, DepositRecord[]>();
-    for (const d of waiting) waitingByRoute.set(d.routeId, [...(waitingByRoute.get(d.routeId) ?? []), d]);
-    return routes.map((route) => toRouteBody(route, byRoute.get(route.id) ?? [], waitingByRoute.get(route.id) ?? []));
-  }
+  const notFound = () => new AppError(404, 'not_found', 'No such permanent route.');
+  const toBody = (view: RouteView): PermanentRoute => toRouteBody(view.route, view.addresses, view.waiting);
 
-  async function ownedRoute(partnerId: string, id: string): Promise<RouteRecord> {
-    const route = await findRoute(deps.knex, partnerId, id);
-    if (!route) throw new AppError(404, 'not_found', 'No such permanent route.');
-    return route;
+  async function ownedRoute(partnerId: string, id: string): Promise<RouteView> {
+    const view = await findRouteView(deps.knex, partnerId, id);
+    if (!view) throw notFound();
+    return view;
   }
 
   return {
@@ -168,40 +155,34 @@ export function createRouteHandlers(
         if (created) await deps.jobs.scheduleRouteAddresses(stored.id, trx);
         return stored;
       });
-      const [routeBody] = await toBodies([route]);
-      return { status: 201, body: routeBody };
+      return { status: 201, body: toBody((await findRouteView(deps.knex, partnerId, route.id))!) };
     },
 
     async listPermanentRoutes({ partner, query }) {
       const { partnerId } = requirePartner(partner);
       const limit = query.limit ?? 100;
       const after = query.cursor === undefined ? undefined : positionOf(decodeCursor(query.cursor, undefined, PAGE_POSITION));
-      const rows = await listRoutes(deps.knex, partnerId, { limit: limit + 1, after });
+      const rows = await listRouteViews(deps.knex, partnerId, { limit: limit + 1, after });
       const page = rows.slice(0, limit);
-      const last = page[page.length - 1];
+      const last = page[page.length - 1]?.route;
       return {
         status: 200,
         body: {
-          routes: await toBodies(page),
+          routes: page.map(toBody),
           nextCursor: rows.length > limit && last ? encodeCursor({ c: last.createdAt.toISOString(), i: last.id }) : null,
         },
       };
     },
 
     async getPermanentRoute({ partner, path }) {
-      const route = await ownedRoute(requirePartner(partner).partnerId, path.id);
-      const [body] = await toBodies([route]);
-      return { status: 200, body };
+      return { status: 200, body: toBody(await ownedRoute(requirePartner(partner).partnerId, path.id)) };
     },
 
     async listRouteDeposits({ partner, path, query }) {
-      const route = await ownedRoute(requirePartner(partner).partnerId, path.id);
+      const { route, waiting } = await ownedRoute(requirePartner(partner).partnerId, path.id);
       const limit = query.limit ?? 100;
       const after = query.cursor === undefined ? undefined : positionOf(decodeCursor(query.cursor, route.id, PAGE_POSITION));
-      const [rows, waiting] = await Promise.all([
-        listRouteDepositPage(deps.knex, route.id, { limit: limit + 1, after }),
-        listAccumulatingDeposits(deps.knex, [route.id]),
-      ]);
+      const rows = await listRouteDepositPage(deps.knex, route.id, { limit: limit + 1, after });
       const page = rows.slice(0, limit);
       const last = page[page.length - 1]?.deposit;
       return {
@@ -217,12 +198,12 @@ export function createRouteHandlers(
 
     async expectRouteDeposit({ partner, path }) {
       const { partnerId } = requirePartner(partner);
-      await ownedRoute(partnerId, path.id);
       const at = deps.now();
       const until = new Date(at.getTime() + deps.config.expectDepositSeconds * 1000);
       // Due at once (a payment already made is found now), then polled at the faster interval until `until`.
-      // One update: it waits for a poll holding the route, as a locked read would.
-      await updateRoutePolling(deps.knex, path.id, { expectDepositUntil: until, nextPollAt: at }, at);
+      // One update, of the partner's own route only: it waits for a poll holding the route, as a locked read would.
+      const updated = await updateRoutePolling(deps.knex, path.id, { expectDepositUntil: until, nextPollAt: at }, at, partnerId);
+      if (!updated) throw notFound();
       deps.jobs.wakeRoutePolling();
       return { status: 200, body: { ok: true, expect_deposit_until: until.toISOString() } };
     },

@@ -106,13 +106,6 @@ export async function listRouteDepositPage(
   return withOrders(db, deposits);
 }
 
-/** The waiting (accumulating) deposits of `routeIds`. */
-export async function listAccumulatingDeposits(db: Knex, routeIds: string[]): Promise<DepositRecord[]> {
-  if (routeIds.length === 0) return [];
-  const rows = await db('route_deposits').whereIn('route_id', routeIds).where({ status: 'accumulating' }).orderBy('created_at');
-  return rows.map((row: Record<string, unknown>) => fromRow<DepositRecord>(row));
-}
-
 async function withOrders(db: Knex, deposits: DepositRecord[]): Promise<DepositWithOrder[]> {
   const orderIds = [...new Set(deposits.map((d) => d.orderId).filter((id): id is string => id !== null))];
   const orders = orderIds.length === 0 ? [] : await db('swaps').whereIn('id', orderIds);

@@ -1,6 +1,7 @@
 /** Permanent routes, their ownership challenges and their reusable deposit addresses. */
 import type { Knex } from 'knex';
-import { afterPosition, fromRow, isUuid, toColumns } from './rows.js';
+import type { DepositRecord } from '../domain/route-deposit-view.js';
+import { afterPosition, fromJsonRow, fromRow, isUuid, toColumns } from './rows.js';
 
 /** An ownership challenge as stored. */
 export interface ChallengeRecord {
@@ -110,27 +111,61 @@ export async function insertRoute(
   return { route: fromRow<RouteRecord>(row), created: true };
 }
 
-/** The partner's route `id`, if it exists. */
-export async function findRoute(db: Knex, partnerId: string, id: string): Promise<RouteRecord | undefined> {
-  if (!isUuid(id)) return undefined;
-  const row = await db('permanent_routes').where({ id, partner_id: partnerId }).first();
-  return row ? fromRow<RouteRecord>(row) : undefined;
+/** A route with the rest of what its public view shows: its addresses and its waiting (accumulating) deposits. */
+export interface RouteView {
+  route: RouteRecord;
+  addresses: RouteAddressRecord[];
+  waiting: DepositRecord[];
 }
 
-/** A page of the partner's routes, newest first, after the (createdAt, id) position of `after`. */
-export async function listRoutes(
+// The view's other rows, read with the route in the same statement (a route read is one round trip, not
+// three): addresses by asset key, waiting deposits oldest first, each as JSON with its numeric columns cast
+// to text (see fromJsonRow).
+const VIEW_COLUMNS = `
+  coalesce((select json_agg(to_jsonb(a) order by a.asset_key) from route_addresses a where a.route_id = r.id), '[]') as view_addresses,
+  coalesce((select json_agg(to_jsonb(d) || jsonb_build_object('amount', d.amount::text, 'accumulated_usd', d.accumulated_usd::text,
+                                                               'threshold_usd', d.threshold_usd::text)
+                            order by d.created_at)
+              from route_deposits d where d.route_id = r.id and d.status = 'accumulating'), '[]') as view_waiting`;
+const DEPOSIT_TIMESTAMPS = ['broadcastAt', 'firstSeenAt', 'lastSeenAt', 'confirmedAt', 'valuedAt', 'createdAt', 'updatedAt'] as const;
+
+function toRouteView(row: Record<string, unknown>): RouteView {
+  const { view_addresses, view_waiting, ...route } = row as {
+    view_addresses: Array<Record<string, unknown>>;
+    view_waiting: Array<Record<string, unknown>>;
+  };
+  return {
+    route: fromRow<RouteRecord>(route),
+    addresses: view_addresses.map((a) => fromRow<RouteAddressRecord>(a)),
+    waiting: view_waiting.map((d) => fromJsonRow<DepositRecord>(d, DEPOSIT_TIMESTAMPS)),
+  };
+}
+
+/** The partner's route `id` with its addresses and waiting deposits, if it exists. */
+export async function findRouteView(db: Knex, partnerId: string, id: string): Promise<RouteView | undefined> {
+  if (!isUuid(id)) return undefined;
+  const row = await db('permanent_routes as r')
+    .select('r.*', db.raw(VIEW_COLUMNS))
+    .where({ 'r.id': id, 'r.partner_id': partnerId })
+    .first();
+  return row ? toRouteView(row) : undefined;
+}
+
+/** A page of the partner's routes with their addresses and waiting deposits, newest first, after `after`. */
+export async function listRouteViews(
   db: Knex,
   partnerId: string,
   options: { limit: number; after?: { createdAt: Date; id: string } },
-): Promise<RouteRecord[]> {
-  const query = db('permanent_routes')
-    .where({ partner_id: partnerId })
+): Promise<RouteView[]> {
+  const query = db('permanent_routes as r')
+    .select('r.*', db.raw(VIEW_COLUMNS))
+    .where({ 'r.partner_id': partnerId })
     .orderBy([
-      { column: 'created_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
+      { column: 'r.created_at', order: 'desc' },
+      { column: 'r.id', order: 'desc' },
     ])
     .limit(options.limit);
-  return ((await afterPosition(query, options.after)) as Array<Record<string, unknown>>).map((row) => fromRow<RouteRecord>(row));
+  return ((await afterPosition(query, options.after)) as Array<Record<string, unknown>>).map(toRouteView);
 }
 
 /** The address rows of `routeIds`. */
@@ -163,19 +198,22 @@ export async function lockRoute(trx: Knex.Transaction, id: string): Promise<Rout
 
 /**
  * Updates a route's polling schedule and expectation window. A new schedule alone is internal and leaves
- * `updatedAt`; `at` is given when the partner changed something (the expectation window).
+ * `updatedAt`; `at` is given when the partner changed something (the expectation window), and `partnerId`
+ * when only that partner's route may change: undefined when there is no such route.
  */
 export async function updateRoutePolling(
   db: Knex,
   id: string,
   fields: Partial<Pick<RouteRecord, 'nextPollAt' | 'expectDepositUntil'>>,
   at?: Date,
-): Promise<RouteRecord> {
+  partnerId?: string,
+): Promise<RouteRecord | undefined> {
+  if (!isUuid(id)) return undefined;
   const [row] = await db('permanent_routes')
-    .where({ id })
+    .where({ id, ...(partnerId ? { partner_id: partnerId } : {}) })
     .update(toColumns({ ...fields, ...(at ? { updatedAt: at } : {}) }))
     .returning('*');
-  return fromRow<RouteRecord>(row);
+  return row ? fromRow<RouteRecord>(row) : undefined;
 }
 
 /** Up to `limit` active routes whose next poll has come, the most overdue first. */

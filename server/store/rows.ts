@@ -32,6 +32,21 @@ export function fromRow<T>(row: Record<string, unknown>): T {
   return record as T;
 }
 
+/**
+ * A row that came as JSON (`to_jsonb` of a table's row, inside a `json_agg`) as a record: camelCase fields,
+ * and the named timestamp fields made Dates again (PostgreSQL writes them in ISO 8601 with an offset; the
+ * driver would have given Dates truncated to the millisecond, as `new Date` does). Numeric and bigint
+ * columns must be cast to text in the SQL, as the driver reads them: a JSON number would lose digits.
+ */
+export function fromJsonRow<T>(row: Record<string, unknown>, timestamps: readonly string[]): T {
+  const record = fromRow<Record<string, unknown>>(row);
+  for (const field of timestamps) {
+    const value = record[field];
+    if (typeof value === 'string') record[field] = new Date(value);
+  }
+  return record as T;
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Whether `value` can be compared with a uuid column (PostgreSQL refuses the comparison otherwise). */

@@ -2,7 +2,7 @@
 import type { Knex } from 'knex';
 import type { SwapStatus } from '../domain/swap-lifecycle.js';
 import type { RouteOrderFields, SwapEventRecord, SwapRecord } from '../domain/swap-view.js';
-import { afterPosition, fromRow, isUuid, toColumns } from './rows.js';
+import { afterPosition, fromJsonRow, fromRow, isUuid, toColumns } from './rows.js';
 
 export type { SwapEventRecord, SwapRecord } from '../domain/swap-view.js';
 
@@ -59,8 +59,7 @@ export async function findSwap(db: Knex, id: string, partnerId?: string): Promis
 /**
  * The swap `id` (and only if it belongs to `partnerId` when given) with its timeline, oldest first, in one
  * statement: a status poll is the commonest read, and on the embedded database every round trip counts.
- * The timeline comes as JSON; its `seq` is cast to text first (a bigint, like the column read directly),
- * and `occurred_at` (PostgreSQL's ISO 8601 with offset) is made a Date again.
+ * The timeline comes as JSON, its `seq` (a bigint) cast to text as the driver reads the column.
  */
 export async function findSwapWithEvents(
   db: Knex,
@@ -80,10 +79,7 @@ export async function findSwapWithEvents(
     .first();
   if (!row) return undefined;
   const { timeline, ...swap } = row as { timeline: Array<Record<string, unknown>> } & Record<string, unknown>;
-  const events = timeline.map((entry) => {
-    const event = fromRow<SwapEventRecord>(entry);
-    return { ...event, occurredAt: new Date(event.occurredAt) };
-  });
+  const events = timeline.map((entry) => fromJsonRow<SwapEventRecord>(entry, ['occurredAt']));
   return { swap: fromRow<SwapRecord>(swap), events };
 }
 

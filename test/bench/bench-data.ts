@@ -26,8 +26,8 @@ import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import { encodeCursor } from '../../server/handlers/cursors.js';
 import { TERMS_VERSION } from '../../server/domain/swap-view.js';
-import { listAccumulatingDeposits, listRouteDepositPage } from '../../server/store/route-deposits.js';
-import { findRoute } from '../../server/store/routes.js';
+import { listRouteDepositPage } from '../../server/store/route-deposits.js';
+import { findRouteView } from '../../server/store/routes.js';
 import { findSwapWithEvents, listPartnerSwaps } from '../../server/store/swaps.js';
 import { createVerifiedRoute } from '../support/routes.js';
 import { ETH_ADDRESS, swapClient } from '../support/swaps.js';
@@ -303,14 +303,15 @@ async function handlerStatements(db: pg.Client, ids: Ids): Promise<Array<{ read:
   await capture(`GET /swaps?status=${FILTER_STATUS} (deep cursor)`, () =>
     listPartnerSwaps(knex, ids.partnerId, { limit: SWAP_PAGE_ROWS, status: FILTER_STATUS, after: deepFiltered }),
   );
-  await capture('GET /permanent-routes/{id}/deposits: findRoute', () => findRoute(knex, ids.partnerId, ids.routeId));
+  await capture('GET /permanent-routes/{id}/deposits: findRouteView (the route, its addresses and waiting deposits)', () =>
+    findRouteView(knex, ids.partnerId, ids.routeId),
+  );
   await capture('GET /permanent-routes/{id}/deposits (first page): listRouteDepositPage', () =>
     listRouteDepositPage(knex, ids.routeId, { limit: DEPOSIT_PAGE_ROWS }),
   );
   await capture('GET /permanent-routes/{id}/deposits (deep cursor): listRouteDepositPage', () =>
     listRouteDepositPage(knex, ids.routeId, { limit: DEPOSIT_PAGE_ROWS, after: deepDeposits }),
   );
-  await capture('GET /permanent-routes/{id}/deposits: listAccumulatingDeposits', () => listAccumulatingDeposits(knex, [ids.routeId]));
   await knex.destroy();
   return taken;
 }

@@ -67,7 +67,10 @@ describe('Permanent routes: deposits, accumulation, conversion and earnings', ()
         actionRequired: 'customer',
         reasonCode: 'accumulating',
         orderId: null,
+        // The route's buckets come from another read than the deposit list; both must show the same figures.
         accumulated_usd: bucket.accumulated_usd,
+        threshold_usd: bucket.threshold_usd,
+        valued_at: bucket.valued_at,
       });
       expect(d.confirmationCount).to.equal(d.requiredConfirmations);
     }
