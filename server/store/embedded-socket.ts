@@ -187,6 +187,18 @@ export class EmbeddedSocketServer {
     for (const statement of sql) await this.db.exec(statement).catch(() => undefined);
   }
 
+  /**
+   * Runs a unit's bytes and returns PGlite's answer. Not `execProtocolRaw`: besides the bytes, it parses
+   * every message of the answer and keeps the parsed copies in a list that only PGlite's own query methods
+   * ever clear, so over this socket it grew without bound (about 600 bytes a simple query) and spent the
+   * parse. The stream form hands over the bytes alone, as views of PGlite's memory: they are copied.
+   */
+  private async execute(bytes: Uint8Array): Promise<Buffer> {
+    const chunks: Buffer[] = [];
+    await this.db.execProtocolRawStream(bytes, { onRawData: (chunk) => chunks.push(Buffer.from(chunk)) });
+    return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+  }
+
   private submit(unit: Unit): void {
     this.queue.push(unit);
     void this.pump();
@@ -209,13 +221,13 @@ export class EmbeddedSocketServer {
         const bytes = unit.bytes;
         const begin = unit.connection.begin;
         unit.connection.begin = undefined;
-        let answer: Uint8Array;
+        let answer: Buffer;
         this.runningFor = unit.connection;
         try {
           answer = await this.db.runExclusive(async () => {
             // Its BEGIN was answered already; only the unit's own answer goes back.
-            if (begin) await this.db.execProtocolRaw(begin);
-            return this.db.execProtocolRaw(bytes);
+            if (begin) await this.db.execProtocolRawStream(begin, { onRawData: () => undefined });
+            return this.execute(bytes);
           });
         } catch (err) {
           // PGlite answers SQL errors in the protocol; a throw here means the session itself failed.
