@@ -4,7 +4,7 @@ import { invalidRequest } from '../domain/errors.js';
 import { Money } from '../domain/money.js';
 import type { AuthenticatedPartner, Handlers } from '../http/handler-types.js';
 import { findMarkup, upsertMarkup } from '../store/markups.js';
-import { listEarnings, sumEarnings } from '../store/route-deposits.js';
+import { listEarnings } from '../store/route-deposits.js';
 import { decodeCursor, encodeCursor, PAGE_POSITION, positionOf } from './cursors.js';
 import type { HandlerDeps } from './deps.js';
 
@@ -24,10 +24,7 @@ export function createPartnerHandlers(deps: HandlerDeps): Pick<Handlers, 'getPar
       const filterKey = `${from?.toISOString() ?? ''}..${to?.toISOString() ?? ''}`;
       const after = query.cursor === undefined ? undefined : positionOf(decodeCursor(query.cursor, filterKey, PAGE_POSITION));
       const filter = { from, to };
-      const [rows, totals] = await Promise.all([
-        listEarnings(deps.knex, partnerId, filter, { limit: limit + 1, after }),
-        sumEarnings(deps.knex, partnerId, filter),
-      ]);
+      const { page: rows, totals } = await listEarnings(deps.knex, partnerId, filter, { limit: limit + 1, after });
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
       const decimal = (value: string) => new Money(value).toFixed();

@@ -6,7 +6,7 @@
 import type { Knex } from 'knex';
 import { toDepositBody, type DepositRecord } from '../domain/route-deposit-view.js';
 import type { SwapRecord } from '../domain/swap-view.js';
-import { afterPosition, fromRow, toColumns } from './rows.js';
+import { afterPosition, fromJsonRow, fromRow, toColumns } from './rows.js';
 import { insertOutboxMessage } from './swaps.js';
 
 export type { DepositRecord } from '../domain/route-deposit-view.js';
@@ -153,36 +153,56 @@ function filtered(db: Knex, partnerId: string, filter: EarningsFilter): Knex.Que
   return query;
 }
 
-/** A page of the partner's earnings, newest first. */
+/** A total of the partner's earnings in one asset and network (decimal strings). */
+export interface EarningsTotal {
+  asset: string;
+  network: string;
+  amount: string;
+  amountUsd: string;
+}
+
+/**
+ * A page of the partner's earnings, newest first, and the sums of every entry matching the filter per asset
+ * and network, in one statement (two subqueries, each aggregated to JSON, numeric columns cast to text).
+ */
 export async function listEarnings(
   db: Knex,
   partnerId: string,
   filter: EarningsFilter,
   options: { limit: number; after?: { createdAt: Date; id: string } },
-): Promise<EarningRecord[]> {
-  const query = filtered(db, partnerId, filter)
-    .orderBy([
-      { column: 'created_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ])
-    .limit(options.limit);
-  return ((await afterPosition(query, options.after)) as Array<Record<string, unknown>>).map((row) => fromRow<EarningRecord>(row));
-}
-
-/** Sums of every entry matching the filter, per asset and network (decimal strings). */
-export async function sumEarnings(
-  db: Knex,
-  partnerId: string,
-  filter: EarningsFilter,
-): Promise<Array<{ asset: string; network: string; amount: string; amountUsd: string }>> {
-  const rows = await filtered(db, partnerId, filter)
+): Promise<{ page: EarningRecord[]; totals: EarningsTotal[] }> {
+  const page = afterPosition(
+    filtered(db, partnerId, filter)
+      .select(
+        'id',
+        'partner_id',
+        'route_id',
+        'order_id',
+        'asset',
+        'network',
+        db.raw('amount::text as amount'),
+        db.raw('amount_usd::text as amount_usd'),
+        db.raw('markup_percent::text as markup_percent'),
+        'created_at',
+      )
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .limit(options.limit),
+    options.after,
+  );
+  const totals = filtered(db, partnerId, filter)
     .groupBy('asset', 'network')
-    .orderBy(['asset', 'network'])
     .select('asset', 'network', db.raw('sum(amount)::text as amount'), db.raw('sum(amount_usd)::text as amount_usd'));
-  return rows.map((row: Record<string, unknown>) => ({
-    asset: row.asset as string,
-    network: row.network as string,
-    amount: row.amount as string,
-    amountUsd: row.amount_usd as string,
-  }));
+  const row = (await db
+    .select(
+      db.raw(`coalesce((select json_agg(p order by p.created_at desc, p.id desc) from ? as p), '[]') as page`, [page]),
+      db.raw(`coalesce((select json_agg(t order by t.asset, t.network) from ? as t), '[]') as totals`, [totals]),
+    )
+    .first()) as { page: Array<Record<string, unknown>>; totals: Array<Record<string, unknown>> };
+  return {
+    page: row.page.map((entry) => fromJsonRow<EarningRecord>(entry, ['createdAt'])),
+    totals: row.totals.map((entry) => fromRow<EarningsTotal>(entry)),
+  };
 }
