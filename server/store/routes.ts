@@ -246,8 +246,19 @@ export async function lockDueRoute(trx: Knex.Transaction, id: string, dueAt?: Da
 
 /** The route that owns deposit address `address`, with the assets that address takes. */
 export async function findRouteByAddress(db: Knex, address: string): Promise<{ route: RouteRecord; assetKeys: string[] } | undefined> {
-  const rows = await db('route_addresses').where({ address }).select('route_id', 'asset_key');
-  if (rows.length === 0 || address === '') return undefined;
-  const route = await db('permanent_routes').where({ id: rows[0].route_id }).first();
-  return route ? { route: fromRow<RouteRecord>(route), assetKeys: rows.map((r) => r.asset_key as string) } : undefined;
+  if (address === '') return undefined;
+  // One statement: the route of the address, with the asset keys the address takes on it.
+  const row = await db('permanent_routes as r')
+    .select(
+      'r.*',
+      db.raw(
+        'array(select a.asset_key from route_addresses a where a.route_id = r.id and a.address = ? order by a.asset_key) as owner_asset_keys',
+        [address],
+      ),
+    )
+    .where('r.id', db('route_addresses').where({ address }).select('route_id').limit(1))
+    .first();
+  if (!row) return undefined;
+  const { owner_asset_keys: assetKeys, ...route } = row as { owner_asset_keys: string[] } & Record<string, unknown>;
+  return { route: fromRow<RouteRecord>(route), assetKeys };
 }
