@@ -32,19 +32,29 @@ export function createSandboxHandlers(
   const invalidState = (swap: SwapRecord, wanted: string) =>
     new AppError(409, 'invalid_state', `The swap is in status ${swap.status}, not ${wanted}.`, { status: swap.status });
 
-  // Runs `change` on the partner's locked swap, then moves the swap on at once and queues what follows.
-  async function withSwap(partnerId: string, id: string, change: (trx: Knex.Transaction, swap: SwapRecord) => Promise<void>) {
-    await deps.knex.transaction(async (trx) => {
+  // Runs `change` on the partner's locked swap and, in the same transaction, the swap's next step. A change
+  // that leaves the swap waiting (a failure armed, a deadline still ahead) costs that one transaction and
+  // the swap's timer job (one per wake-up time, however often it is queued). A step that moves the swap
+  // commits with a job queued for it, so a worker carries the swap on if what follows fails, and the rest of
+  // the steps run at once.
+  async function withSwap(partnerId: string, id: string, change: (trx: Knex.Transaction, swap: SwapRecord) => Promise<SwapRecord>) {
+    const { swap, moved } = await deps.knex.transaction(async (trx) => {
       // Another partner's swap is neither locked nor told apart from a missing one.
-      const swap = await lockSwap(trx, id, partnerId);
-      if (!swap) throw notFound();
-      await change(trx, swap);
-      // Queued with the change: if the step below fails, a worker still carries the swap on.
+      const locked = await lockSwap(trx, id, partnerId);
+      if (!locked) throw notFound();
+      const changed = await change(trx, locked);
+      const outcome = await deps.lifecycle.stepLocked(trx, changed, deps.now());
+      if ('wakeAt' in outcome) {
+        if (outcome.wakeAt) await deps.jobs.scheduleAdvance(id, outcome.wakeAt, trx);
+        return { swap: changed, moved: false };
+      }
       await deps.jobs.scheduleAdvance(id, undefined, trx);
+      return { swap: outcome.swap, moved: true };
     });
-    const { swap, nextRunAt } = await deps.lifecycle.advance(id);
-    if (nextRunAt) await deps.jobs.scheduleAdvance(id, nextRunAt);
-    return { status: 200 as const, body: { order: toSwapBody(swap!) } };
+    if (!moved) return { status: 200 as const, body: { order: toSwapBody(swap) } };
+    const advanced = await deps.lifecycle.advance(id);
+    if (advanced.nextRunAt) await deps.jobs.scheduleAdvance(id, advanced.nextRunAt);
+    return { status: 200 as const, body: { order: toSwapBody(advanced.swap ?? swap) } };
   }
 
   // The swap or permanent route of the partner's that owns a deposit address, and what it accepts.
@@ -128,7 +138,7 @@ export function createSandboxHandlers(
     async decideSandboxReview({ partner, path, body }) {
       return withSwap(requirePartner(partner).partnerId, path.id, async (trx, swap) => {
         if (swap.status !== 'review') throw invalidState(swap, 'review');
-        await deps.lifecycle.decideReview(trx, swap, body.decision, deps.now());
+        return (await deps.lifecycle.decideReview(trx, swap, body.decision, deps.now())).swap;
       });
     },
 
@@ -137,7 +147,7 @@ export function createSandboxHandlers(
         const allowed: readonly string[] = FAILURE_STAGES[body.stage];
         const paidOut = body.stage === 'payout' && swap.settlementTxHash !== null;
         if (!allowed.includes(swap.status) || paidOut) throw invalidState(swap, `one before the ${body.stage} (${allowed.join(', ')})`);
-        await updateSwapFields(trx, swap.id, { armedFailure: body.stage }, deps.now());
+        return updateSwapFields(trx, swap.id, { armedFailure: body.stage }, deps.now());
       });
     },
 
@@ -147,11 +157,10 @@ export function createSandboxHandlers(
         if (body.deadline === 'deposit') {
           if (swap.status !== 'waiting') throw invalidState(swap, 'waiting');
           const graceMs = swap.expiresAt.getTime() - swap.quoteExpiresAt.getTime();
-          await updateSwapFields(trx, swap.id, { quoteExpiresAt: at, expiresAt: new Date(at.getTime() + graceMs) }, at);
-        } else {
-          if (swap.status !== 'overdue') throw invalidState(swap, 'overdue');
-          await updateSwapFields(trx, swap.id, { expiresAt: at }, at);
+          return updateSwapFields(trx, swap.id, { quoteExpiresAt: at, expiresAt: new Date(at.getTime() + graceMs) }, at);
         }
+        if (swap.status !== 'overdue') throw invalidState(swap, 'overdue');
+        return updateSwapFields(trx, swap.id, { expiresAt: at }, at);
       });
     },
   };

@@ -313,6 +313,15 @@ export function createSwapLifecycle(deps: SwapLifecycleDeps) {
       return { swap: last, nextRunAt: deps.now() };
     },
 
+    /**
+     * One step of `swap`, which the caller has locked in `trx`, at `at`: the change it made, or when the swap
+     * should be looked at again. A sandbox action uses it to see, in its own transaction, whether its change
+     * moves the swap.
+     */
+    stepLocked(trx: Knex.Transaction, swap: SwapRecord, at: Date): Promise<SwapChange | { wakeAt: Date | undefined }> {
+      return step(trx, swap, at);
+    },
+
     /** Plays the operator on a swap in review (sandbox and operator tools). */
     async decideReview(trx: Knex.Transaction, swap: SwapRecord, decision: 'approve' | 'refund' | 'fail', at: Date): Promise<SwapChange> {
       const source = assetOf(swap.sourceAsset, swap.sourceNetwork);
