@@ -8,8 +8,10 @@
  * - The server runs in its own process (startServerProcess: NODE_ENV=production, response validation off,
  *   rate limits raised), on embedded PGlite, or on a fresh database of the PostgreSQL at DATABASE_URL.
  *   autocannon runs here, BENCH_CONNECTIONS (default 50) connections, BENCH_WARMUP_SECONDS (default 1) of
- *   warm-up then BENCH_SECONDS (default 2, so that `make bench` stays near 6 minutes with its other parts) per
- *   target and row.
+ *   warm-up then BENCH_SECONDS (default 2, so that `make bench` stays near 7 minutes with its other parts) per
+ *   target and run. A timed row measures the server twice, around Prism and the bare baseline (server, bare,
+ *   Prism, bare, server), and shows the means: the machine's speed drifts, and a symmetric order lets a
+ *   steady drift move every target alike.
  * - Signed requests are signed afresh for every request (new timestamp and nonce), for the mock too.
  * - Single-use inputs come from pools made before the run (a quote per POST /swaps, a challenge and wallet
  *   signature per POST /permanent-routes); those rows run for a number of requests sized from their warm-up
@@ -286,6 +288,22 @@ function withWarmUp(measured: LoadFigures, warm: LoadFigures): Figures {
   return { ...measured, failures: measured.failures + warm.failures, firstUnexpected: measured.firstUnexpected ?? warm.firstUnexpected };
 }
 
+/** Two or more runs of one target as one: req/s, p50 and p99 averaged; statuses and failures added up. */
+function meanOf(runs: Figures[]): Figures {
+  const mean = (pick: (f: Figures) => number) => runs.reduce((sum, f) => sum + pick(f), 0) / runs.length;
+  const statuses: Record<string, number> = {};
+  for (const f of runs) for (const [code, n] of Object.entries(f.statuses)) statuses[code] = (statuses[code] ?? 0) + n;
+  return {
+    requestsPerSecond: mean((f) => f.requestsPerSecond),
+    p50Ms: mean((f) => f.p50Ms),
+    p99Ms: mean((f) => f.p99Ms),
+    statuses,
+    failures: runs.reduce((sum, f) => sum + f.failures, 0),
+    firstUnexpected: runs.find((f) => f.firstUnexpected)?.firstUnexpected,
+    bodyBytes: runs[0].bodyBytes,
+  };
+}
+
 /** BURST_REQUESTS copies of one request at once; figures over the burst. */
 async function burst(target: Target, call: Call, expect: number): Promise<Figures & { orderIds: Set<string> }> {
   const next = nextOf(call, target);
@@ -412,7 +430,8 @@ function printTable(results: Result[], server: ServerProcess, rss: { idle: numbe
   const render = (l: string[]) => `| ${l.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join(' | ')} |`;
   out(
     `Operations bench (${server.database}): server in its own process (NODE_ENV=production, response validation off, rate limits raised); ` +
-      `autocannon here with ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up + ${SECONDS} s per target and row`,
+      `autocannon here with ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up + ${SECONDS} s per target and run; ` +
+      'timed rows: the server and the bare baseline measured twice, around Prism (server, bare, Prism, bare, server), means shown',
   );
   out(render(lines[0]));
   out(`|${widths.map((w, i) => (i < 2 ? ` ${'-'.repeat(w)} ` : ` ${'-'.repeat(w - 1)}: `)).join('|')}|`);
@@ -474,10 +493,23 @@ async function startBaseline(rows: Row[], serverTarget: Target): Promise<{ targe
 /** Fills `result` with the row's figures on the server, Prism and (when asked) the bare baseline. */
 async function measureRow(row: Row, result: Result, targets: { server: Target; mock: Target; bare: Target }): Promise<void> {
   const call = row.call!;
-  if (!row.burst) {
+  if (row.fill) {
+    // A pool row runs once per target: its inputs are single-use.
     result.server = await measure(targets.server, call, result.expect, row.fill);
     result.mock = await measure(targets.mock, row.mockCall ?? call, result.mockExpect);
-    if (row.bare) result.bare = await measure(targets.bare, call, result.expect);
+    return;
+  }
+  if (!row.burst) {
+    // The machine's speed drifts within a run. Each target is measured in an order symmetric about the middle
+    // (server, bare, Prism, bare, server; or server, Prism, server), so a steady drift moves every target's
+    // mean alike and leaves the ratios alone.
+    const server = [await measure(targets.server, call, result.expect)];
+    const bare = row.bare ? [await measure(targets.bare, call, result.expect)] : [];
+    result.mock = await measure(targets.mock, row.mockCall ?? call, result.mockExpect);
+    if (row.bare) bare.push(await measure(targets.bare, call, result.expect));
+    server.push(await measure(targets.server, call, result.expect));
+    result.server = meanOf(server);
+    if (row.bare) result.bare = meanOf(bare);
     return;
   }
   await row.fill!(1);
