@@ -36,7 +36,8 @@ export function createSandboxHandlers(
   // that leaves the swap waiting (a failure armed, a deadline still ahead) costs that one transaction and
   // the swap's timer job (one per wake-up time, however often it is queued). A step that moves the swap
   // commits with a job queued for it, so a worker carries the swap on if what follows fails, and the rest of
-  // the steps run at once.
+  // the steps run at once. A step that throws rolls the action back with it (the partner gets a 500 and may
+  // send the action again), so no change is left committed without the step that should follow it.
   async function withSwap(partnerId: string, id: string, change: (trx: Knex.Transaction, swap: SwapRecord) => Promise<SwapRecord>) {
     const { swap, moved } = await deps.knex.transaction(async (trx) => {
       // Another partner's swap is neither locked nor told apart from a missing one.

@@ -3,7 +3,8 @@
  * confirmations, decides between exchange, refund and review, exchanges at the quote's terms (fixed) or the
  * market (floating, late deposits), pays out and finishes; and applies the deposit deadlines.
  *
- * Each step runs in its own transaction on the swap's locked row and acts only on the status it finds, so a
+ * Each step runs in a transaction on the swap's locked row (its own, or a sandbox action's, stepLocked) and
+ * acts only on the status it finds, so a
  * step run twice (a retried job, two workers) finds the work done and does nothing; payouts and refunds carry
  * an idempotency key (`<swap id>:payout`, `<swap id>:refund`) so money moves once whatever happens.
  */
@@ -25,8 +26,6 @@ export interface SwapLifecycleDeps {
   rates: RatesAdapter;
   chain: ChainAdapter;
   now: () => Date;
-  /** Called after a change committed (live status fan-out subscribes here). */
-  onChange?: (change: SwapChange) => void;
 }
 
 /** The outcome of advancing a swap: when it should be looked at again, if the clock alone will move it. */
@@ -308,7 +307,6 @@ export function createSwapLifecycle(deps: SwapLifecycleDeps) {
         if (result.kind === 'missing') return { swap: undefined, nextRunAt: undefined };
         if (result.kind === 'idle') return { swap: result.swap, nextRunAt: result.wakeAt };
         last = result.change.swap;
-        deps.onChange?.(result.change);
       }
       return { swap: last, nextRunAt: deps.now() };
     },

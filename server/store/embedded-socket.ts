@@ -192,6 +192,9 @@ export class EmbeddedSocketServer {
    * every message of the answer and keeps the parsed copies in a list that only PGlite's own query methods
    * ever clear, so over this socket it grew without bound (about 600 bytes a simple query) and spent the
    * parse. The stream form hands over the bytes alone, as views of PGlite's memory: they are copied.
+   * It leaves its callback installed inside PGlite until the next call, so nothing here may call
+   * `execProtocolRaw` on this PGlite (its answer would go to that callback); `exec`, used by the clean-up,
+   * installs and clears a callback of its own.
    */
   private async execute(bytes: Uint8Array): Promise<Buffer> {
     const chunks: Buffer[] = [];

@@ -210,7 +210,7 @@ export async function updateRoutePolling(
 ): Promise<RouteRecord | undefined> {
   if (!isUuid(id)) return undefined;
   const [row] = await db('permanent_routes')
-    .where({ id, ...(partnerId ? { partner_id: partnerId } : {}) })
+    .where({ id, ...(partnerId !== undefined ? { partner_id: partnerId } : {}) })
     .update(toColumns({ ...fields, ...(at ? { updatedAt: at } : {}) }))
     .returning('*');
   return row ? fromRow<RouteRecord>(row) : undefined;

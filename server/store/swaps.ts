@@ -51,7 +51,7 @@ export async function insertSwap(
 export async function findSwap(db: Knex, id: string, partnerId?: string): Promise<SwapRecord | undefined> {
   if (!isUuid(id)) return undefined;
   const row = await db('swaps')
-    .where({ id, ...(partnerId ? { partner_id: partnerId } : {}) })
+    .where({ id, ...(partnerId !== undefined ? { partner_id: partnerId } : {}) })
     .first();
   return row ? fromRow<SwapRecord>(row) : undefined;
 }
@@ -75,7 +75,7 @@ export async function findSwapWithEvents(
                      from swap_events e where e.swap_id = s.id), '[]') as timeline`,
       ),
     )
-    .where({ 's.id': id, ...(partnerId ? { 's.partner_id': partnerId } : {}) })
+    .where({ 's.id': id, ...(partnerId !== undefined ? { 's.partner_id': partnerId } : {}) })
     .first();
   if (!row) return undefined;
   const { timeline, ...swap } = row as { timeline: Array<Record<string, unknown>> } & Record<string, unknown>;
@@ -87,7 +87,7 @@ export async function findSwapWithEvents(
 export async function lockSwap(trx: Knex.Transaction, id: string, partnerId?: string): Promise<SwapRecord | undefined> {
   if (!isUuid(id)) return undefined;
   const row = await trx('swaps')
-    .where({ id, ...(partnerId ? { partner_id: partnerId } : {}) })
+    .where({ id, ...(partnerId !== undefined ? { partner_id: partnerId } : {}) })
     .forUpdate()
     .first();
   return row ? fromRow<SwapRecord>(row) : undefined;

@@ -167,6 +167,26 @@ describe('The swap lifecycle through the sandbox', function () {
     expect(Number(n)).to.equal(1);
   });
 
+  it('arms a failure on a waiting swap in one transaction: it stays waiting, with one future job at its deposit deadline', async () => {
+    const { order } = await client.create();
+    await client.waitFor(order.id, (o) => !!o.depositAddress);
+    for (let i = 0; i < 3; i++) {
+      const armed = await sandbox(`${order.id}/failures`, { stage: 'exchange' });
+      expect(armed.status, armed.text).to.equal(200);
+      expect(armed.body.order.status).to.equal('waiting');
+    }
+    const schema = server.jobSchema ?? 'pgboss';
+    const jobs = (
+      await server.knex.raw(`select start_after from ??.job where name = 'swap-advance' and data->>'swapId' = ? and state = 'created'`, [
+        schema,
+        order.id,
+      ])
+    ).rows as Array<{ start_after: Date }>;
+    const swap = await server.knex('swaps').where({ id: order.id }).first();
+    expect(swap.armed_failure).to.equal('exchange');
+    expect(jobs.map((j) => new Date(j.start_after).getTime())).to.deep.equal([(swap.quote_expires_at as Date).getTime()]);
+  });
+
   it('refunds or fails a swap in review on the operator’s decision', async () => {
     for (const [decision, status] of [
       ['refund', 'refunded'],
