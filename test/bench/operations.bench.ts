@@ -493,7 +493,7 @@ async function startBaseline(rows: Row[], serverTarget: Target): Promise<{ targe
 /** Fills `result` with the row's figures on the server, Prism and (when asked) the bare baseline. */
 async function measureRow(row: Row, result: Result, targets: { server: Target; mock: Target; bare: Target }): Promise<void> {
   const call = row.call!;
-  if (row.fill) {
+  if (row.fill && !row.burst) {
     // A pool row runs once per target: its inputs are single-use.
     result.server = await measure(targets.server, call, result.expect, row.fill);
     result.mock = await measure(targets.mock, row.mockCall ?? call, result.mockExpect);
