@@ -3,13 +3,14 @@ import { estimatedMinutes } from '../domain/catalog.js';
 import { AppError } from '../domain/errors.js';
 import { bestTerms, priceTerms, rateTypesOf, sourceLimits, type PricedTerms } from '../domain/pricing.js';
 import type { Handlers } from '../http/handler-types.js';
-import { insertQuote } from '../store/quotes.js';
+import { createQuoteWriter } from '../store/quotes.js';
 import type { HandlerDeps } from './deps.js';
 import { requirePartner } from './partner.js';
 import { checkRefund, parseSourceAmount, resolvePair } from './request-rules.js';
 
 /** Handler for createQuote. */
 export function createQuoteHandlers(deps: HandlerDeps): Pick<Handlers, 'createQuote'> {
+  const writeQuote = createQuoteWriter(deps.knex);
   return {
     async createQuote({ partner, body }) {
       const { partnerId } = requirePartner(partner);
@@ -60,7 +61,7 @@ export function createQuoteHandlers(deps: HandlerDeps): Pick<Handlers, 'createQu
         );
       }
 
-      const quote = await insertQuote(deps.knex, {
+      const quote = await writeQuote({
         partnerId,
         sourceAsset: source.symbol,
         sourceNetwork: source.network,

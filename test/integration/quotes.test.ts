@@ -51,6 +51,30 @@ describe('POST /quotes', () => {
     expect(best.rateType).to.equal(higher);
   });
 
+  it('stores each of many quotes made at once as its own, with what its request asked (quotes are written in groups)', async () => {
+    const refundAddress = 'bc1qxy2kgdygjrsqtzq2n0yrf2493p83kkfjhx0wlh';
+    const requests = Array.from({ length: 40 }, (_, i) =>
+      btcToUsdt(new Decimal('0.01').plus(new Decimal(i).times('0.0001')).toFixed(), i % 2 ? { refundMode: 'address', refundAddress } : {}),
+    );
+    const answers = await Promise.all(requests.map((r) => quote(r)));
+    answers.forEach((res, i) => {
+      expect(res.status, res.text).to.equal(200);
+      expect(res.body.quote.sourceAmount).to.equal(requests[i].sourceAmount);
+    });
+    const ids = answers.map((res) => res.body.quote.id as string);
+    expect(new Set(ids).size).to.equal(40);
+    const rows = await server.knex('quotes').whereIn('id', ids);
+    const byId = new Map(rows.map((row) => [row.id as string, row]));
+    answers.forEach((res, i) => {
+      const row = byId.get(res.body.quote.id as string)!;
+      expect(row.source_amount).to.equal(requests[i].sourceAmount);
+      expect(row.receive_amount).to.equal(res.body.quote.receiveAmount);
+      expect(row.refund_mode).to.equal(requests[i].refundMode);
+      expect(row.refund_address).to.equal(i % 2 ? refundAddress : null);
+      expect(new Date(row.expires_at).toISOString()).to.equal(res.body.quote.expiresAt);
+    });
+  });
+
   it('stores the quote bound to the partner', async () => {
     const q = (await quote(btcToUsdt())).body.quote;
     const row = await server.knex('quotes').where({ id: q.id }).first();
