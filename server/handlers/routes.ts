@@ -18,7 +18,7 @@ import { listRouteDepositPage } from '../store/route-deposits.js';
 import {
   findChallenge,
   findRouteView,
-  insertChallenge,
+  createChallengeWriter,
   insertRoute,
   listRouteViews,
   spendChallenge,
@@ -48,6 +48,7 @@ export function createRouteHandlers(
   const sourcesFor = (destinationAsset: string, destinationNetwork: string) =>
     deps.catalog.assets.filter((a) => !a.memoNeeded && !(a.symbol === destinationAsset && a.network === destinationNetwork));
 
+  const writeChallenge = createChallengeWriter(deps.knex);
   const notFound = () => new AppError(404, 'not_found', 'No such permanent route.');
   const toBody = (view: RouteView): PermanentRoute => toRouteBody(view.route, view.addresses, view.waiting);
 
@@ -79,7 +80,7 @@ export function createRouteHandlers(
         issuedAt,
         expiresAt,
       });
-      const challenge = await insertChallenge(deps.knex, {
+      const challenge = {
         id: randomUUID(),
         partnerId,
         externalUser: user,
@@ -90,7 +91,8 @@ export function createRouteHandlers(
         text,
         expiresAt,
         createdAt: issuedAt,
-      });
+      };
+      await writeChallenge(challenge);
       return {
         status: 201,
         body: { challenge_id: challenge.id, challenge: challenge.text, expires_at: challenge.expiresAt.toISOString() },

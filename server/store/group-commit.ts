@@ -52,3 +52,21 @@ export function groupCommit<I, O>(write: (items: I[]) => Promise<O[]>): (item: I
       if (!running && waiting.length === 1) setImmediate(() => void drain());
     });
 }
+
+/**
+ * The statement that writes a group of rows at once: `insert into <table> (<columns>) select * from
+ * unnest(?::<type>[], ...)`, one array parameter per column (in the order of `columnTypes`), so its text is
+ * the same whatever the group's size (one prepared statement). `returning` is appended as given.
+ */
+export function unnestInsert(table: string, columnTypes: Record<string, string>, returning?: string): string {
+  const columns = Object.keys(columnTypes);
+  return (
+    `insert into ${table} (${columns.join(', ')}) select * from unnest(${columns.map((c) => `?::${columnTypes[c]}[]`).join(', ')})` +
+    (returning ? ` returning ${returning}` : '')
+  );
+}
+
+/** The parameters of unnestInsert for `rows`: one array per column (undefined written as null). */
+export function columnArrays<R>(rows: R[], fields: ReadonlyArray<keyof R>): unknown[][] {
+  return fields.map((field) => rows.map((row) => row[field] ?? null));
+}

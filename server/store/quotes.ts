@@ -1,7 +1,7 @@
 /** Quotes: persisted when given, bound to their partner, used by at most one swap. */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { groupCommit } from './group-commit.js';
+import { columnArrays, groupCommit, unnestInsert } from './group-commit.js';
 
 /** A stored quote. Amounts are decimal strings. */
 export interface QuoteRecord {
@@ -61,8 +61,9 @@ const COLUMNS: Record<keyof QuoteRecord, string> = {
 
 const SELECT = Object.entries(COLUMNS).map(([field, column]) => `${column} as ${field}`);
 
-// The type of each column a new quote is written with: the arrays the group insert unnests.
-const NEW_QUOTE_TYPES: Record<keyof NewQuote, string> = {
+// The type of each column a new quote is written with (its id first): the arrays the group insert unnests.
+const NEW_QUOTE_TYPES: Record<'id' | keyof NewQuote, string> = {
+  id: 'uuid',
   partnerId: 'uuid',
   sourceAsset: 'text',
   sourceNetwork: 'text',
@@ -84,12 +85,14 @@ const NEW_QUOTE_TYPES: Record<keyof NewQuote, string> = {
   refundMemo: 'text',
   expiresAt: 'timestamptz',
 };
-const NEW_QUOTE_FIELDS = Object.keys(NEW_QUOTE_TYPES) as Array<keyof NewQuote>;
-const INSERT_QUOTES = `insert into quotes (id, ${NEW_QUOTE_FIELDS.map((f) => COLUMNS[f]).join(', ')})
-  select * from unnest(?::uuid[], ${NEW_QUOTE_FIELDS.map((f) => `?::${NEW_QUOTE_TYPES[f]}[]`).join(', ')})
-  returning ${Object.entries(COLUMNS)
+const NEW_QUOTE_FIELDS = Object.keys(NEW_QUOTE_TYPES) as Array<'id' | keyof NewQuote>;
+const INSERT_QUOTES = unnestInsert(
+  'quotes',
+  Object.fromEntries(NEW_QUOTE_FIELDS.map((f) => [COLUMNS[f], NEW_QUOTE_TYPES[f]])),
+  Object.entries(COLUMNS)
     .map(([field, column]) => `${column} as "${field}"`)
-    .join(', ')}`;
+    .join(', '),
+);
 
 /**
  * Stores quotes and returns each with its id. Quotes made while one insert runs are stored together by the
@@ -99,10 +102,11 @@ const INSERT_QUOTES = `insert into quotes (id, ${NEW_QUOTE_FIELDS.map((f) => COL
  */
 export function createQuoteWriter(db: Knex): (quote: NewQuote) => Promise<QuoteRecord> {
   return groupCommit(async (quotes: NewQuote[]) => {
-    const ids = quotes.map(() => randomUUID());
-    const columns = NEW_QUOTE_FIELDS.map((field) => quotes.map((quote) => quote[field] ?? null));
-    const stored = new Map(((await db.raw(INSERT_QUOTES, [ids, ...columns])).rows as QuoteRecord[]).map((row) => [row.id, row]));
-    return ids.map((id) => stored.get(id)!);
+    const rows = quotes.map((quote) => ({ ...quote, id: randomUUID() }));
+    const stored = new Map(
+      ((await db.raw(INSERT_QUOTES, columnArrays(rows, NEW_QUOTE_FIELDS))).rows as QuoteRecord[]).map((row) => [row.id, row]),
+    );
+    return rows.map((row) => stored.get(row.id)!);
   });
 }
 

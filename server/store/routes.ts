@@ -1,7 +1,8 @@
 /** Permanent routes, their ownership challenges and their reusable deposit addresses. */
 import type { Knex } from 'knex';
 import type { DepositRecord } from '../domain/route-deposit-view.js';
-import { afterPosition, fromJsonRow, fromRow, isUuid, toColumns } from './rows.js';
+import { columnArrays, groupCommit, unnestInsert } from './group-commit.js';
+import { afterPosition, fromJsonRow, fromRow, isUuid, toColumnName, toColumns } from './rows.js';
 
 /** An ownership challenge as stored. */
 export interface ChallengeRecord {
@@ -48,13 +49,36 @@ export interface RouteAddressRecord {
   address: string;
 }
 
-/** Stores a challenge. */
-export async function insertChallenge(
-  db: Knex,
-  challenge: Omit<ChallengeRecord, 'id' | 'usedAt'> & { id: string },
-): Promise<ChallengeRecord> {
-  const [row] = await db('route_challenges').insert(toColumns(challenge)).returning('*');
-  return fromRow<ChallengeRecord>(row);
+/** A challenge to store: its id is made by the caller, `usedAt` starts empty. */
+export type NewChallenge = Omit<ChallengeRecord, 'usedAt'>;
+
+const NEW_CHALLENGE_TYPES: Record<keyof NewChallenge, string> = {
+  id: 'uuid',
+  partnerId: 'uuid',
+  externalUser: 'text',
+  destinationAsset: 'text',
+  destinationNetwork: 'text',
+  destinationAddress: 'text',
+  label: 'text',
+  text: 'text',
+  expiresAt: 'timestamptz',
+  createdAt: 'timestamptz',
+};
+const NEW_CHALLENGE_FIELDS = Object.keys(NEW_CHALLENGE_TYPES) as Array<keyof NewChallenge>;
+const INSERT_CHALLENGES = unnestInsert(
+  'route_challenges',
+  Object.fromEntries(NEW_CHALLENGE_FIELDS.map((f) => [toColumnName(f), NEW_CHALLENGE_TYPES[f]])),
+);
+
+/**
+ * Stores challenges; the ones issued while an insert runs are stored together by the next (group commit,
+ * as quotes and nonce claims). Resolves once the caller's challenge is stored.
+ */
+export function createChallengeWriter(db: Knex): (challenge: NewChallenge) => Promise<void> {
+  return groupCommit(async (challenges: NewChallenge[]) => {
+    await db.raw(INSERT_CHALLENGES, columnArrays(challenges, NEW_CHALLENGE_FIELDS));
+    return challenges.map(() => undefined);
+  });
 }
 
 /** The challenge `id`, if it exists. */

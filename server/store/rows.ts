@@ -18,6 +18,9 @@ function remembered(names: Map<string, string>, name: string, convert: () => str
   return converted;
 }
 
+/** A record field's column (`createdAt` -> `created_at`). */
+export const toColumnName = (field: string): string => snake(field);
+
 /** A record's fields as columns (`createdAt` -> `created_at`). */
 export function toColumns(fields: object): Record<string, unknown> {
   const columns: Record<string, unknown> = {};

@@ -55,6 +55,28 @@ describe('Permanent routes: challenges and verified creation', () => {
       expect(Date.parse(c.expires_at) - Date.now()).to.be.within(590_000, 601_000);
     });
 
+    it('stores each of many challenges issued at once as its own (challenges are written in groups)', async () => {
+      const labels = Array.from({ length: 20 }, (_, i) => `Wallet "${i}", {braces} \\ and commas`);
+      const issued = await Promise.all(labels.map((label) => challenge({ ...target, label })));
+      expect(new Set(issued.map((c) => c.challenge_id)).size).to.equal(20);
+      const rows = await server.knex('route_challenges').whereIn(
+        'id',
+        issued.map((c) => c.challenge_id),
+      );
+      const byId = new Map(rows.map((row) => [row.id as string, row]));
+      issued.forEach((c, i) => {
+        const row = byId.get(c.challenge_id)!;
+        expect(row).to.include({
+          text: c.challenge,
+          label: labels[i],
+          destination_address: ADDRESS,
+          external_user: 'user-42',
+          used_at: null,
+        });
+        expect((row.expires_at as Date).toISOString()).to.equal(c.expires_at);
+      });
+    });
+
     for (const [what, address] of [
       ['a gateway address', GATEWAY],
       ['a bad checksum', `${ADDRESS.slice(0, -1)}${ADDRESS.endsWith('X') ? 'Y' : 'X'}`],
