@@ -11,34 +11,49 @@ interface Pending<I, O> {
   reject(err: unknown): void;
 }
 
+/** The most items written by one statement; more wait for the next (on PGlite a statement holds everyone up). */
+export const MAX_GROUP = 256;
+
 /**
  * Returns `submit(item)`, which resolves with the result `write` gives that item. `write` gets a group of
- * items in the order they were submitted and returns one result per item, in the same order; when it
- * throws, every item of the group is rejected with that error.
+ * items in the order they were submitted and returns one result per item, in the same order. When it throws
+ * for a group of several, each item is written again on its own (a statement is all or nothing, so nothing
+ * of the group was written), so one request's failure is its own and not its neighbours'.
  */
 export function groupCommit<I, O>(write: (items: I[]) => Promise<O[]>): (item: I) => Promise<O> {
-  let waiting: Array<Pending<I, O>> = [];
+  const waiting: Array<Pending<I, O>> = [];
   let running = false;
 
-  async function run(group: Array<Pending<I, O>>): Promise<void> {
-    let results: O[];
-    try {
-      results = await write(group.map((p) => p.item));
-    } catch (err) {
-      for (const p of group) p.reject(err);
-      return;
+  async function writeAll(items: I[]): Promise<O[]> {
+    const results = await write(items);
+    if (!Array.isArray(results) || results.length !== items.length) {
+      throw new Error(
+        `a group write returned ${Array.isArray(results) ? results.length : typeof results} results for ${items.length} items`,
+      );
     }
-    group.forEach((p, i) => p.resolve(results[i]));
+    return results;
+  }
+
+  async function run(group: Array<Pending<I, O>>): Promise<void> {
+    try {
+      const results = await writeAll(group.map((p) => p.item));
+      group.forEach((p, i) => p.resolve(results[i]));
+    } catch (err) {
+      if (group.length === 1) return group[0].reject(err);
+      for (const p of group) {
+        try {
+          p.resolve((await writeAll([p.item]))[0]);
+        } catch (alone) {
+          p.reject(alone);
+        }
+      }
+    }
   }
 
   async function drain(): Promise<void> {
     running = true;
     try {
-      while (waiting.length > 0) {
-        const group = waiting;
-        waiting = [];
-        await run(group);
-      }
+      while (waiting.length > 0) await run(waiting.splice(0, MAX_GROUP));
     } finally {
       running = false;
     }

@@ -1,0 +1,58 @@
+import { expect } from 'chai';
+import { groupCommit, MAX_GROUP } from '../../../server/store/group-commit.js';
+
+describe('groupCommit', () => {
+  it('writes the items submitted together in one group, in order, and gives each its own result', async () => {
+    const groups: number[][] = [];
+    const submit = groupCommit(async (items: number[]) => {
+      groups.push(items);
+      return items.map((n) => n * 10);
+    });
+    const results = await Promise.all([1, 2, 3, 4].map(submit));
+    expect(results).to.deep.equal([10, 20, 30, 40]);
+    expect(groups).to.deep.equal([[1, 2, 3, 4]]);
+  });
+
+  it('gathers what arrives during a write into the next group', async () => {
+    const groups: number[][] = [];
+    let release!: () => void;
+    const firstWrite = new Promise<void>((resolve) => (release = resolve));
+    const submit = groupCommit(async (items: number[]) => {
+      groups.push(items);
+      if (groups.length === 1) await firstWrite;
+      return items;
+    });
+    const first = submit(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    const later = [2, 3, 4].map(submit);
+    release();
+    expect(await Promise.all([first, ...later])).to.deep.equal([1, 2, 3, 4]);
+    expect(groups).to.deep.equal([[1], [2, 3, 4]]);
+  });
+
+  it('writes each item of a failed group on its own: only the item that fails alone is refused', async () => {
+    const submit = groupCommit(async (items: number[]) => {
+      if (items.includes(13)) throw new Error(`13 is refused (group of ${items.length})`);
+      return items;
+    });
+    const settled = await Promise.allSettled([11, 12, 13, 14].map(submit));
+    expect(settled.map((s) => s.status)).to.deep.equal(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect((settled[2] as PromiseRejectedResult).reason.message).to.equal('13 is refused (group of 1)');
+  });
+
+  it(`splits a burst into groups of at most ${MAX_GROUP}`, async () => {
+    const sizes: number[] = [];
+    const submit = groupCommit(async (items: number[]) => {
+      sizes.push(items.length);
+      return items;
+    });
+    await Promise.all(Array.from({ length: MAX_GROUP * 2 + 1 }, (_, i) => submit(i)));
+    expect(sizes).to.deep.equal([MAX_GROUP, MAX_GROUP, 1]);
+  });
+
+  it('refuses, and never leaves waiting, items whose write returns the wrong number of results', async () => {
+    const submit = groupCommit(async (items: number[]) => items.slice(1));
+    const settled = await Promise.allSettled([1, 2].map(submit));
+    expect(settled.every((s) => s.status === 'rejected')).to.equal(true);
+  });
+});
