@@ -181,10 +181,19 @@ export function createRouteHandlers(
     },
 
     async listRouteDeposits({ partner, path, query }) {
-      const { route, waiting } = await ownedRoute(requirePartner(partner).partnerId, path.id);
+      const { partnerId } = requirePartner(partner);
       const limit = query.limit ?? 100;
-      const after = query.cursor === undefined ? undefined : positionOf(decodeCursor(query.cursor, route.id, PAGE_POSITION));
-      const rows = await listRouteDepositPage(deps.knex, route.id, { limit: limit + 1, after });
+      // The buckets and the page from one snapshot: a poll committing between two reads would otherwise show
+      // deposits as accumulating beside no bucket, or the other way round.
+      const { route, waiting, rows } = await deps.knex.transaction(
+        async (trx) => {
+          const view = await findRouteView(trx, partnerId, path.id);
+          if (!view) throw notFound();
+          const after = query.cursor === undefined ? undefined : positionOf(decodeCursor(query.cursor, view.route.id, PAGE_POSITION));
+          return { ...view, rows: await listRouteDepositPage(trx, view.route.id, { limit: limit + 1, after }) };
+        },
+        { isolationLevel: 'repeatable read', readOnly: true },
+      );
       const page = rows.slice(0, limit);
       const last = page[page.length - 1]?.deposit;
       return {
