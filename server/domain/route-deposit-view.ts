@@ -50,8 +50,11 @@ export function toBaseUnits(amount: string, precision: number): string {
   return BigInt(whole + fraction.padEnd(precision, '0')).toString();
 }
 
+/** The part of a deposit's order its public view shows. */
+export type DepositOrder = Pick<SwapRecord, 'id' | 'status' | 'settlementTxHash' | 'actualOutputAmount'>;
+
 /** The PermanentDeposit body of a deposit and the order it joined (null: none yet). */
-export function toDepositBody(deposit: DepositRecord, order: SwapRecord | null): PermanentDeposit {
+export function toDepositBody(deposit: DepositRecord, order: DepositOrder | null): PermanentDeposit {
   const status = order ? order.status : deposit.status === 'accumulating' ? 'accumulating' : 'confirming';
   const waiting = !order && deposit.status === 'accumulating' && deposit.accumulatedUsd !== null && deposit.thresholdUsd !== null;
   const remaining = waiting ? remainingOf(deposit) : null;

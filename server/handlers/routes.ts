@@ -14,9 +14,9 @@ import { decodeZanoAddress } from '../domain/zano-address.js';
 import { verifyZanoProof } from '../domain/zano-proof.js';
 import type { Handlers } from '../http/handler-types.js';
 import { findMarkup } from '../store/markups.js';
-import { listRouteDepositPage } from '../store/route-deposits.js';
 import {
   findChallenge,
+  findRouteDeposits,
   findRouteView,
   createChallengeWriter,
   insertRoute,
@@ -183,17 +183,19 @@ export function createRouteHandlers(
     async listRouteDeposits({ partner, path, query }) {
       const { partnerId } = requirePartner(partner);
       const limit = query.limit ?? 100;
-      // The buckets and the page from one snapshot: a poll committing between two reads would otherwise show
-      // deposits as accumulating beside no bucket, or the other way round.
-      const { route, waiting, rows } = await deps.knex.transaction(
-        async (trx) => {
-          const view = await findRouteView(trx, partnerId, path.id);
-          if (!view) throw notFound();
-          const after = query.cursor === undefined ? undefined : positionOf(decodeCursor(query.cursor, view.route.id, PAGE_POSITION));
-          return { ...view, rows: await listRouteDepositPage(trx, view.route.id, { limit: limit + 1, after }) };
-        },
-        { isolationLevel: 'repeatable read', readOnly: true },
-      );
+      // A cursor names its route: one made for another route is refused, but only once this one is known to exist.
+      let after: { createdAt: Date; id: string } | undefined;
+      let badCursor: unknown;
+      try {
+        after = query.cursor === undefined ? undefined : positionOf(decodeCursor(query.cursor, path.id.toLowerCase(), PAGE_POSITION));
+      } catch (err) {
+        badCursor = err;
+      }
+      // The buckets and the page in one statement, so from one snapshot (store/routes.ts findRouteDeposits).
+      const found = await findRouteDeposits(deps.knex, partnerId, path.id, { limit: badCursor ? 0 : limit + 1, after });
+      if (!found) throw notFound();
+      if (badCursor) throw badCursor;
+      const { route, waiting, page: rows } = found;
       const page = rows.slice(0, limit);
       const last = page[page.length - 1]?.deposit;
       return {

@@ -11,12 +11,6 @@ import { insertOutboxMessage } from './swaps.js';
 
 export type { DepositRecord } from '../domain/route-deposit-view.js';
 
-/** A deposit with the order it joined, if any. */
-export interface DepositWithOrder {
-  deposit: DepositRecord;
-  order: SwapRecord | null;
-}
-
 /** A markup earnings entry. */
 export interface EarningRecord {
   id: string;
@@ -85,32 +79,6 @@ export async function listOrderDeposits(db: Knex, orderId: string): Promise<Depo
     .where({ order_id: orderId })
     .orderBy([{ column: 'created_at' }, { column: 'id' }]);
   return rows.map((row: Record<string, unknown>) => fromRow<DepositRecord>(row));
-}
-
-/** A page of a route's deposits with their orders, newest first, after the (createdAt, id) position of `after`. */
-export async function listRouteDepositPage(
-  db: Knex,
-  routeId: string,
-  options: { limit: number; after?: { createdAt: Date; id: string } },
-): Promise<DepositWithOrder[]> {
-  const query = db('route_deposits')
-    .where({ route_id: routeId })
-    .orderBy([
-      { column: 'created_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ])
-    .limit(options.limit);
-  const deposits = ((await afterPosition(query, options.after)) as Array<Record<string, unknown>>).map((row) =>
-    fromRow<DepositRecord>(row),
-  );
-  return withOrders(db, deposits);
-}
-
-async function withOrders(db: Knex, deposits: DepositRecord[]): Promise<DepositWithOrder[]> {
-  const orderIds = [...new Set(deposits.map((d) => d.orderId).filter((id): id is string => id !== null))];
-  const orders = orderIds.length === 0 ? [] : await db('swaps').whereIn('id', orderIds);
-  const byId = new Map(orders.map((row: Record<string, unknown>) => [row.id as string, fromRow<SwapRecord>(row)]));
-  return deposits.map((deposit) => ({ deposit, order: deposit.orderId ? (byId.get(deposit.orderId) ?? null) : null }));
 }
 
 /** Queues a `permanent_deposit.updated` message for each deposit, in the caller's transaction. */

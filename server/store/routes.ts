@@ -1,6 +1,6 @@
 /** Permanent routes, their ownership challenges and their reusable deposit addresses. */
 import type { Knex } from 'knex';
-import type { DepositRecord } from '../domain/route-deposit-view.js';
+import type { DepositOrder, DepositRecord } from '../domain/route-deposit-view.js';
 import { columnArrays, groupCommit, unnestInsert } from './group-commit.js';
 import { afterPosition, fromJsonRow, fromRow, isUuid, toColumnName, toColumns } from './rows.js';
 
@@ -173,6 +173,63 @@ export async function findRouteView(db: Knex, partnerId: string, id: string): Pr
     .where({ 'r.id': id, 'r.partner_id': partnerId })
     .first();
   return row ? toRouteView(row) : undefined;
+}
+
+/** A deposit with the order it joined, if any. */
+export interface DepositWithOrder {
+  deposit: DepositRecord;
+  order: DepositOrder | null;
+}
+
+// A page of the route's deposits, newest first after `position` (a (created_at, id) condition with two
+// bindings, or nothing), each with what its order shows, as JSON (numeric columns cast to text). The page
+// size is its last binding. With and without a position they are two statements, each with a plan of its own.
+const pageColumn = (position: string) => `
+  coalesce((select json_agg(p.entry order by p.created_at desc, p.id desc)
+              from (select d.created_at, d.id,
+                           to_jsonb(d) || jsonb_build_object('amount', d.amount::text, 'accumulated_usd', d.accumulated_usd::text,
+                                                             'threshold_usd', d.threshold_usd::text,
+                                                             'order', (select jsonb_build_object('id', s.id, 'status', s.status,
+                                                                                                 'settlement_tx_hash', s.settlement_tx_hash,
+                                                                                                 'actual_output_amount', s.actual_output_amount::text)
+                                                                         from swaps s where s.id = d.order_id)) as entry
+                      from route_deposits d
+                     where d.route_id = r.id ${position}
+                     order by d.created_at desc, d.id desc
+                     limit ?) as p), '[]') as view_page`;
+const FIRST_PAGE_COLUMN = pageColumn('');
+const NEXT_PAGE_COLUMN = pageColumn('and (d.created_at, d.id) < (?::timestamptz, ?::uuid)');
+
+/**
+ * The partner's route `id` with its view and a page of its deposits (newest first, after `after`) with their
+ * orders, in one statement: one snapshot, so a poll committing meanwhile cannot show a deposit as
+ * accumulating beside no bucket (or the other way round), and no transaction is held open for it.
+ */
+export async function findRouteDeposits(
+  db: Knex,
+  partnerId: string,
+  id: string,
+  options: { limit: number; after?: { createdAt: Date; id: string } },
+): Promise<(RouteView & { page: DepositWithOrder[] }) | undefined> {
+  if (!isUuid(id)) return undefined;
+  const after = options.after;
+  const row = await db('permanent_routes as r')
+    .select(
+      'r.*',
+      db.raw(VIEW_COLUMNS),
+      after ? db.raw(NEXT_PAGE_COLUMN, [after.createdAt, after.id, options.limit]) : db.raw(FIRST_PAGE_COLUMN, [options.limit]),
+    )
+    .where({ 'r.id': id, 'r.partner_id': partnerId })
+    .first();
+  if (!row) return undefined;
+  const { view_page, ...rest } = row as { view_page: Array<Record<string, unknown> & { order: Record<string, unknown> | null }> };
+  return {
+    ...toRouteView(rest),
+    page: view_page.map(({ order, ...deposit }) => ({
+      deposit: fromJsonRow<DepositRecord>(deposit, DEPOSIT_TIMESTAMPS),
+      order: order ? fromRow<DepositOrder>(order) : null,
+    })),
+  };
 }
 
 /** A page of the partner's routes with their addresses and waiting deposits, newest first, after `after`. */

@@ -26,8 +26,7 @@ import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import { encodeCursor } from '../../server/handlers/cursors.js';
 import { TERMS_VERSION } from '../../server/domain/swap-view.js';
-import { listRouteDepositPage } from '../../server/store/route-deposits.js';
-import { findRouteView } from '../../server/store/routes.js';
+import { findRouteDeposits } from '../../server/store/routes.js';
 import { findSwapWithEvents, listPartnerSwaps } from '../../server/store/swaps.js';
 import { createVerifiedRoute } from '../support/routes.js';
 import { ETH_ADDRESS, swapClient } from '../support/swaps.js';
@@ -254,8 +253,8 @@ async function measureReads(target: Target, reads: Read[]): Promise<SizeFigures>
 
 /**
  * A knex that runs every statement on the direct connection `db` as a simple query, its bindings inlined,
- * and records it. Store functions run on it do what they do for the handlers (a page of deposits then looks
- * up its orders), and the records are the handlers' own SQL. Simple queries only: on PGlite this connection
+ * and records it. Store functions run on it do what they do for the handlers (a read of several statements
+ * records each), and the records are the handlers' own SQL. Simple queries only: on PGlite this connection
  * shares the one database session with the server, and extended-protocol messages of two connections must
  * not interleave (server/store/database.ts).
  */
@@ -303,14 +302,11 @@ async function handlerStatements(db: pg.Client, ids: Ids): Promise<Array<{ read:
   await capture(`GET /swaps?status=${FILTER_STATUS} (deep cursor)`, () =>
     listPartnerSwaps(knex, ids.partnerId, { limit: SWAP_PAGE_ROWS, status: FILTER_STATUS, after: deepFiltered }),
   );
-  await capture('GET /permanent-routes/{id}/deposits: findRouteView (the route, its addresses and waiting deposits)', () =>
-    findRouteView(knex, ids.partnerId, ids.routeId),
+  await capture('GET /permanent-routes/{id}/deposits (first page): findRouteDeposits', () =>
+    findRouteDeposits(knex, ids.partnerId, ids.routeId, { limit: DEPOSIT_PAGE_ROWS }),
   );
-  await capture('GET /permanent-routes/{id}/deposits (first page): listRouteDepositPage', () =>
-    listRouteDepositPage(knex, ids.routeId, { limit: DEPOSIT_PAGE_ROWS }),
-  );
-  await capture('GET /permanent-routes/{id}/deposits (deep cursor): listRouteDepositPage', () =>
-    listRouteDepositPage(knex, ids.routeId, { limit: DEPOSIT_PAGE_ROWS, after: deepDeposits }),
+  await capture('GET /permanent-routes/{id}/deposits (deep cursor): findRouteDeposits', () =>
+    findRouteDeposits(knex, ids.partnerId, ids.routeId, { limit: DEPOSIT_PAGE_ROWS, after: deepDeposits }),
   );
   await knex.destroy();
   return taken;

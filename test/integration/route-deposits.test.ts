@@ -187,8 +187,23 @@ describe('Permanent routes: deposits, accumulation, conversion and earnings', ()
     expect(second.body.nextCursor).to.equal(null);
     const ids = [...first.body.deposits, ...second.body.deposits].map((d) => d.id);
     expect(new Set(ids).size).to.equal(3);
+    // The cursor works with the route id in upper case too, and names its route: another route refuses it.
+    const upper = await client.send<{ deposits: Deposit[] }>(
+      'GET',
+      `/api/v1/permanent-routes/${route.route_id.toUpperCase()}/deposits?limit=2&cursor=${first.body.nextCursor}`,
+    );
+    expect(upper.status, upper.text).to.equal(200);
+    expect(upper.body.deposits.map((d) => d.id)).to.deep.equal(second.body.deposits.map((d) => d.id));
+    const sibling = await createVerifiedRoute(client, 'user-7');
+    expectError(
+      await client.send('GET', `/api/v1/permanent-routes/${sibling.route_id}/deposits?cursor=${first.body.nextCursor}`),
+      400,
+      'invalid_request',
+    );
     const other = swapClient(server.origin, await server.createSigner('Other'));
     expectError(await other.send('GET', `/api/v1/permanent-routes/${route.route_id}/deposits`), 404, 'not_found');
+    // Another partner's route is a 404 whatever the cursor: a cursor is not checked before the route is found.
+    expectError(await other.send('GET', `/api/v1/permanent-routes/${route.route_id}/deposits?cursor=not-a-cursor`), 404, 'not_found');
     // Another partner's expect-deposit changes nothing of the route: not its window, not its updated_at (its
     // next poll moves on its own, the window of the test's own expect-deposit being open).
     const window = () =>
