@@ -12,9 +12,8 @@ import { AppError, invalidRequest } from '../domain/errors.js';
 import { toAmount } from '../domain/money.js';
 import { toSwapBody, type SwapRecord } from '../domain/swap-view.js';
 import type { Handlers } from '../http/handler-types.js';
-import { findRouteByAddress } from '../store/routes.js';
-import { insertSandboxTransaction } from '../store/sandbox-chain.js';
-import { findSwapByDepositAddress, lockSwap, updateSwapFields } from '../store/swaps.js';
+import { findAddressOwners, insertSandboxTransaction } from '../store/sandbox-chain.js';
+import { lockSwap, updateSwapFields } from '../store/swaps.js';
 import type { HandlerDeps } from './deps.js';
 import { requirePartner } from './partner.js';
 
@@ -60,7 +59,7 @@ export function createSandboxHandlers(
 
   // The swap or permanent route of the partner's that owns a deposit address, and what it accepts.
   async function findPayee(partnerId: string, address: string) {
-    const swap = await findSwapByDepositAddress(deps.knex, address);
+    const { swap, route } = await findAddressOwners(deps.knex, address);
     if (swap && swap.partnerId === partnerId) {
       return {
         swapId: swap.id as string | null,
@@ -69,13 +68,12 @@ export function createSandboxHandlers(
         wrongAsset: `This address takes ${swap.sourceAsset} on ${swap.sourceNetwork}.`,
       };
     }
-    const owner = await findRouteByAddress(deps.knex, address);
-    if (owner && owner.route.partnerId === partnerId) {
+    if (route && route.partnerId === partnerId) {
       return {
         swapId: null,
         memo: null,
-        takes: (asset: string, network: string) => owner.assetKeys.includes(assetKey({ symbol: asset, network })),
-        wrongAsset: `This route address takes ${owner.assetKeys.join(', ')}.`,
+        takes: (asset: string, network: string) => route.assetKeys.includes(assetKey({ symbol: asset, network })),
+        wrongAsset: `This route address takes ${route.assetKeys.join(', ')}.`,
       };
     }
     throw new AppError(404, 'not_found', 'No swap or permanent route of yours uses this deposit address.');

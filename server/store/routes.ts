@@ -324,22 +324,3 @@ export async function lockDueRoute(trx: Knex.Transaction, id: string, dueAt?: Da
   const row = await query;
   return row ? fromRow<RouteRecord>(row) : undefined;
 }
-
-/** The route that owns deposit address `address`, with the assets that address takes. */
-export async function findRouteByAddress(db: Knex, address: string): Promise<{ route: RouteRecord; assetKeys: string[] } | undefined> {
-  if (address === '') return undefined;
-  // One statement: the route of the address, with the asset keys the address takes on it.
-  const row = await db('permanent_routes as r')
-    .select(
-      'r.*',
-      db.raw(
-        'array(select a.asset_key from route_addresses a where a.route_id = r.id and a.address = ? order by a.asset_key) as owner_asset_keys',
-        [address],
-      ),
-    )
-    .where('r.id', db('route_addresses').where({ address }).select('route_id').limit(1))
-    .first();
-  if (!row) return undefined;
-  const { owner_asset_keys: assetKeys, ...route } = row as { owner_asset_keys: string[] } & Record<string, unknown>;
-  return { route: fromRow<RouteRecord>(route), assetKeys };
-}

@@ -38,6 +38,32 @@ const toTransaction = (row: Record<string, unknown>): SandboxTransaction => ({
   createdAt: row.created_at as Date,
 });
 
+/** Who uses a deposit address: the one-time swap it was allocated to, and the permanent route it belongs to. */
+export interface AddressOwners {
+  swap?: { id: string; partnerId: string; depositMemo: string | null; sourceAsset: string; sourceNetwork: string };
+  /** The route's partner and the asset keys (`ASSET/NETWORK`) the address takes on it. */
+  route?: { partnerId: string; assetKeys: string[] };
+}
+
+/** The swap and the route using deposit address `address`, in one statement (a sandbox payment's first read). */
+export async function findAddressOwners(db: Knex, address: string): Promise<AddressOwners> {
+  if (address === '') return {};
+  const { rows } = await db.raw(
+    `select (select jsonb_build_object('id', s.id, 'partnerId', s.partner_id, 'depositMemo', s.deposit_memo,
+                                       'sourceAsset', s.source_asset, 'sourceNetwork', s.source_network)
+               from swaps s where s.deposit_address = ? and s.mode = 'standard') as swap,
+            (select jsonb_build_object('partnerId', a.partner_id, 'assetKeys', a.asset_keys)
+               from (select r.partner_id, array_agg(ra.asset_key order by ra.asset_key) as asset_keys
+                       from route_addresses ra join permanent_routes r on r.id = ra.route_id
+                      where ra.address = ?
+                      group by r.id, r.partner_id
+                      limit 1) as a) as route`,
+    [address, address],
+  );
+  const { swap, route } = rows[0] as { swap: AddressOwners['swap'] | null; route: AddressOwners['route'] | null };
+  return { ...(swap ? { swap } : {}), ...(route ? { route } : {}) };
+}
+
 /** Records a simulated transaction. */
 export async function insertSandboxTransaction(db: Knex, tx: SandboxTransaction): Promise<SandboxTransaction> {
   const [row] = await db('sandbox_transactions')

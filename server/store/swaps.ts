@@ -102,12 +102,6 @@ export async function updateSwapFields(trx: Knex.Transaction, id: string, fields
   return fromRow<SwapRecord>(row);
 }
 
-/** The one-time swap using deposit address `address`, if any (route orders share their route's addresses). */
-export async function findSwapByDepositAddress(db: Knex, address: string): Promise<SwapRecord | undefined> {
-  const row = await db('swaps').where({ deposit_address: address, mode: 'standard' }).first();
-  return row ? fromRow<SwapRecord>(row) : undefined;
-}
-
 /** Ids of swaps that are not terminal and not held for a person: what the workers must keep moving. */
 export async function listActiveSwapIds(db: Knex): Promise<string[]> {
   return db('swaps').whereIn('status', ['waiting', 'overdue', 'confirming', 'exchanging', 'sending']).pluck('id');
