@@ -2,16 +2,17 @@
  * One-time swaps: idempotent creation from a quote (DESIGN 6.3), reads by access token or signed request,
  * and the partner's list with cursor pagination.
  */
-import type { Knex } from 'knex';
+import { randomUUID } from 'node:crypto';
 import { AppError } from '../domain/errors.js';
 import { IDEMPOTENCY_RETRY_AFTER_SECONDS, IDEMPOTENCY_WAIT_SECONDS, requestHash } from '../domain/idempotency.js';
 import { Money } from '../domain/money.js';
 import { toSwapBody, toSwapEventBody, TERMS_VERSION, type SwapBody, type SwapRecord } from '../domain/swap-view.js';
 import { unauthorized } from '../domain/signing.js';
 import type { Handlers, HandlerContext } from '../http/handler-types.js';
-import { bindIdempotencyKey, claimIdempotencyKey, LOCK_NOT_AVAILABLE } from '../store/idempotency.js';
-import { claimPartnerQuote, type QuoteRecord } from '../store/quotes.js';
-import { findSwapWithEvents, insertSwap, listPartnerSwaps } from '../store/swaps.js';
+import { LOCK_NOT_AVAILABLE } from '../store/idempotency.js';
+import type { QuoteRecord } from '../store/quotes.js';
+import { claimKeyAndQuote, insertSwapAndBindKey } from '../store/swap-creation.js';
+import { findSwapWithEvents, listPartnerSwaps } from '../store/swaps.js';
 import type { HandlerDeps } from './deps.js';
 import { requirePartner } from './partner.js';
 import { blankToNull, checkDestination, checkRefund, resolvePair } from './request-rules.js';
@@ -37,20 +38,27 @@ export function createSwapHandlers(deps: HandlerDeps): Pick<Handlers, 'createSwa
         | { created: SwapRecord; body: { order: SwapBody } };
       try {
         outcome = await deps.knex.transaction(async (trx) => {
-          const bound = await claimIdempotencyKey(trx, {
+          const claim = await claimKeyAndQuote(trx, {
             partnerId,
             key,
             requestHash: hash,
+            quoteId: body.quoteId,
             now: at,
             expiresAt: new Date(at.getTime() + deps.config.idempotencyTtlSeconds * 1000),
             waitSeconds: IDEMPOTENCY_WAIT_SECONDS,
           });
-          if (bound)
+          if (!claim.owned) {
+            const { bound } = claim;
             return { replay: { status: bound.responseStatus, body: bound.responseBody, swapId: bound.swapId, hash: bound.requestHash } };
-          const quote = await usableQuote(trx, partnerId, body, at);
-          const created = await insertSwap(trx, {
+          }
+          const quote = usableQuote(claim.quote, body);
+          // Every field is set here, none left to a column default: the response is built from this record
+          // and stored with it in one statement (store/swap-creation.ts).
+          const created: SwapRecord = {
+            id: randomUUID(),
             partnerId,
             quoteId: quote.id,
+            mode: 'standard',
             externalUser: user,
             sourceAsset: source.symbol,
             sourceNetwork: source.network,
@@ -64,17 +72,38 @@ export function createSwapHandlers(deps: HandlerDeps): Pick<Handlers, 'createSwa
             depositAmount: quote.depositAmount,
             expectedOutputAmount: quote.receiveAmount,
             minimumOutputAmount: quote.minimumReceiveAmount,
+            actualOutputAmount: null,
             quotedRate: quote.rate,
             feeUsd: quote.feeUsd,
+            depositAddress: null,
+            depositMemo: null,
+            sourceTxHash: null,
+            receivedAmount: null,
+            receivedFrom: null,
+            lateDeposit: false,
+            confirmationCount: null,
             requiredConfirmations: deps.catalog.networks[source.network].confirmations,
+            settlementTxHash: null,
+            refundTxHash: null,
+            refundAmount: null,
             quoteExpiresAt: new Date(at.getTime() + deps.config.depositWindowSeconds * 1000),
             expiresAt: new Date(at.getTime() + (deps.config.depositWindowSeconds + deps.config.overdueGraceSeconds) * 1000),
             lateDepositPolicy: quote.lateDepositPolicy,
+            status: 'waiting',
+            failureCode: null,
+            armedFailure: null,
             termsVersion: TERMS_VERSION,
+            routeId: null,
+            feePercent: null,
+            feeFloorUsd: null,
+            markupPercent: null,
+            markupAmount: null,
+            markupUsd: null,
             createdAt: at,
-          });
+            updatedAt: at,
+          };
           const response = { order: toSwapBody(created) };
-          await bindIdempotencyKey(trx, { partnerId, key, responseStatus: 202, responseBody: response, swapId: created.id });
+          await insertSwapAndBindKey(trx, created, { partnerId, key, responseStatus: 202, responseBody: response });
           // The first step (deposit-address allocation) is queued in this transaction: no swap without its job.
           await deps.jobs.scheduleAdvance(created.id, undefined, trx);
           return { created, body: response };
@@ -137,10 +166,9 @@ export function createSwapHandlers(deps: HandlerDeps): Pick<Handlers, 'createSwa
     },
   };
 
-  // The partner's unexpired, unused quote, marked used; then every field the swap repeats must equal the
-  // quote's (a mismatch throws, and the transaction's rollback leaves the quote unused).
-  async function usableQuote(trx: Knex.Transaction, partnerId: string, body: CreateSwapBody, at: Date): Promise<QuoteRecord> {
-    const quote = await claimPartnerQuote(trx, partnerId, body.quoteId, at);
+  // The quote the claim marked used (undefined: not the partner's, used or expired); every field the swap
+  // repeats must equal the quote's (a mismatch throws, and the transaction's rollback leaves the quote unused).
+  function usableQuote(quote: QuoteRecord | undefined, body: CreateSwapBody): QuoteRecord {
     if (!quote) {
       throw new AppError(409, 'quote_expired', 'The quote has expired or was already used; request a new quote.');
     }

@@ -59,7 +59,10 @@ const COLUMNS: Record<keyof QuoteRecord, string> = {
   createdAt: 'created_at',
 };
 
-const SELECT = Object.entries(COLUMNS).map(([field, column]) => `${column} as ${field}`);
+/** The columns of a quote as its record's fields, for a `returning` or `select` list of raw SQL. */
+export const QUOTE_RETURNING = Object.entries(COLUMNS)
+  .map(([field, column]) => `${column} as "${field}"`)
+  .join(', ');
 
 // The type of each column a new quote is written with (its id first): the arrays the group insert unnests.
 const NEW_QUOTE_TYPES: Record<'id' | keyof NewQuote, string> = {
@@ -89,9 +92,7 @@ const NEW_QUOTE_FIELDS = Object.keys(NEW_QUOTE_TYPES) as Array<'id' | keyof NewQ
 const INSERT_QUOTES = unnestInsert(
   'quotes',
   Object.fromEntries(NEW_QUOTE_FIELDS.map((f) => [COLUMNS[f], NEW_QUOTE_TYPES[f]])),
-  Object.entries(COLUMNS)
-    .map(([field, column]) => `${column} as "${field}"`)
-    .join(', '),
+  QUOTE_RETURNING,
 );
 
 /**
@@ -108,18 +109,4 @@ export function createQuoteWriter(db: Knex): (quote: NewQuote) => Promise<QuoteR
     );
     return rows.map((row) => stored.get(row.id)!);
   });
-}
-
-/**
- * Marks the partner's quote `id` used at `at` and returns it, in one statement; undefined when it is not
- * theirs, already used or expired at `at`. A concurrent claim of the same quote waits for the first one's
- * transaction and then finds it used. The caller rolls back when the quote does not fit its request.
- */
-export async function claimPartnerQuote(trx: Knex.Transaction, partnerId: string, id: string, at: Date): Promise<QuoteRecord | undefined> {
-  const [row] = (await trx('quotes')
-    .where({ id, partner_id: partnerId, used_at: null })
-    .andWhere('expires_at', '>', at)
-    .update({ used_at: at })
-    .returning(SELECT)) as QuoteRecord[];
-  return row;
 }

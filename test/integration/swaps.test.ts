@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
+import { toSwapBody, type SwapRecord } from '../../server/domain/swap-view.js';
+import { fromRow } from '../../server/store/rows.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { expectError, request } from '../support/http.js';
 import { btcToUsdt, ETH_ADDRESS, swapBody, swapClient, type Swap } from '../support/swaps.js';
@@ -39,6 +41,22 @@ describe('Swaps', () => {
       expect(ready.order.depositAddress).to.match(/^bc1q[02-9ac-hj-np-z]{38,58}$/);
       expect(ready.order.actionRequired).to.equal('customer');
       expect(ready.events.map((e) => e.status)).to.deep.equal(['waiting']);
+    });
+
+    it('answers with the swap exactly as stored (the answer is built from the record before it is written)', async () => {
+      const request = btcToUsdt('0.0150');
+      const quote = await acme.quote(request);
+      const key = randomUUID();
+      const res = await acme.createRaw(swapBody(quote, request), key);
+      expect(res.status, res.text).to.equal(202);
+      const row = await server.knex('swaps').where({ id: res.body.order.id }).first();
+      // The deposit-address job may have run meanwhile: what it changes is put back as it was at creation.
+      const asCreated = { ...fromRow<SwapRecord>(row), depositAddress: null, depositMemo: null, updatedAt: row.created_at };
+      expect(res.body.order).to.deep.equal(toSwapBody(asCreated));
+      // The key replays that same body.
+      const replay = await acme.createRaw(swapBody(quote, request), key);
+      expect(replay.status, replay.text).to.equal(202);
+      expect(replay.body.order).to.deep.equal(res.body.order);
     });
 
     it('stores the access token nowhere: no column holds it', async () => {
