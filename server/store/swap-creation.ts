@@ -17,7 +17,7 @@ import { toColumns } from './rows.js';
 /** The outcome of a claim: the key is this request's (with the quote, when it was usable), or it is bound. */
 export type CreationClaim = { owned: true; quote: QuoteRecord | undefined } | { owned: false; bound: IdempotencyRecord };
 
-// The row to insert comes from a subquery that sets the wait (set_config is volatile, so it is evaluated,
+// The row to insert comes from the `timeout` CTE, which sets the wait (set_config is volatile, so it is evaluated,
 // and the WHERE makes sure of it) before the insert can wait on the key's index. The quote's update reads
 // the claimed key, so it runs after the claim and changes nothing when the key is bound.
 const CLAIM = `

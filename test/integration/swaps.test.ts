@@ -44,17 +44,17 @@ describe('Swaps', () => {
     });
 
     it('answers with the swap exactly as stored (the answer is built from the record before it is written)', async () => {
-      const request = btcToUsdt('0.0150');
-      const quote = await acme.quote(request);
+      const asked = btcToUsdt('0.0150');
+      const quote = await acme.quote(asked);
       const key = randomUUID();
-      const res = await acme.createRaw(swapBody(quote, request), key);
+      const res = await acme.createRaw(swapBody(quote, asked), key);
       expect(res.status, res.text).to.equal(202);
       const row = await server.knex('swaps').where({ id: res.body.order.id }).first();
       // The deposit-address job may have run meanwhile: what it changes is put back as it was at creation.
       const asCreated = { ...fromRow<SwapRecord>(row), depositAddress: null, depositMemo: null, updatedAt: row.created_at };
       expect(res.body.order).to.deep.equal(toSwapBody(asCreated));
       // The key replays that same body.
-      const replay = await acme.createRaw(swapBody(quote, request), key);
+      const replay = await acme.createRaw(swapBody(quote, asked), key);
       expect(replay.status, replay.text).to.equal(202);
       expect(replay.body.order).to.deep.equal(res.body.order);
     });
