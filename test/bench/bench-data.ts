@@ -53,7 +53,7 @@ const FILTER_STATUS = 'refunded';
 /** The default page sizes of GET /swaps and GET /permanent-routes/{id}/deposits, plus the one row that tells whether there is a next page. */
 const SWAP_PAGE_ROWS = 21;
 const DEPOSIT_PAGE_ROWS = 101;
-/** Statements and plan lines longer than this (a page's orders by 100 ids) are shown cut. */
+/** Statements and plan lines longer than this (a deposit page with its orders, say) are shown cut. */
 const SHOWN_CHARS = 300;
 const root = path.resolve(import.meta.dirname, '../..');
 const out = (line = '') => process.stdout.write(`${line}\n`);
