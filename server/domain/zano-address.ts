@@ -130,22 +130,37 @@ export function isZanoPublicKey(key: Uint8Array): boolean {
   // x = 0 (y = ±1) has no negative form, so Zano refuses it with the sign bit set.
   if (u === 0n) return sign === 0;
   // x^2 = u / v must be a square. v is never 0 (-1/d is not a square), and u / v = u * v * (1 / v)^2 is a
-  // square exactly when u * v is, so Euler's criterion on u * v needs no inversion.
-  return modPow((u * v) % FIELD_PRIME, (FIELD_PRIME - 1n) / 2n) === 1n;
+  // square exactly when u * v is, so the Legendre symbol of u * v decides it, with no inversion.
+  return legendre((u * v) % FIELD_PRIME) === 1;
 }
 
 // Ed25519's field and curve constant; only membership is checked here, so no curve library is needed.
 const FIELD_PRIME = 2n ** 255n - 19n;
 const CURVE_D = 37095705934669439343138083508754565189542113879843219016388785533085940283555n;
 
-function modPow(base: bigint, exponent: bigint): bigint {
-  let result = 1n;
-  let b = base % FIELD_PRIME;
-  for (let e = exponent; e > 0n; e >>= 1n) {
-    if (e & 1n) result = (result * b) % FIELD_PRIME;
-    b = (b * b) % FIELD_PRIME;
+/**
+ * The Legendre symbol (a / p) for the field prime p: 1 when a is a non-zero square, -1 when it is not, 0 for
+ * a = 0. Computed as the Jacobi symbol (equal to it for a prime modulus) by quadratic reciprocity: shifts and
+ * remainders of shrinking numbers, several times faster in bigints than Euler's criterion a^((p-1)/2), which
+ * takes some 500 multiplications of 255-bit numbers.
+ */
+function legendre(value: bigint): 1 | -1 | 0 {
+  let a = value % FIELD_PRIME;
+  let n = FIELD_PRIME;
+  let sign: 1 | -1 = 1;
+  while (a !== 0n) {
+    // (2 / n) = -1 exactly when n is 3 or 5 mod 8.
+    while ((a & 1n) === 0n) {
+      a >>= 1n;
+      const r = n & 7n;
+      if (r === 3n || r === 5n) sign = sign === 1 ? -1 : 1;
+    }
+    // Reciprocity for odd a, n: (a / n) = (n / a), negated when both are 3 mod 4.
+    [a, n] = [n, a];
+    if ((a & 3n) === 3n && (n & 3n) === 3n) sign = sign === 1 ? -1 : 1;
+    a %= n;
   }
-  return result;
+  return n === 1n ? sign : 0;
 }
 
 function withKeys(tag: number, kind: ZanoAddress['kind'], body: Uint8Array, flags?: number, paymentId?: Uint8Array): ZanoAddress {
