@@ -13,7 +13,7 @@ import { toAmount } from '../domain/money.js';
 import { toSwapBody, type SwapRecord } from '../domain/swap-view.js';
 import type { Handlers } from '../http/handler-types.js';
 import { findAddressOwners, insertSandboxTransaction } from '../store/sandbox-chain.js';
-import { lockSwap, updateSwapFields } from '../store/swaps.js';
+import { armSwapFailure, findSwap, lockSwap, updateSwapFields } from '../store/swaps.js';
 import type { HandlerDeps } from './deps.js';
 import { requirePartner } from './partner.js';
 
@@ -32,7 +32,7 @@ export function createSandboxHandlers(
     new AppError(409, 'invalid_state', `The swap is in status ${swap.status}, not ${wanted}.`, { status: swap.status });
 
   // Runs `change` on the partner's locked swap and, in the same transaction, the swap's next step. A change
-  // that leaves the swap waiting (a failure armed, a deadline still ahead) costs that one transaction and
+  // that leaves the swap waiting (a deadline still ahead) costs that one transaction and
   // the swap's timer job (one per wake-up time, however often it is queued). A step that moves the swap
   // commits with a job queued for it, so a worker carries the swap on if what follows fails, and the rest of
   // the steps run at once. A step that throws rolls the action back with it (the partner gets a 500 and may
@@ -142,12 +142,15 @@ export function createSandboxHandlers(
     },
 
     async injectSandboxFailure({ partner, path, body }) {
-      return withSwap(requirePartner(partner).partnerId, path.id, async (trx, swap) => {
-        const allowed: readonly string[] = FAILURE_STAGES[body.stage];
-        const paidOut = body.stage === 'payout' && swap.settlementTxHash !== null;
-        if (!allowed.includes(swap.status) || paidOut) throw invalidState(swap, `one before the ${body.stage} (${allowed.join(', ')})`);
-        return updateSwapFields(trx, swap.id, { armedFailure: body.stage }, deps.now());
-      });
+      const { partnerId } = requirePartner(partner);
+      const allowed = FAILURE_STAGES[body.stage];
+      // Arming moves nothing: the swap's own next step (already queued) fires the failure when the swap gets
+      // there. So no step runs here, and one conditional update is the whole change.
+      const armed = await armSwapFailure(deps.knex, partnerId, path.id, body.stage, allowed, deps.now());
+      if (armed) return { status: 200, body: { order: toSwapBody(armed) } };
+      const swap = await findSwap(deps.knex, path.id, partnerId);
+      if (!swap) throw notFound();
+      throw invalidState(swap, `one before the ${body.stage} (${allowed.join(', ')})`);
     },
 
     async advanceSandboxSwapClock({ partner, path, body }) {

@@ -102,6 +102,27 @@ export async function updateSwapFields(trx: Knex.Transaction, id: string, fields
   return fromRow<SwapRecord>(row);
 }
 
+/**
+ * Arms a sandbox failure on the partner's swap `id` in one statement, if the swap is in one of `statuses`
+ * (and, for a payout failure, has not been paid out): the new record, or undefined when the swap is missing,
+ * another partner's or past the point where the failure could fire. The row lock the update takes orders it
+ * with the swap's steps, which read `armed_failure` under the same lock.
+ */
+export async function armSwapFailure(
+  db: Knex,
+  partnerId: string,
+  id: string,
+  stage: 'exchange' | 'payout',
+  statuses: readonly SwapStatus[],
+  at: Date,
+): Promise<SwapRecord | undefined> {
+  if (!isUuid(id)) return undefined;
+  const query = db('swaps').where({ id, partner_id: partnerId }).whereIn('status', statuses);
+  if (stage === 'payout') query.whereNull('settlement_tx_hash');
+  const [row] = await query.update(toColumns({ armedFailure: stage, updatedAt: at })).returning('*');
+  return row ? fromRow<SwapRecord>(row) : undefined;
+}
+
 /** Ids of swaps that are not terminal and not held for a person: what the workers must keep moving. */
 export async function listActiveSwapIds(db: Knex): Promise<string[]> {
   return db('swaps').whereIn('status', ['waiting', 'overdue', 'confirming', 'exchanging', 'sending']).pluck('id');

@@ -167,7 +167,7 @@ describe('The swap lifecycle through the sandbox', function () {
     expect(Number(n)).to.equal(1);
   });
 
-  it('arms a failure on a waiting swap in one transaction: it stays waiting, with one future job at its deposit deadline', async () => {
+  it('arms a failure on a waiting swap in one statement: it stays waiting, with one future job at its deposit deadline', async () => {
     const { order } = await client.create();
     await client.waitFor(order.id, (o) => !!o.depositAddress);
     for (let i = 0; i < 3; i++) {
