@@ -10,6 +10,7 @@ import { sandboxAddress, sandboxTxHash, validateMemo } from '../domain/addresses
 import { assetKey, findAsset } from '../domain/catalog.js';
 import { AppError, invalidRequest } from '../domain/errors.js';
 import { toAmount } from '../domain/money.js';
+import type { SwapStatus } from '../domain/swap-lifecycle.js';
 import { toSwapBody, type SwapRecord } from '../domain/swap-view.js';
 import type { Handlers } from '../http/handler-types.js';
 import { findAddressOwners, insertSandboxTransaction } from '../store/sandbox-chain.js';
@@ -31,18 +32,29 @@ export function createSandboxHandlers(
   const invalidState = (swap: SwapRecord, wanted: string) =>
     new AppError(409, 'invalid_state', `The swap is in status ${swap.status}, not ${wanted}.`, { status: swap.status });
 
-  // Runs `change` on the partner's locked swap and, in the same transaction, the swap's next step. A change
-  // that leaves the swap waiting (a deadline still ahead) costs that one transaction and
-  // the swap's timer job (one per wake-up time, however often it is queued). A step that moves the swap
-  // commits with a job queued for it, so a worker carries the swap on if what follows fails, and the rest of
-  // the steps run at once. A step that throws rolls the action back with it (the partner gets a 500 and may
-  // send the action again), so no change is left committed without the step that should follow it.
-  async function withSwap(partnerId: string, id: string, change: (trx: Knex.Transaction, swap: SwapRecord) => Promise<SwapRecord>) {
+  // Runs `change` on the partner's locked swap and, in the same transaction, the swap's next step. The swap
+  // must be in status `wanted`, checked first on a plain read (a refusal takes no lock, so it neither waits
+  // behind a step in progress nor costs a transaction) and again under the lock. A change that leaves the
+  // swap waiting (a deadline still ahead) costs that one transaction and the swap's timer job (one per
+  // wake-up time, however often it is queued). A step that moves the swap commits with a job queued for it,
+  // so a worker carries the swap on if what follows fails, and the rest of the steps run at once. A step that
+  // throws rolls the action back with it (the partner gets a 500 and may send the action again), so no change
+  // is left committed without the step that should follow it.
+  async function withSwap(
+    partnerId: string,
+    id: string,
+    wanted: SwapStatus,
+    change: (trx: Knex.Transaction, swap: SwapRecord) => Promise<SwapRecord>,
+  ) {
+    // Another partner's swap is neither locked nor told apart from a missing one.
+    const inStatus = (swap: SwapRecord | undefined) => {
+      if (!swap) throw notFound();
+      if (swap.status !== wanted) throw invalidState(swap, wanted);
+      return swap;
+    };
+    inStatus(await findSwap(deps.knex, id, partnerId));
     const { swap, moved } = await deps.knex.transaction(async (trx) => {
-      // Another partner's swap is neither locked nor told apart from a missing one.
-      const locked = await lockSwap(trx, id, partnerId);
-      if (!locked) throw notFound();
-      const changed = await change(trx, locked);
+      const changed = await change(trx, inStatus(await lockSwap(trx, id, partnerId)));
       const outcome = await deps.lifecycle.stepLocked(trx, changed, deps.now());
       if ('wakeAt' in outcome) {
         if (outcome.wakeAt) await deps.jobs.scheduleAdvance(id, outcome.wakeAt, trx);
@@ -135,10 +147,12 @@ export function createSandboxHandlers(
     },
 
     async decideSandboxReview({ partner, path, body }) {
-      return withSwap(requirePartner(partner).partnerId, path.id, async (trx, swap) => {
-        if (swap.status !== 'review') throw invalidState(swap, 'review');
-        return (await deps.lifecycle.decideReview(trx, swap, body.decision, deps.now())).swap;
-      });
+      return withSwap(
+        requirePartner(partner).partnerId,
+        path.id,
+        'review',
+        async (trx, swap) => (await deps.lifecycle.decideReview(trx, swap, body.decision, deps.now())).swap,
+      );
     },
 
     async injectSandboxFailure({ partner, path, body }) {
@@ -154,14 +168,13 @@ export function createSandboxHandlers(
     },
 
     async advanceSandboxSwapClock({ partner, path, body }) {
-      return withSwap(requirePartner(partner).partnerId, path.id, async (trx, swap) => {
+      const wanted = body.deadline === 'deposit' ? 'waiting' : 'overdue';
+      return withSwap(requirePartner(partner).partnerId, path.id, wanted, async (trx, swap) => {
         const at = deps.now();
         if (body.deadline === 'deposit') {
-          if (swap.status !== 'waiting') throw invalidState(swap, 'waiting');
           const graceMs = swap.expiresAt.getTime() - swap.quoteExpiresAt.getTime();
           return updateSwapFields(trx, swap.id, { quoteExpiresAt: at, expiresAt: new Date(at.getTime() + graceMs) }, at);
         }
-        if (swap.status !== 'overdue') throw invalidState(swap, 'overdue');
         return updateSwapFields(trx, swap.id, { expiresAt: at }, at);
       });
     },
