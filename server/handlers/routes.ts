@@ -13,15 +13,13 @@ import { toAccumulationBodies, toDepositBody, type DepositRecord } from '../doma
 import { decodeZanoAddress } from '../domain/zano-address.js';
 import { verifyZanoProof } from '../domain/zano-proof.js';
 import type { Handlers } from '../http/handler-types.js';
-import { findMarkup } from '../store/markups.js';
 import {
   findChallenge,
   findRouteDeposits,
   findRouteView,
   createChallengeWriter,
-  insertRoute,
   listRouteViews,
-  spendChallenge,
+  spendChallengeAndInsertRoute,
   updateRoutePolling,
   type RouteAddressRecord,
   type RouteRecord,
@@ -107,7 +105,6 @@ export function createRouteHandlers(
         });
       }
       const at = deps.now();
-      const markup = await findMarkup(deps.knex, partnerId);
       // Everything about the challenge and the wallet's signature is checked before the transaction: the
       // signature check is milliseconds of CPU, and an open transaction holds the embedded database. The
       // transaction then spends the challenge only if no concurrent request spent it meanwhile.
@@ -132,11 +129,11 @@ export function createRouteHandlers(
         signature: body.signature,
       });
       if (!proof.ok) throw new AppError(403, 'ownership_not_verified', `The wallet signature does not prove ownership: ${proof.reason}.`);
-      const route = await deps.knex.transaction(async (trx) => {
-        if (!(await spendChallenge(trx, challenge.id, at))) throw invalid('it was already used');
-        const terms = deps.catalog.routes;
-        const { route: stored, created } = await insertRoute(
+      const terms = deps.catalog.routes;
+      const stored = await deps.knex.transaction(async (trx) => {
+        const result = await spendChallengeAndInsertRoute(
           trx,
+          challenge.id,
           {
             partnerId,
             externalUser: user,
@@ -145,7 +142,6 @@ export function createRouteHandlers(
             destinationAddress: body.destinationAddress,
             label: body.label ?? challenge.label,
             feePercent: terms.feePercent,
-            markupPercent: markup?.percent ?? '0',
             feeFloorUsd: terms.feeFloorUsd,
             minSwapUsd: terms.minSwapUsd,
             maxAutoSwapUsd: terms.maxAutoSwapUsd,
@@ -154,10 +150,14 @@ export function createRouteHandlers(
           },
           sourcesFor(body.destinationAsset, body.destinationNetwork).map((a) => ({ assetKey: assetKey(a), network: a.network })),
         );
-        if (created) await deps.jobs.scheduleRouteAddresses(stored.id, trx);
-        return stored;
+        if (!result.spent) throw invalid('it was already used');
+        if (result.created) await deps.jobs.scheduleRouteAddresses(result.view.route.id, trx);
+        return result;
       });
-      return { status: 201, body: toBody((await findRouteView(deps.knex, partnerId, route.id))!) };
+      // A new route's view is what the statement stored (its addresses still empty, nothing waiting); a route
+      // recovered for this user and target is read with its addresses and waiting deposits.
+      const view = stored.created ? stored.view : (await findRouteView(deps.knex, partnerId, stored.route.id))!;
+      return { status: 201, body: toBody(view) };
     },
 
     async listPermanentRoutes({ partner, query }) {

@@ -88,15 +88,6 @@ export async function findChallenge(db: Knex, id: string): Promise<ChallengeReco
   return row ? fromRow<ChallengeRecord>(row) : undefined;
 }
 
-/**
- * Spends challenge `id` at `at` in the caller's transaction; false when it was already spent (a concurrent
- * spend waits for the first one's transaction, then finds it spent).
- */
-export async function spendChallenge(trx: Knex.Transaction, id: string, at: Date): Promise<boolean> {
-  const spent = await trx('route_challenges').where({ id, used_at: null }).update({ used_at: at });
-  return spent === 1;
-}
-
 /** The partner's route for this user and destination, if any (create or recover). */
 export async function findRouteByTarget(
   db: Knex,
@@ -106,33 +97,78 @@ export async function findRouteByTarget(
   return row ? fromRow<RouteRecord>(row) : undefined;
 }
 
-/** Stores a route and its address rows (empty until allocated); a route that exists already is returned instead. */
-export async function insertRoute(
+/** A route to create: the partner's markup is read by the statement that stores it. */
+export type NewRoute = Omit<RouteRecord, 'id' | 'status' | 'markupPercent' | 'expectDepositUntil' | 'nextPollAt' | 'updatedAt'> & {
+  nextPollAt: Date;
+};
+
+// Spends the challenge and, only if this statement spent it, stores the route (unless the partner has one for
+// this user and target already) with the partner's markup at this moment and its address rows, empty until
+// allocated. Returns one row: whether the challenge was spent, and the new route's columns and view (null
+// columns when none was stored). One statement, so one round trip and one snapshot.
+const SPEND_CHALLENGE_AND_INSERT_ROUTE = `
+  with spent as (
+    update route_challenges set used_at = ?::timestamptz where id = ?::uuid and used_at is null returning id
+  ), inserted as (
+    insert into permanent_routes (partner_id, external_user, destination_asset, destination_network, destination_address, label,
+                                  fee_percent, markup_percent, fee_floor_usd, min_swap_usd, max_auto_swap_usd, next_poll_at,
+                                  created_at, updated_at)
+    select p.partner_id, ?::text, ?::text, ?::text, ?::text, ?::text,
+           ?::numeric, coalesce((select m.percent from partner_markups m where m.partner_id = p.partner_id), 0), ?::numeric,
+           ?::numeric, ?::numeric, ?::timestamptz, p.created_at, p.created_at
+      from (select ?::uuid as partner_id, ?::timestamptz as created_at) p
+     where exists (select from spent)
+    on conflict (partner_id, external_user, destination_asset, destination_address) do nothing
+    returning *
+  ), addresses as (
+    insert into route_addresses (route_id, asset_key, network, address)
+    select i.id, a.asset_key, a.network, '' from inserted i cross join unnest(?::text[], ?::text[]) as a(asset_key, network)
+    returning *
+  )
+  select exists (select from spent) as spent, i.*,
+         coalesce((select json_agg(to_jsonb(a) order by a.asset_key) from addresses a), '[]') as view_addresses,
+         '[]'::json as view_waiting
+    from (select) as one left join inserted i on true`;
+
+/**
+ * Spends challenge `challengeId` at `route.createdAt` and creates the route from it, with its address rows
+ * (empty until allocated), in one statement of the caller's transaction. `spent` is false when the challenge
+ * was spent already (a concurrent spend waits for the first one's transaction, then finds it spent); `created`
+ * is false when the partner has a route for this user and target already, which is then returned.
+ */
+export async function spendChallengeAndInsertRoute(
   trx: Knex.Transaction,
-  route: Omit<RouteRecord, 'id' | 'status' | 'expectDepositUntil' | 'updatedAt'> & { nextPollAt: Date },
+  challengeId: string,
+  route: NewRoute,
   addresses: Array<{ assetKey: string; network: string }>,
-): Promise<{ route: RouteRecord; created: boolean }> {
-  const [row] = await trx('permanent_routes')
-    .insert(toColumns({ ...route, updatedAt: route.createdAt }))
-    .onConflict(['partner_id', 'external_user', 'destination_asset', 'destination_address'])
-    .ignore()
-    .returning('*');
-  if (!row) {
-    const existing = await findRouteByTarget(trx, {
-      partnerId: route.partnerId,
-      externalUser: route.externalUser,
-      destinationAsset: route.destinationAsset,
-      destinationAddress: route.destinationAddress,
-    });
-    if (!existing) throw new Error('route insert conflicted but no route matches its target');
-    return { route: existing, created: false };
-  }
-  if (addresses.length > 0) {
-    await trx('route_addresses').insert(
-      addresses.map((a) => ({ route_id: row.id, asset_key: a.assetKey, network: a.network, address: '' })),
-    );
-  }
-  return { route: fromRow<RouteRecord>(row), created: true };
+): Promise<{ spent: false } | { spent: true; created: true; view: RouteView } | { spent: true; created: false; route: RouteRecord }> {
+  const {
+    rows: [row],
+  } = await trx.raw(SPEND_CHALLENGE_AND_INSERT_ROUTE, [
+    route.createdAt,
+    challengeId,
+    route.externalUser,
+    route.destinationAsset,
+    route.destinationNetwork,
+    route.destinationAddress,
+    route.label,
+    route.feePercent,
+    route.feeFloorUsd,
+    route.minSwapUsd,
+    route.maxAutoSwapUsd,
+    route.nextPollAt,
+    route.partnerId,
+    route.createdAt,
+    addresses.map((a) => a.assetKey),
+    addresses.map((a) => a.network),
+  ]);
+  const { spent, ...columns } = row as { spent: boolean; id: string | null };
+  if (!spent) return { spent: false };
+  if (columns.id !== null) return { spent: true, created: true, view: toRouteView(columns) };
+  const { partnerId, externalUser, destinationAsset, destinationAddress } = route;
+  const existing = await findRouteByTarget(trx, { partnerId, externalUser, destinationAsset, destinationAddress });
+  if (!existing) throw new Error('route insert conflicted but no route matches its target');
+  return { spent: true, created: false, route: existing };
 }
 
 /** A route with the rest of what its public view shows: its addresses and its waiting (accumulating) deposits. */

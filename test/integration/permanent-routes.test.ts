@@ -116,6 +116,9 @@ describe('Permanent routes: challenges and verified creation', () => {
         route = (await client.send<Route>('GET', `/api/v1/permanent-routes/${res.body.route_id}`)).body;
       }
       expect(Object.values(route.addresses).every((a) => a !== '')).to.equal(true);
+      // The 201 body is the route as stored: read back, only its addresses have been filled in since, in the same order.
+      expect({ ...route, addresses: {} }).to.deep.equal({ ...res.body, addresses: {} });
+      expect(Object.keys(route.addresses)).to.deep.equal(Object.keys(res.body.addresses));
       // EVM tokens share their network's address.
       expect(route.addresses['USDT/ETH'])
         .to.equal(route.addresses['ETH/ETH'])
@@ -127,6 +130,7 @@ describe('Permanent routes: challenges and verified creation', () => {
       const again = await create(proofFor(await challenge(), 'legacy'));
       expect(again.status, again.text).to.equal(201);
       expect(again.body.route_id).to.equal(first.body.route_id);
+      expect(again.body).to.deep.equal((await client.send<Route>('GET', `/api/v1/permanent-routes/${first.body.route_id}`)).body);
     });
 
     it('accepts publicKey and signature in upper-case hex', async () => {
