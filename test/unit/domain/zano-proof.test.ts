@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import { ed25519 } from '@noble/curves/ed25519.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { bytesToHex, concatBytes, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';
 import { base58xmr } from '@scure/base';
 import { expect } from 'chai';
 import fc from 'fast-check';
+import sodium from 'libsodium-wrappers-sumo';
 import { buildChallengeText } from '../../../server/domain/route-challenge.js';
 import { encodeZanoAddress, ZANO_ADDRESS_TAGS } from '../../../server/domain/zano-address.js';
 import {
@@ -276,6 +278,30 @@ describe('domain/zano-proof', () => {
       const negativeZero = '01' + '00'.repeat(30) + '80';
       const address = encodeZanoAddress(ZANO_ADDRESS_TAGS.standard, concatBytes(hexToBytes(identity), hexToBytes(VECTOR.viewPublicKey)));
       expectRefused({ ...freshProof(), address, publicKey: negativeZero }, /not the address's spend public key/);
+    });
+
+    it("accepts a spend key with a small-order component, as Zano's check_signature does (libsodium refuses it)", () => {
+      // No wallet makes such a key, but Zano only decodes the key, so its proof is valid there: the check's
+      // WebAssembly path (libsodium, prime-order subgroup only) must hand it to the JavaScript one.
+      const torsion = ed25519.Point.fromHex('c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a');
+      expect(torsion.isSmallOrder()).to.equal(true);
+      const secret = bytesToScalar(freshSecret());
+      const pub = ed25519.Point.BASE.multiply(secret).add(torsion).toBytes();
+      const address = encodeZanoAddress(ZANO_ADDRESS_TAGS.standard, concatBytes(pub, hexToBytes(VECTOR.viewPublicKey)));
+      const message = freshChallenge(address);
+      const h = zanoSignedHash(message, 'v2');
+      // r*G + c*(s*G + T) = k*G when c is a multiple of 8 (T's order) and r = k - c*s: draw k until c is one.
+      let signature = '';
+      while (!signature) {
+        const k = bytesToScalar(freshSecret());
+        const c = bytesToScalar(keccak_256(concatBytes(h, pub, ed25519.Point.BASE.multiply(k).toBytes()))) % L;
+        if (c % 8n !== 0n) continue;
+        expect(() => sodium.crypto_scalarmult_ed25519_noclamp(scalarBytes(c), pub)).to.throw();
+        signature = bytesToHex(concatBytes(scalarBytes(c), scalarBytes((((k - c * secret) % L) + L) % L)));
+      }
+      const proof = { address, message, publicKey: bytesToHex(pub), signature };
+      expect(verifyZanoProof(proof)).to.deep.equal({ ok: true, format: 'v2' });
+      expectRefused({ ...proof, message: `${message}.` }, /signature does not verify/);
     });
 
     it('refuses a gateway address, which has no spend key', () => {
