@@ -27,9 +27,8 @@ import { checkWebhookUrlForm, forbiddenAddressReason, urlHost, WebhookTargetErro
 import type { Metrics } from '../metrics.js';
 import type { SecretBox } from '../store/secret-box.js';
 import {
-  attemptRecorded,
   claimUndispatched,
-  findOutboxMessage,
+  findDeliveryContext,
   findWebhook,
   insertAttempt,
   markDispatched,
@@ -149,10 +148,9 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps): WebhookDeliver
     },
 
     async deliver(job) {
-      if (await attemptRecorded(deps.knex, job.messageId, job.attempt)) return;
-      const message = await findOutboxMessage(deps.knex, job.messageId);
-      if (!message) return;
-      const webhook = await findWebhook(deps.knex, message.partnerId);
+      const context = await findDeliveryContext(deps.knex, job.messageId, job.attempt);
+      if (!context || context.recorded) return;
+      const { message, webhook } = context;
       // Deliveries were stopped (or never started): the message is dropped, nothing is sent.
       if (!webhook || !webhook.enabled) return;
       const body = webhookBody(message.type, message.createdAt, message.payload);
@@ -160,24 +158,29 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps): WebhookDeliver
       deps.metrics?.countWebhookAttempt(outcome);
       const delaySeconds = outcome.succeeded ? undefined : schedule[job.attempt - 1];
       const nextAttemptAt = delaySeconds === undefined ? null : new Date(outcome.at.getTime() + delaySeconds * 1000);
-      await deps.knex.transaction(async (trx) => {
-        const recorded = await insertAttempt(trx, {
-          partnerId: message.partnerId,
-          messageId: message.id,
-          type: message.type,
-          attempt: job.attempt,
-          url: webhook.url,
-          statusCode: outcome.statusCode,
-          error: outcome.error,
-          durationMs: outcome.durationMs,
-          succeeded: outcome.succeeded,
-          attemptedAt: outcome.at,
-          nextAttemptAt,
+      const record = {
+        partnerId: message.partnerId,
+        messageId: message.id,
+        type: message.type,
+        attempt: job.attempt,
+        url: webhook.url,
+        statusCode: outcome.statusCode,
+        error: outcome.error,
+        durationMs: outcome.durationMs,
+        succeeded: outcome.succeeded,
+        attemptedAt: outcome.at,
+        nextAttemptAt,
+      };
+      if (!nextAttemptAt) {
+        await insertAttempt(deps.knex, record);
+      } else {
+        await deps.knex.transaction(async (trx) => {
+          // Only the run that recorded this attempt queues the next one (a second run of the job finds it recorded).
+          if (await insertAttempt(trx, record)) {
+            await deps.enqueue([{ messageId: message.id, attempt: job.attempt + 1, startAfter: nextAttemptAt }], trx);
+          }
         });
-        // Only the run that recorded this attempt queues the next one (a second run of the job finds it recorded).
-        if (recorded && nextAttemptAt)
-          await deps.enqueue([{ messageId: message.id, attempt: job.attempt + 1, startAfter: nextAttemptAt }], trx);
-      });
+      }
       if (!outcome.succeeded) {
         deps.logger.info(
           { messageId: message.id, attempt: job.attempt, statusCode: outcome.statusCode, error: outcome.error, nextAttemptAt },

@@ -149,15 +149,58 @@ export async function markDispatched(trx: Knex.Transaction, seqs: string[], at: 
 export async function findOutboxMessage(db: Knex, id: string): Promise<OutboxMessage | undefined> {
   if (!isUuid(id)) return undefined;
   const row = await db('webhook_outbox').where({ id }).first('seq', 'id', 'partner_id', 'type', 'payload', 'created_at');
-  if (!row) return undefined;
-  // jsonb comes back parsed from PostgreSQL; keep a string payload readable too.
-  const payload = typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload;
-  return { seq: String(row.seq), id: row.id, partnerId: row.partner_id, type: row.type, payload, createdAt: row.created_at };
+  return row ? toOutboxMessage(row) : undefined;
 }
 
-/** Whether attempt number `attempt` of message `messageId` is already recorded. */
-export async function attemptRecorded(db: Knex, messageId: string, attempt: number): Promise<boolean> {
-  return (await db('webhook_attempts').where({ message_id: messageId, attempt }).first('seq')) !== undefined;
+function toOutboxMessage(row: Record<string, unknown>): OutboxMessage {
+  // jsonb comes back parsed from PostgreSQL; keep a string payload readable too.
+  const payload = typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload;
+  return {
+    seq: String(row.seq),
+    id: row.id as string,
+    partnerId: row.partner_id as string,
+    type: row.type as string,
+    payload,
+    createdAt: row.created_at as Date,
+  };
+}
+
+/** What a delivery attempt needs: whether it is recorded already, its message, and the partner's webhook. */
+export interface DeliveryContext {
+  recorded: boolean;
+  message: OutboxMessage;
+  /** undefined when the partner has no webhook (any more). */
+  webhook: WebhookRecord | undefined;
+}
+
+/**
+ * Attempt `attempt` of message `messageId` in one statement: whether it is recorded, the message and the
+ * partner's webhook. undefined when there is no such message.
+ */
+export async function findDeliveryContext(db: Knex, messageId: string, attempt: number): Promise<DeliveryContext | undefined> {
+  if (!isUuid(messageId)) return undefined;
+  const {
+    rows: [row],
+  } = await db.raw(
+    `select exists (select from webhook_attempts a where a.message_id = o.id::text and a.attempt = ?) as recorded,
+            o.seq, o.id, o.partner_id, o.type, o.payload, o.created_at,
+            w.partner_id as webhook_partner_id, w.url as webhook_url, w.enabled as webhook_enabled,
+            w.secret_sealed as webhook_secret_sealed, w.secret_hint as webhook_secret_hint, w.updated_at as webhook_updated_at
+       from webhook_outbox o left join partner_webhooks w on w.partner_id = o.partner_id
+      where o.id = ?`,
+    [attempt, messageId],
+  );
+  if (!row) return undefined;
+  const webhook = Object.fromEntries(
+    Object.entries(row as Record<string, unknown>)
+      .filter(([column]) => column.startsWith('webhook_'))
+      .map(([column, value]) => [column.slice('webhook_'.length), value]),
+  );
+  return {
+    recorded: row.recorded as boolean,
+    message: toOutboxMessage(row),
+    webhook: webhook.partner_id === null ? undefined : toWebhook(webhook),
+  };
 }
 
 /** The highest attempt number recorded for message `messageId` (0 when none is). */
