@@ -23,6 +23,8 @@ const FAILURE_STAGES = {
   exchange: ['waiting', 'overdue', 'confirming', 'review', 'exchanging'],
   payout: ['waiting', 'overdue', 'confirming', 'review', 'exchanging', 'sending'],
 } as const;
+// The status in which each armed failure fires.
+const FAILURE_STAGE_STATUS = { exchange: 'exchanging', payout: 'sending' } as const;
 
 /** Handlers for the sandbox operations. */
 export function createSandboxHandlers(
@@ -158,10 +160,16 @@ export function createSandboxHandlers(
     async injectSandboxFailure({ partner, path, body }) {
       const { partnerId } = requirePartner(partner);
       const allowed = FAILURE_STAGES[body.stage];
-      // Arming moves nothing: the swap's own next step (already queued) fires the failure when the swap gets
-      // there. So no step runs here, and one conditional update is the whole change.
+      // Arming moves nothing before the stage: the swap's own next step (already queued) fires the failure when
+      // the swap gets there, so one conditional update is the whole change. A swap already at the stage is
+      // stepped at once, as the spec promises ("or at once if the swap is already there").
       const armed = await armSwapFailure(deps.knex, partnerId, path.id, body.stage, allowed, deps.now());
-      if (armed) return { status: 200, body: { order: toSwapBody(armed) } };
+      if (armed && armed.status !== FAILURE_STAGE_STATUS[body.stage]) return { status: 200, body: { order: toSwapBody(armed) } };
+      if (armed) {
+        const advanced = await deps.lifecycle.advance(armed.id);
+        if (advanced.nextRunAt) await deps.jobs.scheduleAdvance(armed.id, advanced.nextRunAt);
+        return { status: 200, body: { order: toSwapBody(advanced.swap ?? armed) } };
+      }
       const swap = await findSwap(deps.knex, path.id, partnerId);
       if (!swap) throw notFound();
       throw invalidState(swap, `one before the ${body.stage} (${allowed.join(', ')})`);
