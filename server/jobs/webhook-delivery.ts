@@ -158,19 +158,7 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps): WebhookDeliver
       deps.metrics?.countWebhookAttempt(outcome);
       const delaySeconds = outcome.succeeded ? undefined : schedule[job.attempt - 1];
       const nextAttemptAt = delaySeconds === undefined ? null : new Date(outcome.at.getTime() + delaySeconds * 1000);
-      const record = {
-        partnerId: message.partnerId,
-        messageId: message.id,
-        type: message.type,
-        attempt: job.attempt,
-        url: webhook.url,
-        statusCode: outcome.statusCode,
-        error: outcome.error,
-        durationMs: outcome.durationMs,
-        succeeded: outcome.succeeded,
-        attemptedAt: outcome.at,
-        nextAttemptAt,
-      };
+      const record = attemptRecord(message.partnerId, message.id, message.type, job.attempt, webhook.url, outcome, nextAttemptAt);
       if (!nextAttemptAt) {
         await insertAttempt(deps.knex, record);
       } else {
@@ -199,24 +187,26 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps): WebhookDeliver
       });
       const outcome = await attempt(webhook, messageId, body);
       deps.metrics?.countWebhookAttempt(outcome);
-      const record = {
-        partnerId,
-        messageId,
-        type: WEBHOOK_TEST_TYPE,
-        attempt: 1,
-        url: webhook.url,
-        statusCode: outcome.statusCode,
-        error: outcome.error,
-        durationMs: outcome.durationMs,
-        succeeded: outcome.succeeded,
-        attemptedAt: outcome.at,
-        nextAttemptAt: null,
-      };
+      const record = attemptRecord(partnerId, messageId, WEBHOOK_TEST_TYPE, 1, webhook.url, outcome, null);
       const stored = await insertAttempt(deps.knex, record);
       if (!stored) throw new Error(`test message ${messageId} was recorded twice`);
       return stored;
     },
   };
+}
+
+/** The record of one delivery attempt and its outcome. */
+function attemptRecord(
+  partnerId: string,
+  messageId: string,
+  type: string,
+  attempt: number,
+  url: string,
+  outcome: AttemptOutcome & { at: Date },
+  nextAttemptAt: Date | null,
+): Omit<AttemptRecord, 'seq' | 'id'> {
+  const { statusCode, error, durationMs, succeeded, at } = outcome;
+  return { partnerId, messageId, type, attempt, url, statusCode, error, durationMs, succeeded, attemptedAt: at, nextAttemptAt };
 }
 
 /**
