@@ -3,6 +3,10 @@ import { Decimal } from 'decimal.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { expectError } from '../support/http.js';
 import { btcToUsdt, swapClient, type Swap, type SwapEvent } from '../support/swaps.js';
+import { loadSandboxCatalog } from '../../server/adapters/sandbox/catalog.js';
+import { createSandboxRates } from '../../server/adapters/sandbox/rates.js';
+import type { RatesAdapter } from '../../server/adapters/rates.js';
+import { AppError } from '../../server/domain/errors.js';
 
 // DESIGN 6.5, written out again here so the test checks the code against the design, not against itself.
 const EXPECTED: Record<string, [terminal: boolean, actionRequired: string, reasonCode: string, retryable: boolean]> = {
@@ -314,5 +318,41 @@ describe('The swap lifecycle through the sandbox', function () {
     const row = await server.knex('swaps').where({ id: order.id }).first();
     expect(row.armed_failure).to.equal(null);
     expect(row.status).to.equal('waiting');
+  });
+});
+
+describe('A sandbox failure armed on a swap already at its stage', function () {
+  this.timeout(60_000);
+  let server: TestServer;
+  let client: ReturnType<typeof swapClient>;
+  // While `broken`, USDT has no price. Confirming a BTC deposit prices only BTC; a floating exchange prices
+  // both, so the swap stays in exchanging, its step failing and retried, until the failure is armed.
+  let broken = false;
+
+  before(async () => {
+    const sandboxRates = createSandboxRates(loadSandboxCatalog());
+    const rates: RatesAdapter = {
+      priceUsd: async (symbol, network, at) => {
+        if (broken && symbol === 'USDT') throw new AppError(503, 'rates_unavailable', 'USDT has no price in this test.');
+        return sandboxRates.priceUsd(symbol, network, at);
+      },
+    };
+    server = await startTestServer({ deps: { rates } });
+    client = swapClient(server.origin, await server.createSigner('Armed at the stage'));
+  });
+  after(() => server.close());
+
+  it('fires an exchange failure at once on a swap in exchanging, and answers with the refunded swap', async () => {
+    const { order } = await client.create(btcToUsdt('0.015', { rateType: 'floating' }));
+    broken = true;
+    await client.pay(order);
+    await client.waitFor(order.id, (o) => o.status === 'exchanging');
+    const armed = await client.send<{ order: Swap }>('POST', `/api/v1/sandbox/swaps/${order.id}/failures`, { stage: 'exchange' });
+    expect(armed.status, armed.text).to.equal(200);
+    expect(armed.body.order).to.include({ status: 'refunded', failureCode: 'exchange_failed' });
+    const { order: read, events } = await client.get(order.id);
+    expect(read).to.include({ status: 'refunded', failureCode: 'exchange_failed', refundAmount: order.depositAmount });
+    expect(events.map((e) => e.status).slice(-2)).to.deep.equal(['exchanging', 'refunded']);
+    broken = false;
   });
 });
