@@ -34,6 +34,9 @@ export interface AdvanceResult {
   nextRunAt: Date | undefined;
 }
 
+/** What one step did: a change (after which the swap may move again at once, unless it `waitsUntil` a time), or nothing until `wakeAt`. */
+export type StepOutcome = (SwapChange & { waitsUntil?: Date }) | { wakeAt: Date | undefined };
+
 /** Why a swap was refunded or failed (`Swap.failureCode`). */
 export const FAILURE_CODES = {
   outOfRange: 'amount_out_of_range',
@@ -59,8 +62,9 @@ export function createSwapLifecycle(deps: SwapLifecycleDeps) {
   };
 
   // One step: returns the change made, or the time the swap should be looked at again (undefined: never by
-  // the clock; a deposit or a decision moves it).
-  async function step(trx: Knex.Transaction, swap: SwapRecord, at: Date): Promise<SwapChange | { wakeAt: Date | undefined }> {
+  // the clock; a deposit or a decision moves it). A change after which the swap can only wait says until when
+  // (`waitsUntil`), which spares the step that would find nothing to do.
+  async function step(trx: Knex.Transaction, swap: SwapRecord, at: Date): Promise<StepOutcome> {
     const source = assetOf(swap.sourceAsset, swap.sourceNetwork);
     const destination = assetOf(swap.destinationAsset, swap.destinationNetwork);
     switch (swap.status) {
@@ -68,7 +72,13 @@ export function createSwapLifecycle(deps: SwapLifecycleDeps) {
       case 'overdue': {
         if (swap.depositAddress === null) {
           const allocated = await deps.chain.allocateDepositAddress(trx, source, swap.id);
-          return changeSwapOrder(trx, swap, { depositAddress: allocated.address, depositMemo: allocated.memo }, at, { withEvent: true });
+          const change = await changeSwapOrder(trx, swap, { depositAddress: allocated.address, depositMemo: allocated.memo }, at, {
+            withEvent: true,
+          });
+          // Nothing can have been paid to an address that is not shown yet (a sandbox payment names an address
+          // a swap shows, and schedules the swap's next step itself), so the next look is at the deadline.
+          const deadline = swap.status === 'waiting' ? swap.quoteExpiresAt : swap.expiresAt;
+          return at < deadline ? { ...change, waitsUntil: deadline } : change;
         }
         const deposit = await deps.chain.findDeposit(trx, source, swap.depositAddress, swap.depositMemo, swap.createdAt, at);
         if (deposit) {
@@ -306,6 +316,7 @@ export function createSwapLifecycle(deps: SwapLifecycleDeps) {
         });
         if (result.kind === 'missing') return { swap: undefined, nextRunAt: undefined };
         if (result.kind === 'idle') return { swap: result.swap, nextRunAt: result.wakeAt };
+        if (result.change.waitsUntil) return { swap: result.change.swap, nextRunAt: result.change.waitsUntil };
         last = result.change.swap;
       }
       return { swap: last, nextRunAt: deps.now() };
@@ -316,7 +327,7 @@ export function createSwapLifecycle(deps: SwapLifecycleDeps) {
      * should be looked at again. A sandbox action uses it to see, in its own transaction, whether its change
      * moves the swap.
      */
-    stepLocked(trx: Knex.Transaction, swap: SwapRecord, at: Date): Promise<SwapChange | { wakeAt: Date | undefined }> {
+    stepLocked(trx: Knex.Transaction, swap: SwapRecord, at: Date): Promise<StepOutcome> {
       return step(trx, swap, at);
     },
 

@@ -5,13 +5,14 @@
  * transaction (and, for a route order, a `permanent_deposit.updated` row per deposit it converts), so all of
  * them commit together or not at all, and announces the change to the stream hubs once it commits.
  */
+import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { attributesOf, checkTransition, type SwapStatus } from '../domain/swap-lifecycle.js';
 import { toSwapBody, toSwapEventBody, type SwapEventRecord, type SwapRecord } from '../domain/swap-view.js';
 import { countSwapTransition } from '../metrics.js';
 import { announceOrderDeposits, attachDeposits } from './route-deposits.js';
 import { announceSwapChange } from './swap-notifications.js';
-import { insertOutboxMessage, insertSwap, insertSwapEvent, updateSwapFields } from './swaps.js';
+import { insertOutboxMessage, insertSwap, insertSwapEvent, replaceOutboxPayload, writeSwapChange } from './swaps.js';
 
 /** What a change produced: the swap as it is now and the timeline entry written, if any. */
 export interface SwapChange {
@@ -31,13 +32,9 @@ export async function transitionSwap(
   at: Date,
 ): Promise<SwapChange> {
   checkTransition(swap.status, to);
-  const updated = await updateSwapFields(trx, swap.id, { ...fields, status: to }, at);
-  const event = await appendEvent(trx, updated, at);
-  await insertOutboxMessage(trx, updated.partnerId, 'swap.updated', { order: toSwapBody(updated), event: toSwapEventBody(event) });
-  await announceOrderDeposits(trx, updated);
-  await announceSwapChange(trx, updated.id);
+  const change = await writeChange(trx, swap, { ...fields, status: to }, at, true);
   countSwapTransition(trx, to);
-  return { swap: updated, event };
+  return change;
 }
 
 /**
@@ -52,16 +49,41 @@ export async function changeSwapOrder(
   options: { withEvent?: boolean } = {},
 ): Promise<SwapChange> {
   if ('status' in fields) throw new Error('changeSwapOrder does not change the status; use transitionSwap');
-  const updated = await updateSwapFields(trx, swap.id, fields, at);
-  const event = options.withEvent ? await appendEvent(trx, updated, at) : null;
-  await insertOutboxMessage(trx, updated.partnerId, 'swap.updated', {
-    order: toSwapBody(updated),
-    event: event ? toSwapEventBody(event) : null,
+  return writeChange(trx, swap, fields, at, options.withEvent === true);
+}
+
+// Writes a change in one statement, with the timeline entry and the message built from the record the
+// change should produce. The stored row is the truth: should the database have written a value otherwise
+// than it was given (a numeric in another notation), the message is rewritten from the stored row, so a
+// webhook never says other than a read of the swap.
+async function writeChange(
+  trx: Knex.Transaction,
+  swap: SwapRecord,
+  fields: Partial<SwapRecord>,
+  at: Date,
+  withEvent: boolean,
+): Promise<SwapChange> {
+  const expected: SwapRecord = { ...swap, ...fields, updatedAt: at };
+  const entry = withEvent ? eventOf(expected, at) : null;
+  const expectedBody = JSON.stringify(swapMessage(expected, entry));
+  const written = await writeSwapChange(trx, swap.id, {
+    fields: { ...fields, updatedAt: at },
+    event: entry,
+    message: { type: 'swap.updated', payload: expectedBody },
   });
+  const updated = written.swap;
+  const event = entry && { ...entry, seq: written.eventSeq! };
+  const message = swapMessage(updated, event);
+  if (JSON.stringify(message) !== expectedBody) await replaceOutboxPayload(trx, written.messageId, message);
   await announceOrderDeposits(trx, updated);
   await announceSwapChange(trx, updated.id);
   return { swap: updated, event };
 }
+
+const swapMessage = (swap: SwapRecord, event: Omit<SwapEventRecord, 'seq'> | null) => ({
+  order: toSwapBody(swap),
+  event: event ? toSwapEventBody(event as SwapEventRecord) : null,
+});
 
 /**
  * Creates a permanent-route order for confirmed deposits, in the status they were in (`confirming` for a
@@ -84,9 +106,15 @@ export async function createRouteOrder(
 }
 
 async function appendEvent(trx: Knex.Transaction, swap: SwapRecord, at: Date): Promise<SwapEventRecord> {
+  return insertSwapEvent(trx, eventOf(swap, at));
+}
+
+// The timeline entry of `swap` as it is now.
+function eventOf(swap: SwapRecord, at: Date): Omit<SwapEventRecord, 'seq'> {
   const attributes = attributesOf(swap.status, swap.depositAddress !== null);
   const confirming = swap.status === 'confirming';
-  return insertSwapEvent(trx, {
+  return {
+    id: randomUUID(),
     swapId: swap.id,
     status: swap.status,
     ...attributes,
@@ -96,5 +124,5 @@ async function appendEvent(trx: Knex.Transaction, swap: SwapRecord, at: Date): P
     settlementTxHash: swap.settlementTxHash,
     refundTxHash: swap.refundTxHash,
     occurredAt: at,
-  });
+  };
 }

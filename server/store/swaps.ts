@@ -102,6 +102,56 @@ export async function updateSwapFields(trx: Knex.Transaction, id: string, fields
   return fromRow<SwapRecord>(row);
 }
 
+/** A change of a swap as one statement writes it: the new column values, its timeline entry (if any) and its message. */
+export interface SwapChangeWrite {
+  fields: Partial<SwapRecord>;
+  event: Omit<SwapEventRecord, 'seq'> | null;
+  message: { type: string; payload: string };
+}
+
+/**
+ * Updates swap `id` (locked by the caller), appends its timeline entry and queues its webhook message in
+ * one statement: on the embedded database each statement of an open transaction holds up every other
+ * connection, and a swap's steps run many of them. The entry and the message are built by the caller
+ * before the update; the stored row and the entry's seq come back so the caller can check what it built.
+ */
+export async function writeSwapChange(
+  trx: Knex.Transaction,
+  id: string,
+  change: SwapChangeWrite,
+): Promise<{ swap: SwapRecord; eventSeq: string | null; messageId: string }> {
+  const set = Object.entries(toColumns(change.fields));
+  const event = change.event ? Object.entries(toColumns(change.event)) : [];
+  const { rows } = await trx.raw(
+    `with updated as (update swaps set ${set.map(() => '?? = ?').join(', ')} where id = ? returning *),
+     event as (${
+       event.length > 0
+         ? `insert into swap_events (${event.map(() => '??').join(', ')}) values (${event.map(() => '?').join(', ')}) returning seq`
+         : 'select null::bigint as seq'
+     }),
+     message as (insert into webhook_outbox (partner_id, type, payload) select partner_id, ?, ? from updated returning id)
+     select updated.*, (select seq::text from event) as "change:eventSeq", (select id from message) as "change:messageId" from updated`,
+    [
+      ...set.flat(),
+      id,
+      ...event.map(([column]) => column),
+      ...event.map(([, value]) => value),
+      change.message.type,
+      change.message.payload,
+    ] as Knex.RawBinding[],
+  );
+  if (rows.length !== 1) throw new Error(`swap ${id} to change is missing`);
+  const { 'change:eventSeq': eventSeq, 'change:messageId': messageId, ...row } = rows[0] as Record<string, unknown>;
+  return { swap: fromRow<SwapRecord>(row), eventSeq: eventSeq as string | null, messageId: messageId as string };
+}
+
+/** Replaces the payload of a queued webhook message (not yet dispatched) in the caller's transaction. */
+export async function replaceOutboxPayload(trx: Knex.Transaction, messageId: string, payload: unknown): Promise<void> {
+  await trx('webhook_outbox')
+    .where({ id: messageId })
+    .update({ payload: JSON.stringify(payload) });
+}
+
 /**
  * Arms a sandbox failure on the partner's swap `id` in one statement, if the swap is in one of `statuses`
  * (and, for a payout failure, has not been paid out): the new record, or undefined when the swap is missing,
@@ -154,7 +204,7 @@ export async function listPartnerSwaps(
 }
 
 /** Appends a timeline entry. */
-export async function insertSwapEvent(trx: Knex.Transaction, event: Omit<SwapEventRecord, 'seq' | 'id'>): Promise<SwapEventRecord> {
+export async function insertSwapEvent(trx: Knex.Transaction, event: Omit<SwapEventRecord, 'seq'>): Promise<SwapEventRecord> {
   const [row] = await trx('swap_events').insert(toColumns(event)).returning('*');
   return fromRow<SwapEventRecord>(row);
 }
