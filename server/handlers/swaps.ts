@@ -9,9 +9,9 @@ import { Money } from '../domain/money.js';
 import { toSwapBody, toSwapEventBody, TERMS_VERSION, type SwapBody, type SwapRecord } from '../domain/swap-view.js';
 import { unauthorized } from '../domain/signing.js';
 import type { Handlers, HandlerContext } from '../http/handler-types.js';
-import { LOCK_NOT_AVAILABLE } from '../store/idempotency.js';
+import { LOCK_NOT_AVAILABLE, type IdempotencyRecord } from '../store/idempotency.js';
 import type { QuoteRecord } from '../store/quotes.js';
-import { claimKeyAndQuote, insertSwapAndBindKey } from '../store/swap-creation.js';
+import { createSwapOnce, findCreationState, type CreationOutcome } from '../store/swap-creation.js';
 import { findSwapWithEvents, listPartnerSwaps } from '../store/swaps.js';
 import type { HandlerDeps } from './deps.js';
 import { requirePartner } from './partner.js';
@@ -19,6 +19,8 @@ import { blankToNull, checkDestination, checkRefund, resolvePair } from './reque
 import { decodeCursor, encodeCursor, PAGE_POSITION, positionOf } from './cursors.js';
 
 type CreateSwapBody = HandlerContext<'createSwap'>['body'];
+
+const quoteExpired = () => new AppError(409, 'quote_expired', 'The quote has expired or was already used; request a new quote.');
 
 /** Handlers for createSwap, getSwap and listSwaps. */
 export function createSwapHandlers(deps: HandlerDeps): Pick<Handlers, 'createSwap' | 'getSwap' | 'listSwaps'> {
@@ -33,82 +35,81 @@ export function createSwapHandlers(deps: HandlerDeps): Pick<Handlers, 'createSwa
       const hash = requestHash(body);
       const at = deps.now();
 
-      let outcome:
-        | { replay: { status: number; body: unknown; swapId: string | null; hash: string } }
-        | { created: SwapRecord; body: { order: SwapBody } };
+      const lookup = { partnerId, key, quoteId: body.quoteId, now: at };
+      const state = await findCreationState(deps.knex, lookup);
+      if (state.bound) return replay(state.bound, hash);
+      const quote = usableQuote(state.quote, body, at);
+      // Every field is set here, none left to a column default: the response is built from this record and
+      // stored with it in one statement (store/swap-creation.ts).
+      const created: SwapRecord = {
+        id: randomUUID(),
+        partnerId,
+        quoteId: quote.id,
+        mode: 'standard',
+        externalUser: user,
+        sourceAsset: source.symbol,
+        sourceNetwork: source.network,
+        destinationAsset: destination.symbol,
+        destinationNetwork: destination.network,
+        ...payout,
+        refundMode: body.refundMode,
+        ...refund,
+        rateType: quote.rateType,
+        sourceAmount: quote.sourceAmount,
+        depositAmount: quote.depositAmount,
+        expectedOutputAmount: quote.receiveAmount,
+        minimumOutputAmount: quote.minimumReceiveAmount,
+        actualOutputAmount: null,
+        quotedRate: quote.rate,
+        feeUsd: quote.feeUsd,
+        depositAddress: null,
+        depositMemo: null,
+        sourceTxHash: null,
+        receivedAmount: null,
+        receivedFrom: null,
+        lateDeposit: false,
+        confirmationCount: null,
+        requiredConfirmations: deps.catalog.networks[source.network].confirmations,
+        settlementTxHash: null,
+        refundTxHash: null,
+        refundAmount: null,
+        quoteExpiresAt: new Date(at.getTime() + deps.config.depositWindowSeconds * 1000),
+        expiresAt: new Date(at.getTime() + (deps.config.depositWindowSeconds + deps.config.overdueGraceSeconds) * 1000),
+        lateDepositPolicy: quote.lateDepositPolicy,
+        status: 'waiting',
+        failureCode: null,
+        armedFailure: null,
+        termsVersion: TERMS_VERSION,
+        routeId: null,
+        feePercent: null,
+        feeFloorUsd: null,
+        markupPercent: null,
+        markupAmount: null,
+        markupUsd: null,
+        createdAt: at,
+        updatedAt: at,
+      };
+      const response = { order: toSwapBody(created) };
+
+      // The first step (deposit-address allocation) is queued by the same statement: no swap without its job.
+      const job = await deps.jobs.advanceJobStatement(created.id);
+      const trx = await deps.knex.transaction();
+      let outcome: CreationOutcome;
       try {
-        outcome = await deps.knex.transaction(async (trx) => {
-          const claim = await claimKeyAndQuote(trx, {
-            partnerId,
-            key,
-            requestHash: hash,
-            quoteId: body.quoteId,
-            now: at,
-            expiresAt: new Date(at.getTime() + deps.config.idempotencyTtlSeconds * 1000),
-            waitSeconds: IDEMPOTENCY_WAIT_SECONDS,
-          });
-          if (!claim.owned) {
-            const { bound } = claim;
-            return { replay: { status: bound.responseStatus, body: bound.responseBody, swapId: bound.swapId, hash: bound.requestHash } };
-          }
-          const quote = usableQuote(claim.quote, body);
-          // Every field is set here, none left to a column default: the response is built from this record
-          // and stored with it in one statement (store/swap-creation.ts).
-          const created: SwapRecord = {
-            id: randomUUID(),
-            partnerId,
-            quoteId: quote.id,
-            mode: 'standard',
-            externalUser: user,
-            sourceAsset: source.symbol,
-            sourceNetwork: source.network,
-            destinationAsset: destination.symbol,
-            destinationNetwork: destination.network,
-            ...payout,
-            refundMode: body.refundMode,
-            ...refund,
-            rateType: quote.rateType,
-            sourceAmount: quote.sourceAmount,
-            depositAmount: quote.depositAmount,
-            expectedOutputAmount: quote.receiveAmount,
-            minimumOutputAmount: quote.minimumReceiveAmount,
-            actualOutputAmount: null,
-            quotedRate: quote.rate,
-            feeUsd: quote.feeUsd,
-            depositAddress: null,
-            depositMemo: null,
-            sourceTxHash: null,
-            receivedAmount: null,
-            receivedFrom: null,
-            lateDeposit: false,
-            confirmationCount: null,
-            requiredConfirmations: deps.catalog.networks[source.network].confirmations,
-            settlementTxHash: null,
-            refundTxHash: null,
-            refundAmount: null,
-            quoteExpiresAt: new Date(at.getTime() + deps.config.depositWindowSeconds * 1000),
-            expiresAt: new Date(at.getTime() + (deps.config.depositWindowSeconds + deps.config.overdueGraceSeconds) * 1000),
-            lateDepositPolicy: quote.lateDepositPolicy,
-            status: 'waiting',
-            failureCode: null,
-            armedFailure: null,
-            termsVersion: TERMS_VERSION,
-            routeId: null,
-            feePercent: null,
-            feeFloorUsd: null,
-            markupPercent: null,
-            markupAmount: null,
-            markupUsd: null,
-            createdAt: at,
-            updatedAt: at,
-          };
-          const response = { order: toSwapBody(created) };
-          await insertSwapAndBindKey(trx, created, { partnerId, key, responseStatus: 202, responseBody: response });
-          // The first step (deposit-address allocation) is queued in this transaction: no swap without its job.
-          await deps.jobs.scheduleAdvance(created.id, undefined, trx);
-          return { created, body: response };
+        outcome = await createSwapOnce(trx, {
+          partnerId,
+          key,
+          requestHash: hash,
+          swap: created,
+          response: { status: 202, body: response },
+          now: at,
+          keyExpiresAt: new Date(at.getTime() + deps.config.idempotencyTtlSeconds * 1000),
+          waitSeconds: IDEMPOTENCY_WAIT_SECONDS,
+          job,
         });
+        await (outcome === 'created' ? trx.commit() : trx.rollback());
       } catch (err) {
+        if (!trx.isCompleted()) await trx.rollback();
         if ((err as { code?: string }).code === LOCK_NOT_AVAILABLE) {
           throw new AppError(
             503,
@@ -120,23 +121,14 @@ export function createSwapHandlers(deps: HandlerDeps): Pick<Handlers, 'createSwa
         }
         throw err;
       }
-
-      if ('replay' in outcome) {
-        if (outcome.replay.hash !== hash) {
-          throw new AppError(
-            409,
-            'idempotency_key_reused',
-            'This Idempotency-Key was already used with a different request body; use a new key for a new swap.',
-          );
-        }
-        const replayed = outcome.replay.body as { order: SwapBody };
-        return {
-          status: 202,
-          body: { ...replayed, accessToken: deps.swapTokens.tokenFor(outcome.replay.swapId!) },
-          headers: { 'Idempotent-Replayed': 'true' },
-        };
+      if (outcome === 'created') {
+        return { status: 202, body: { ...response, accessToken: deps.swapTokens.tokenFor(created.id) } };
       }
-      return { status: 202, body: { ...outcome.body, accessToken: deps.swapTokens.tokenFor(outcome.created.id) } };
+      // Another request used the quote or bound the key meanwhile, and committed: when that was an identical
+      // request, this one replays it.
+      const now = await findCreationState(deps.knex, lookup);
+      if (now.bound) return replay(now.bound, hash);
+      throw quoteExpired();
     },
 
     async getSwap({ path, partner, req }) {
@@ -166,12 +158,27 @@ export function createSwapHandlers(deps: HandlerDeps): Pick<Handlers, 'createSwa
     },
   };
 
-  // The quote the claim marked used (undefined: not the partner's, used or expired); every field the swap
-  // repeats must equal the quote's (a mismatch throws, and the transaction's rollback leaves the quote unused).
-  function usableQuote(quote: QuoteRecord | undefined, body: CreateSwapBody): QuoteRecord {
-    if (!quote) {
-      throw new AppError(409, 'quote_expired', 'The quote has expired or was already used; request a new quote.');
+  // The answer to a request whose key is bound: the stored response, if the request is the same.
+  function replay(bound: IdempotencyRecord, hash: string) {
+    if (bound.requestHash !== hash) {
+      throw new AppError(
+        409,
+        'idempotency_key_reused',
+        'This Idempotency-Key was already used with a different request body; use a new key for a new swap.',
+      );
     }
+    const replayed = bound.responseBody as { order: SwapBody };
+    return {
+      status: 202 as const,
+      body: { ...replayed, accessToken: deps.swapTokens.tokenFor(bound.swapId!) },
+      headers: { 'Idempotent-Replayed': 'true' },
+    };
+  }
+
+  // The partner's quote (undefined: not the partner's), if it is unused and unexpired at `at`; every field
+  // the swap repeats must equal the quote's. Nothing is written before this passes.
+  function usableQuote(quote: QuoteRecord | undefined, body: CreateSwapBody, at: Date): QuoteRecord {
+    if (!quote || quote.usedAt !== null || quote.expiresAt.getTime() <= at.getTime()) throw quoteExpired();
     const differs: Array<[field: string, quoted: string | null, requested: string | null]> = [
       ['sourceAsset', quote.sourceAsset, body.sourceAsset],
       ['sourceNetwork', quote.sourceNetwork, body.sourceNetwork],

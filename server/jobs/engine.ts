@@ -14,7 +14,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Metrics } from '../metrics.js';
 import { createSecretBox } from '../store/secret-box.js';
-import { queryInTransaction, queryOnPool } from '../store/raw-sql.js';
+import { queryInTransaction, queryOnPool, type NativeStatement } from '../store/raw-sql.js';
 import { retryStartupRace } from '../store/database.js';
 import { listActiveSwapIds } from '../store/swaps.js';
 import { allocateRouteAddresses } from './route-addresses.js';
@@ -53,6 +53,12 @@ export interface JobEngine {
    * transaction, so it exists exactly when the write that needs it commits.
    */
   scheduleAdvance(swapId: string, at?: Date, trx?: Knex.Transaction): Promise<void>;
+  /**
+   * The statement that queues a step for `swapId` due now, as pg-boss would run it, for a caller to embed in
+   * a statement of its own (a data-modifying CTE), so the job commits with the write that needs it without
+   * a round trip of its own. Nothing is queued until the caller runs it.
+   */
+  advanceJobStatement(swapId: string): Promise<NativeStatement>;
   /** Queues the allocation of a new route's deposit addresses, in the transaction that created the route. */
   scheduleRouteAddresses(routeId: string, trx: Knex.Transaction): Promise<void>;
   /** Sweeps due permanent routes now (a route was made due on this instance: an expect-deposit window). */
@@ -111,6 +117,20 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
     );
   };
 
+  // pg-boss builds the insert (its defaults, the queue's policy) and hands it to the `db` given; this one keeps it.
+  const advanceJobStatement = async (swapId: string): Promise<NativeStatement> => {
+    let statement: NativeStatement | undefined;
+    const keep: PgBoss.Db = {
+      executeSql: async (text, values) => {
+        statement = { text, values: values ?? [] };
+        return { rows: [{ id: null }] as never[] };
+      },
+    };
+    await boss.send(SWAP_ADVANCE_QUEUE, { swapId }, { db: keep });
+    if (!statement) throw new Error('pg-boss ran no statement to queue a job');
+    return statement;
+  };
+
   await work<{ swapId: string }>(SWAP_ADVANCE_QUEUE, { pollingIntervalSeconds: POLLING_INTERVAL_SECONDS, batchSize: 8 }, async (jobs) => {
     // Every job of the batch runs even when one fails; the batch is then retried (steps are idempotent).
     const outcomes = await Promise.allSettled(
@@ -156,6 +176,7 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
 
   return {
     scheduleAdvance,
+    advanceJobStatement,
     scheduleRouteAddresses,
     wakeRoutePolling: routePolling.wake,
     webhooks: webhooks.delivery,

@@ -1,95 +1,138 @@
 /**
- * POST /swaps in the store (DESIGN 6.3): in the create's transaction, one statement claims the
- * Idempotency-Key and the quote, and one stores the swap and the response the key replays from then on.
- * Before, that was four statements; on the embedded database every statement of an open transaction holds
- * up every other connection, so each one saved there is felt by every request in flight.
+ * POST /swaps in the store (DESIGN 6.3), in two statements:
  *
- * The key row is inserted first: an identical request arriving meanwhile waits on the key's unique index
- * until the first commits (then it replays) or rolls back (then it proceeds itself), so a failed create
- * never binds its key. The quote is claimed only when the key is: a replay leaves the quote alone.
+ * 1. A plain read (no transaction) of what decides the answer: the Idempotency-Key's live binding, if any
+ *    (then the request is a replay), and the partner's quote. The handler checks the quote and builds the
+ *    swap and its response from it; a quote never changes but for being used, so what was read stays true
+ *    if the create can still use it.
+ * 2. One statement, in a transaction, that marks the quote used, claims the key (bound at once to the
+ *    response), stores the swap and queues its first step. Each claim happens only when the one before it
+ *    did. The job's insert is pg-boss's and unconditional, which is why there is a transaction: a create
+ *    that did not get everything rolls back, and a committed create always has its job.
+ *
+ * The statement is the transaction's only one, so on the embedded database (which runs one transaction at
+ * a time) a create holds the others up for one round trip, where it used to hold them for four.
+ *
+ * An identical request arriving meanwhile finds the quote row locked by the first: it waits until the first
+ * commits (then the quote is used, and a second read finds the key bound: it replays) or rolls back (then it
+ * proceeds itself), so a failed create never binds its key and a replay never makes a second swap.
  */
 import type { Knex } from 'knex';
 import type { SwapRecord } from '../domain/swap-view.js';
 import type { IdempotencyRecord } from './idempotency.js';
 import { QUOTE_RETURNING, type QuoteRecord } from './quotes.js';
-import { toColumns } from './rows.js';
+import { toKnexRaw, type NativeStatement } from './raw-sql.js';
+import { isUuid, toColumns } from './rows.js';
 
-/** The outcome of a claim: the key is this request's (with the quote, when it was usable), or it is bound. */
-export type CreationClaim = { owned: true; quote: QuoteRecord | undefined } | { owned: false; bound: IdempotencyRecord };
+/** What a create starts from: the key's live binding (a replay), and the partner's quote if it exists. */
+export interface CreationState {
+  bound: IdempotencyRecord | undefined;
+  quote: QuoteRecord | undefined;
+}
 
-// The row to insert comes from the `timeout` CTE, which sets the wait (set_config is volatile, so it is evaluated,
-// and the WHERE makes sure of it) before the insert can wait on the key's index. The quote's update reads
-// the claimed key, so it runs after the claim and changes nothing when the key is bound.
-const CLAIM = `
+/** The binding of (partnerId, key) unexpired at `now`, and the partner's quote `quoteId`, in one read. */
+export async function findCreationState(
+  db: Knex,
+  lookup: { partnerId: string; key: string; quoteId: string; now: Date },
+): Promise<CreationState> {
+  const { rows } = await db.raw(
+    `select k.request_hash as "k:requestHash", k.response_status as "k:responseStatus", k.response_body as "k:responseBody",
+            k.swap_id as "k:swapId", q.*
+       from (values (1)) as one
+       left join idempotency_keys k on k.partner_id = ? and k.key = ? and k.expires_at > ?
+       left join (select ${QUOTE_RETURNING} from quotes where id = ? and partner_id = ?) q on true`,
+    [lookup.partnerId, lookup.key, lookup.now, isUuid(lookup.quoteId) ? lookup.quoteId : null, lookup.partnerId],
+  );
+  const {
+    'k:requestHash': requestHash,
+    'k:responseStatus': responseStatus,
+    'k:responseBody': responseBody,
+    'k:swapId': swapId,
+    ...quote
+  } = rows[0] as Record<string, unknown>;
+  return {
+    bound: requestHash === null ? undefined : ({ requestHash, responseStatus, responseBody, swapId } as IdempotencyRecord),
+    quote: quote.id === null ? undefined : (quote as unknown as QuoteRecord),
+  };
+}
+
+/** What the creating statement did: the swap is stored, or which claim it did not get. */
+export type CreationOutcome = 'created' | 'quote_taken' | 'key_bound';
+
+// The waits (for an identical request in progress, or another create of the same quote) are the
+// transaction's `lock_timeout`, set by the `timeout` CTE (set_config is volatile, so it is evaluated, and
+// the conditions on it make sure of that) before anything can wait. The quote is claimed first, the key
+// only when the quote is (an expired binding of the key is taken over), and the swap stored only when the
+// key is: the key's row names the swap, so it exists only together with it.
+const CREATE = (swapColumns: string[], job: string) => `
   with timeout as (select set_config('lock_timeout', ?, true) as wait),
+  claimed_quote as (
+    update quotes set used_at = ?
+     where id = ? and partner_id = ? and used_at is null and expires_at > ?
+       and exists (select from timeout where timeout.wait is not null)
+    returning id
+  ),
   claimed_key as (
-    insert into idempotency_keys (partner_id, key, request_hash, response_status, response_body, created_at, expires_at)
-    select ?, ?, ?, 0, '{}', ?, ? from timeout where timeout.wait is not null
+    insert into idempotency_keys (partner_id, key, request_hash, response_status, response_body, swap_id, created_at, expires_at)
+    select ?, ?, ?, ?, ?::jsonb, ?::uuid, ?, ? where exists (select from claimed_quote)
     on conflict (partner_id, key) do update
-      set request_hash = excluded.request_hash, response_status = 0, response_body = '{}', swap_id = null,
+      set request_hash = excluded.request_hash, response_status = excluded.response_status,
+          response_body = excluded.response_body, swap_id = excluded.swap_id,
           created_at = excluded.created_at, expires_at = excluded.expires_at
       where idempotency_keys.expires_at <= ?
     returning key
   ),
-  claimed_quote as (
-    update quotes set used_at = ?
-     where id = ? and partner_id = ? and used_at is null and expires_at > ? and exists (select from claimed_key)
-    returning ${QUOTE_RETURNING}
-  )
-  select (select count(*) from claimed_key)::int as "keyClaimed", claimed_quote.*
-    from (values (1)) as one left join claimed_quote on true`;
+  created as (
+    insert into swaps (${swapColumns.join(', ')})
+    select ${swapColumns.map(() => '?').join(', ')} where exists (select from claimed_key)
+    returning id
+  ),
+  job as (${job})
+  select (select count(*) from claimed_quote)::int as "quoteClaimed", (select count(*) from created)::int as "created"`;
 
 /**
- * Claims (partnerId, key) for this transaction, waiting at most `waitSeconds` for an identical request in
- * progress, and, once the key is this request's, marks the partner's quote `quoteId` used if it is unused
- * and unexpired at `now`. An expired binding of the key is taken over. Throws the driver's 55P03 error when
- * a wait (for the key, or for another transaction claiming the same quote) runs out.
- *
- * The wait is the transaction's `lock_timeout`, set by the claim itself. It stays set for the rest of the
- * transaction, so any later lock wait in it gives up after the same time, with the same error.
+ * Marks the partner's quote `swap.quoteId` used if it is still unused and unexpired at `now`, claims
+ * (partnerId, key) bound to `response`, stores `swap` (every column given: nothing is left to a default, so
+ * the response built from it is what a read returns) and runs `job`, in one statement of `trx`. The caller
+ * commits only on `created`; otherwise the quote was used meanwhile, or the key bound. Throws the driver's
+ * 55P03 error when a wait (for an identical request, or another create of the same quote) passes `waitSeconds`.
  */
-export async function claimKeyAndQuote(
+export async function createSwapOnce(
   trx: Knex.Transaction,
-  claim: { partnerId: string; key: string; requestHash: string; quoteId: string; now: Date; expiresAt: Date; waitSeconds: number },
-): Promise<CreationClaim> {
-  const { rows } = await trx.raw(CLAIM, [
-    `${Math.round(claim.waitSeconds * 1000)}ms`,
-    claim.partnerId,
-    claim.key,
-    claim.requestHash,
-    claim.now,
-    claim.expiresAt,
-    claim.now,
-    claim.now,
-    claim.quoteId,
-    claim.partnerId,
-    claim.now,
-  ]);
-  const { keyClaimed, ...quote } = rows[0] as { keyClaimed: number } & QuoteRecord;
-  if (keyClaimed === 1) return { owned: true, quote: quote.id ? quote : undefined };
-  const row = await trx('idempotency_keys').where({ partner_id: claim.partnerId, key: claim.key }).first();
-  return {
-    owned: false,
-    bound: { requestHash: row.request_hash, responseStatus: row.response_status, responseBody: row.response_body, swapId: row.swap_id },
-  };
-}
-
-/**
- * Stores `swap`, every column given (nothing is left to a default, so `swap` is exactly what is stored and
- * the response can be built from it first), and binds the claimed key to the response, in one statement.
- */
-export async function insertSwapAndBindKey(
-  trx: Knex.Transaction,
-  swap: SwapRecord,
-  binding: { partnerId: string; key: string; responseStatus: number; responseBody: unknown },
-): Promise<void> {
+  create: {
+    partnerId: string;
+    key: string;
+    requestHash: string;
+    swap: SwapRecord;
+    response: { status: number; body: unknown };
+    now: Date;
+    keyExpiresAt: Date;
+    waitSeconds: number;
+    job: NativeStatement;
+  },
+): Promise<CreationOutcome> {
+  const { swap, now } = create;
   const columns = toColumns(swap);
-  const names = Object.keys(columns);
-  const { rowCount } = await trx.raw(
-    `with created as (insert into swaps (${names.join(', ')}) values (${names.map(() => '?').join(', ')}) returning id)
-     update idempotency_keys set response_status = ?, response_body = ?, swap_id = (select id from created)
-      where partner_id = ? and key = ?`,
-    [...Object.values(columns), binding.responseStatus, JSON.stringify(binding.responseBody), binding.partnerId, binding.key],
-  );
-  if (rowCount !== 1) throw new Error(`the Idempotency-Key of swap ${swap.id} was not claimed in this transaction`);
+  const job = toKnexRaw(create.job);
+  const { rows } = await trx.raw(CREATE(Object.keys(columns), job.sql), [
+    `${Math.round(create.waitSeconds * 1000)}ms`,
+    now,
+    swap.quoteId,
+    create.partnerId,
+    now,
+    create.partnerId,
+    create.key,
+    create.requestHash,
+    create.response.status,
+    JSON.stringify(create.response.body),
+    swap.id,
+    now,
+    create.keyExpiresAt,
+    now,
+    ...(Object.values(columns) as Knex.RawBinding[]),
+    ...job.bindings,
+  ]);
+  const { quoteClaimed, created } = rows[0] as { quoteClaimed: number; created: number };
+  if (created === 1) return 'created';
+  return quoteClaimed === 0 ? 'quote_taken' : 'key_bound';
 }

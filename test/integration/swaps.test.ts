@@ -21,6 +21,16 @@ describe('Swaps', () => {
   });
   after(() => server.close());
   const swapCount = async () => Number((await server.knex('swaps').count({ n: '*' }))[0].n);
+  // Step jobs queued for swaps that do not exist: a create that did not commit must leave none behind.
+  const jobsWithoutSwap = async () =>
+    Number(
+      (
+        await server.knex.raw(
+          `select count(*) as n from ??.job j where j.name = 'swap-advance' and not exists (select from swaps s where s.id::text = j.data->>'swapId')`,
+          [server.jobSchema ?? 'pgboss'],
+        )
+      ).rows[0].n,
+    );
 
   describe('POST /swaps', () => {
     it('creates a waiting swap from a quote with an access token, and allocates its deposit address', async () => {
@@ -210,29 +220,56 @@ describe('Swaps', () => {
       expect(statuses, statuses.join(',')).to.deep.equal([202, ...Array<number>(19).fill(409)]);
       for (const r of responses.filter((r) => r.status === 409)) expectError(r, 409, 'quote_expired');
       expect(await swapCount()).to.equal(before + 1);
+      expect(await jobsWithoutSwap()).to.equal(0);
     });
 
-    it('answers 503 with Retry-After, binding nothing new, when the key stays locked longer than the wait', async function () {
-      // PGlite runs one transaction at a time, so the held lock below would block the request outright.
+    it('answers 503 with Retry-After, binding nothing, while an identical request holds the key longer than the wait', async function () {
+      // PGlite runs one transaction at a time, so the held transaction below would block the request outright.
       if (!process.env.DATABASE_URL) return this.skip();
       const quote = await acme.quote(btcToUsdt());
       const key = randomUUID();
-      const first = await acme.createRaw(swapBody(quote, btcToUsdt()), key);
-      expect(first.status).to.equal(202);
+      const { partner_id: partnerId } = await server.knex('quotes').where({ id: quote.id }).first('partner_id');
       const before = await swapCount();
+      // What an identical request in progress holds: the key's row, inserted and not yet committed.
       const holder = await server.knex.transaction();
       try {
-        await holder('idempotency_keys').where({ key }).forUpdate().first();
+        await holder('idempotency_keys').insert({
+          partner_id: partnerId,
+          key,
+          request_hash: 'in progress',
+          response_status: 202,
+          response_body: '{}',
+          expires_at: new Date(Date.now() + 60_000),
+        });
         const res = await acme.createRaw(swapBody(quote, btcToUsdt()), key);
         expectError(res, 503, 'service_unavailable');
         expect(res.headers.get('retry-after')).to.equal('1');
       } finally {
         await holder.rollback();
       }
-      const replay = await acme.createRaw(swapBody(quote, btcToUsdt()), key);
-      expect(replay.status).to.equal(202);
-      expect(replay.headers.get('idempotent-replayed')).to.equal('true');
       expect(await swapCount()).to.equal(before);
+      // The request in progress went away without binding the key, and the 503 used nothing: the retry creates.
+      const retry = await acme.createRaw(swapBody(quote, btcToUsdt()), key);
+      expect(retry.status, retry.text).to.equal(202);
+      expect(retry.headers.get('idempotent-replayed')).to.equal(null);
+      expect(await swapCount()).to.equal(before + 1);
+    });
+
+    it('replays a bound key at once, without waiting for a lock on its row', async () => {
+      const quote = await acme.quote(btcToUsdt());
+      const key = randomUUID();
+      const first = await acme.createRaw(swapBody(quote, btcToUsdt()), key);
+      expect(first.status).to.equal(202);
+      const holder = process.env.DATABASE_URL ? await server.knex.transaction() : undefined;
+      try {
+        await holder?.('idempotency_keys').where({ key }).forUpdate().first();
+        const replay = await acme.createRaw(swapBody(quote, btcToUsdt()), key);
+        expect(replay.status, replay.text).to.equal(202);
+        expect(replay.headers.get('idempotent-replayed')).to.equal('true');
+        expect(replay.body.order).to.deep.equal(first.body.order);
+      } finally {
+        await holder?.rollback();
+      }
     });
 
     it('answers a missing or malformed key with invalid_idempotency_key', async () => {
@@ -256,6 +293,7 @@ describe('Swaps', () => {
       expect(created.length).to.be.greaterThan(0);
       for (const r of created) expect(r.body).to.deep.equal(created[0].body);
       expect(await swapCount()).to.equal(before + 1);
+      expect(await jobsWithoutSwap()).to.equal(0);
     });
   });
 
