@@ -54,7 +54,7 @@ export interface JobEngine {
    */
   scheduleAdvance(swapId: string, at?: Date, trx?: Knex.Transaction): Promise<void>;
   /**
-   * The statement that queues a step for `swapId` due now, as pg-boss would run it, for a caller to embed in
+   * The statement that queues the first step of the new swap `swapId`, due now, as pg-boss would run it, for a caller to embed in
    * a statement of its own (a data-modifying CTE), so the job commits with the write that needs it without
    * a round trip of its own. Nothing is queued until the caller runs it.
    */
@@ -126,22 +126,27 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
         return { rows: [{ id: null }] as never[] };
       },
     };
-    await boss.send(SWAP_ADVANCE_QUEUE, { swapId }, { db: keep });
+    await boss.send(SWAP_ADVANCE_QUEUE, { swapId, first: true }, { db: keep });
     if (!statement) throw new Error('pg-boss ran no statement to queue a job');
     return statement;
   };
 
-  await work<{ swapId: string }>(SWAP_ADVANCE_QUEUE, { pollingIntervalSeconds: POLLING_INTERVAL_SECONDS, batchSize: 8 }, async (jobs) => {
-    // Every job of the batch runs even when one fails; the batch is then retried (steps are idempotent).
-    const outcomes = await Promise.allSettled(
-      jobs.map(async (job) => {
-        const { nextRunAt } = await deps.lifecycle.advance(job.data.swapId);
-        if (nextRunAt) await scheduleAdvance(job.data.swapId, nextRunAt);
-      }),
-    );
-    const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
-    if (failed) throw failed.reason;
-  });
+  // A job's `first` marks a swap's first step, queued with its creation.
+  await work<{ swapId: string; first?: boolean }>(
+    SWAP_ADVANCE_QUEUE,
+    { pollingIntervalSeconds: POLLING_INTERVAL_SECONDS, batchSize: 8 },
+    async (jobs) => {
+      // Every job of the batch runs even when one fails; the batch is then retried (steps are idempotent).
+      const outcomes = await Promise.allSettled(
+        jobs.map(async (job) => {
+          const { nextRunAt } = await deps.lifecycle.advance(job.data.swapId, { first: job.data.first === true });
+          if (nextRunAt) await scheduleAdvance(job.data.swapId, nextRunAt);
+        }),
+      );
+      const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+      if (failed) throw failed.reason;
+    },
+  );
 
   for (const swapId of await listActiveSwapIds(deps.knex)) await scheduleAdvance(swapId);
 

@@ -16,8 +16,8 @@ import { Money } from '../domain/money.js';
 import { priceRouteOrder, priceTerms, sourceLimits, usdValue } from '../domain/pricing.js';
 import type { SwapRecord } from '../domain/swap-view.js';
 import { insertEarning, listOrderDeposits, updateDeposit } from '../store/route-deposits.js';
-import { lockSwap } from '../store/swaps.js';
-import { changeSwapOrder, transitionSwap, type SwapChange } from '../store/swap-transitions.js';
+import { findSwap, lockSwap } from '../store/swaps.js';
+import { changeSwapOrder, changeSwapOrderIfUnchanged, transitionSwap, type SwapChange } from '../store/swap-transitions.js';
 
 /** What the lifecycle needs. */
 export interface SwapLifecycleDeps {
@@ -134,6 +134,28 @@ export function createSwapLifecycle(deps: SwapLifecycleDeps) {
         // review waits for a decision; accumulating belongs to permanent routes; terminal statuses never change.
         return { wakeAt: undefined };
     }
+  }
+
+  // A new swap's first step without a transaction: a plain read, then the allocation in one statement that
+  // applies only if the swap is still as read. On the embedded database, which runs one transaction at a
+  // time, the locked step (BEGIN, lock, change, COMMIT) held every other connection up for its round trips.
+  // Undefined when the swap needs something else, or changed meanwhile: the locked steps take it from there.
+  async function allocateUnlocked(swapId: string): Promise<AdvanceResult | undefined> {
+    const swap = await findSwap(deps.knex, swapId);
+    if (!swap) return { swap: undefined, nextRunAt: undefined };
+    if (swap.depositAddress !== null || swap.routeId !== null || (swap.status !== 'waiting' && swap.status !== 'overdue')) return undefined;
+    const at = deps.now();
+    const deadline = swap.status === 'waiting' ? swap.quoteExpiresAt : swap.expiresAt;
+    if (at >= deadline) return undefined;
+    const allocated = await deps.chain.allocateDepositAddress(deps.knex, assetOf(swap.sourceAsset, swap.sourceNetwork), swap.id);
+    const change = await changeSwapOrderIfUnchanged(
+      deps.knex,
+      swap,
+      { depositAddress: allocated.address, depositMemo: allocated.memo },
+      at,
+      { withEvent: true },
+    );
+    return change && { swap: change.swap, nextRunAt: deadline };
   }
 
   const nextBlock = (from: Date, confirmations: number) => deps.chain.confirmationTime(from, confirmations);
@@ -300,9 +322,14 @@ export function createSwapLifecycle(deps: SwapLifecycleDeps) {
   return {
     /**
      * Runs steps until the swap waits for the clock, a deposit or a person; returns when to look again.
-     * Safe to call concurrently and repeatedly for the same swap.
+     * Safe to call concurrently and repeatedly for the same swap. `first`: the swap was just created, so its
+     * step is most likely the allocation of its deposit address, tried first without a lock.
      */
-    async advance(swapId: string): Promise<AdvanceResult> {
+    async advance(swapId: string, options: { first?: boolean } = {}): Promise<AdvanceResult> {
+      if (options.first) {
+        const allocated = await allocateUnlocked(swapId);
+        if (allocated) return allocated;
+      }
       let last: SwapRecord | undefined;
       for (let i = 0; i < MAX_STEPS; i++) {
         const at = deps.now();

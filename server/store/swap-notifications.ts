@@ -17,15 +17,22 @@ export function deliverChangesLocally(knex: Knex, bus: EventEmitter): void {
   localBuses.set(knex.client.config, bus);
 }
 
-/** Announces a change of `swapId` once `trx` commits (nothing is announced if it rolls back). */
-export async function announceSwapChange(trx: Knex.Transaction, swapId: string): Promise<void> {
-  const bus = localBuses.get(trx.client.config);
-  if (bus) {
-    (trx as unknown as { executionPromise: Promise<unknown> }).executionPromise.then(
+/**
+ * Announces a change of `swapId` once it is committed: when `db` is a transaction, once it commits (nothing
+ * is announced if it rolls back); otherwise the change was a statement of its own, committed already.
+ */
+export async function announceSwapChange(db: Knex, swapId: string): Promise<void> {
+  const bus = localBuses.get(db.client.config);
+  if (bus && db.isTransaction) {
+    (db as unknown as { executionPromise: Promise<unknown> }).executionPromise.then(
       () => bus.emit('change', swapId),
       () => undefined,
     );
     return;
   }
-  await trx.raw('select pg_notify(?, ?)', [SWAP_CHANGES_CHANNEL, swapId]);
+  if (bus) {
+    bus.emit('change', swapId);
+    return;
+  }
+  await db.raw('select pg_notify(?, ?)', [SWAP_CHANGES_CHANNEL, swapId]);
 }

@@ -32,7 +32,7 @@ export async function transitionSwap(
   at: Date,
 ): Promise<SwapChange> {
   checkTransition(swap.status, to);
-  const change = await writeChange(trx, swap, { ...fields, status: to }, at, true);
+  const change = (await writeChange(trx, swap, { ...fields, status: to }, at, true))!;
   countSwapTransition(trx, to);
   return change;
 }
@@ -49,34 +49,56 @@ export async function changeSwapOrder(
   options: { withEvent?: boolean } = {},
 ): Promise<SwapChange> {
   if ('status' in fields) throw new Error('changeSwapOrder does not change the status; use transitionSwap');
-  return writeChange(trx, swap, fields, at, options.withEvent === true);
+  return (await writeChange(trx, swap, fields, at, options.withEvent === true))!;
+}
+
+/**
+ * changeSwapOrder on a swap read without a lock, in one statement of its own: the change is made only if
+ * the swap is still as read (its `updatedAt`), and the answer is undefined when it was not (the caller then
+ * takes the locked path). For a one-time swap's own fields: a route order's deposits are not announced here.
+ */
+export async function changeSwapOrderIfUnchanged(
+  db: Knex,
+  swap: SwapRecord,
+  fields: Partial<SwapRecord>,
+  at: Date,
+  options: { withEvent?: boolean } = {},
+): Promise<SwapChange | undefined> {
+  if ('status' in fields) throw new Error('changeSwapOrderIfUnchanged does not change the status; use transitionSwap');
+  if (swap.routeId !== null) throw new Error('a route order changes under its lock (its deposits change with it)');
+  return writeChange(db, swap, fields, at, options.withEvent === true, swap.updatedAt);
 }
 
 // Writes a change in one statement, with the timeline entry and the message built from the record the
 // change should produce. The stored row is the truth: should the database have written a value otherwise
 // than it was given (a numeric in another notation), the message is rewritten from the stored row, so a
-// webhook never says other than a read of the swap.
+// webhook never says other than a read of the swap. (Without a transaction, that rewrite is a statement
+// of its own; the unlocked path writes only text, which is stored as given.) With `unchangedSince`, the
+// swap was read without a lock, and nothing is written unless it is still as read.
 async function writeChange(
-  trx: Knex.Transaction,
+  db: Knex,
   swap: SwapRecord,
   fields: Partial<SwapRecord>,
   at: Date,
   withEvent: boolean,
-): Promise<SwapChange> {
+  unchangedSince?: Date,
+): Promise<SwapChange | undefined> {
   const expected: SwapRecord = { ...swap, ...fields, updatedAt: at };
   const entry = withEvent ? eventOf(expected, at) : null;
   const expectedBody = JSON.stringify(swapMessage(expected, entry));
-  const written = await writeSwapChange(trx, swap.id, {
+  const written = await writeSwapChange(db, swap.id, {
     fields: { ...fields, updatedAt: at },
     event: entry,
     message: { type: 'swap.updated', payload: expectedBody },
+    unchangedSince,
   });
+  if (!written) return undefined;
   const updated = written.swap;
   const event = entry && { ...entry, seq: written.eventSeq! };
   const message = swapMessage(updated, event);
-  if (JSON.stringify(message) !== expectedBody) await replaceOutboxPayload(trx, written.messageId, message);
-  await announceOrderDeposits(trx, updated);
-  await announceSwapChange(trx, updated.id);
+  if (JSON.stringify(message) !== expectedBody) await replaceOutboxPayload(db, written.messageId, message);
+  if (updated.routeId !== null) await announceOrderDeposits(db as Knex.Transaction, updated);
+  await announceSwapChange(db, updated.id);
   return { swap: updated, event };
 }
 

@@ -110,23 +110,30 @@ export interface SwapChangeWrite {
 }
 
 /**
- * Updates swap `id` (locked by the caller), appends its timeline entry and queues its webhook message in
- * one statement: on the embedded database each statement of an open transaction holds up every other
- * connection, and a swap's steps run many of them. The entry and the message are built by the caller
- * before the update; the stored row and the entry's seq come back so the caller can check what it built.
+ * Updates swap `id`, appends its timeline entry and queues its webhook message in one statement: on the
+ * embedded database each statement of an open transaction holds up every other connection, and a swap's
+ * steps run many of them. The entry and the message are built by the caller before the update; the stored
+ * row and the entry's seq come back so the caller can check what it built.
+ *
+ * Either the caller holds the swap's lock (`db` is its transaction), or it read the swap without one and
+ * gives `unchangedSince`, the `updatedAt` it read: then nothing is written unless the swap is still as read,
+ * and the answer is undefined when it was not.
  */
 export async function writeSwapChange(
-  trx: Knex.Transaction,
+  db: Knex,
   id: string,
-  change: SwapChangeWrite,
-): Promise<{ swap: SwapRecord; eventSeq: string | null; messageId: string }> {
+  change: SwapChangeWrite & { unchangedSince?: Date },
+): Promise<{ swap: SwapRecord; eventSeq: string | null; messageId: string } | undefined> {
   const set = Object.entries(toColumns(change.fields));
   const event = change.event ? Object.entries(toColumns(change.event)) : [];
-  const { rows } = await trx.raw(
-    `with updated as (update swaps set ${set.map(() => '?? = ?').join(', ')} where id = ? returning *),
+  const unchanged = change.unchangedSince ? [change.unchangedSince] : [];
+  const { rows } = await db.raw(
+    `with updated as (
+       update swaps set ${set.map(() => '?? = ?').join(', ')} where id = ?${unchanged.length > 0 ? ' and updated_at = ?' : ''} returning *
+     ),
      event as (${
        event.length > 0
-         ? `insert into swap_events (${event.map(() => '??').join(', ')}) values (${event.map(() => '?').join(', ')}) returning seq`
+         ? `insert into swap_events (${event.map(() => '??').join(', ')}) select ${event.map(() => '?').join(', ')} from updated returning seq`
          : 'select null::bigint as seq'
      }),
      message as (insert into webhook_outbox (partner_id, type, payload) select partner_id, ?, ? from updated returning id)
@@ -134,20 +141,24 @@ export async function writeSwapChange(
     [
       ...set.flat(),
       id,
+      ...unchanged,
       ...event.map(([column]) => column),
       ...event.map(([, value]) => value),
       change.message.type,
       change.message.payload,
     ] as Knex.RawBinding[],
   );
-  if (rows.length !== 1) throw new Error(`swap ${id} to change is missing`);
+  if (rows.length !== 1) {
+    if (unchanged.length > 0) return undefined;
+    throw new Error(`swap ${id} to change is missing`);
+  }
   const { 'change:eventSeq': eventSeq, 'change:messageId': messageId, ...row } = rows[0] as Record<string, unknown>;
   return { swap: fromRow<SwapRecord>(row), eventSeq: eventSeq as string | null, messageId: messageId as string };
 }
 
-/** Replaces the payload of a queued webhook message (not yet dispatched) in the caller's transaction. */
-export async function replaceOutboxPayload(trx: Knex.Transaction, messageId: string, payload: unknown): Promise<void> {
-  await trx('webhook_outbox')
+/** Replaces the payload of a queued webhook message (not yet dispatched). */
+export async function replaceOutboxPayload(db: Knex, messageId: string, payload: unknown): Promise<void> {
+  await db('webhook_outbox')
     .where({ id: messageId })
     .update({ payload: JSON.stringify(payload) });
 }

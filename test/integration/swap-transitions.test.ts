@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { swapClient } from '../support/swaps.js';
-import { changeSwapOrder } from '../../server/store/swap-transitions.js';
-import { lockSwap } from '../../server/store/swaps.js';
+import { changeSwapOrder, changeSwapOrderIfUnchanged } from '../../server/store/swap-transitions.js';
+import { findSwap, lockSwap } from '../../server/store/swaps.js';
 
 // A change of a swap is written in one statement with its timeline entry and its webhook message, both
 // built before the write. These check that what was built is what a read of the swap then says.
@@ -51,5 +51,30 @@ describe('Swap changes: the swap, its timeline entry and its message written tog
     const message = await lastMessage(order.id);
     expect(message.order).to.deep.equal(read.order);
     expect(message.event).to.deep.equal(read.events.at(-1));
+  });
+
+  it('changes a swap read without a lock only if it is still as read, and writes nothing otherwise', async () => {
+    const { order } = await client.create();
+    await client.waitFor(order.id, (o) => o.depositAddress !== null && o.depositAddress !== undefined);
+    const counts = async () => ({
+      events: Number((await server.knex('swap_events').where({ swap_id: order.id }).count({ n: '*' }))[0].n),
+      messages: Number((await server.knex('webhook_outbox').whereRaw(`payload->'order'->>'id' = ?`, [order.id]).count({ n: '*' }))[0].n),
+    });
+    const read = (await findSwap(server.knex, order.id))!;
+    const before = await counts();
+    // Another change came between the read and the write: the stale record's updatedAt no longer matches.
+    const stale = { ...read, updatedAt: new Date(read.updatedAt.getTime() - 1) };
+    expect(await changeSwapOrderIfUnchanged(server.knex, stale, { depositMemo: 'stale' }, new Date(), { withEvent: true })).to.equal(
+      undefined,
+    );
+    expect(await counts()).to.deep.equal(before);
+    expect((await findSwap(server.knex, order.id))!.depositMemo).to.equal(read.depositMemo);
+
+    const change = await changeSwapOrderIfUnchanged(server.knex, read, { depositMemo: 'fresh' }, new Date(), { withEvent: true });
+    expect(change?.swap.depositMemo).to.equal('fresh');
+    expect(await counts()).to.deep.equal({ events: before.events + 1, messages: before.messages + 1 });
+    const message = await lastMessage(order.id);
+    const after = await client.get(order.id);
+    expect(message).to.deep.equal({ order: after.order, event: after.events.at(-1) });
   });
 });
