@@ -93,10 +93,9 @@ export function createSwapHandlers(deps: HandlerDeps): Pick<Handlers, 'createSwa
 
       // The first step (deposit-address allocation) is queued by the same statement: no swap without its job.
       const job = await deps.jobs.advanceJobStatement(created.id);
-      const trx = await deps.knex.transaction();
       let outcome: CreationOutcome;
       try {
-        outcome = await createSwapOnce(trx, {
+        outcome = await createSwapOnce(deps.knex, {
           partnerId,
           key,
           requestHash: hash,
@@ -107,9 +106,7 @@ export function createSwapHandlers(deps: HandlerDeps): Pick<Handlers, 'createSwa
           waitSeconds: IDEMPOTENCY_WAIT_SECONDS,
           job,
         });
-        await (outcome === 'created' ? trx.commit() : trx.rollback());
       } catch (err) {
-        if (!trx.isCompleted()) await trx.rollback();
         if ((err as { code?: string }).code === LOCK_NOT_AVAILABLE) {
           throw new AppError(
             503,
@@ -124,8 +121,8 @@ export function createSwapHandlers(deps: HandlerDeps): Pick<Handlers, 'createSwa
       if (outcome === 'created') {
         return { status: 202, body: { ...response, accessToken: deps.swapTokens.tokenFor(created.id) } };
       }
-      // Another request used the quote or bound the key meanwhile, and committed: when that was an identical
-      // request, this one replays it.
+      // Another request used the quote or bound the key meanwhile, and committed, and this one wrote nothing:
+      // when that was an identical request, this one replays it.
       const now = await findCreationState(deps.knex, lookup);
       if (now.bound) return replay(now.bound, hash);
       throw quoteExpired();

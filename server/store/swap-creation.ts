@@ -1,17 +1,17 @@
 /**
- * POST /swaps in the store (DESIGN 6.3), in two statements:
+ * POST /swaps in the store (DESIGN 6.3), in two statements and no transaction:
  *
- * 1. A plain read (no transaction) of what decides the answer: the Idempotency-Key's live binding, if any
- *    (then the request is a replay), and the partner's quote. The handler checks the quote and builds the
- *    swap and its response from it; a quote never changes but for being used, so what was read stays true
- *    if the create can still use it.
- * 2. One statement, in a transaction, that marks the quote used, claims the key (bound at once to the
- *    response), stores the swap and queues its first step. Each claim happens only when the one before it
- *    did. The job's insert is pg-boss's and unconditional, which is why there is a transaction: a create
- *    that did not get everything rolls back, and a committed create always has its job.
+ * 1. A plain read of what decides the answer: the Idempotency-Key's live binding, if any (then the request
+ *    is a replay), and the partner's quote. The handler checks the quote and builds the swap and its
+ *    response from it; a quote never changes but for being used, so what was read stays true if the create
+ *    can still use it.
+ * 2. One statement that marks the quote used, claims the key (bound at once to the response), stores the
+ *    swap and queues its first step (pg-boss's own insert). Each claim happens only when the one before it
+ *    did; a create that did not get everything fails as a whole (pss_swap_not_created, migration 0008), so
+ *    nothing of it stays, and a stored swap always has its job.
  *
- * The statement is the transaction's only one, so on the embedded database (which runs one transaction at
- * a time) a create holds the others up for one round trip, where it used to hold them for four.
+ * A statement is atomic on its own, so no transaction is opened: on the embedded database, which runs one
+ * transaction at a time, a create used to hold every other connection up for four round trips.
  *
  * An identical request arriving meanwhile finds the quote row locked by the first: it waits until the first
  * commits (then the quote is used, and a second read finds the key bound: it replays) or rolls back (then it
@@ -88,17 +88,22 @@ const CREATE = (swapColumns: string[], job: string) => `
     returning id
   ),
   job as (${job})
-  select (select count(*) from claimed_quote)::int as "quoteClaimed", (select count(*) from created)::int as "created"`;
+  select case when (select count(*) from created) = 1 then 'created'
+              when (select count(*) from claimed_quote) = 0 then pss_swap_not_created('quote_taken')
+              else pss_swap_not_created('key_bound') end as outcome`;
+
+// The SQLSTATE of pss_swap_not_created (migration 0008): the statement failed as a whole, for the reason in its message.
+const NOT_CREATED = 'PS001';
 
 /**
  * Marks the partner's quote `swap.quoteId` used if it is still unused and unexpired at `now`, claims
  * (partnerId, key) bound to `response`, stores `swap` (every column given: nothing is left to a default, so
- * the response built from it is what a read returns) and runs `job`, in one statement of `trx`. The caller
- * commits only on `created`; otherwise the quote was used meanwhile, or the key bound. Throws the driver's
+ * the response built from it is what a read returns) and runs `job`, in one statement. Anything but
+ * `created` means nothing was written: the quote was used meanwhile, or the key bound. Throws the driver's
  * 55P03 error when a wait (for an identical request, or another create of the same quote) passes `waitSeconds`.
  */
 export async function createSwapOnce(
-  trx: Knex.Transaction,
+  db: Knex,
   create: {
     partnerId: string;
     key: string;
@@ -114,25 +119,31 @@ export async function createSwapOnce(
   const { swap, now } = create;
   const columns = toColumns(swap);
   const job = toKnexRaw(create.job);
-  const { rows } = await trx.raw(CREATE(Object.keys(columns), job.sql), [
-    `${Math.round(create.waitSeconds * 1000)}ms`,
-    now,
-    swap.quoteId,
-    create.partnerId,
-    now,
-    create.partnerId,
-    create.key,
-    create.requestHash,
-    create.response.status,
-    JSON.stringify(create.response.body),
-    swap.id,
-    now,
-    create.keyExpiresAt,
-    now,
-    ...(Object.values(columns) as Knex.RawBinding[]),
-    ...job.bindings,
-  ]);
-  const { quoteClaimed, created } = rows[0] as { quoteClaimed: number; created: number };
-  if (created === 1) return 'created';
-  return quoteClaimed === 0 ? 'quote_taken' : 'key_bound';
+  try {
+    await db.raw(CREATE(Object.keys(columns), job.sql), [
+      `${Math.round(create.waitSeconds * 1000)}ms`,
+      now,
+      swap.quoteId,
+      create.partnerId,
+      now,
+      create.partnerId,
+      create.key,
+      create.requestHash,
+      create.response.status,
+      JSON.stringify(create.response.body),
+      swap.id,
+      now,
+      create.keyExpiresAt,
+      now,
+      ...(Object.values(columns) as Knex.RawBinding[]),
+      ...job.bindings,
+    ]);
+    return 'created';
+  } catch (err) {
+    const { code, message } = err as { code?: string; message?: string };
+    // knex puts the statement's text before the database's message.
+    const reason = code === NOT_CREATED ? /(quote_taken|key_bound)$/.exec(message ?? '')?.[1] : undefined;
+    if (reason) return reason as CreationOutcome;
+    throw err;
+  }
 }

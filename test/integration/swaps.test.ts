@@ -187,6 +187,22 @@ describe('Swaps', () => {
       expectError(await acme.createRaw(swapBody(other, btcToUsdt('0.02')), key), 409, 'idempotency_key_reused');
     });
 
+    it('answers idempotency_key_reused to one of two different bodies sent at once with one key, and leaves its quote unused', async () => {
+      const key = randomUUID();
+      const requests = [btcToUsdt('0.015'), btcToUsdt('0.02')];
+      const quotes = await Promise.all(requests.map((request) => acme.quote(request)));
+      const before = await swapCount();
+      const responses = await Promise.all(quotes.map((quote, i) => acme.createRaw(swapBody(quote, requests[i]), key)));
+      expect(responses.map((r) => r.status).sort(), responses.map((r) => r.text).join('\n')).to.deep.equal([202, 409]);
+      const loser = responses.findIndex((r) => r.status === 409);
+      expectError(responses[loser], 409, 'idempotency_key_reused');
+      expect(await swapCount()).to.equal(before + 1);
+      expect(await jobsWithoutSwap()).to.equal(0);
+      // Nothing of the refused create stayed: its quote is still unused, and makes a swap with a key of its own.
+      const retry = await acme.createRaw(swapBody(quotes[loser], requests[loser]), randomUUID());
+      expect(retry.status, retry.text).to.equal(202);
+    });
+
     it('does not bind the key when the create fails, so a refreshed quote can use it', async () => {
       const key = randomUUID();
       const stale = await acme.quote(btcToUsdt());

@@ -11,6 +11,7 @@ import * as webhooks from './0004_webhooks.js';
 import * as permanentRoutes from './0005_permanent_routes.js';
 import * as routeDeposits from './0006_route_deposits.js';
 import * as operatorDecisions from './0007_operator_decisions.js';
+import * as swapCreationGuard from './0008_swap_creation_guard.js';
 
 /** What a migration may need besides the database: data migrations that re-seal secrets need the key. */
 export interface MigrationContext {
@@ -29,6 +30,7 @@ const migrations: Array<[name: string, migration: Migration]> = [
   ['0005_permanent_routes', permanentRoutes],
   ['0006_route_deposits', routeDeposits],
   ['0007_operator_decisions', operatorDecisions],
+  ['0008_swap_creation_guard', swapCreationGuard],
 ];
 
 /** A knex migration source over the static list above, handing each migration `context`. */
