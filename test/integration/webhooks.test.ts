@@ -176,6 +176,23 @@ describe('partner webhooks', function () {
       expect(list.body.deliveries[0]).to.deep.equal(res.body);
     });
 
+    it('keeps the connection between deliveries, and sends again on a new one when the receiver dropped it', async () => {
+      const receiver = await newReceiver();
+      const { api } = await partnerWithWebhook(receiver);
+      for (let i = 0; i < 2; i++) expect((await api.test()).body).to.include({ succeeded: true });
+      const [first, second] = receiver.received;
+      expect(second.connection, 'the second delivery reuses the first one’s connection').to.equal(first.connection);
+      // The kept connection is closed without an answer, as by a receiver that closed it while it was idle.
+      receiver.respond = (d) => (d.connection === first.connection ? 'drop' : { status: 200 });
+      const res = await api.test();
+      expect(res.body).to.include({ succeeded: true, statusCode: 200, attempt: 1 });
+      const [dropped, resent] = receiver.received.slice(2);
+      expect([dropped.connection, resent.connection]).to.deep.equal([first.connection, first.connection + 1]);
+      expect(resent.headers['webhook-id']).to.equal(dropped.headers['webhook-id']);
+      expect(resent.headers['webhook-id']).to.equal(res.body.eventId);
+      expect(receiver.received).to.have.length(4);
+    });
+
     it('records a redirect as a failed attempt and does not follow it', async () => {
       const receiver = await newReceiver();
       const { api } = await partnerWithWebhook(receiver);

@@ -14,6 +14,8 @@ export interface ReceivedDelivery {
   headers: http.IncomingHttpHeaders;
   body: string;
   receivedAt: Date;
+  /** Which connection it came on: 1 for the receiver's first, and so on. */
+  connection: number;
 }
 
 /** A receiver on a fixed port that can be started, stopped and told how to answer. */
@@ -21,8 +23,8 @@ export interface Receiver {
   port: number;
   url: string;
   received: ReceivedDelivery[];
-  /** How to answer a request: a status (and optional headers), or 'hang' to never answer. */
-  respond: (delivery: ReceivedDelivery) => { status: number; headers?: Record<string, string> } | 'hang';
+  /** How to answer a request: a status (and optional headers), 'hang' to never answer, or 'drop' to close the connection without an answer. */
+  respond: (delivery: ReceivedDelivery) => { status: number; headers?: Record<string, string> } | 'hang' | 'drop';
   listen(): Promise<void>;
   close(): Promise<void>;
   /** Resolves once `done(received)` holds; rejects after `timeoutMs`. */
@@ -33,6 +35,8 @@ export interface Receiver {
 export async function createReceiver(path = '/hooks'): Promise<Receiver> {
   const port = await freePort();
   let server: http.Server | undefined;
+  const connections = new WeakMap<object, number>();
+  let connectionCount = 0;
   const receiver: Receiver = {
     port,
     url: `http://127.0.0.1:${port}${path}`,
@@ -40,6 +44,7 @@ export async function createReceiver(path = '/hooks'): Promise<Receiver> {
     respond: () => ({ status: 200 }),
     async listen() {
       server = http.createServer((req, res) => {
+        if (!connections.has(req.socket)) connections.set(req.socket, ++connectionCount);
         const chunks: Buffer[] = [];
         req.on('data', (chunk: Buffer) => chunks.push(chunk));
         req.on('end', () => {
@@ -49,10 +54,12 @@ export async function createReceiver(path = '/hooks'): Promise<Receiver> {
             headers: req.headers,
             body: Buffer.concat(chunks).toString('utf8'),
             receivedAt: new Date(),
+            connection: connections.get(req.socket)!,
           };
           receiver.received.push(delivery);
           const answer = receiver.respond(delivery);
           if (answer === 'hang') return;
+          if (answer === 'drop') return void req.socket.destroy();
           res.writeHead(answer.status, answer.headers);
           res.end();
         });
