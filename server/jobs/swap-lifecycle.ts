@@ -4,9 +4,11 @@
  * market (floating, late deposits), pays out and finishes; and applies the deposit deadlines.
  *
  * Each step runs in a transaction on the swap's locked row (its own, or a sandbox action's, stepLocked) and
- * acts only on the status it finds, so a
- * step run twice (a retried job, two workers) finds the work done and does nothing; payouts and refunds carry
- * an idempotency key (`<swap id>:payout`, `<swap id>:refund`) so money moves once whatever happens.
+ * acts only on the status it finds, so a step run twice (a retried job, two workers) finds the work done and
+ * does nothing; payouts and refunds carry an idempotency key (`<swap id>:payout`, `<swap id>:refund`) so
+ * money moves once whatever happens. The one exception is a new swap's first step, the allocation of its
+ * deposit address: it is tried without a lock, as one statement that applies only if the swap is unchanged
+ * since it was read (allocateUnlocked), and it moves no money.
  */
 import type { Knex } from 'knex';
 import type { ChainAdapter } from '../adapters/chain.js';
