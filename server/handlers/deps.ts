@@ -22,7 +22,10 @@ export interface HandlerDeps {
   /** This instance's subscriptions to swap changes (the streams). */
   hub: SwapHub;
   /** Queues swap steps for the workers; sends test webhooks. */
-  jobs: Pick<JobEngine, 'scheduleAdvance' | 'advanceJobStatement' | 'scheduleRouteAddresses' | 'wakeRoutePolling' | 'webhooks'>;
+  jobs: Pick<
+    JobEngine,
+    'scheduleAdvance' | 'advanceJobStatement' | 'wakeAdvance' | 'scheduleRouteAddresses' | 'wakeRoutePolling' | 'webhooks'
+  >;
   /** Seals webhook secrets at rest (the same box that holds partner secrets). */
   secretBox: SecretBox;
   /** The bundled OpenAPI document the server validates against and serves. */

@@ -119,6 +119,7 @@ export function createSwapHandlers(deps: HandlerDeps): Pick<Handlers, 'createSwa
         throw err;
       }
       if (outcome === 'created') {
+        deps.jobs.wakeAdvance();
         return { status: 202, body: { ...response, accessToken: deps.swapTokens.tokenFor(created.id) } };
       }
       // Another request used the quote or bound the key meanwhile, and committed, and this one wrote nothing:

@@ -31,6 +31,8 @@ import {
 
 /** The queue of swap steps. */
 export const SWAP_ADVANCE_QUEUE = 'swap-advance';
+/** Swap steps one fetch takes (they run concurrently). */
+export const ADVANCE_BATCH_SIZE = 16;
 /** How often idle workers look for due jobs (pg-boss's minimum is 0.5 s). */
 export const POLLING_INTERVAL_SECONDS = 0.5;
 /** A job still active after this long (its worker died) is retried. */
@@ -59,6 +61,8 @@ export interface JobEngine {
    * a round trip of its own. Nothing is queued until the caller runs it.
    */
   advanceJobStatement(swapId: string): Promise<NativeStatement>;
+  /** Tells this instance's swap worker that a step is due now (one queued by advanceJobStatement, committed). */
+  wakeAdvance(): void;
   /** Queues the allocation of a new route's deposit addresses, in the transaction that created the route. */
   scheduleRouteAddresses(routeId: string, trx: Knex.Transaction): Promise<void>;
   /** Sweeps due permanent routes now (a route was made due on this instance: an expect-deposit window). */
@@ -106,6 +110,15 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
   // A step due at a moment has an id derived from the swap and that moment: every chain of jobs for one swap
   // (after a sandbox action, a deposit, a restart) computes the same next moment, so they merge into one job
   // instead of multiplying.
+  // pg-boss's worker fetches a batch, then waits out its polling interval unless notified: without a nudge
+  // one worker moves at most a batch per interval (16 steps a second), and a new swap waited up to half a
+  // second for its address. A job due now that this instance queued wakes the worker once it is committed,
+  // and a full batch fetches the next at once.
+  const advanceWorker: { id?: string } = {};
+  const wakeAdvance = () => {
+    if (advanceWorker.id) boss.notifyWorker(advanceWorker.id);
+  };
+
   const scheduleAdvance = async (swapId: string, at?: Date, trx?: Knex.Transaction) => {
     await boss.send(
       SWAP_ADVANCE_QUEUE,
@@ -115,6 +128,9 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
         ...(trx ? { db: transactionDb(trx) } : {}),
       },
     );
+    if (at) return;
+    if (trx) (trx as unknown as { executionPromise: Promise<unknown> }).executionPromise.then(wakeAdvance, () => undefined);
+    else wakeAdvance();
   };
 
   // pg-boss builds the insert (its defaults, the queue's policy) and hands it to the `db` given; this one keeps it.
@@ -132,10 +148,11 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
   };
 
   // A job's `first` marks a swap's first step, queued with its creation.
-  await work<{ swapId: string; first?: boolean }>(
+  advanceWorker.id = await work<{ swapId: string; first?: boolean }>(
     SWAP_ADVANCE_QUEUE,
-    { pollingIntervalSeconds: POLLING_INTERVAL_SECONDS, batchSize: 8 },
+    { pollingIntervalSeconds: POLLING_INTERVAL_SECONDS, batchSize: ADVANCE_BATCH_SIZE },
     async (jobs) => {
+      if (jobs.length === ADVANCE_BATCH_SIZE) wakeAdvance();
       // Every job of the batch runs even when one fails; the batch is then retried (steps are idempotent).
       const outcomes = await Promise.allSettled(
         jobs.map(async (job) => {
@@ -182,6 +199,7 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
   return {
     scheduleAdvance,
     advanceJobStatement,
+    wakeAdvance,
     scheduleRouteAddresses,
     wakeRoutePolling: routePolling.wake,
     webhooks: webhooks.delivery,

@@ -44,7 +44,14 @@ describe('The swap lifecycle through the sandbox', function () {
   let server: TestServer;
   let client: ReturnType<typeof swapClient>;
   const terminal = (o: Swap) => o.terminal;
-  const statuses = (events: SwapEvent[]) => events.map((e) => e.status);
+  // The statuses a timeline passes through, each once. A swap records `confirming` again each time it sees
+  // more confirmations (how often depends on how soon its worker looks after each block), each entry with a
+  // higher count than the one before.
+  const statuses = (events: SwapEvent[]) => {
+    const counts = events.filter((e) => e.status === 'confirming').map((e) => e.confirmationCount ?? 0);
+    counts.forEach((count, i) => expect(i === 0 || count > counts[i - 1], `confirmation counts ${counts.join(', ')}`).to.equal(true));
+    return events.map((e) => e.status).filter((status, i, all) => i === 0 || status !== all[i - 1]);
+  };
   const sandbox = <T = { order: Swap }>(path: string, body: unknown) => client.send<T>('POST', `/api/v1/sandbox/swaps/${path}`, body);
 
   before(async () => {
