@@ -56,11 +56,12 @@ export interface JobEngine {
    */
   scheduleAdvance(swapId: string, at?: Date, trx?: Knex.Transaction): Promise<void>;
   /**
-   * The statement that queues the first step of the new swap `swapId`, due now, as pg-boss would run it, for a caller to embed in
-   * a statement of its own (a data-modifying CTE), so the job commits with the write that needs it without
-   * a round trip of its own. Nothing is queued until the caller runs it.
+   * The statement that queues a step for `swapId` as pg-boss would run it: the first step of a new swap, due
+   * now, or with `at` a step due then (merged with any other for that moment, as scheduleAdvance does). For a
+   * caller to embed in a statement of its own (a data-modifying CTE), so the job commits with the write that
+   * needs it without a round trip of its own. Nothing is queued until the caller runs it.
    */
-  advanceJobStatement(swapId: string): Promise<NativeStatement>;
+  advanceJobStatement(swapId: string, at?: Date): Promise<NativeStatement>;
   /** Tells this instance's swap worker that a step is due now (one queued by advanceJobStatement, committed). */
   wakeAdvance(): void;
   /** Queues the allocation of a new route's deposit addresses, in the transaction that created the route. */
@@ -107,9 +108,6 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
     boss.getQueueSize(queue),
   );
 
-  // A step due at a moment has an id derived from the swap and that moment: every chain of jobs for one swap
-  // (after a sandbox action, a deposit, a restart) computes the same next moment, so they merge into one job
-  // instead of multiplying.
   // pg-boss's worker fetches a batch, then waits out its polling interval unless notified: without a nudge
   // one worker moves at most a batch per interval (16 steps a second), and a new swap waited up to half a
   // second for its address. A job due now that this instance queued wakes the worker once it is committed,
@@ -119,22 +117,21 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
     if (advanceWorker.id) boss.notifyWorker(advanceWorker.id);
   };
 
+  // A step due at a moment has an id derived from the swap and that moment: every chain of jobs for one swap
+  // (after a sandbox action, a deposit, a restart) computes the same next moment, so they merge into one job
+  // instead of multiplying.
+  const advanceJob = (swapId: string, at: Date | undefined) =>
+    at ? { startAfter: at, id: derivedJobId(`swap-advance:${swapId}@${at.toISOString()}`) } : {};
+
   const scheduleAdvance = async (swapId: string, at?: Date, trx?: Knex.Transaction) => {
-    await boss.send(
-      SWAP_ADVANCE_QUEUE,
-      { swapId },
-      {
-        ...(at ? { startAfter: at, id: derivedJobId(`swap-advance:${swapId}@${at.toISOString()}`) } : {}),
-        ...(trx ? { db: transactionDb(trx) } : {}),
-      },
-    );
+    await boss.send(SWAP_ADVANCE_QUEUE, { swapId }, { ...advanceJob(swapId, at), ...(trx ? { db: transactionDb(trx) } : {}) });
     if (at) return;
     if (trx) (trx as unknown as { executionPromise: Promise<unknown> }).executionPromise.then(wakeAdvance, () => undefined);
     else wakeAdvance();
   };
 
   // pg-boss builds the insert (its defaults, the queue's policy) and hands it to the `db` given; this one keeps it.
-  const advanceJobStatement = async (swapId: string): Promise<NativeStatement> => {
+  const advanceJobStatement = async (swapId: string, at?: Date): Promise<NativeStatement> => {
     let statement: NativeStatement | undefined;
     const keep: PgBoss.Db = {
       executeSql: async (text, values) => {
@@ -142,7 +139,7 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
         return { rows: [{ id: null }] as never[] };
       },
     };
-    await boss.send(SWAP_ADVANCE_QUEUE, { swapId, first: true }, { db: keep });
+    await boss.send(SWAP_ADVANCE_QUEUE, at ? { swapId } : { swapId, first: true }, { ...advanceJob(swapId, at), db: keep });
     if (!statement) throw new Error('pg-boss ran no statement to queue a job');
     return statement;
   };
@@ -156,7 +153,8 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
       // Every job of the batch runs even when one fails; the batch is then retried (steps are idempotent).
       const outcomes = await Promise.allSettled(
         jobs.map(async (job) => {
-          const { nextRunAt } = await deps.lifecycle.advance(job.data.swapId, { first: job.data.first === true });
+          const { swapId, first } = job.data;
+          const { nextRunAt } = await deps.lifecycle.advance(swapId, first ? { first: (at) => advanceJobStatement(swapId, at) } : {});
           if (nextRunAt) await scheduleAdvance(job.data.swapId, nextRunAt);
         }),
       );

@@ -18,6 +18,7 @@ import { Money } from '../domain/money.js';
 import { priceRouteOrder, priceTerms, sourceLimits, usdValue } from '../domain/pricing.js';
 import type { SwapRecord } from '../domain/swap-view.js';
 import { insertEarning, listOrderDeposits, updateDeposit } from '../store/route-deposits.js';
+import type { NativeStatement } from '../store/raw-sql.js';
 import { findSwap, lockSwap } from '../store/swaps.js';
 import { changeSwapOrder, changeSwapOrderIfUnchanged, transitionSwap, type SwapChange } from '../store/swap-transitions.js';
 
@@ -35,6 +36,9 @@ export interface AdvanceResult {
   swap: SwapRecord | undefined;
   nextRunAt: Date | undefined;
 }
+
+/** Gives the statement that queues a swap's wake-up at `at` (the job engine's advanceJobStatement). */
+export type FirstStep = (at: Date) => Promise<NativeStatement>;
 
 /** What one step did: a change (after which the swap may move again at once, unless it `waitsUntil` a time), or nothing until `wakeAt`. */
 export type StepOutcome = (SwapChange & { waitsUntil?: Date }) | { wakeAt: Date | undefined };
@@ -142,7 +146,7 @@ export function createSwapLifecycle(deps: SwapLifecycleDeps) {
   // applies only if the swap is still as read. On the embedded database, which runs one transaction at a
   // time, the locked step (BEGIN, lock, change, COMMIT) held every other connection up for its round trips.
   // Undefined when the swap needs something else, or changed meanwhile: the locked steps take it from there.
-  async function allocateUnlocked(swapId: string): Promise<AdvanceResult | undefined> {
+  async function allocateUnlocked(swapId: string, wakeAt: FirstStep): Promise<AdvanceResult | undefined> {
     const swap = await findSwap(deps.knex, swapId);
     if (!swap) return { swap: undefined, nextRunAt: undefined };
     if (swap.depositAddress !== null || swap.routeId !== null || (swap.status !== 'waiting' && swap.status !== 'overdue')) return undefined;
@@ -150,14 +154,16 @@ export function createSwapLifecycle(deps: SwapLifecycleDeps) {
     const deadline = swap.status === 'waiting' ? swap.quoteExpiresAt : swap.expiresAt;
     if (at >= deadline) return undefined;
     const allocated = await deps.chain.allocateDepositAddress(deps.knex, assetOf(swap.sourceAsset, swap.sourceNetwork), swap.id);
+    // The wake-up at the deadline is queued by the same statement. Should the swap have changed meanwhile (the
+    // allocation then writes nothing), the wake-up still stands; a swap woken with nothing to do goes on waiting.
     const change = await changeSwapOrderIfUnchanged(
       deps.knex,
       swap,
       { depositAddress: allocated.address, depositMemo: allocated.memo },
       at,
-      { withEvent: true },
+      { withEvent: true, alsoRun: await wakeAt(deadline) },
     );
-    return change && { swap: change.swap, nextRunAt: deadline };
+    return change && { swap: change.swap, nextRunAt: undefined };
   }
 
   const nextBlock = (from: Date, confirmations: number) => deps.chain.confirmationTime(from, confirmations);
@@ -325,11 +331,13 @@ export function createSwapLifecycle(deps: SwapLifecycleDeps) {
     /**
      * Runs steps until the swap waits for the clock, a deposit or a person; returns when to look again.
      * Safe to call concurrently and repeatedly for the same swap. `first`: the swap was just created, so its
-     * step is most likely the allocation of its deposit address, tried first without a lock.
+     * step is most likely the allocation of its deposit address, tried first without a lock; `first` gives
+     * the statement that queues the swap's wake-up at a moment, run with the allocation (then the answer's
+     * nextRunAt is undefined: the wake-up is queued already).
      */
-    async advance(swapId: string, options: { first?: boolean } = {}): Promise<AdvanceResult> {
+    async advance(swapId: string, options: { first?: FirstStep } = {}): Promise<AdvanceResult> {
       if (options.first) {
-        const allocated = await allocateUnlocked(swapId);
+        const allocated = await allocateUnlocked(swapId, options.first);
         if (allocated) return allocated;
       }
       let last: SwapRecord | undefined;

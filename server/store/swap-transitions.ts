@@ -12,6 +12,7 @@ import { toSwapBody, toSwapEventBody, type SwapEventRecord, type SwapRecord } fr
 import { countSwapTransition } from '../metrics.js';
 import { announceOrderDeposits, attachDeposits } from './route-deposits.js';
 import { announceSwapChange } from './swap-notifications.js';
+import type { NativeStatement } from './raw-sql.js';
 import { insertOutboxMessage, insertSwap, insertSwapEvent, replaceOutboxPayload, writeSwapChange } from './swaps.js';
 
 /** What a change produced: the swap as it is now and the timeline entry written, if any. */
@@ -56,32 +57,33 @@ export async function changeSwapOrder(
  * changeSwapOrder on a swap read without a lock, in one statement of its own: the change is made only if
  * the swap is still as read (its `updatedAt`), and the answer is undefined when it was not (the caller then
  * takes the locked path). For a one-time swap's own fields: a route order's deposits are not announced here.
+ * `alsoRun` is a statement run in the same one whether or not the change applies (a job to queue).
  */
 export async function changeSwapOrderIfUnchanged(
   db: Knex,
   swap: SwapRecord,
   fields: Partial<SwapRecord>,
   at: Date,
-  options: { withEvent?: boolean } = {},
+  options: { withEvent?: boolean; alsoRun?: NativeStatement } = {},
 ): Promise<SwapChange | undefined> {
   if ('status' in fields) throw new Error('changeSwapOrderIfUnchanged does not change the status; use transitionSwap');
   if (swap.routeId !== null) throw new Error('a route order changes under its lock (its deposits change with it)');
-  return writeChange(db, swap, fields, at, options.withEvent === true, swap.updatedAt);
+  return writeChange(db, swap, fields, at, options.withEvent === true, { unchangedSince: swap.updatedAt, alsoRun: options.alsoRun });
 }
 
 // Writes a change in one statement, with the timeline entry and the message built from the record the
 // change should produce. The stored row is the truth: should the database have written a value otherwise
 // than it was given (a numeric in another notation), the message is rewritten from the stored row, so a
 // webhook never says other than a read of the swap. (Without a transaction, that rewrite is a statement
-// of its own; the unlocked path writes only text, which is stored as given.) With `unchangedSince`, the
-// swap was read without a lock, and nothing is written unless it is still as read.
+// of its own; the unlocked path writes only text, which is stored as given.) With `unlocked`, the swap was
+// read without a lock, and nothing is written unless it is still as read (`unchangedSince`).
 async function writeChange(
   db: Knex,
   swap: SwapRecord,
   fields: Partial<SwapRecord>,
   at: Date,
   withEvent: boolean,
-  unchangedSince?: Date,
+  unlocked: { unchangedSince: Date; alsoRun?: NativeStatement } | undefined = undefined,
 ): Promise<SwapChange | undefined> {
   const expected: SwapRecord = { ...swap, ...fields, updatedAt: at };
   const entry = withEvent ? eventOf(expected, at) : null;
@@ -90,7 +92,7 @@ async function writeChange(
     fields: { ...fields, updatedAt: at },
     event: entry,
     message: { type: 'swap.updated', payload: expectedBody },
-    unchangedSince,
+    ...unlocked,
   });
   if (!written) return undefined;
   const updated = written.swap;

@@ -2,6 +2,7 @@
 import type { Knex } from 'knex';
 import type { SwapStatus } from '../domain/swap-lifecycle.js';
 import type { RouteOrderFields, SwapEventRecord, SwapRecord } from '../domain/swap-view.js';
+import { toKnexRaw, type NativeStatement } from './raw-sql.js';
 import { afterPosition, fromJsonRow, fromRow, isUuid, toColumns } from './rows.js';
 
 export type { SwapEventRecord, SwapRecord } from '../domain/swap-view.js';
@@ -117,16 +118,17 @@ export interface SwapChangeWrite {
  *
  * Either the caller holds the swap's lock (`db` is its transaction), or it read the swap without one and
  * gives `unchangedSince`, the `updatedAt` it read: then nothing is written unless the swap is still as read,
- * and the answer is undefined when it was not.
+ * and the answer is undefined when it was not. `alsoRun` is run in the same statement, whatever the update.
  */
 export async function writeSwapChange(
   db: Knex,
   id: string,
-  change: SwapChangeWrite & { unchangedSince?: Date },
+  change: SwapChangeWrite & { unchangedSince?: Date; alsoRun?: NativeStatement },
 ): Promise<{ swap: SwapRecord; eventSeq: string | null; messageId: string } | undefined> {
   const set = Object.entries(toColumns(change.fields));
   const event = change.event ? Object.entries(toColumns(change.event)) : [];
   const unchanged = change.unchangedSince ? [change.unchangedSince] : [];
+  const also = change.alsoRun ? toKnexRaw(change.alsoRun) : undefined;
   const { rows } = await db.raw(
     `with updated as (
        update swaps set ${set.map(() => '?? = ?').join(', ')} where id = ?${unchanged.length > 0 ? ' and updated_at = ?' : ''} returning *
@@ -136,7 +138,9 @@ export async function writeSwapChange(
          ? `insert into swap_events (${event.map(() => '??').join(', ')}) select ${event.map(() => '?').join(', ')} from updated returning seq`
          : 'select null::bigint as seq'
      }),
-     message as (insert into webhook_outbox (partner_id, type, payload) select partner_id, ?, ? from updated returning id)
+     message as (insert into webhook_outbox (partner_id, type, payload) select partner_id, ?, ? from updated returning id)${
+       also ? `, also as (${also.sql})` : ''
+     }
      select updated.*, (select seq::text from event) as "change:eventSeq", (select id from message) as "change:messageId" from updated`,
     [
       ...set.flat(),
@@ -146,6 +150,7 @@ export async function writeSwapChange(
       ...event.map(([, value]) => value),
       change.message.type,
       change.message.payload,
+      ...(also?.bindings ?? []),
     ] as Knex.RawBinding[],
   );
   if (rows.length !== 1) {
