@@ -103,9 +103,14 @@ describe('Prometheus metrics', function () {
       expect(requests('getSwap', '2xx')).to.be.at.least(1);
       expect(valueOf(samples, 'pss_http_request_duration_seconds_bucket', { operation_id: 'createSwap', le: '+Inf' })).to.equal(1);
 
-      for (const status of ['confirming', 'exchanging', 'sending', 'finished']) {
+      for (const status of ['exchanging', 'sending', 'finished']) {
         expect(valueOf(samples, 'pss_swap_transitions_total', { status }), status).to.equal(1);
       }
+      // A swap records `confirming` again each time its worker sees more confirmations: one count per entry.
+      const { events } = await client.get(order.id);
+      const confirmingEntries = events.filter((e) => e.status === 'confirming').length;
+      expect(confirmingEntries).to.be.at.least(1);
+      expect(valueOf(samples, 'pss_swap_transitions_total', { status: 'confirming' }), 'confirming').to.equal(confirmingEntries);
       expect(valueOf(samples, 'pss_swap_transitions_total', { status: 'refunded' })).to.equal(undefined);
       expect(valueOf(samples, 'pss_webhook_deliveries_total', { outcome: 'succeeded' })).to.be.at.least(1);
       expect(valueOf(samples, 'pss_webhook_deliveries_total', { outcome: 'http_error' })).to.equal(undefined);

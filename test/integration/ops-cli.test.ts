@@ -145,7 +145,9 @@ describe('the ops CLI (npm run ops) next to a running server', function () {
       // The server's workers carry it on from the job the CLI queued with the decision.
       const { order, events } = await client.waitFor(held.id, terminal);
       expect(order.status).to.equal('finished');
-      expect(events.map((e) => e.status)).to.deep.equal(['waiting', 'confirming', 'review', 'exchanging', 'sending', 'finished']);
+      // `confirming` repeats when the worker sees the confirmations arrive one by one.
+      const passed = events.map((e) => e.status).filter((status, i, all) => i === 0 || status !== all[i - 1]);
+      expect(passed).to.deep.equal(['waiting', 'confirming', 'review', 'exchanging', 'sending', 'finished']);
       const exchanging = events.find((e) => e.status === 'exchanging')!;
       expect(exchanging).to.include({ actionRequired: 'none', reasonCode: 'processing', terminal: false });
 
