@@ -31,8 +31,8 @@ import {
 
 /** The queue of swap steps. */
 export const SWAP_ADVANCE_QUEUE = 'swap-advance';
-/** Swap steps one fetch takes (they run concurrently). */
-export const ADVANCE_BATCH_SIZE = 16;
+/** Swap steps one fetch takes (they run concurrently, so no more than the embedded database's pool of 8 connections). */
+export const ADVANCE_BATCH_SIZE = 8;
 /** How often idle workers look for due jobs (pg-boss's minimum is 0.5 s). */
 export const POLLING_INTERVAL_SECONDS = 0.5;
 /** A job still active after this long (its worker died) is retried. */
@@ -109,7 +109,7 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
   );
 
   // pg-boss's worker fetches a batch, then waits out its polling interval unless notified: without a nudge
-  // one worker moves at most a batch per interval (16 steps a second), and a new swap waited up to half a
+  // one worker moved at most a batch per interval (16 steps a second), and a new swap waited up to half a
   // second for its address. A job due now that this instance queued wakes the worker once it is committed,
   // and a full batch fetches the next at once.
   const advanceWorker: { id?: string } = {};

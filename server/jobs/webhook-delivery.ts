@@ -244,7 +244,7 @@ export async function postWebhook(
   const agent = target.protocol === 'https:' ? KEPT_HTTPS : KEPT_HTTP;
   // One limit for the whole exchange, the response body included (read after the status settled the attempt).
   const deadline = performance.now() + options.timeoutMs;
-  const exchange = (): Promise<AttemptOutcome | 'stale'> =>
+  const exchange = (kept: boolean): Promise<AttemptOutcome | 'stale'> =>
     new Promise((resolve) => {
       let settled = false;
       const settle = (outcome: AttemptOutcome | 'stale') => {
@@ -254,7 +254,7 @@ export async function postWebhook(
       };
       const req = send(target, {
         method: 'POST',
-        agent,
+        agent: kept ? agent : false,
         lookup,
         headers: {
           ...headers,
@@ -284,17 +284,17 @@ export async function postWebhook(
         settle(failed(`answered ${status}${res.statusMessage ? ` ${res.statusMessage}` : ''}; only 2xx acknowledges a delivery`, status));
       });
       req.on('error', (err: NodeJS.ErrnoException) => {
-        // A kept connection the receiver closed while it was idle fails before any answer: the request never
-        // reached the receiver, so it is sent again on a new connection (what Node's documentation advises).
-        if (req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) return settle('stale');
+        // A kept connection the receiver closed while it was idle fails before any answer. The request then
+        // most likely never reached the receiver, so it is sent again, once, on a connection of its own (what
+        // Node's documentation advises; another kept one may have been closed as well). A receiver that read
+        // the request before it reset the connection gets it twice, with the same webhook-id.
+        if (kept && req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) return settle('stale');
         settle(failed(describeNetworkError(err, target)));
       });
       req.end(body);
     });
-  const first = await exchange();
-  if (first !== 'stale') return first;
-  const second = await exchange();
-  return second === 'stale' ? failed(describeNetworkError(Object.assign(new Error('reset'), { code: 'ECONNRESET' }), target)) : second;
+  const first = await exchange(true);
+  return first === 'stale' ? ((await exchange(false)) as AttemptOutcome) : first;
 }
 
 // Connections to receivers are kept between deliveries, one pool per host and port: a delivery then costs
