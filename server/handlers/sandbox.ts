@@ -66,8 +66,13 @@ export function createSandboxHandlers(
       return { swap: outcome.swap, moved: true };
     });
     if (!moved) return { status: 200 as const, body: { order: toSwapBody(swap) } };
-    const advanced = await deps.lifecycle.advance(id);
-    if (advanced.nextRunAt) await deps.jobs.scheduleAdvance(id, advanced.nextRunAt);
+    return advanceNow(swap);
+  }
+
+  // Runs the steps of `swap`, changed just now, and queues its next look; answers with the swap as it is then.
+  async function advanceNow(swap: SwapRecord) {
+    const advanced = await deps.lifecycle.advance(swap.id);
+    if (advanced.nextRunAt) await deps.jobs.scheduleAdvance(swap.id, advanced.nextRunAt);
     return { status: 200 as const, body: { order: toSwapBody(advanced.swap ?? swap) } };
   }
 
@@ -165,11 +170,7 @@ export function createSandboxHandlers(
       // stepped at once, as the spec promises ("or at once if the swap is already there").
       const armed = await armSwapFailure(deps.knex, partnerId, path.id, body.stage, allowed, deps.now());
       if (armed && armed.status !== FAILURE_STAGE_STATUS[body.stage]) return { status: 200, body: { order: toSwapBody(armed) } };
-      if (armed) {
-        const advanced = await deps.lifecycle.advance(armed.id);
-        if (advanced.nextRunAt) await deps.jobs.scheduleAdvance(armed.id, advanced.nextRunAt);
-        return { status: 200, body: { order: toSwapBody(advanced.swap ?? armed) } };
-      }
+      if (armed) return advanceNow(armed);
       const swap = await findSwap(deps.knex, path.id, partnerId);
       if (!swap) throw notFound();
       throw invalidState(swap, `one before the ${body.stage} (${allowed.join(', ')})`);

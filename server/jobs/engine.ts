@@ -13,6 +13,7 @@ import PgBoss from 'pg-boss';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Metrics } from '../metrics.js';
+import { afterCommit } from '../store/after-commit.js';
 import { createSecretBox } from '../store/secret-box.js';
 import { queryInTransaction, queryOnPool, type NativeStatement } from '../store/raw-sql.js';
 import { retryStartupRace } from '../store/database.js';
@@ -125,9 +126,7 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
 
   const scheduleAdvance = async (swapId: string, at?: Date, trx?: Knex.Transaction) => {
     await boss.send(SWAP_ADVANCE_QUEUE, { swapId }, { ...advanceJob(swapId, at), ...(trx ? { db: transactionDb(trx) } : {}) });
-    if (at) return;
-    if (trx) (trx as unknown as { executionPromise: Promise<unknown> }).executionPromise.then(wakeAdvance, () => undefined);
-    else wakeAdvance();
+    if (!at) afterCommit(trx ?? deps.knex, wakeAdvance);
   };
 
   // pg-boss builds the insert (its defaults, the queue's policy) and hands it to the `db` given; this one keeps it.
@@ -154,8 +153,8 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
       const outcomes = await Promise.allSettled(
         jobs.map(async (job) => {
           const { swapId, first } = job.data;
-          const { nextRunAt } = await deps.lifecycle.advance(swapId, first ? { first: (at) => advanceJobStatement(swapId, at) } : {});
-          if (nextRunAt) await scheduleAdvance(job.data.swapId, nextRunAt);
+          const { nextRunAt } = await deps.lifecycle.advance(swapId, first ? { wakeUp: (at) => advanceJobStatement(swapId, at) } : {});
+          if (nextRunAt) await scheduleAdvance(swapId, nextRunAt);
         }),
       );
       const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');

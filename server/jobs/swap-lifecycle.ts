@@ -38,10 +38,13 @@ export interface AdvanceResult {
 }
 
 /** Gives the statement that queues a swap's wake-up at `at` (the job engine's advanceJobStatement). */
-export type FirstStep = (at: Date) => Promise<NativeStatement>;
+export type WakeUpStatement = (at: Date) => Promise<NativeStatement>;
 
 /** What one step did: a change (after which the swap may move again at once, unless it `waitsUntil` a time), or nothing until `wakeAt`. */
 export type StepOutcome = (SwapChange & { waitsUntil?: Date }) | { wakeAt: Date | undefined };
+
+// The deadline a swap without a deposit waits for: the quote's while waiting, the grace period's once overdue.
+const depositDeadline = (swap: SwapRecord): Date => (swap.status === 'waiting' ? swap.quoteExpiresAt : swap.expiresAt);
 
 /** Why a swap was refunded or failed (`Swap.failureCode`). */
 export const FAILURE_CODES = {
@@ -83,7 +86,7 @@ export function createSwapLifecycle(deps: SwapLifecycleDeps) {
           });
           // Nothing can have been paid to an address that is not shown yet (a sandbox payment names an address
           // a swap shows, and schedules the swap's next step itself), so the next look is at the deadline.
-          const deadline = swap.status === 'waiting' ? swap.quoteExpiresAt : swap.expiresAt;
+          const deadline = depositDeadline(swap);
           return at < deadline ? { ...change, waitsUntil: deadline } : change;
         }
         const deposit = await deps.chain.findDeposit(trx, source, swap.depositAddress, swap.depositMemo, swap.createdAt, at);
@@ -146,12 +149,12 @@ export function createSwapLifecycle(deps: SwapLifecycleDeps) {
   // applies only if the swap is still as read. On the embedded database, which runs one transaction at a
   // time, the locked step (BEGIN, lock, change, COMMIT) held every other connection up for its round trips.
   // Undefined when the swap needs something else, or changed meanwhile: the locked steps take it from there.
-  async function allocateUnlocked(swapId: string, wakeAt: FirstStep): Promise<AdvanceResult | undefined> {
+  async function allocateUnlocked(swapId: string, wakeUp: WakeUpStatement): Promise<AdvanceResult | undefined> {
     const swap = await findSwap(deps.knex, swapId);
     if (!swap) return { swap: undefined, nextRunAt: undefined };
     if (swap.depositAddress !== null || swap.routeId !== null || (swap.status !== 'waiting' && swap.status !== 'overdue')) return undefined;
     const at = deps.now();
-    const deadline = swap.status === 'waiting' ? swap.quoteExpiresAt : swap.expiresAt;
+    const deadline = depositDeadline(swap);
     if (at >= deadline) return undefined;
     const allocated = await deps.chain.allocateDepositAddress(deps.knex, assetOf(swap.sourceAsset, swap.sourceNetwork), swap.id);
     // The wake-up at the deadline is queued by the same statement. Should the swap have changed meanwhile (the
@@ -161,7 +164,7 @@ export function createSwapLifecycle(deps: SwapLifecycleDeps) {
       swap,
       { depositAddress: allocated.address, depositMemo: allocated.memo },
       at,
-      { withEvent: true, alsoRun: await wakeAt(deadline) },
+      { withEvent: true, alsoRun: await wakeUp(deadline) },
     );
     return change && { swap: change.swap, nextRunAt: undefined };
   }
@@ -330,14 +333,14 @@ export function createSwapLifecycle(deps: SwapLifecycleDeps) {
   return {
     /**
      * Runs steps until the swap waits for the clock, a deposit or a person; returns when to look again.
-     * Safe to call concurrently and repeatedly for the same swap. `first`: the swap was just created, so its
-     * step is most likely the allocation of its deposit address, tried first without a lock; `first` gives
-     * the statement that queues the swap's wake-up at a moment, run with the allocation (then the answer's
+     * Safe to call concurrently and repeatedly for the same swap. `wakeUp` (given for a swap's first step,
+     * queued with its creation): the allocation of its deposit address is tried first without a lock, and
+     * the statement `wakeUp` gives queues the swap's wake-up at its deadline with it (then the answer's
      * nextRunAt is undefined: the wake-up is queued already).
      */
-    async advance(swapId: string, options: { first?: FirstStep } = {}): Promise<AdvanceResult> {
-      if (options.first) {
-        const allocated = await allocateUnlocked(swapId, options.first);
+    async advance(swapId: string, options: { wakeUp?: WakeUpStatement } = {}): Promise<AdvanceResult> {
+      if (options.wakeUp) {
+        const allocated = await allocateUnlocked(swapId, options.wakeUp);
         if (allocated) return allocated;
       }
       let last: SwapRecord | undefined;

@@ -1,6 +1,6 @@
 /**
  * Idempotency-Keys of POST /swaps (DESIGN 6.3): what a bound key holds, and their housekeeping. A key is
- * claimed and bound in the create's own transaction (store/swap-creation.ts).
+ * claimed, already bound to its response, by the statement that stores the swap (store/swap-creation.ts).
  */
 import type { Knex } from 'knex';
 

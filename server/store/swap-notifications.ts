@@ -5,6 +5,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { Knex } from 'knex';
+import { afterCommit } from './after-commit.js';
 
 /** The NOTIFY channel of swap changes; the payload is the swap id. */
 export const SWAP_CHANGES_CHANNEL = 'pss_swap_changes';
@@ -23,16 +24,6 @@ export function deliverChangesLocally(knex: Knex, bus: EventEmitter): void {
  */
 export async function announceSwapChange(db: Knex, swapId: string): Promise<void> {
   const bus = localBuses.get(db.client.config);
-  if (bus && db.isTransaction) {
-    (db as unknown as { executionPromise: Promise<unknown> }).executionPromise.then(
-      () => bus.emit('change', swapId),
-      () => undefined,
-    );
-    return;
-  }
-  if (bus) {
-    bus.emit('change', swapId);
-    return;
-  }
+  if (bus) return afterCommit(db, () => bus.emit('change', swapId));
   await db.raw('select pg_notify(?, ?)', [SWAP_CHANGES_CHANNEL, swapId]);
 }

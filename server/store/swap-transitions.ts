@@ -1,9 +1,11 @@
 /**
  * The only place a swap changes: a status transition (checked against the table of DESIGN 6.5) or an order
  * change without one (an allocated deposit address), and the creation of a permanent-route order. Each writes
- * the swap, its timeline entry (for a transition) and a `swap.updated` webhook outbox row in the caller's
- * transaction (and, for a route order, a `permanent_deposit.updated` row per deposit it converts), so all of
- * them commit together or not at all, and announces the change to the stream hubs once it commits.
+ * the swap, its timeline entry (for a transition) and a `swap.updated` webhook outbox row together (in one
+ * statement, in the caller's transaction on its locked swap; for a route order also a `permanent_deposit.updated`
+ * row per deposit it converts), so all of them commit or none, and announces the change to the stream hubs
+ * once it commits. One change runs without a lock, as a statement of its own that applies only if the swap
+ * is unchanged since it was read: changeSwapOrderIfUnchanged, for a new swap's deposit address.
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
