@@ -24,7 +24,13 @@ export interface HandlerDeps {
   /** Queues swap steps for the workers; sends test webhooks. */
   jobs: Pick<
     JobEngine,
-    'scheduleAdvance' | 'advanceJobStatement' | 'wakeAdvance' | 'scheduleRouteAddresses' | 'wakeRoutePolling' | 'webhooks'
+    | 'scheduleAdvance'
+    | 'advanceJobStatement'
+    | 'wakeAdvance'
+    | 'routeAddressesJobStatement'
+    | 'wakeRouteAddresses'
+    | 'wakeRoutePolling'
+    | 'webhooks'
   >;
   /** Seals webhook secrets at rest (the same box that holds partner secrets). */
   secretBox: SecretBox;

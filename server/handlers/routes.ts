@@ -14,12 +14,13 @@ import { decodeZanoAddress } from '../domain/zano-address.js';
 import { verifyZanoProof } from '../domain/zano-proof.js';
 import type { Handlers } from '../http/handler-types.js';
 import {
+  createChallengeWriter,
+  createRouteOnce,
   findChallenge,
   findRouteDeposits,
   findRouteView,
-  createChallengeWriter,
   listRouteViews,
-  spendChallengeAndInsertRoute,
+  recoverRoute,
   updateRoutePolling,
   type RouteAddressRecord,
   type RouteRecord,
@@ -105,9 +106,9 @@ export function createRouteHandlers(
         });
       }
       const at = deps.now();
-      // Everything about the challenge and the wallet's signature is checked before the transaction: the
-      // signature check is milliseconds of CPU, and an open transaction holds the embedded database. The
-      // transaction then spends the challenge only if no concurrent request spent it meanwhile.
+      // Everything about the challenge and the wallet's signature is checked before anything is written: the
+      // signature check is CPU, and the write then spends the challenge only if no concurrent request spent it
+      // meanwhile.
       const challenge = await findChallenge(deps.knex, body.challengeId);
       const invalid = (why: string) => new AppError(400, 'invalid_challenge', `The challenge cannot be used: ${why}. Request a new one.`);
       if (!challenge || challenge.partnerId !== partnerId) throw invalid('it is unknown');
@@ -130,34 +131,45 @@ export function createRouteHandlers(
       });
       if (!proof.ok) throw new AppError(403, 'ownership_not_verified', `The wallet signature does not prove ownership: ${proof.reason}.`);
       const terms = deps.catalog.routes;
-      const stored = await deps.knex.transaction(async (trx) => {
-        const result = await spendChallengeAndInsertRoute(
-          trx,
-          challenge.id,
-          {
-            partnerId,
-            externalUser: user,
-            destinationAsset: body.destinationAsset,
-            destinationNetwork: body.destinationNetwork,
-            destinationAddress: body.destinationAddress,
-            label: body.label ?? challenge.label,
-            feePercent: terms.feePercent,
-            feeFloorUsd: terms.feeFloorUsd,
-            minSwapUsd: terms.minSwapUsd,
-            maxAutoSwapUsd: terms.maxAutoSwapUsd,
-            nextPollAt: new Date(at.getTime() + deps.config.routePollSeconds * 1000),
-            createdAt: at,
-          },
-          sourcesFor(body.destinationAsset, body.destinationNetwork).map((a) => ({ assetKey: assetKey(a), network: a.network })),
-        );
-        if (!result.spent) throw invalid('it was already used');
-        if (result.created) await deps.jobs.scheduleRouteAddresses(result.view.route.id, trx);
-        return result;
-      });
-      // A new route's view is what the statement stored (its addresses still empty, nothing waiting); a route
-      // recovered for this user and target is read with its addresses and waiting deposits.
-      const view = stored.created ? stored.view : (await findRouteView(deps.knex, partnerId, stored.route.id))!;
-      return { status: 201, body: toBody(view) };
+      const route = {
+        id: randomUUID(),
+        partnerId,
+        externalUser: user,
+        destinationAsset: body.destinationAsset,
+        destinationNetwork: body.destinationNetwork,
+        destinationAddress: body.destinationAddress,
+        label: body.label ?? challenge.label,
+        feePercent: terms.feePercent,
+        feeFloorUsd: terms.feeFloorUsd,
+        minSwapUsd: terms.minSwapUsd,
+        maxAutoSwapUsd: terms.maxAutoSwapUsd,
+        nextPollAt: new Date(at.getTime() + deps.config.routePollSeconds * 1000),
+        createdAt: at,
+      };
+      const sources = sourcesFor(body.destinationAsset, body.destinationNetwork).map((a) => ({
+        assetKey: assetKey(a),
+        network: a.network,
+      }));
+      // One statement spends the challenge, stores the route and queues its allocation (store/routes.ts). The
+      // partner may have a route for this user and target already: a second statement then spends the
+      // challenge on that one and reads it with its addresses and waiting deposits.
+      const created = await createRouteOnce(
+        deps.knex,
+        route,
+        challenge.id,
+        sources,
+        await deps.jobs.routeAddressesJobStatement(
+          route.id,
+          sources.map((a) => a.network),
+        ),
+      );
+      if (created.outcome === 'created') {
+        deps.jobs.wakeRouteAddresses();
+        return { status: 201, body: toBody(created.view) };
+      }
+      const recovered = created.outcome === 'route_exists' ? await recoverRoute(deps.knex, challenge.id, at, route) : undefined;
+      if (!recovered) throw invalid('it was already used');
+      return { status: 201, body: toBody(recovered) };
     },
 
     async listPermanentRoutes({ partner, query }) {

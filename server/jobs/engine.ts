@@ -40,6 +40,8 @@ export const POLLING_INTERVAL_SECONDS = 0.5;
 export const JOB_EXPIRY_SECONDS = 60;
 /** The queue that allocates permanent routes' deposit addresses. */
 export const ROUTE_ADDRESSES_QUEUE = 'route-addresses';
+/** Route allocations one fetch takes (they run concurrently). */
+export const ROUTE_ADDRESSES_BATCH_SIZE = 8;
 /** The queue of webhook delivery attempts. */
 export const WEBHOOK_DELIVERY_QUEUE = 'webhook-delivery';
 /** How often the dispatcher looks for outbox rows without a delivery job. */
@@ -65,8 +67,14 @@ export interface JobEngine {
   advanceJobStatement(swapId: string, at?: Date): Promise<NativeStatement>;
   /** Tells this instance's swap worker that a step is due now (one queued by advanceJobStatement, committed). */
   wakeAdvance(): void;
-  /** Queues the allocation of a new route's deposit addresses, in the transaction that created the route. */
-  scheduleRouteAddresses(routeId: string, trx: Knex.Transaction): Promise<void>;
+  /**
+   * The statement that queues the allocation of a new route's deposit addresses (on `networks`, those of its
+   * address rows), as pg-boss would run it, for the statement that creates the route to embed (as
+   * advanceJobStatement). Nothing is queued until it runs.
+   */
+  routeAddressesJobStatement(routeId: string, networks: string[]): Promise<NativeStatement>;
+  /** Tells this instance's route-address worker that an allocation is due (one queued by routeAddressesJobStatement, committed). */
+  wakeRouteAddresses(): void;
   /** Sweeps due permanent routes now (a route was made due on this instance: an expect-deposit window). */
   wakeRoutePolling(): void;
   /** Webhook delivery: the test send, and the dispatcher for callers that want outbox rows queued now. */
@@ -130,7 +138,7 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
   };
 
   // pg-boss builds the insert (its defaults, the queue's policy) and hands it to the `db` given; this one keeps it.
-  const advanceJobStatement = async (swapId: string, at?: Date): Promise<NativeStatement> => {
+  const keptSend = async (queue: string, data: object, options: PgBoss.SendOptions = {}): Promise<NativeStatement> => {
     let statement: NativeStatement | undefined;
     const keep: PgBoss.Db = {
       executeSql: async (text, values) => {
@@ -138,10 +146,12 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
         return { rows: [{ id: null }] as never[] };
       },
     };
-    await boss.send(SWAP_ADVANCE_QUEUE, at ? { swapId } : { swapId, first: true }, { ...advanceJob(swapId, at), db: keep });
+    await boss.send(queue, data, { ...options, db: keep });
     if (!statement) throw new Error('pg-boss ran no statement to queue a job');
     return statement;
   };
+  const advanceJobStatement = (swapId: string, at?: Date): Promise<NativeStatement> =>
+    keptSend(SWAP_ADVANCE_QUEUE, at ? { swapId } : { swapId, first: true }, advanceJob(swapId, at));
 
   // A job's `first` marks a swap's first step, queued with its creation.
   advanceWorker.id = await work<{ swapId: string; first?: boolean }>(
@@ -164,14 +174,18 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
 
   for (const swapId of await listActiveSwapIds(deps.knex)) await scheduleAdvance(swapId);
 
-  const scheduleRouteAddresses = async (routeId: string, trx: Knex.Transaction) => {
-    await boss.send(ROUTE_ADDRESSES_QUEUE, { routeId }, { db: transactionDb(trx) });
+  // A new route's allocation is woken as a new swap's first step is: by the instance that queued it, once
+  // committed, and by a full batch.
+  const routeAddressesWorker: { id?: string } = {};
+  const wakeRouteAddresses = () => {
+    if (routeAddressesWorker.id) boss.notifyWorker(routeAddressesWorker.id);
   };
-  await work<{ routeId: string }>(
+  routeAddressesWorker.id = await work<{ routeId: string; networks?: string[] }>(
     ROUTE_ADDRESSES_QUEUE,
-    { pollingIntervalSeconds: POLLING_INTERVAL_SECONDS, batchSize: 8 },
+    { pollingIntervalSeconds: POLLING_INTERVAL_SECONDS, batchSize: ROUTE_ADDRESSES_BATCH_SIZE },
     async (jobs) => {
-      await Promise.all(jobs.map((job) => allocateRouteAddresses(deps.knex, job.data.routeId)));
+      if (jobs.length === ROUTE_ADDRESSES_BATCH_SIZE) wakeRouteAddresses();
+      await Promise.all(jobs.map((job) => allocateRouteAddresses(deps.knex, job.data.routeId, job.data.networks)));
     },
   );
 
@@ -197,7 +211,8 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
     scheduleAdvance,
     advanceJobStatement,
     wakeAdvance,
-    scheduleRouteAddresses,
+    routeAddressesJobStatement: (routeId, networks) => keptSend(ROUTE_ADDRESSES_QUEUE, { routeId, networks: [...new Set(networks)] }),
+    wakeRouteAddresses,
     wakeRoutePolling: routePolling.wake,
     webhooks: webhooks.delivery,
     async stop() {

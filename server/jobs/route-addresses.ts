@@ -8,11 +8,14 @@ import { seedOf } from '../adapters/sandbox/chain.js';
 import { sandboxAddress } from '../domain/addresses.js';
 import { fillRouteAddresses, listRouteAddresses } from '../store/routes.js';
 
-/** Fills every address of `routeId` that is still being allocated. */
-export async function allocateRouteAddresses(knex: Knex, routeId: string): Promise<void> {
-  const pending = (await listRouteAddresses(knex, [routeId])).filter((a) => a.address === '');
+/**
+ * Fills every address of `routeId` that is still being allocated. `networks`, when the job names them (the
+ * networks of the rows its route was created with), saves reading the rows first.
+ */
+export async function allocateRouteAddresses(knex: Knex, routeId: string, networks?: string[]): Promise<void> {
+  const pending = networks ?? (await listRouteAddresses(knex, [routeId])).filter((a) => a.address === '').map((a) => a.network);
   const addresses = new Map<string, string>();
-  for (const { network } of pending) {
+  for (const network of pending) {
     if (!addresses.has(network)) addresses.set(network, sandboxAddress(network, seedOf(`route-address:${routeId}:${network}`)));
   }
   await fillRouteAddresses(knex, routeId, addresses);

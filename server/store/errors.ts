@@ -16,3 +16,14 @@ export async function translateDbErrors<T>(operation: () => Promise<T>, what: st
     throw err;
   }
 }
+
+/**
+ * The reason a guarded statement refused itself (a plpgsql guard raising SQLSTATE `code` with the reason as
+ * its message, migrations 0008 and 0009): one of `reasons`, or undefined for any other error. knex puts the
+ * statement's text before the database's message, so the reason is read from the end.
+ */
+export function guardRefusal<R extends string>(err: unknown, code: string, reasons: readonly R[]): R | undefined {
+  const { code: actual, message } = (err ?? {}) as { code?: string; message?: string };
+  if (actual !== code || typeof message !== 'string') return undefined;
+  return reasons.find((reason) => message.endsWith(reason));
+}

@@ -1,7 +1,9 @@
 /** Permanent routes, their ownership challenges and their reusable deposit addresses. */
 import type { Knex } from 'knex';
 import type { DepositOrder, DepositRecord } from '../domain/route-deposit-view.js';
+import { guardRefusal } from './errors.js';
 import { columnArrays, groupCommit, unnestInsert } from './group-commit.js';
+import { toKnexRaw, type NativeStatement } from './raw-sql.js';
 import { afterPosition, fromJsonRow, fromRow, isUuid, toColumnName, toColumns } from './rows.js';
 
 /** An ownership challenge as stored. */
@@ -88,32 +90,28 @@ export async function findChallenge(db: Knex, id: string): Promise<ChallengeReco
   return row ? fromRow<ChallengeRecord>(row) : undefined;
 }
 
-/** The partner's route for this user and destination, if any (create or recover). */
-export async function findRouteByTarget(
-  db: Knex,
-  target: { partnerId: string; externalUser: string; destinationAsset: string; destinationAddress: string },
-): Promise<RouteRecord | undefined> {
-  const row = await db('permanent_routes').where(toColumns(target)).first();
-  return row ? fromRow<RouteRecord>(row) : undefined;
-}
-
-/** A route to create: the partner's markup is read by the statement that stores it. */
-export type NewRoute = Omit<RouteRecord, 'id' | 'status' | 'markupPercent' | 'expectDepositUntil' | 'nextPollAt' | 'updatedAt'> & {
+/** A route to create: its id is made by the caller; the partner's markup is read by the statement that stores it. */
+export type NewRoute = Omit<RouteRecord, 'status' | 'markupPercent' | 'expectDepositUntil' | 'nextPollAt' | 'updatedAt'> & {
   nextPollAt: Date;
 };
 
-// Spends the challenge and, only if this statement spent it, stores the route (unless the partner has one for
-// this user and target already) with the partner's markup at this moment and its address rows, empty until
-// allocated. Returns one row: whether the challenge was spent, and the new route's columns and view (null
-// columns when none was stored). One statement, so one round trip and one snapshot.
-const SPEND_CHALLENGE_AND_INSERT_ROUTE = `
+/** What the creating statement did: stored the route, or why it did not (and then it wrote nothing). */
+export type RouteCreation = { outcome: 'created'; view: RouteView } | { outcome: 'challenge_spent' | 'route_exists' };
+
+// Spends the challenge, stores the route with the partner's markup at this moment and its address rows (empty
+// until allocated), and runs the job insert, each only when the one before it happened. A create that did not
+// store its route fails as a whole through pss_route_not_created (migration 0009), so nothing of it stays:
+// not the spending, not the job. A concurrent spend of the same challenge waits for this statement's commit,
+// then finds it spent; a concurrent create for the same user and target waits for the first route's commit,
+// then conflicts with it.
+const CREATE_ROUTE = (job: string) => `
   with spent as (
     update route_challenges set used_at = ?::timestamptz where id = ?::uuid and used_at is null returning id
   ), inserted as (
-    insert into permanent_routes (partner_id, external_user, destination_asset, destination_network, destination_address, label,
+    insert into permanent_routes (id, partner_id, external_user, destination_asset, destination_network, destination_address, label,
                                   fee_percent, markup_percent, fee_floor_usd, min_swap_usd, max_auto_swap_usd, next_poll_at,
                                   created_at, updated_at)
-    select p.partner_id, ?::text, ?::text, ?::text, ?::text, ?::text,
+    select ?::uuid, p.partner_id, ?::text, ?::text, ?::text, ?::text, ?::text,
            ?::numeric, coalesce((select m.percent from partner_markups m where m.partner_id = p.partner_id), 0), ?::numeric,
            ?::numeric, ?::numeric, ?::timestamptz, p.created_at, p.created_at
       from (select ?::uuid as partner_id, ?::timestamptz as created_at) p
@@ -124,51 +122,90 @@ const SPEND_CHALLENGE_AND_INSERT_ROUTE = `
     insert into route_addresses (route_id, asset_key, network, address)
     select i.id, a.asset_key, a.network, '' from inserted i cross join unnest(?::text[], ?::text[]) as a(asset_key, network)
     returning *
-  )
-  select exists (select from spent) as spent, i.*,
+  ), job as (${job})
+  select case when i.id is not null then 'created'
+              when not exists (select from spent) then pss_route_not_created('challenge_spent')
+              else pss_route_not_created('route_exists') end as outcome,
+         i.*,
          coalesce((select json_agg(to_jsonb(a) order by a.asset_key) from addresses a), '[]') as view_addresses,
          '[]'::json as view_waiting
     from (select) as one left join inserted i on true`;
 
+// The SQLSTATE of pss_route_not_created (migration 0009).
+const ROUTE_NOT_CREATED = 'PS002';
+
 /**
- * Spends challenge `challengeId` at `route.createdAt` and creates the route from it, with its address rows
- * (empty until allocated), in one statement of the caller's transaction. `spent` is false when the challenge
- * was spent already (a concurrent spend waits for the first one's transaction, then finds it spent); `created`
- * is false when the partner has a route for this user and target already, which is then returned.
+ * Spends challenge `challengeId` at `route.createdAt` and stores `route` with its address rows (empty until
+ * allocated) and `job` (the allocation's), in one statement and no transaction. Anything but `created` means
+ * nothing was written: the challenge was spent already, or the partner has a route for this user and target
+ * (recoverRoute then spends the challenge on it).
  */
-export async function spendChallengeAndInsertRoute(
-  trx: Knex.Transaction,
-  challengeId: string,
+export async function createRouteOnce(
+  db: Knex,
   route: NewRoute,
+  challengeId: string,
   addresses: Array<{ assetKey: string; network: string }>,
-): Promise<{ spent: false } | { spent: true; created: true; view: RouteView } | { spent: true; created: false; route: RouteRecord }> {
-  const {
-    rows: [row],
-  } = await trx.raw(SPEND_CHALLENGE_AND_INSERT_ROUTE, [
-    route.createdAt,
-    challengeId,
-    route.externalUser,
-    route.destinationAsset,
-    route.destinationNetwork,
-    route.destinationAddress,
-    route.label,
-    route.feePercent,
-    route.feeFloorUsd,
-    route.minSwapUsd,
-    route.maxAutoSwapUsd,
-    route.nextPollAt,
-    route.partnerId,
-    route.createdAt,
-    addresses.map((a) => a.assetKey),
-    addresses.map((a) => a.network),
-  ]);
-  const { spent, ...columns } = row as { spent: boolean; id: string | null };
-  if (!spent) return { spent: false };
-  if (columns.id !== null) return { spent: true, created: true, view: toRouteView(columns) };
-  const { partnerId, externalUser, destinationAsset, destinationAddress } = route;
-  const existing = await findRouteByTarget(trx, { partnerId, externalUser, destinationAsset, destinationAddress });
-  if (!existing) throw new Error('route insert conflicted but no route matches its target');
-  return { spent: true, created: false, route: existing };
+  jobStatement: NativeStatement,
+): Promise<RouteCreation> {
+  const job = toKnexRaw(jobStatement);
+  try {
+    const {
+      rows: [row],
+    } = await db.raw(CREATE_ROUTE(job.sql), [
+      route.createdAt,
+      challengeId,
+      route.id,
+      route.externalUser,
+      route.destinationAsset,
+      route.destinationNetwork,
+      route.destinationAddress,
+      route.label,
+      route.feePercent,
+      route.feeFloorUsd,
+      route.minSwapUsd,
+      route.maxAutoSwapUsd,
+      route.nextPollAt,
+      route.partnerId,
+      route.createdAt,
+      addresses.map((a) => a.assetKey),
+      addresses.map((a) => a.network),
+      ...job.bindings,
+    ]);
+    const { outcome: _created, ...columns } = row as { outcome: 'created' };
+    return { outcome: 'created', view: toRouteView(columns) };
+  } catch (err) {
+    const reason = guardRefusal(err, ROUTE_NOT_CREATED, ['challenge_spent', 'route_exists'] as const);
+    if (reason) return { outcome: reason };
+    throw err;
+  }
+}
+
+/**
+ * Spends challenge `challengeId` at `at` on the partner's existing route for this user and target, and reads
+ * that route's view, in one statement: undefined when the challenge was spent meanwhile. Throws when there is
+ * no such route (createRouteOnce said there was one; routes are never deleted but with their partner).
+ */
+export async function recoverRoute(
+  db: Knex,
+  challengeId: string,
+  at: Date,
+  target: { partnerId: string; externalUser: string; destinationAsset: string; destinationAddress: string },
+): Promise<RouteView | undefined> {
+  const { rows } = await db.raw(
+    `with existing as (
+       select * from permanent_routes
+        where partner_id = ?::uuid and external_user = ? and destination_asset = ? and destination_address = ?
+     ), spent as (
+       update route_challenges set used_at = ?::timestamptz
+        where id = ?::uuid and used_at is null and exists (select from existing)
+       returning id
+     )
+     select exists (select from spent) as spent, r.*, ${VIEW_COLUMNS} from existing r`,
+    [target.partnerId, target.externalUser, target.destinationAsset, target.destinationAddress, at, challengeId],
+  );
+  if (rows.length === 0) throw new Error('route insert conflicted but no route matches its target');
+  const { spent, ...route } = rows[0] as { spent: boolean };
+  return spent ? toRouteView(route) : undefined;
 }
 
 /** A route with the rest of what its public view shows: its addresses and its waiting (accumulating) deposits. */

@@ -19,6 +19,7 @@
  */
 import type { Knex } from 'knex';
 import type { SwapRecord } from '../domain/swap-view.js';
+import { guardRefusal } from './errors.js';
 import type { IdempotencyRecord } from './idempotency.js';
 import { QUOTE_RETURNING, type QuoteRecord } from './quotes.js';
 import { toKnexRaw, type NativeStatement } from './raw-sql.js';
@@ -140,10 +141,8 @@ export async function createSwapOnce(
     ]);
     return 'created';
   } catch (err) {
-    const { code, message } = err as { code?: string; message?: string };
-    // knex puts the statement's text before the database's message.
-    const reason = code === NOT_CREATED ? /(quote_taken|key_bound)$/.exec(message ?? '')?.[1] : undefined;
-    if (reason) return reason as CreationOutcome;
+    const reason = guardRefusal(err, NOT_CREATED, ['quote_taken', 'key_bound'] as const);
+    if (reason) return reason;
     throw err;
   }
 }

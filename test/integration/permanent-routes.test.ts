@@ -4,7 +4,7 @@ import { signZanoMessage } from '../../server/domain/zano-proof.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { expectError, readJson, type JsonResponse } from '../support/http.js';
 import { signedFetch, type SignerOptions } from '../support/signer.js';
-import { freshScalar } from '../support/routes.js';
+import { freshScalar, freshZanoWallet } from '../support/routes.js';
 import { swapClient } from '../support/swaps.js';
 import type { components } from '../../generated/api.js';
 
@@ -42,6 +42,16 @@ describe('Permanent routes: challenges and verified creation', () => {
   };
   const create = (body: Record<string, unknown>): Promise<JsonResponse<Route>> =>
     client.send<Route>('POST', '/api/v1/permanent-routes', body);
+  // Allocation jobs per route id: a create that did not store its route must leave no job behind.
+  const allocationJobs = async () =>
+    (
+      await server.knex.raw(
+        `select j.data->>'routeId' as route_id, count(*)::int as n, bool_or(r.id is null) as orphan
+           from ??.job j left join permanent_routes r on r.id::text = j.data->>'routeId'
+          where j.name = 'route-addresses' group by 1`,
+        [server.jobSchema ?? 'pgboss'],
+      )
+    ).rows as Array<{ route_id: string; n: number; orphan: boolean }>;
 
   describe('POST /permanent-routes/challenges', () => {
     it('issues a single-use challenge naming the origin, address, asset, network and user', async () => {
@@ -170,6 +180,35 @@ describe('Permanent routes: challenges and verified creation', () => {
         expectError(a, 400, 'invalid_challenge');
         expect(a.text).to.contain('already used');
       }
+      const routeId = answers.find((a) => a.status === 201)!.body.route_id;
+      const jobs = await allocationJobs();
+      expect(jobs.filter((j) => j.orphan)).to.deep.equal([]);
+      expect(jobs.filter((j) => j.route_id === routeId).map((j) => j.n)).to.deep.equal([1]);
+    });
+
+    it('answers two challenges of one user and target brought at once with one route, spending both and queuing one allocation', async () => {
+      const wallet = freshZanoWallet();
+      const own = { destinationAsset: 'ZANO', destinationNetwork: 'ZANO', destinationAddress: wallet.address };
+      const proofs = await Promise.all(
+        [0, 1].map(async () => {
+          const c = await challenge(own);
+          return {
+            ...own,
+            externalUserId: 'user-42',
+            challengeId: c.challenge_id,
+            message: c.challenge,
+            ...signZanoMessage(wallet.secret, c.challenge, freshScalar(), 'v2'),
+          };
+        }),
+      );
+      const answers = await Promise.all(proofs.map(create));
+      expect(answers.map((a) => a.status)).to.deep.equal([201, 201]);
+      expect(answers[1].body.route_id).to.equal(answers[0].body.route_id);
+      for (const p of proofs) expectError(await create(p), 400, 'invalid_challenge');
+      expect((await server.knex('permanent_routes').where({ destination_address: wallet.address })).length).to.equal(1);
+      const jobs = await allocationJobs();
+      expect(jobs.filter((j) => j.orphan)).to.deep.equal([]);
+      expect(jobs.filter((j) => j.route_id === answers[0].body.route_id).map((j) => j.n)).to.deep.equal([1]);
     });
 
     it('refuses externalUserId other than x-service-user with external_user_mismatch', async () => {
