@@ -290,11 +290,16 @@ export type OrderCallback = (orderId: string, trx: Knex.Transaction) => Promise<
 const SWEEP_BATCH = 16;
 const MIN_SLEEP_MS = 10;
 const MAX_SLEEP_MS = 1_000;
+// The least time from one sweep's start to the next (unless a full batch left routes due): expect-deposit
+// calls arriving together, or a partner calling it in a loop, make one poll of their route per gap, not one
+// each, on this instance and (through the due time) on the others.
+const SWEEP_GAP_MS = 50;
 
 /**
  * The sweeper: polls every due route, one transaction each, then sleeps until the next route is due (at
  * most a second, so a window opened on another instance is noticed). `wake()` sweeps at once (a window
- * opened here). `afterCommit` runs for each poll's new orders once the poll committed.
+ * opened here), or SWEEP_GAP_MS after the last sweep started if that is later. `afterCommit` runs for each
+ * poll's new orders once the poll committed.
  */
 export function startRoutePolling(deps: {
   knex: Knex;
@@ -308,8 +313,16 @@ export function startRoutePolling(deps: {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
   let again = false;
+  // When the current (or last) sweep started, and when the sleeping timer fires (performance.now()).
+  let sweptAt = -Infinity;
+  let wakesAt = Infinity;
+  const sleepFor = (ms: number) => {
+    wakesAt = performance.now() + ms;
+    timer = setTimeout(tick, ms);
+  };
 
   const sweep = async () => {
+    again = false;
     let due: string[] = [];
     try {
       due = await listDueRoutes(deps.knex, deps.now(), SWEEP_BATCH);
@@ -328,31 +341,39 @@ export function startRoutePolling(deps: {
       deps.logger.warn({ err }, 'route sweep failed; will retry');
     }
     if (stopped) return;
-    let sleep = MAX_SLEEP_MS;
-    if (due.length >= SWEEP_BATCH || again) sleep = 0;
-    else {
-      const next = await nextDuePoll(deps.knex).catch(() => undefined);
-      if (next) sleep = Math.min(MAX_SLEEP_MS, Math.max(MIN_SLEEP_MS, next.getTime() - deps.now().getTime()));
+    let sleep = 0;
+    if (due.length < SWEEP_BATCH) {
+      const next = again ? undefined : await nextDuePoll(deps.knex).catch(() => undefined);
+      const untilDue = next ? next.getTime() - deps.now().getTime() : MAX_SLEEP_MS;
+      sleep = Math.min(MAX_SLEEP_MS, Math.max(MIN_SLEEP_MS, untilDue, untilGap()));
+      // Woken during the sweep (or while the next due time was read): sweep again once the gap has passed.
+      if (again) sleep = Math.min(sleep, untilGap());
     }
-    again = false;
-    timer = setTimeout(tick, sleep);
+    if (!stopped) sleepFor(sleep);
   };
+  const untilGap = () => Math.max(0, sweptAt + SWEEP_GAP_MS - performance.now());
   const tick = () => {
     timer = undefined;
+    wakesAt = Infinity;
+    sweptAt = performance.now();
     running = sweep();
   };
   tick();
 
   return {
-    /** Sweeps as soon as the current sweep ends (a route was made due here). */
+    /** Sweeps as soon as the current sweep ends (a route was made due here), SWEEP_GAP_MS after the last start at the earliest. */
     wake(): void {
       if (stopped) return;
       if (timer) {
-        // Sleeping: sweep now.
-        clearTimeout(timer);
-        tick();
+        // Sleeping: sweep once the gap has passed, unless the timer fires sooner anyway.
+        const wait = untilGap();
+        if (performance.now() + wait < wakesAt) {
+          clearTimeout(timer);
+          if (wait === 0) tick();
+          else sleepFor(wait);
+        }
       } else {
-        // Sweeping: sweep again as soon as this one ends.
+        // Sweeping: sweep again once this one ends and the gap has passed.
         again = true;
       }
     },

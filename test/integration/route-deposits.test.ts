@@ -159,6 +159,29 @@ describe('Permanent routes: deposits, accumulation, conversion and earnings', ()
     expect(shown.expect_deposit_until).to.equal(window.expect_deposit_until);
   });
 
+  it('polls a route once per sweep gap however often expect-deposit is called, and still finds the payment', async () => {
+    const route = await createVerifiedRoute(client, 'user-7');
+    const deposits = server.engine.routeDeposits;
+    const poll = deposits.poll;
+    const polled: number[] = [];
+    deposits.poll = (routeId, options) => {
+      if (routeId === route.route_id) polled.push(performance.now());
+      return poll.call(deposits, routeId, options);
+    };
+    try {
+      await pay(route, 'USDT', 'TRX', '3');
+      // Each call makes the route due at once and wakes this instance's sweeper.
+      for (let i = 0; i < 40; i++) await expectDeposit(route);
+      await waitForDeposits(client, route.route_id, (l) => l.deposits.length === 1, 5_000);
+    } finally {
+      deposits.poll = poll;
+    }
+    const gaps = polled.slice(1).map((at, i) => at - polled[i]);
+    expect(polled.length).to.be.at.least(1);
+    // Sweeps start 50 ms apart at least; a poll starts after its sweep's first read, so allow some slack.
+    expect(Math.min(...gaps), gaps.map((g) => g.toFixed(0)).join(' ')).to.be.at.least(30);
+  });
+
   it('refuses a payment of an asset the address does not take, and pages deposits with a cursor', async () => {
     const route = await createVerifiedRoute(client, 'user-7');
     expectError(
