@@ -20,8 +20,8 @@ import {
   findRouteDeposits,
   findRouteView,
   listRouteViews,
+  openExpectWindow,
   recoverRoute,
-  updateRoutePolling,
   type RouteAddressRecord,
   type RouteRecord,
   type RouteView,
@@ -227,8 +227,7 @@ export function createRouteHandlers(
       const until = new Date(at.getTime() + deps.config.expectDepositSeconds * 1000);
       // Due at once (a payment already made is found now), then polled at the faster interval until `until`.
       // One update, of the partner's own route only: it waits for a poll holding the route, as a locked read would.
-      const updated = await updateRoutePolling(deps.knex, path.id, { expectDepositUntil: until, nextPollAt: at }, at, partnerId);
-      if (!updated) throw notFound();
+      if (!(await openExpectWindow(deps.knex, partnerId, path.id, until, at))) throw notFound();
       deps.jobs.wakeRoutePolling();
       return { status: 200, body: { ok: true, expect_deposit_until: until.toISOString() } };
     },

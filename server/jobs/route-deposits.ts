@@ -255,7 +255,7 @@ export function createRouteDeposits(deps: RouteDepositsDeps) {
       next = Math.min(next, deps.chain.confirmationTime(deposit.broadcastAt, deposit.confirmationCount + 1).getTime());
     }
     const nextPollAt = new Date(Math.max(next, at.getTime() + MIN_POLL_GAP_MS));
-    await updateRoutePolling(trx, route.id, { nextPollAt });
+    await updateRoutePolling(trx, route.id, nextPollAt);
     return { nextPollAt, orderIds };
   }
 
@@ -277,7 +277,7 @@ export function createRouteDeposits(deps: RouteDepositsDeps) {
     async postpone(routeId: string): Promise<void> {
       const at = deps.now();
       await deps.knex.transaction(async (trx) => {
-        await updateRoutePolling(trx, routeId, { nextPollAt: new Date(at.getTime() + deps.pollSeconds * 1000) });
+        await updateRoutePolling(trx, routeId, new Date(at.getTime() + deps.pollSeconds * 1000));
       });
     },
   };

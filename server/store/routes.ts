@@ -4,7 +4,7 @@ import type { DepositOrder, DepositRecord } from '../domain/route-deposit-view.j
 import { guardRefusal } from './errors.js';
 import { columnArrays, groupCommit, unnestInsert } from './group-commit.js';
 import { toKnexRaw, type NativeStatement } from './raw-sql.js';
-import { afterPosition, fromJsonRow, fromRow, isUuid, toColumnName, toColumns } from './rows.js';
+import { afterPosition, fromJsonRow, fromRow, isUuid, toColumnName } from './rows.js';
 
 /** An ownership challenge as stored. */
 export interface ChallengeRecord {
@@ -350,24 +350,28 @@ export async function lockRoute(trx: Knex.Transaction, id: string): Promise<Rout
   return row ? fromRow<RouteRecord>(row) : undefined;
 }
 
+/** Sets when route `id` is next polled (internal to polling: `updatedAt` stays). */
+export async function updateRoutePolling(db: Knex, id: string, nextPollAt: Date): Promise<void> {
+  if (!isUuid(id)) return;
+  await db('permanent_routes').where({ id }).update({ next_poll_at: nextPollAt });
+}
+
 /**
- * Updates a route's polling schedule and expectation window. A new schedule alone is internal and leaves
- * `updatedAt`; `at` is given when the partner changed something (the expectation window), and `partnerId`
- * when only that partner's route may change: undefined when there is no such route.
+ * Opens (or extends) the expect-deposit window of the partner's route `id` until `until`, and makes the route
+ * due at `at`; false when the partner has no such route. The window is a hint for polling, so its commit
+ * does not wait for the write-ahead log to reach the disk (synchronous_commit off for this statement alone):
+ * a crash may lose the last few milliseconds of windows, after which those routes are polled at their
+ * regular interval. Calls for one route queue on its row lock, and each used to hold it for a disk flush.
  */
-export async function updateRoutePolling(
-  db: Knex,
-  id: string,
-  fields: Partial<Pick<RouteRecord, 'nextPollAt' | 'expectDepositUntil'>>,
-  at?: Date,
-  partnerId?: string,
-): Promise<RouteRecord | undefined> {
-  if (!isUuid(id)) return undefined;
-  const [row] = await db('permanent_routes')
-    .where({ id, ...(partnerId !== undefined ? { partner_id: partnerId } : {}) })
-    .update(toColumns({ ...fields, ...(at ? { updatedAt: at } : {}) }))
-    .returning('*');
-  return row ? fromRow<RouteRecord>(row) : undefined;
+export async function openExpectWindow(db: Knex, partnerId: string, id: string, until: Date, at: Date): Promise<boolean> {
+  if (!isUuid(id)) return false;
+  const { rowCount } = await db.raw(
+    `with relaxed as (select set_config('synchronous_commit', 'off', true) as setting)
+     update permanent_routes set expect_deposit_until = ?, next_poll_at = ?, updated_at = ?
+      where id = ? and partner_id = ? and exists (select from relaxed where setting is not null)`,
+    [until, at, at, id, partnerId],
+  );
+  return rowCount === 1;
 }
 
 /** Up to `limit` active routes whose next poll has come, the most overdue first. */
