@@ -1,4 +1,5 @@
 /** Health and Meta operations: liveness with dependency checks, and the served spec. */
+import { gzipSync } from 'node:zlib';
 import { AppError } from '../domain/errors.js';
 import { pingDatabase } from '../store/database.js';
 import type { Handlers } from '../http/handler-types.js';
@@ -6,8 +7,10 @@ import type { HandlerDeps } from './deps.js';
 
 /** Handlers for getHealth and getOpenApiDocument. */
 export function createHealthHandlers(deps: HandlerDeps): Pick<Handlers, 'getHealth' | 'getOpenApiDocument'> {
-  // The document (about 160 kB) never changes while the process runs: serialised once, not per request.
+  // The document (about 160 kB) never changes while the process runs: serialised and compressed once, not per
+  // request. A client that accepts gzip (browsers, fetch, curl --compressed) gets about a fifth of the bytes.
   const documentJson = Buffer.from(JSON.stringify(deps.apiDocument));
+  const documentGzip = gzipSync(documentJson, { level: 9 });
   return {
     async getHealth() {
       const database = await pingDatabase(deps.knex);
@@ -21,8 +24,10 @@ export function createHealthHandlers(deps: HandlerDeps): Pick<Handlers, 'getHeal
       };
     },
 
-    async getOpenApiDocument({ res }) {
-      res.status(200).type('application/json').send(documentJson);
+    async getOpenApiDocument({ req, res }) {
+      res.status(200).type('application/json').vary('Accept-Encoding');
+      if (req.acceptsEncodings('gzip', 'identity') === 'gzip') res.set('Content-Encoding', 'gzip').send(documentGzip);
+      else res.send(documentJson);
       return { handled: true };
     },
   };

@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import http from 'node:http';
+import { gunzipSync } from 'node:zlib';
 import { expect } from 'chai';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { request } from '../support/http.js';
@@ -38,6 +40,31 @@ describe('GET /openapi.json', () => {
     expect(res.status).to.equal(200);
     const bundled = JSON.parse(fs.readFileSync(new URL('../../generated/openapi.json', import.meta.url), 'utf8'));
     expect(res.body).to.deep.equal(bundled);
+  });
+
+  it('sends the document gzip-compressed to a client that accepts gzip, and plain to one that does not', async () => {
+    const fetchRaw = (acceptEncoding: string | undefined) =>
+      new Promise<{ headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+        const headers = acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding };
+        http
+          .get(`${server.baseUrl}/openapi.json`, { headers }, (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+          })
+          .on('error', reject);
+      });
+    const plain = await fetchRaw(undefined);
+    expect(plain.headers['content-encoding']).to.equal(undefined);
+    expect(plain.headers.vary).to.match(/accept-encoding/i);
+    for (const accepted of ['gzip, deflate, br', 'gzip']) {
+      const zipped = await fetchRaw(accepted);
+      expect(zipped.headers['content-encoding']).to.equal('gzip');
+      expect(zipped.headers['content-type']).to.match(/^application\/json/);
+      expect(zipped.body.length).to.be.below(plain.body.length / 4);
+      expect(gunzipSync(zipped.body).equals(plain.body)).to.equal(true);
+    }
+    for (const refused of ['identity', 'gzip;q=0', 'br']) expect((await fetchRaw(refused)).headers['content-encoding']).to.equal(undefined);
   });
 
   it('declares OpenAPI 3.1, version 1.12.0 and the /api/v1 server', async () => {
