@@ -521,8 +521,10 @@ export interface paths {
         /**
          * Announce an expected deposit
          * @description Call this just before the customer pays into one of the route's addresses. The addresses are polled
-         *     at once, then every 5 s instead of every 60 s (by default) for the next 1800 seconds, so the deposit
-         *     is seen sooner. Calling it again extends the window from now. No request body.
+         *     at once (usually within 50 ms: an instance starts its polls of due routes at least 50 ms apart, so
+         *     calling this in a loop does not poll more often), then every 5 s instead of every 60 s (by default)
+         *     for the next 1800 seconds, so the deposit is seen sooner. Calling it again extends the window from
+         *     now. No request body.
          */
         post: operations["expectRouteDeposit"];
         delete?: never;

@@ -75,7 +75,7 @@ export interface JobEngine {
   routeAddressesJobStatement(routeId: string, networks: string[]): Promise<NativeStatement>;
   /** Tells this instance's route-address worker that an allocation is due (one queued by routeAddressesJobStatement, committed). */
   wakeRouteAddresses(): void;
-  /** Sweeps due permanent routes now (a route was made due on this instance: an expect-deposit window). */
+  /** Sweeps due permanent routes soon (a route was made due on this instance: an expect-deposit window); see startRoutePolling. */
   wakeRoutePolling(): void;
   /** Webhook delivery: the test send, and the dispatcher for callers that want outbox rows queued now. */
   webhooks: Pick<WebhookDelivery, 'sendTest' | 'dispatch'>;

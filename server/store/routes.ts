@@ -98,10 +98,10 @@ export type NewRoute = Omit<RouteRecord, 'status' | 'markupPercent' | 'expectDep
 /** What the creating statement did: stored the route, or why it did not (and then it wrote nothing). */
 export type RouteCreation = { outcome: 'created'; view: RouteView } | { outcome: 'challenge_spent' | 'route_exists' };
 
-// Spends the challenge, stores the route with the partner's markup at this moment and its address rows (empty
-// until allocated), and runs the job insert, each only when the one before it happened. A create that did not
-// store its route fails as a whole through pss_route_not_created (migration 0009), so nothing of it stays:
-// not the spending, not the job. A concurrent spend of the same challenge waits for this statement's commit,
+// Spends the challenge, then stores the route (only if it spent it) with the partner's markup at this moment,
+// and its address rows (empty until allocated). The job insert (pg-boss's own) runs unconditionally: a create
+// that did not store its route fails as a whole through pss_route_not_created (migration 0009), and that
+// failure is what removes the job, with the spending. A concurrent spend of the same challenge waits for this statement's commit,
 // then finds it spent; a concurrent create for the same user and target waits for the first route's commit,
 // then conflicts with it.
 const CREATE_ROUTE = (job: string) => `

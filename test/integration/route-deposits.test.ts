@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import { Money } from '../../server/domain/money.js';
+import knexFactory from 'knex';
+import { openExpectWindow } from '../../server/store/routes.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { expectError } from '../support/http.js';
 import type { SignerOptions } from '../support/signer.js';
@@ -180,20 +182,26 @@ describe('Permanent routes: deposits, accumulation, conversion and earnings', ()
     // single gaps can be shorter: count the polls over their span instead (one per call without the gap).
     const span = polled[polled.length - 1] - polled[0];
     const gaps = polled.slice(1).map((at, i) => (at - polled[i]).toFixed(0));
-    expect(polled.length, `polls ${gaps.join(' ')} ms apart`).to.be.within(1, 2 + span / 35);
-    // A window's commit does not wait for the disk, but only its own: every pooled connection (all held at
-    // once, so each is asked) still commits synchronously.
-    const pooled = server.knex.client as {
-      pool: { max: number };
-      acquireConnection(): Promise<Connection>;
-      releaseConnection(c: Connection): Promise<void>;
-    };
-    type Connection = { query(text: string): Promise<{ rows: Array<{ synchronous_commit: string }> }> };
-    const pool = pooled.pool;
-    const held = await Promise.all(Array.from({ length: pool.max }, () => pooled.acquireConnection()));
-    const settings = await Promise.all(held.map(async (c) => (await c.query('show synchronous_commit')).rows[0].synchronous_commit));
-    await Promise.all(held.map((c) => pooled.releaseConnection(c)));
-    expect(settings).to.deep.equal(Array<string>(pool.max).fill('on'));
+    expect(polled.length, `polls ${gaps.join(' ')} ms apart`).to.be.within(1, 1 + (span + 100) / 50);
+  });
+
+  it("commits an expect-deposit window without waiting for the disk, and leaves its connection's setting as it was", async () => {
+    const route = await createVerifiedRoute(client, 'user-7');
+    const { partner_id: partnerId } = await server.knex('permanent_routes').where({ id: route.route_id }).first('partner_id');
+    // A pool of one connection: the statement and the reads after it run on the same session.
+    const single = knexFactory({ ...server.knex.client.config, pool: { min: 1, max: 1 } });
+    try {
+      const setting = async () => (await single.raw('show synchronous_commit')).rows[0].synchronous_commit as string;
+      const before = await setting();
+      const at = new Date();
+      expect(await openExpectWindow(single, partnerId, route.route_id, new Date(at.getTime() + 60_000), at)).to.equal(true);
+      expect(await setting()).to.equal(before);
+      expect(await openExpectWindow(single, partnerId, '00000000-0000-4000-8000-000000000000', at, at)).to.equal(false);
+      const stored = await single('permanent_routes').where({ id: route.route_id }).first('expect_deposit_until', 'next_poll_at');
+      expect(stored).to.deep.equal({ expect_deposit_until: new Date(at.getTime() + 60_000), next_poll_at: at });
+    } finally {
+      await single.destroy();
+    }
   });
 
   it('refuses a payment of an asset the address does not take, and pages deposits with a cursor', async () => {
