@@ -81,11 +81,7 @@ export function createRouteHandlers(
       });
       const challenge = {
         id: randomUUID(),
-        partnerId,
-        externalUser: user,
-        destinationAsset: body.destinationAsset,
-        destinationNetwork: body.destinationNetwork,
-        destinationAddress: body.destinationAddress,
+        ...settlementTarget(partnerId, user, body),
         label: body.label ?? null,
         text,
         expiresAt,
@@ -133,11 +129,7 @@ export function createRouteHandlers(
       const terms = deps.catalog.routes;
       const route = {
         id: randomUUID(),
-        partnerId,
-        externalUser: user,
-        destinationAsset: body.destinationAsset,
-        destinationNetwork: body.destinationNetwork,
-        destinationAddress: body.destinationAddress,
+        ...settlementTarget(partnerId, user, body),
         label: body.label ?? challenge.label,
         feePercent: terms.feePercent,
         feeFloorUsd: terms.feeFloorUsd,
@@ -231,6 +223,21 @@ export function createRouteHandlers(
       deps.jobs.wakeRoutePolling();
       return { status: 200, body: { ok: true, expect_deposit_until: until.toISOString() } };
     },
+  };
+}
+
+/** Whose and where a challenge is issued for and a route created for: the partner's user and the destination. */
+function settlementTarget(
+  partnerId: string,
+  user: string,
+  body: { destinationAsset: string; destinationNetwork: string; destinationAddress: string },
+): Pick<RouteRecord, 'partnerId' | 'externalUser' | 'destinationAsset' | 'destinationNetwork' | 'destinationAddress'> {
+  return {
+    partnerId,
+    externalUser: user,
+    destinationAsset: body.destinationAsset,
+    destinationNetwork: body.destinationNetwork,
+    destinationAddress: body.destinationAddress,
   };
 }
 

@@ -121,10 +121,12 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
   // one worker moved at most a batch per interval (16 steps a second), and a new swap waited up to half a
   // second for its address. A job due now that this instance queued wakes the worker once it is committed,
   // and a full batch fetches the next at once.
-  const advanceWorker: { id?: string } = {};
-  const wakeAdvance = () => {
-    if (advanceWorker.id) boss.notifyWorker(advanceWorker.id);
+  // Wakes the worker whose id `worker` holds once it is started (until then there is none to wake).
+  const waker = (worker: { id?: string }) => () => {
+    if (worker.id) boss.notifyWorker(worker.id);
   };
+  const advanceWorker: { id?: string } = {};
+  const wakeAdvance = waker(advanceWorker);
 
   // A step due at a moment has an id derived from the swap and that moment: every chain of jobs for one swap
   // (after a sandbox action, a deposit, a restart) computes the same next moment, so they merge into one job
@@ -177,9 +179,7 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
   // A new route's allocation is woken as a new swap's first step is: by the instance that queued it, once
   // committed, and by a full batch.
   const routeAddressesWorker: { id?: string } = {};
-  const wakeRouteAddresses = () => {
-    if (routeAddressesWorker.id) boss.notifyWorker(routeAddressesWorker.id);
-  };
+  const wakeRouteAddresses = waker(routeAddressesWorker);
   routeAddressesWorker.id = await work<{ routeId: string; networks?: string[] }>(
     ROUTE_ADDRESSES_QUEUE,
     { pollingIntervalSeconds: POLLING_INTERVAL_SECONDS, batchSize: ROUTE_ADDRESSES_BATCH_SIZE },

@@ -85,7 +85,7 @@ async function writeChange(
   fields: Partial<SwapRecord>,
   at: Date,
   withEvent: boolean,
-  unlocked: { unchangedSince: Date; alsoRun?: NativeStatement } | undefined = undefined,
+  unlocked?: { unchangedSince: Date; alsoRun?: NativeStatement },
 ): Promise<SwapChange | undefined> {
   const expected: SwapRecord = { ...swap, ...fields, updatedAt: at };
   const entry = withEvent ? eventOf(expected, at) : null;
