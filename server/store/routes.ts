@@ -101,9 +101,9 @@ export type RouteCreation = { outcome: 'created'; view: RouteView } | { outcome:
 // Spends the challenge, then stores the route (only if it spent it) with the partner's markup at this moment,
 // and its address rows (empty until allocated). The job insert (pg-boss's own) runs unconditionally: a create
 // that did not store its route fails as a whole through pss_route_not_created (migration 0009), and that
-// failure is what removes the job, with the spending. A concurrent spend of the same challenge waits for this statement's commit,
-// then finds it spent; a concurrent create for the same user and target waits for the first route's commit,
-// then conflicts with it.
+// failure is what removes the job, with the spending. A concurrent spend of the same challenge waits for this
+// statement's commit, then finds it spent; a concurrent create for the same user and target waits for the
+// first route's commit, then conflicts with it.
 const CREATE_ROUTE = (job: string) => `
   with spent as (
     update route_challenges set used_at = ?::timestamptz where id = ?::uuid and used_at is null returning id

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { Money } from '../../server/domain/money.js';
 import knexFactory from 'knex';
+import { Money } from '../../server/domain/money.js';
 import { openExpectWindow } from '../../server/store/routes.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { expectError } from '../support/http.js';
