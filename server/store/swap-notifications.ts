@@ -1,7 +1,8 @@
 /**
  * Announcing committed swap changes to every server instance's stream hub (DESIGN 6.6): NOTIFY on PostgreSQL,
  * delivered once the transaction commits; on the embedded PGlite, whose NOTIFY does not cross socket
- * connections, an in-process bus fired after the commit.
+ * connections, an in-process bus fired after the commit. On PostgreSQL a statement that writes a swap can
+ * carry its own NOTIFY (announcementSql) and save the round trip of announceSwapChange.
  */
 import { EventEmitter } from 'node:events';
 import type { Knex } from 'knex';
@@ -16,6 +17,17 @@ const localBuses = new WeakMap<object, EventEmitter>();
 /** Delivers changes committed through `knex` to `bus` (event `change`, argument the swap id), in this process. */
 export function deliverChangesLocally(knex: Knex, bus: EventEmitter): void {
   localBuses.set(knex.client.config, bus);
+}
+
+/**
+ * The select-list expression that announces the change of the swap whose id is the SQL `idSql`, for a
+ * statement that writes that swap through `db`; undefined where announceSwapChange must be called instead
+ * (the embedded PGlite's bus). NOTIFY is transactional: it is sent when the statement's transaction commits
+ * and dropped if it rolls back, as announceSwapChange's is, and not at all when the statement selects no row.
+ */
+export function announcementSql(db: Knex, idSql: string): { sql: string; bindings: [string] } | undefined {
+  if (localBuses.has(db.client.config)) return undefined;
+  return { sql: `pg_notify(?, (${idSql})::text)`, bindings: [SWAP_CHANGES_CHANNEL] };
 }
 
 /**

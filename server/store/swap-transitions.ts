@@ -102,7 +102,7 @@ async function writeChange(
   const message = swapMessage(updated, event);
   if (JSON.stringify(message) !== expectedBody) await replaceOutboxPayload(db, written.messageId, message);
   if (updated.routeId !== null) await announceOrderDeposits(db as Knex.Transaction, updated);
-  await announceSwapChange(db, updated.id);
+  if (!written.announced) await announceSwapChange(db, updated.id);
   return { swap: updated, event };
 }
 

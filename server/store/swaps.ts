@@ -4,6 +4,7 @@ import type { SwapStatus } from '../domain/swap-lifecycle.js';
 import type { RouteOrderFields, SwapEventRecord, SwapRecord } from '../domain/swap-view.js';
 import { toKnexRaw, type NativeStatement } from './raw-sql.js';
 import { afterPosition, fromJsonRow, fromRow, isUuid, toColumns } from './rows.js';
+import { announcementSql } from './swap-notifications.js';
 
 export type { SwapEventRecord, SwapRecord } from '../domain/swap-view.js';
 
@@ -119,16 +120,19 @@ export interface SwapChangeWrite {
  * Either the caller holds the swap's lock (`db` is its transaction), or it read the swap without one and
  * gives `unchangedSince`, the `updatedAt` it read: then nothing is written unless the swap is still as read,
  * and the answer is undefined when it was not. `alsoRun` is run in the same statement, whatever the update.
+ * On PostgreSQL the statement also announces the change to the stream hubs (`announced`); elsewhere the
+ * caller does, with announceSwapChange.
  */
 export async function writeSwapChange(
   db: Knex,
   id: string,
   change: SwapChangeWrite & { unchangedSince?: Date; alsoRun?: NativeStatement },
-): Promise<{ swap: SwapRecord; eventSeq: string | null; messageId: string } | undefined> {
+): Promise<{ swap: SwapRecord; eventSeq: string | null; messageId: string; announced: boolean } | undefined> {
   const set = Object.entries(toColumns(change.fields));
   const event = change.event ? Object.entries(toColumns(change.event)) : [];
   const unchanged = change.unchangedSince ? [change.unchangedSince] : [];
   const also = change.alsoRun ? toKnexRaw(change.alsoRun) : undefined;
+  const announce = announcementSql(db, 'updated.id');
   const { rows } = await db.raw(
     `with updated as (
        update swaps set ${set.map(() => '?? = ?').join(', ')} where id = ?${unchanged.length > 0 ? ' and updated_at = ?' : ''} returning *
@@ -141,7 +145,9 @@ export async function writeSwapChange(
      message as (insert into webhook_outbox (partner_id, type, payload) select partner_id, ?, ? from updated returning id)${
        also ? `, also as (${also.sql})` : ''
      }
-     select updated.*, (select seq::text from event) as "change:eventSeq", (select id from message) as "change:messageId" from updated`,
+     select updated.*, (select seq::text from event) as "change:eventSeq", (select id from message) as "change:messageId"${
+       announce ? `, ${announce.sql} as "change:announced"` : ''
+     } from updated`,
     [
       ...set.flat(),
       id,
@@ -151,14 +157,25 @@ export async function writeSwapChange(
       change.message.type,
       change.message.payload,
       ...(also?.bindings ?? []),
+      ...(announce?.bindings ?? []),
     ] as Knex.RawBinding[],
   );
   if (rows.length !== 1) {
     if (unchanged.length > 0) return undefined;
     throw new Error(`swap ${id} to change is missing`);
   }
-  const { 'change:eventSeq': eventSeq, 'change:messageId': messageId, ...row } = rows[0] as Record<string, unknown>;
-  return { swap: fromRow<SwapRecord>(row), eventSeq: eventSeq as string | null, messageId: messageId as string };
+  const {
+    'change:eventSeq': eventSeq,
+    'change:messageId': messageId,
+    'change:announced': _announced,
+    ...row
+  } = rows[0] as Record<string, unknown>;
+  return {
+    swap: fromRow<SwapRecord>(row),
+    eventSeq: eventSeq as string | null,
+    messageId: messageId as string,
+    announced: announce !== undefined,
+  };
 }
 
 /** Replaces the payload of a queued webhook message (not yet dispatched). */

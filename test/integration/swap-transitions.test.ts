@@ -1,5 +1,7 @@
 import { expect } from 'chai';
+import type { components } from '../../generated/api.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { openStream } from '../support/sse.js';
 import { swapClient } from '../support/swaps.js';
 import { changeSwapOrder, changeSwapOrderIfUnchanged } from '../../server/store/swap-transitions.js';
 import { findSwap, lockSwap } from '../../server/store/swaps.js';
@@ -76,5 +78,26 @@ describe('Swap changes: the swap, its timeline entry and its message written tog
     const message = await lastMessage(order.id);
     const after = await client.get(order.id);
     expect(message).to.deep.equal({ order: after.order, event: after.events.at(-1) });
+  });
+
+  // On PostgreSQL the NOTIFY rides in the statement that writes the change (store/swap-notifications.ts
+  // announcementSql); on PGlite the in-process bus fires after it. Either way an open stream is told.
+  it('announces a change made without a lock to an open stream of the swap', async () => {
+    const { order, accessToken } = await client.create();
+    await client.waitFor(order.id, (o) => o.depositAddress !== null && o.depositAddress !== undefined);
+    const session = await openStream(`${server.origin}/api/v1/swaps/${order.id}/stream`, { authorization: `Bearer ${accessToken}` });
+    try {
+      expect(session.status).to.equal(200);
+      await session.waitFor((m) => m.event === 'order');
+      const read = (await findSwap(server.knex, order.id))!;
+      expect(await changeSwapOrderIfUnchanged(server.knex, read, { depositMemo: 'announced' }, new Date())).to.not.equal(undefined);
+      const changed = await session.waitFor(
+        (m) => m.event === 'order' && (JSON.parse(m.data) as components['schemas']['Swap']).depositMemo === 'announced',
+        10_000,
+      );
+      expect((JSON.parse(changed.data) as components['schemas']['Swap']).id).to.equal(order.id);
+    } finally {
+      session.abort();
+    }
   });
 });
