@@ -28,8 +28,9 @@ import type { Metrics } from '../metrics.js';
 import type { SecretBox } from '../store/secret-box.js';
 import {
   claimUndispatched,
+  createAttemptWriter,
+  createWebhookReader,
   findDeliveryContext,
-  findWebhook,
   insertAttempt,
   markDispatched,
   webhookSecretOwner,
@@ -104,6 +105,10 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps): WebhookDeliver
   const timeoutMs = deps.config.webhookTimeoutSeconds * 1000;
   const lookup = deps.lookup ?? (dns.lookup as unknown as LookupFunction);
 
+  // Test deliveries and last attempts are recorded, and test deliveries read their webhook, in groups.
+  const recordAttempt = createAttemptWriter(deps.knex);
+  const readWebhook = createWebhookReader(deps.knex);
+
   const secretOf = (webhook: WebhookRecord) => deps.secretBox.open(webhook.secretSealed, webhookSecretOwner(webhook.partnerId));
 
   async function attempt(webhook: WebhookRecord, messageId: string, body: string): Promise<AttemptOutcome & { at: Date }> {
@@ -160,7 +165,7 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps): WebhookDeliver
       const nextAttemptAt = delaySeconds === undefined ? null : new Date(outcome.at.getTime() + delaySeconds * 1000);
       const record = attemptRecord(message.partnerId, message.id, message.type, job.attempt, webhook.url, outcome, nextAttemptAt);
       if (!nextAttemptAt) {
-        await insertAttempt(deps.knex, record);
+        await recordAttempt(record);
       } else {
         await deps.knex.transaction(async (trx) => {
           // Only the run that recorded this attempt queues the next one (a second run of the job finds it recorded).
@@ -178,7 +183,7 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps): WebhookDeliver
     },
 
     async sendTest(partnerId) {
-      const webhook = await findWebhook(deps.knex, partnerId);
+      const webhook = await readWebhook(partnerId);
       if (!webhook || !webhook.enabled) return undefined;
       const messageId = randomUUID();
       const created = deps.now();
@@ -188,7 +193,7 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps): WebhookDeliver
       const outcome = await attempt(webhook, messageId, body);
       deps.metrics?.countWebhookAttempt(outcome);
       const record = attemptRecord(partnerId, messageId, WEBHOOK_TEST_TYPE, 1, webhook.url, outcome, null);
-      const stored = await insertAttempt(deps.knex, record);
+      const stored = await recordAttempt(record);
       if (!stored) throw new Error(`test message ${messageId} was recorded twice`);
       return stored;
     },

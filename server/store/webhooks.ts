@@ -3,7 +3,8 @@
  * and the record of every delivery attempt.
  */
 import type { Knex } from 'knex';
-import { isUuid } from './rows.js';
+import { columnArrays, groupCommit, unnestInsert } from './group-commit.js';
+import { isUuid, toColumnName } from './rows.js';
 
 /** A partner's webhook as stored; the secret stays sealed here. */
 export interface WebhookRecord {
@@ -74,6 +75,19 @@ const toAttempt = (row: Record<string, unknown>): AttemptRecord => ({
 export async function findWebhook(db: Knex, partnerId: string): Promise<WebhookRecord | undefined> {
   const row = await db('partner_webhooks').where({ partner_id: partnerId }).first();
   return row ? toWebhook(row) : undefined;
+}
+
+/**
+ * findWebhook for requests that come in numbers (test deliveries): the partners asked for while one read
+ * runs are read together by the next (store/group-commit.ts). Each read starts after its request arrived, so
+ * it sees every change committed before, as findWebhook does.
+ */
+export function createWebhookReader(db: Knex): (partnerId: string) => Promise<WebhookRecord | undefined> {
+  return groupCommit(async (partnerIds: string[]) => {
+    const rows: Array<Record<string, unknown>> = await db('partner_webhooks').whereIn('partner_id', [...new Set(partnerIds)]);
+    const found = new Map(rows.map((row) => [row.partner_id as string, toWebhook(row)]));
+    return partnerIds.map((id) => found.get(id));
+  });
 }
 
 /** Sets the URL and switch of the partner's webhook, keeping its secret; undefined when it has none yet. */
@@ -209,8 +223,51 @@ export async function lastAttemptNumber(db: Knex, messageId: string): Promise<nu
   return Number(row?.last ?? 0);
 }
 
+/** An attempt to record: the database makes its seq and id. */
+export type NewAttempt = Omit<AttemptRecord, 'seq' | 'id'>;
+
+const NEW_ATTEMPT_TYPES: Record<keyof NewAttempt, string> = {
+  partnerId: 'uuid',
+  messageId: 'text',
+  type: 'text',
+  attempt: 'integer',
+  url: 'text',
+  statusCode: 'integer',
+  error: 'text',
+  durationMs: 'integer',
+  succeeded: 'boolean',
+  attemptedAt: 'timestamptz',
+  nextAttemptAt: 'timestamptz',
+};
+const NEW_ATTEMPT_FIELDS = Object.keys(NEW_ATTEMPT_TYPES) as Array<keyof NewAttempt>;
+const INSERT_ATTEMPTS = `${unnestInsert(
+  'webhook_attempts',
+  Object.fromEntries(NEW_ATTEMPT_FIELDS.map((f) => [toColumnName(f), NEW_ATTEMPT_TYPES[f]])),
+)} on conflict (message_id, attempt) do nothing returning *`;
+
+/**
+ * insertAttempt outside a transaction, for attempts recorded in numbers: the ones recorded while an insert
+ * runs are stored together by the next (group commit). Resolves as insertAttempt does: undefined when that
+ * attempt of the message was recorded already, also when it came twice in one group (the first is stored).
+ */
+export function createAttemptWriter(db: Knex): (attempt: NewAttempt) => Promise<AttemptRecord | undefined> {
+  const keyOf = (messageId: string, attempt: number) => `${attempt}:${messageId}`;
+  return groupCommit(async (attempts: NewAttempt[]) => {
+    const { rows } = await db.raw(INSERT_ATTEMPTS, columnArrays(attempts, NEW_ATTEMPT_FIELDS));
+    const stored = new Map(
+      (rows as Array<Record<string, unknown>>).map((row) => [keyOf(row.message_id as string, row.attempt as number), toAttempt(row)]),
+    );
+    return attempts.map((a) => {
+      const key = keyOf(a.messageId, a.attempt);
+      const record = stored.get(key);
+      stored.delete(key);
+      return record;
+    });
+  });
+}
+
 /** Records an attempt; returns undefined (and changes nothing) when that attempt of the message was already recorded. */
-export async function insertAttempt(db: Knex, attempt: Omit<AttemptRecord, 'seq' | 'id'>): Promise<AttemptRecord | undefined> {
+export async function insertAttempt(db: Knex, attempt: NewAttempt): Promise<AttemptRecord | undefined> {
   const rows = await db('webhook_attempts')
     .insert({
       partner_id: attempt.partnerId,

@@ -204,6 +204,35 @@ describe('partner webhooks', function () {
       expect(receiver.received.map((d) => d.path)).to.deep.equal(['/hooks']);
     });
 
+    // Test deliveries read their webhook and are recorded in groups (store/webhooks.ts): the requests of
+    // several partners that arrive together must each get their own webhook and their own record.
+    it('answers test deliveries sent at once by several partners each with its own recorded attempt', async () => {
+      const PER_PARTNER = 12;
+      const receivers = [await newReceiver(), await newReceiver()];
+      const partners = await Promise.all(receivers.map((r) => partnerWithWebhook(r)));
+      const stoppedReceiver = await newReceiver();
+      const stopped = await partnerWithWebhook(stoppedReceiver);
+      expect((await stopped.api.put({ url: stoppedReceiver.url, enabled: false })).status).to.equal(200);
+
+      const sends = [...partners, stopped].flatMap(({ api }) => Array.from({ length: PER_PARTNER }, () => api.test()));
+      const answers = await Promise.all(sends);
+      for (const [i, { api }] of partners.entries()) {
+        const mine = answers.slice(i * PER_PARTNER, (i + 1) * PER_PARTNER);
+        for (const res of mine) expect(res.status, res.text).to.equal(200);
+        for (const res of mine) expect(res.body).to.include({ type: 'webhook.test', attempt: 1, succeeded: true, url: receivers[i].url });
+        const eventIds = mine.map((res) => res.body.eventId);
+        expect(new Set(eventIds).size).to.equal(PER_PARTNER);
+        expect(new Set(mine.map((res) => res.body.id)).size).to.equal(PER_PARTNER);
+        // Every answer is a stored attempt, exactly as the list shows it, and only this partner's.
+        const listed = await api.allDeliveries();
+        expect(listed).to.have.deep.members(mine.map((res) => res.body));
+        expect(receivers[i].received.map((d) => d.headers['webhook-id']).sort()).to.deep.equal([...eventIds].sort());
+      }
+      for (const res of answers.slice(2 * PER_PARTNER)) expectError(res, 409, 'webhook_not_configured');
+      expect(await stopped.api.allDeliveries()).to.deep.equal([]);
+      expect(stoppedReceiver.received).to.deep.equal([]);
+    });
+
     it('gives up on a receiver that does not answer within WEBHOOK_TIMEOUT_SECONDS', async () => {
       const receiver = await newReceiver();
       const { api } = await partnerWithWebhook(receiver);
