@@ -14,9 +14,9 @@ import { decodeZanoAddress } from '../domain/zano-address.js';
 import { verifyZanoProof } from '../domain/zano-proof.js';
 import type { Handlers } from '../http/handler-types.js';
 import {
+  createChallengeReader,
   createChallengeWriter,
   createRouteOnce,
-  findChallenge,
   findRouteDeposits,
   findRouteView,
   listRouteViews,
@@ -48,6 +48,7 @@ export function createRouteHandlers(
     deps.catalog.assets.filter((a) => !a.memoNeeded && !(a.symbol === destinationAsset && a.network === destinationNetwork));
 
   const writeChallenge = createChallengeWriter(deps.knex);
+  const readChallenge = createChallengeReader(deps.knex);
   const notFound = () => new AppError(404, 'not_found', 'No such permanent route.');
   const toBody = (view: RouteView): PermanentRoute => toRouteBody(view.route, view.addresses, view.waiting);
 
@@ -105,7 +106,7 @@ export function createRouteHandlers(
       // Everything about the challenge and the wallet's signature is checked before anything is written: the
       // signature check is CPU, and the write then spends the challenge only if no concurrent request spent it
       // meanwhile.
-      const challenge = await findChallenge(deps.knex, body.challengeId);
+      const challenge = await readChallenge(body.challengeId);
       const invalid = (why: string) => new AppError(400, 'invalid_challenge', `The challenge cannot be used: ${why}. Request a new one.`);
       if (!challenge || challenge.partnerId !== partnerId) throw invalid('it is unknown');
       if (challenge.usedAt !== null) throw invalid('it was already used');

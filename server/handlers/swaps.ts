@@ -11,7 +11,7 @@ import { unauthorized } from '../domain/signing.js';
 import type { Handlers, HandlerContext } from '../http/handler-types.js';
 import { LOCK_NOT_AVAILABLE, type IdempotencyRecord } from '../store/idempotency.js';
 import type { QuoteRecord } from '../store/quotes.js';
-import { createSwapOnce, findCreationState, type CreationOutcome } from '../store/swap-creation.js';
+import { createCreationStateReader, createSwapOnce, type CreationOutcome } from '../store/swap-creation.js';
 import { findSwapWithEvents, listPartnerSwaps } from '../store/swaps.js';
 import type { HandlerDeps } from './deps.js';
 import { requirePartner } from './partner.js';
@@ -24,6 +24,7 @@ const quoteExpired = () => new AppError(409, 'quote_expired', 'The quote has exp
 
 /** Handlers for createSwap, getSwap and listSwaps. */
 export function createSwapHandlers(deps: HandlerDeps): Pick<Handlers, 'createSwap' | 'getSwap' | 'listSwaps'> {
+  const readCreationState = createCreationStateReader(deps.knex);
   return {
     async createSwap({ partner, headers, body }) {
       const { partnerId, user } = requirePartner(partner);
@@ -36,7 +37,7 @@ export function createSwapHandlers(deps: HandlerDeps): Pick<Handlers, 'createSwa
       const at = deps.now();
 
       const lookup = { partnerId, key, quoteId: body.quoteId, now: at };
-      const state = await findCreationState(deps.knex, lookup);
+      const state = await readCreationState(lookup);
       if (state.bound) return replay(state.bound, hash);
       const quote = usableQuote(state.quote, body, at);
       // Every field is set here, none left to a column default: the response is built from this record and
@@ -124,7 +125,7 @@ export function createSwapHandlers(deps: HandlerDeps): Pick<Handlers, 'createSwa
       }
       // Another request used the quote or bound the key meanwhile, and committed, and this one wrote nothing:
       // when that was an identical request, this one replays it.
-      const now = await findCreationState(deps.knex, lookup);
+      const now = await readCreationState(lookup);
       if (now.bound) return replay(now.bound, hash);
       throw quoteExpired();
     },

@@ -83,11 +83,19 @@ export function createChallengeWriter(db: Knex): (challenge: NewChallenge) => Pr
   });
 }
 
-/** The challenge `id`, if it exists. */
-export async function findChallenge(db: Knex, id: string): Promise<ChallengeRecord | undefined> {
-  if (!isUuid(id)) return undefined;
-  const row = await db('route_challenges').where({ id }).first();
-  return row ? fromRow<ChallengeRecord>(row) : undefined;
+/**
+ * Reads challenges by id, if they exist; the ones asked for while a read runs are read together by the next
+ * (group commit, store/group-commit.ts). Each read starts after its request arrived.
+ */
+export function createChallengeReader(db: Knex): (id: string) => Promise<ChallengeRecord | undefined> {
+  const read = groupCommit(async (ids: string[]) => {
+    // One array parameter, so the statement's text (and its prepared statement) is the same for any group.
+    const rows: Array<Record<string, unknown>> = await db('route_challenges').whereRaw('id = any(?::uuid[])', [[...new Set(ids)]]);
+    const found = new Map(rows.map((row) => [row.id as string, fromRow<ChallengeRecord>(row)]));
+    return ids.map((id) => found.get(id));
+  });
+  // Stored ids are lower case; a uuid is matched in any case, as a read by id would.
+  return async (id) => (isUuid(id) ? read(id.toLowerCase()) : undefined);
 }
 
 /** A route to create: its id is made by the caller; the partner's markup is read by the statement that stores it. */

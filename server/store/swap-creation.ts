@@ -20,6 +20,7 @@
 import type { Knex } from 'knex';
 import type { SwapRecord } from '../domain/swap-view.js';
 import { guardRefusal } from './errors.js';
+import { groupCommit } from './group-commit.js';
 import type { IdempotencyRecord } from './idempotency.js';
 import { QUOTE_RETURNING, type QuoteRecord } from './quotes.js';
 import { toKnexRaw, type NativeStatement } from './raw-sql.js';
@@ -31,30 +32,54 @@ export interface CreationState {
   quote: QuoteRecord | undefined;
 }
 
-/** The binding of (partnerId, key) unexpired at `now`, and the partner's quote `quoteId`, in one read. */
-export async function findCreationState(
-  db: Knex,
-  lookup: { partnerId: string; key: string; quoteId: string; now: Date },
-): Promise<CreationState> {
-  const { rows } = await db.raw(
-    `select k.request_hash as "k:requestHash", k.response_status as "k:responseStatus", k.response_body as "k:responseBody",
-            k.swap_id as "k:swapId", q.*
-       from (values (1)) as one
-       left join idempotency_keys k on k.partner_id = ? and k.key = ? and k.expires_at > ?
-       left join (select ${QUOTE_RETURNING} from quotes where id = ? and partner_id = ?) q on true`,
-    [lookup.partnerId, lookup.key, lookup.now, isUuid(lookup.quoteId) ? lookup.quoteId : null, lookup.partnerId],
-  );
-  const {
-    'k:requestHash': requestHash,
-    'k:responseStatus': responseStatus,
-    'k:responseBody': responseBody,
-    'k:swapId': swapId,
-    ...quote
-  } = rows[0] as Record<string, unknown>;
-  return {
-    bound: requestHash === null ? undefined : ({ requestHash, responseStatus, responseBody, swapId } as IdempotencyRecord),
-    quote: quote.id === null ? undefined : (quote as unknown as QuoteRecord),
-  };
+/** What a create looks up: the partner's key and quote, at `now`. */
+export interface CreationLookup {
+  partnerId: string;
+  key: string;
+  quoteId: string;
+  now: Date;
+}
+
+// One row per lookup of the group, told apart by its position `i` (a lookup's quote id that is not a uuid
+// is given as null, which matches no quote). The arrays make the text the same for any group's size.
+const READ_CREATION_STATES = `
+  select l.i as "l:i", k.request_hash as "k:requestHash", k.response_status as "k:responseStatus",
+         k.response_body as "k:responseBody", k.swap_id as "k:swapId", q.*
+    from unnest(?::int[], ?::uuid[], ?::text[], ?::timestamptz[], ?::uuid[]) as l(i, partner_id, key, at, quote_id)
+    left join idempotency_keys k on k.partner_id = l.partner_id and k.key = l.key and k.expires_at > l.at
+    left join lateral (select ${QUOTE_RETURNING} from quotes where id = l.quote_id and partner_id = l.partner_id) q on true`;
+
+/**
+ * Reads what creates start from: for each lookup, the binding of (partnerId, key) unexpired at `now` and the
+ * partner's quote `quoteId`. The lookups made while a read runs are read together by the next (group commit,
+ * store/group-commit.ts), in one statement; each read starts after its request arrived.
+ */
+export function createCreationStateReader(db: Knex): (lookup: CreationLookup) => Promise<CreationState> {
+  return groupCommit(async (lookups: CreationLookup[]) => {
+    const { rows } = await db.raw(READ_CREATION_STATES, [
+      lookups.map((_, i) => i),
+      lookups.map((l) => l.partnerId),
+      lookups.map((l) => l.key),
+      lookups.map((l) => l.now),
+      lookups.map((l) => (isUuid(l.quoteId) ? l.quoteId : null)),
+    ]);
+    const states: CreationState[] = [];
+    for (const row of rows as Array<Record<string, unknown>>) {
+      const {
+        'l:i': i,
+        'k:requestHash': requestHash,
+        'k:responseStatus': responseStatus,
+        'k:responseBody': responseBody,
+        'k:swapId': swapId,
+        ...quote
+      } = row;
+      states[i as number] = {
+        bound: requestHash === null ? undefined : ({ requestHash, responseStatus, responseBody, swapId } as IdempotencyRecord),
+        quote: quote.id === null ? undefined : (quote as unknown as QuoteRecord),
+      };
+    }
+    return states;
+  });
 }
 
 /** What the creating statement did: the swap is stored, or which claim it did not get. */

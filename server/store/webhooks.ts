@@ -84,7 +84,10 @@ export async function findWebhook(db: Knex, partnerId: string): Promise<WebhookR
  */
 export function createWebhookReader(db: Knex): (partnerId: string) => Promise<WebhookRecord | undefined> {
   return groupCommit(async (partnerIds: string[]) => {
-    const rows: Array<Record<string, unknown>> = await db('partner_webhooks').whereIn('partner_id', [...new Set(partnerIds)]);
+    // One array parameter, so the statement's text (and its prepared statement) is the same for any group.
+    const rows: Array<Record<string, unknown>> = await db('partner_webhooks').whereRaw('partner_id = any(?::uuid[])', [
+      [...new Set(partnerIds)],
+    ]);
     const found = new Map(rows.map((row) => [row.partner_id as string, toWebhook(row)]));
     return partnerIds.map((id) => found.get(id));
   });

@@ -211,6 +211,38 @@ describe('Permanent routes: challenges and verified creation', () => {
       expect(jobs.filter((j) => j.route_id === answers[0].body.route_id).map((j) => j.n)).to.deep.equal([1]);
     });
 
+    // Challenges are read in groups (store/routes.ts createChallengeReader): creates arriving together
+    // must each get their own challenge, and a bad one among them must fail alone.
+    it('creates the routes of several wallets brought at once, each from its own challenge', async () => {
+      const wallets = Array.from({ length: 6 }, () => freshZanoWallet());
+      const proofs = await Promise.all(
+        wallets.map(async (wallet) => {
+          const own = { destinationAsset: 'ZANO', destinationNetwork: 'ZANO', destinationAddress: wallet.address };
+          const c = await challenge(own);
+          const proof = signZanoMessage(wallet.secret, c.challenge, freshScalar(), 'v2');
+          return { ...own, externalUserId: 'user-42', challengeId: c.challenge_id, message: c.challenge, ...proof };
+        }),
+      );
+      const unknown = { ...proofs[0], challengeId: '00000000-0000-4000-8000-000000000000' };
+      // One challenge id in upper case: a uuid names its challenge in any case.
+      const bodies = [...proofs.slice(0, 5), { ...proofs[5], challengeId: proofs[5].challengeId.toUpperCase() }, unknown];
+      const answers = await Promise.all(bodies.map(create));
+      for (const [i, answer] of answers.slice(0, 6).entries()) {
+        expect(answer.status, answer.text).to.equal(201);
+        expect(answer.body.destination_address).to.equal(wallets[i].address);
+      }
+      expect(new Set(answers.slice(0, 6).map((a) => a.body.route_id)).size).to.equal(6);
+      expectError(answers[6], 400, 'invalid_challenge');
+      const spent = await server
+        .knex('route_challenges')
+        .whereIn(
+          'id',
+          proofs.map((p) => p.challengeId),
+        )
+        .whereNotNull('used_at');
+      expect(spent).to.have.length(6);
+    });
+
     it('refuses externalUserId other than x-service-user with external_user_mismatch', async () => {
       expectError(await create({ ...proofFor(await challenge()), externalUserId: 'someone-else' }), 400, 'external_user_mismatch');
     });

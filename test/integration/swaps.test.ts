@@ -218,6 +218,45 @@ describe('Swaps', () => {
       expect(retried.headers.get('idempotent-replayed')).to.equal(null);
     });
 
+    // What a create starts from is read in groups (store/swap-creation.ts createCreationStateReader): creates
+    // of two partners arriving together must each be answered from their own key and quote.
+    it('answers creates of two partners sent at once each from its own key and quote', async () => {
+      const bound = await Promise.all(
+        [0, 1].map(async () => {
+          const key = randomUUID();
+          const body = swapBody(await acme.quote(btcToUsdt()), btcToUsdt());
+          const first = await acme.createRaw(body, key);
+          expect(first.status, JSON.stringify(first.body)).to.equal(202);
+          return { key, body, first };
+        }),
+      );
+      const fresh = async (client: typeof acme) => ({ key: randomUUID(), body: swapBody(await client.quote(btcToUsdt()), btcToUsdt()) });
+      const acmeFresh = await Promise.all([0, 1, 2, 3].map(() => fresh(acme)));
+      const globexFresh = await Promise.all([0, 1, 2].map(() => fresh(globex)));
+      const before = await swapCount();
+      const [acmeNew, replays, globexNew, [foreign], [reused]] = await Promise.all([
+        Promise.all(acmeFresh.map((c) => acme.createRaw(c.body, c.key))),
+        Promise.all(bound.map((b) => acme.createRaw(b.body, b.key))),
+        Promise.all(globexFresh.map((c) => globex.createRaw(c.body, c.key))),
+        // Globex sends one of Acme's quotes; Acme sends a bound key with another quote.
+        Promise.all([globex.createRaw(acmeFresh[0].body, randomUUID())]),
+        Promise.all([acme.createRaw(acmeFresh[1].body, bound[0].key)]),
+      ]);
+      for (const [i, r] of [...acmeNew, ...globexNew].entries()) {
+        expect(r.status, JSON.stringify(r.body)).to.equal(202);
+        expect(r.headers.get('idempotent-replayed')).to.equal(null);
+        const stored = await server.knex('swaps').where({ id: r.body.order.id }).first('quote_id');
+        expect(stored.quote_id).to.equal([...acmeFresh, ...globexFresh][i].body.quoteId);
+      }
+      for (const [i, r] of replays.entries()) {
+        expect(r.headers.get('idempotent-replayed')).to.equal('true');
+        expect(r.body).to.deep.equal(bound[i].first.body);
+      }
+      expectError(foreign, 409, 'quote_expired');
+      expectError(reused, 409, 'idempotency_key_reused');
+      expect(await swapCount()).to.equal(before + 7);
+    });
+
     it('scopes keys per partner', async () => {
       const key = randomUUID();
       const a = await acme.createRaw(swapBody(await acme.quote(btcToUsdt()), btcToUsdt()), key);
