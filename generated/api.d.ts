@@ -1383,7 +1383,11 @@ export interface components {
             secretHint: string | null;
             /** @description Event types delivered to the URL. */
             eventTypes: components["schemas"]["WebhookEventType"][];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the URL, `enabled` or the secret last changed; `null` when none is set. A set that changes
+             *     none of them keeps it.
+             */
             updatedAt: string | null;
         };
         PartnerWebhookRequest: {

@@ -93,17 +93,32 @@ export function createWebhookReader(db: Knex): (partnerId: string) => Promise<We
   });
 }
 
-/** Sets the URL and switch of the partner's webhook, keeping its secret; undefined when it has none yet. */
+/**
+ * Sets the URL and switch of the partner's webhook, keeping its secret; undefined when it has none yet. A set
+ * that changes neither writes nothing and keeps `updatedAt`: the row is only read, so identical sets do not
+ * queue on its lock, each waiting for the last one's commit.
+ */
 export async function updateWebhook(
   db: Knex,
   partnerId: string,
   fields: { url: string; enabled: boolean },
 ): Promise<WebhookRecord | undefined> {
-  const [row] = await db('partner_webhooks')
-    .where({ partner_id: partnerId })
-    .update({ url: fields.url, enabled: fields.enabled, updated_at: db.fn.now() })
-    .returning('*');
-  return row ? toWebhook(row) : undefined;
+  const {
+    rows: [row],
+  } = await db.raw(
+    `with changed as (
+       update partner_webhooks set url = ?, enabled = ?, updated_at = now()
+        where partner_id = ? and (url, enabled) is distinct from (?::text, ?::boolean)
+       returning *
+     )
+     select * from changed
+     union all
+     select * from partner_webhooks where partner_id = ? and not exists (select from changed)`,
+    [fields.url, fields.enabled, partnerId, fields.url, fields.enabled, partnerId],
+  );
+  // Unchanged, the row is as the statement's snapshot saw it; a set committed since can only have been to
+  // these same values (the update re-checks the newest row), so they are what the answer shows.
+  return row ? { ...toWebhook(row), url: fields.url, enabled: fields.enabled } : undefined;
 }
 
 /**

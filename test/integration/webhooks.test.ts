@@ -139,6 +139,28 @@ describe('partner webhooks', function () {
       expect(() => verified(delivery, old)).to.throw(/does not match/);
     });
 
+    it('keeps updatedAt when a set changes nothing, and moves it when the URL or enabled changes', async () => {
+      const receiver = await newReceiver();
+      const { api } = await partnerWithWebhook(receiver);
+      const first = await api.get();
+      const pause = () => new Promise((resolve) => setTimeout(resolve, 20));
+      await pause();
+      const same = await Promise.all([0, 1, 2].map(() => api.put({ url: receiver.url })));
+      for (const res of same)
+        expect(res.body).to.include({ url: receiver.url, enabled: true, updatedAt: first.body.updatedAt, secret: null });
+      expect((await api.get()).body).to.deep.equal(first.body);
+      await pause();
+      const stopped = await api.put({ url: receiver.url, enabled: false });
+      expect(stopped.body.enabled).to.equal(false);
+      expect(Date.parse(stopped.body.updatedAt!)).to.be.greaterThan(Date.parse(first.body.updatedAt!));
+      expect((await api.get()).body).to.include({ enabled: false, updatedAt: stopped.body.updatedAt });
+      await pause();
+      const moved = await api.put({ url: `${receiver.url}?v=2` });
+      expect(moved.body).to.include({ url: `${receiver.url}?v=2`, enabled: true });
+      expect(Date.parse(moved.body.updatedAt!)).to.be.greaterThan(Date.parse(stopped.body.updatedAt!));
+      expect((await api.test()).body).to.include({ succeeded: true, url: `${receiver.url}?v=2` });
+    });
+
     it('refuses a URL that is not http(s), or that carries a user name and password (400)', async () => {
       const api = partnerApi(await server.createSigner());
       for (const url of ['ftp://partner.example.org/hooks', 'https://user:pass@partner.example.org/hooks']) {
