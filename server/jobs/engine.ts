@@ -185,7 +185,10 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
     { pollingIntervalSeconds: POLLING_INTERVAL_SECONDS, batchSize: ROUTE_ADDRESSES_BATCH_SIZE },
     async (jobs) => {
       if (jobs.length === ROUTE_ADDRESSES_BATCH_SIZE) wakeRouteAddresses();
-      await Promise.all(jobs.map((job) => allocateRouteAddresses(deps.knex, job.data.routeId, job.data.networks)));
+      await allocateRouteAddresses(
+        deps.knex,
+        jobs.map((job) => job.data),
+      );
     },
   );
 

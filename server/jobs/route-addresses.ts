@@ -6,17 +6,22 @@
 import type { Knex } from 'knex';
 import { seedOf } from '../adapters/sandbox/chain.js';
 import { sandboxAddress } from '../domain/addresses.js';
-import { fillRouteAddresses, listRouteAddresses } from '../store/routes.js';
+import { fillRouteAddresses, listRouteAddresses, type RouteAddressFill } from '../store/routes.js';
 
 /**
- * Fills every address of `routeId` that is still being allocated. `networks`, when the job names them (the
- * networks of the rows its route was created with), saves reading the rows first.
+ * Fills every address of `routes` that is still being allocated, in one statement for them all (the jobs of a
+ * batch). A route's `networks`, when its job names them (the networks of the rows its route was created
+ * with), save reading its rows first.
  */
-export async function allocateRouteAddresses(knex: Knex, routeId: string, networks?: string[]): Promise<void> {
-  const pending = networks ?? (await listRouteAddresses(knex, [routeId])).filter((a) => a.address === '').map((a) => a.network);
-  const addresses = new Map<string, string>();
-  for (const network of pending) {
-    if (!addresses.has(network)) addresses.set(network, sandboxAddress(network, seedOf(`route-address:${routeId}:${network}`)));
+export async function allocateRouteAddresses(knex: Knex, routes: Array<{ routeId: string; networks?: string[] }>): Promise<void> {
+  const unnamed = routes.filter((r) => !r.networks).map((r) => r.routeId);
+  const empty = unnamed.length > 0 ? (await listRouteAddresses(knex, unnamed)).filter((a) => a.address === '') : [];
+  const fills: RouteAddressFill[] = [];
+  for (const { routeId, networks } of routes) {
+    const pending = networks ?? empty.filter((a) => a.routeId === routeId).map((a) => a.network);
+    for (const network of new Set(pending)) {
+      fills.push({ routeId, network, address: sandboxAddress(network, seedOf(`route-address:${routeId}:${network}`)) });
+    }
   }
-  await fillRouteAddresses(knex, routeId, addresses);
+  await fillRouteAddresses(knex, fills);
 }

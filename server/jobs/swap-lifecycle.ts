@@ -19,7 +19,7 @@ import { priceRouteOrder, priceTerms, sourceLimits, usdValue } from '../domain/p
 import type { SwapRecord } from '../domain/swap-view.js';
 import { insertEarning, listOrderDeposits, updateDeposit } from '../store/route-deposits.js';
 import type { NativeStatement } from '../store/raw-sql.js';
-import { findSwap, lockSwap } from '../store/swaps.js';
+import { createSwapReader, lockSwap } from '../store/swaps.js';
 import { changeSwapOrder, changeSwapOrderIfUnchanged, transitionSwap, type SwapChange } from '../store/swap-transitions.js';
 
 /** What the lifecycle needs. */
@@ -64,6 +64,8 @@ const MAX_STEPS = 50;
 
 /** Creates the lifecycle over its dependencies. */
 export function createSwapLifecycle(deps: SwapLifecycleDeps) {
+  // New swaps' first steps come in batches: their swaps are read together.
+  const readSwap = createSwapReader(deps.knex);
   const assetOf = (symbol: string, network: string): CatalogAsset => {
     const asset = findAsset(deps.catalog, symbol, network);
     if (!asset) throw new Error(`swap names ${symbol}/${network}, which the catalogue no longer lists`);
@@ -150,7 +152,7 @@ export function createSwapLifecycle(deps: SwapLifecycleDeps) {
   // time, the locked step (BEGIN, lock, change, COMMIT) held every other connection up for its round trips.
   // Undefined when the swap needs something else, or changed meanwhile: the locked steps take it from there.
   async function allocateUnlocked(swapId: string, wakeUp: WakeUpStatement): Promise<AdvanceResult | undefined> {
-    const swap = await findSwap(deps.knex, swapId);
+    const swap = await readSwap(swapId);
     if (!swap) return { swap: undefined, nextRunAt: undefined };
     if (swap.depositAddress !== null || swap.routeId !== null || (swap.status !== 'waiting' && swap.status !== 'overdue')) return undefined;
     const at = deps.now();

@@ -29,8 +29,8 @@ import type { SecretBox } from '../store/secret-box.js';
 import {
   claimUndispatched,
   createAttemptWriter,
+  createDeliveryContextReader,
   createWebhookReader,
-  findDeliveryContext,
   insertAttempt,
   markDispatched,
   webhookSecretOwner,
@@ -105,9 +105,11 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps): WebhookDeliver
   const timeoutMs = deps.config.webhookTimeoutSeconds * 1000;
   const lookup = deps.lookup ?? (dns.lookup as unknown as LookupFunction);
 
-  // Test deliveries and last attempts are recorded, and test deliveries read their webhook, in groups.
+  // Read and recorded in groups (store/group-commit.ts): what the deliveries of a batch need, test deliveries'
+  // webhooks, and the attempts of test deliveries and of last attempts.
   const recordAttempt = createAttemptWriter(deps.knex);
   const readWebhook = createWebhookReader(deps.knex);
+  const readDeliveryContext = createDeliveryContextReader(deps.knex);
 
   const secretOf = (webhook: WebhookRecord) => deps.secretBox.open(webhook.secretSealed, webhookSecretOwner(webhook.partnerId));
 
@@ -153,7 +155,7 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps): WebhookDeliver
     },
 
     async deliver(job) {
-      const context = await findDeliveryContext(deps.knex, job.messageId, job.attempt);
+      const context = await readDeliveryContext(job.messageId, job.attempt);
       if (!context || context.recorded) return;
       const { message, webhook } = context;
       // Deliveries were stopped (or never started): the message is dropped, nothing is sent.

@@ -336,17 +336,21 @@ export async function listRouteAddresses(db: Knex, routeIds: string[]): Promise<
   return (await db('route_addresses').whereIn('route_id', routeIds).orderBy('asset_key')).map((row) => fromRow<RouteAddressRecord>(row));
 }
 
-/**
- * Sets the route's still-empty addresses of each network to that network's address (network to address),
- * in one statement; returns how many rows changed.
- */
-export async function fillRouteAddresses(db: Knex, routeId: string, addresses: Map<string, string>): Promise<number> {
-  if (addresses.size === 0) return 0;
+/** An address to fill in: the route's still-empty rows of `network` get `address`. */
+export interface RouteAddressFill {
+  routeId: string;
+  network: string;
+  address: string;
+}
+
+/** Fills the still-empty addresses `fills` names, of any number of routes, in one statement; returns how many rows changed. */
+export async function fillRouteAddresses(db: Knex, fills: RouteAddressFill[]): Promise<number> {
+  if (fills.length === 0) return 0;
   const result = await db.raw(
     `update route_addresses set address = given.address
-       from unnest(?::text[], ?::text[]) as given(network, address)
-      where route_addresses.route_id = ? and route_addresses.network = given.network and route_addresses.address = ''`,
-    [[...addresses.keys()], [...addresses.values()], routeId],
+       from unnest(?::uuid[], ?::text[], ?::text[]) as given(route_id, network, address)
+      where route_addresses.route_id = given.route_id and route_addresses.network = given.network and route_addresses.address = ''`,
+    [fills.map((f) => f.routeId), fills.map((f) => f.network), fills.map((f) => f.address)],
   );
   return result.rowCount ?? 0;
 }

@@ -205,34 +205,45 @@ export interface DeliveryContext {
   webhook: WebhookRecord | undefined;
 }
 
+// One row per lookup of the group that names an existing message, told apart by its position `i`.
+const READ_DELIVERY_CONTEXTS = `
+  select l.i as "l:i",
+         exists (select from webhook_attempts a where a.message_id = o.id::text and a.attempt = l.attempt) as recorded,
+         o.seq, o.id, o.partner_id, o.type, o.payload, o.created_at,
+         w.partner_id as webhook_partner_id, w.url as webhook_url, w.enabled as webhook_enabled,
+         w.secret_sealed as webhook_secret_sealed, w.secret_hint as webhook_secret_hint, w.updated_at as webhook_updated_at
+    from unnest(?::int[], ?::uuid[], ?::int[]) as l(i, message_id, attempt)
+    join webhook_outbox o on o.id = l.message_id
+    left join partner_webhooks w on w.partner_id = o.partner_id`;
+
 /**
- * Attempt `attempt` of message `messageId` in one statement: whether it is recorded, the message and the
- * partner's webhook. undefined when there is no such message.
+ * Reads what delivery attempts need: for attempt `attempt` of message `messageId`, whether it is recorded,
+ * the message and the partner's webhook (undefined when there is no such message). The attempts asked for
+ * while a read runs (the deliveries of a batch) are read together by the next, in one statement.
  */
-export async function findDeliveryContext(db: Knex, messageId: string, attempt: number): Promise<DeliveryContext | undefined> {
-  if (!isUuid(messageId)) return undefined;
-  const {
-    rows: [row],
-  } = await db.raw(
-    `select exists (select from webhook_attempts a where a.message_id = o.id::text and a.attempt = ?) as recorded,
-            o.seq, o.id, o.partner_id, o.type, o.payload, o.created_at,
-            w.partner_id as webhook_partner_id, w.url as webhook_url, w.enabled as webhook_enabled,
-            w.secret_sealed as webhook_secret_sealed, w.secret_hint as webhook_secret_hint, w.updated_at as webhook_updated_at
-       from webhook_outbox o left join partner_webhooks w on w.partner_id = o.partner_id
-      where o.id = ?`,
-    [attempt, messageId],
-  );
-  if (!row) return undefined;
-  const webhook = Object.fromEntries(
-    Object.entries(row as Record<string, unknown>)
-      .filter(([column]) => column.startsWith('webhook_'))
-      .map(([column, value]) => [column.slice('webhook_'.length), value]),
-  );
-  return {
-    recorded: row.recorded as boolean,
-    message: toOutboxMessage(row),
-    webhook: webhook.partner_id === null ? undefined : toWebhook(webhook),
-  };
+export function createDeliveryContextReader(db: Knex): (messageId: string, attempt: number) => Promise<DeliveryContext | undefined> {
+  const read = groupCommit(async (lookups: Array<{ messageId: string; attempt: number }>) => {
+    const { rows } = await db.raw(READ_DELIVERY_CONTEXTS, [
+      lookups.map((_, i) => i),
+      lookups.map((l) => l.messageId),
+      lookups.map((l) => l.attempt),
+    ]);
+    const contexts: Array<DeliveryContext | undefined> = lookups.map(() => undefined);
+    for (const row of rows as Array<Record<string, unknown>>) {
+      const webhook = Object.fromEntries(
+        Object.entries(row)
+          .filter(([column]) => column.startsWith('webhook_'))
+          .map(([column, value]) => [column.slice('webhook_'.length), value]),
+      );
+      contexts[row['l:i'] as number] = {
+        recorded: row.recorded as boolean,
+        message: toOutboxMessage(row),
+        webhook: webhook.partner_id === null ? undefined : toWebhook(webhook),
+      };
+    }
+    return contexts;
+  });
+  return async (messageId, attempt) => (isUuid(messageId) ? read({ messageId, attempt }) : undefined);
 }
 
 /** The highest attempt number recorded for message `messageId` (0 when none is). */

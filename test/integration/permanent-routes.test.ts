@@ -241,6 +241,21 @@ describe('Permanent routes: challenges and verified creation', () => {
         )
         .whereNotNull('used_at');
       expect(spent).to.have.length(6);
+      // Their allocations run in batches, one statement per batch (jobs/route-addresses.ts): every route gets
+      // addresses of its own, the same for the assets of one network.
+      const deadline = Date.now() + 10_000;
+      let routes = answers.slice(0, 6).map((a) => a.body);
+      while (routes.some((r) => Object.values(r.addresses).some((a) => a === '')) && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        routes = await Promise.all(
+          routes.map(async (r) => (await client.send<Route>('GET', `/api/v1/permanent-routes/${r.route_id}`)).body),
+        );
+      }
+      for (const route of routes) {
+        expect(Object.values(route.addresses)).to.not.include('');
+        expect(route.addresses['USDT/ETH']).to.equal(route.addresses['ETH/ETH']);
+      }
+      expect(new Set(routes.map((r) => r.addresses['BTC/BTC'])).size).to.equal(6);
     });
 
     it('refuses externalUserId other than x-service-user with external_user_mismatch', async () => {
