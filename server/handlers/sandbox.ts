@@ -168,12 +168,12 @@ export function createSandboxHandlers(
       // Arming moves nothing before the stage: the swap's own next step (already queued) fires the failure when
       // the swap gets there, so one conditional update is the whole change. A swap already at the stage is
       // stepped at once, as the spec promises ("or at once if the swap is already there").
-      const armed = await armSwapFailure(deps.knex, partnerId, path.id, body.stage, allowed, deps.now());
-      if (armed && armed.status !== FAILURE_STAGE_STATUS[body.stage]) return { status: 200, body: { order: toSwapBody(armed) } };
-      if (armed) return advanceNow(armed);
-      const swap = await findSwap(deps.knex, path.id, partnerId);
-      if (!swap) throw notFound();
-      throw invalidState(swap, `one before the ${body.stage} (${allowed.join(', ')})`);
+      const result = await armSwapFailure(deps.knex, partnerId, path.id, body.stage, allowed, deps.now());
+      if (!result) throw notFound();
+      const { swap, armed } = result;
+      if (!armed) throw invalidState(swap, `one before the ${body.stage} (${allowed.join(', ')})`);
+      if (swap.status !== FAILURE_STAGE_STATUS[body.stage]) return { status: 200, body: { order: toSwapBody(swap) } };
+      return advanceNow(swap);
     },
 
     async advanceSandboxSwapClock({ partner, path, body }) {

@@ -200,11 +200,16 @@ export async function replaceOutboxPayload(db: Knex, messageId: string, payload:
     .update({ payload: JSON.stringify(payload) });
 }
 
+// How often armSwapFailure tries again when the swap changed while its update waited for the row.
+const ARM_ATTEMPTS = 5;
+
 /**
  * Arms a sandbox failure on the partner's swap `id` in one statement, if the swap is in one of `statuses`
- * (and, for a payout failure, has not been paid out): the new record, or undefined when the swap is missing,
- * another partner's or past the point where the failure could fire. The row lock the update takes orders it
- * with the swap's steps, which read `armed_failure` under the same lock.
+ * (and, for a payout failure, has not been paid out). Answers the swap as it is after the statement, and
+ * whether the failure is armed on it: newly, or already (the same failure armed again writes nothing, so
+ * repeated arming does not queue on the row lock); undefined when the swap is missing or another partner's.
+ * The row lock the update takes orders it with the swap's steps, which read `armed_failure` under the same
+ * lock.
  */
 export async function armSwapFailure(
   db: Knex,
@@ -213,12 +218,33 @@ export async function armSwapFailure(
   stage: 'exchange' | 'payout',
   statuses: readonly SwapStatus[],
   at: Date,
-): Promise<SwapRecord | undefined> {
+): Promise<{ swap: SwapRecord; armed: boolean } | undefined> {
   if (!isUuid(id)) return undefined;
-  const query = db('swaps').where({ id, partner_id: partnerId }).whereIn('status', statuses);
-  if (stage === 'payout') query.whereNull('settlement_tx_hash');
-  const [row] = await query.update(toColumns({ armedFailure: stage, updatedAt: at })).returning('*');
-  return row ? fromRow<SwapRecord>(row) : undefined;
+  const armable = `status = any(?::text[])${stage === 'payout' ? ' and settlement_tx_hash is null' : ''}`;
+  const statement = `
+    with armed as (
+      update swaps set armed_failure = ?, updated_at = ?
+       where id = ? and partner_id = ? and ${armable} and armed_failure is distinct from ?
+      returning *
+    )
+    select *, true as "arm:armed", true as "arm:armable" from armed
+    union all
+    select *, armed_failure is not distinct from ? and ${armable}, ${armable} from swaps
+     where id = ? and partner_id = ? and not exists (select from armed)`;
+  const bindings = [stage, at, id, partnerId, [...statuses], stage, stage, [...statuses], [...statuses], id, partnerId];
+  for (let attempt = 1; ; attempt++) {
+    const { rows } = await db.raw(statement, bindings);
+    if (rows.length === 0) return undefined;
+    const { 'arm:armed': armed, 'arm:armable': armable, ...row } = rows[0] as Record<string, unknown>;
+    // Armable as this statement's snapshot saw it, yet not armed: a concurrent change (a step, or the same
+    // arming) committed while the update waited for the row, and the snapshot row is out of date. A new
+    // statement sees that change.
+    if (armed !== true && armable === true) {
+      if (attempt < ARM_ATTEMPTS) continue;
+      throw new Error(`swap ${id} changed under each of ${ARM_ATTEMPTS} attempts to arm a failure`);
+    }
+    return { swap: fromRow<SwapRecord>(row), armed: armed === true };
+  }
 }
 
 /** Ids of swaps that are not terminal and not held for a person: what the workers must keep moving. */

@@ -198,6 +198,34 @@ describe('The swap lifecycle through the sandbox', function () {
     expect(jobs.map((j) => new Date(j.start_after).getTime())).to.deep.equal([(swap.quote_expires_at as Date).getTime()]);
   });
 
+  it('arms the same failure again, also many times at once, without writing: each answer is 200 with the swap unchanged', async () => {
+    const { order } = await client.create();
+    const ready = await client.waitFor(order.id, (o) => !!o.depositAddress);
+    const first = await sandbox(`${order.id}/failures`, { stage: 'payout' });
+    expect(first.status, first.text).to.equal(200);
+    const armedAt = (await server.knex('swaps').where({ id: order.id }).first()).updated_at as Date;
+    const again = await Promise.all(Array.from({ length: 10 }, () => sandbox(`${order.id}/failures`, { stage: 'payout' })));
+    for (const res of again) {
+      expect(res.status, res.text).to.equal(200);
+      expect(res.body.order).to.deep.equal(first.body.order);
+    }
+    expect((await server.knex('swaps').where({ id: order.id }).first()).updated_at).to.deep.equal(armedAt);
+    // Another stage is a change: it is written.
+    const other = await sandbox(`${order.id}/failures`, { stage: 'exchange' });
+    expect(other.status, other.text).to.equal(200);
+    const swap = await server.knex('swaps').where({ id: order.id }).first();
+    expect(swap.armed_failure).to.equal('exchange');
+    expect((swap.updated_at as Date).getTime()).to.be.greaterThan(armedAt.getTime());
+    expect(first.body.order.status).to.equal(ready.order.status);
+
+    // Many first armings at once: on PostgreSQL all but one wait for the row, find it armed, and answer 200 too.
+    const { order: fresh } = await client.create();
+    await client.waitFor(fresh.id, (o) => !!o.depositAddress);
+    const together = await Promise.all(Array.from({ length: 10 }, () => sandbox(`${fresh.id}/failures`, { stage: 'exchange' })));
+    expect(together.map((res) => res.status)).to.deep.equal(Array<number>(10).fill(200));
+    expect((await server.knex('swaps').where({ id: fresh.id }).first()).armed_failure).to.equal('exchange');
+  });
+
   it('refunds or fails a swap in review on the operator’s decision', async () => {
     for (const [decision, status] of [
       ['refund', 'refunded'],
