@@ -1478,7 +1478,7 @@ export interface components {
             percent: number;
             /**
              * Format: date-time
-             * @description When the markup was last set, `null` until set.
+             * @description When the markup last changed, `null` until set. A set to the percentage it already has keeps it.
              */
             updatedAt: string | null;
         };

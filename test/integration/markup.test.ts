@@ -34,6 +34,24 @@ describe('GET and PUT /partner/markup', () => {
     expect(get.body).to.deep.equal(put.body);
   });
 
+  it('keeps updatedAt when a set repeats the percentage, also many at once, and moves it on a change', async () => {
+    const partner = await server.createSigner('Repeater');
+    const pause = () => new Promise((resolve) => setTimeout(resolve, 20));
+    const first = await Promise.all(Array.from({ length: 5 }, () => send(partner, 'PUT', { percent: 0.75 })));
+    for (const res of first) expect(res.status, res.text).to.equal(200);
+    const stored = await send(partner, 'GET');
+    expect(stored.body.percent).to.equal(0.75);
+    await pause();
+    const again = await Promise.all(Array.from({ length: 10 }, () => send(partner, 'PUT', { percent: 0.75 })));
+    for (const res of again) expect(res.body).to.deep.equal(stored.body);
+    expect((await send(partner, 'GET')).body).to.deep.equal(stored.body);
+    await pause();
+    const changed = await send(partner, 'PUT', { percent: 1 });
+    expect(changed.body.percent).to.equal(1);
+    expect(Date.parse(changed.body.updatedAt!)).to.be.greaterThan(Date.parse(stored.body.updatedAt!));
+    expect((await send(partner, 'GET')).body).to.deep.equal(changed.body);
+  });
+
   it('accepts the bounds 0 and 3', async () => {
     expect((await send(acme, 'PUT', { percent: 3 })).body.percent).to.equal(3);
     expect((await send(acme, 'PUT', { percent: 0 })).body.percent).to.equal(0);
