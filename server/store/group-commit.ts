@@ -1,8 +1,10 @@
 /**
  * Group commit: items that arrive while one statement runs are written together by the next one, so under
  * load one statement (and one commit) serves many requests, and a lone request waits for nothing more than
- * the end of the event loop's current turn.
+ * the end of the event loop's current turn. Reads that come in numbers are grouped the same way.
  */
+import type { Knex } from 'knex';
+import { isUuid } from './rows.js';
 
 /** One submitted item, waiting for its group. */
 interface Pending<I, O> {
@@ -84,4 +86,25 @@ export function unnestInsert(table: string, columnTypes: Record<string, string>,
 /** The parameters of unnestInsert for `rows`: one array per column (undefined written as null). */
 export function columnArrays<R>(rows: R[], fields: ReadonlyArray<keyof R>): unknown[][] {
   return fields.map((field) => rows.map((row) => row[field] ?? null));
+}
+
+/**
+ * Reads rows of `table` by its uuid column `column` through group commit: the keys asked for while a read
+ * runs are read together by the next, in one statement with one array parameter (so its text, and its
+ * prepared statement, is the same for any group). Each read starts after its request arrived, so it sees
+ * every change committed before. A key that is not a uuid finds nothing without a read; a uuid is matched in
+ * any case, as a read by it would.
+ */
+export function groupReadByUuid<R>(
+  db: Knex,
+  table: string,
+  column: string,
+  toRecord: (row: Record<string, unknown>) => R,
+): (key: string) => Promise<R | undefined> {
+  const read = groupCommit(async (keys: string[]) => {
+    const rows: Array<Record<string, unknown>> = await db(table).whereRaw('?? = any(?::uuid[])', [column, [...new Set(keys)]]);
+    const found = new Map(rows.map((row) => [row[column] as string, toRecord(row)]));
+    return keys.map((key) => found.get(key));
+  });
+  return async (key) => (isUuid(key) ? read(key.toLowerCase()) : undefined);
 }

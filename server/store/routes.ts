@@ -2,7 +2,7 @@
 import type { Knex } from 'knex';
 import type { DepositOrder, DepositRecord } from '../domain/route-deposit-view.js';
 import { guardRefusal } from './errors.js';
-import { columnArrays, groupCommit, unnestInsert } from './group-commit.js';
+import { columnArrays, groupCommit, groupReadByUuid, unnestInsert } from './group-commit.js';
 import { toKnexRaw, type NativeStatement } from './raw-sql.js';
 import { afterPosition, fromJsonRow, fromRow, isUuid, toColumnName } from './rows.js';
 
@@ -83,19 +83,9 @@ export function createChallengeWriter(db: Knex): (challenge: NewChallenge) => Pr
   });
 }
 
-/**
- * Reads challenges by id, if they exist; the ones asked for while a read runs are read together by the next
- * (group commit, store/group-commit.ts). Each read starts after its request arrived.
- */
+/** Reads challenges by id, if they exist, in groups (group-commit.ts groupReadByUuid). */
 export function createChallengeReader(db: Knex): (id: string) => Promise<ChallengeRecord | undefined> {
-  const read = groupCommit(async (ids: string[]) => {
-    // One array parameter, so the statement's text (and its prepared statement) is the same for any group.
-    const rows: Array<Record<string, unknown>> = await db('route_challenges').whereRaw('id = any(?::uuid[])', [[...new Set(ids)]]);
-    const found = new Map(rows.map((row) => [row.id as string, fromRow<ChallengeRecord>(row)]));
-    return ids.map((id) => found.get(id));
-  });
-  // Stored ids are lower case; a uuid is matched in any case, as a read by id would.
-  return async (id) => (isUuid(id) ? read(id.toLowerCase()) : undefined);
+  return groupReadByUuid(db, 'route_challenges', 'id', (row) => fromRow<ChallengeRecord>(row));
 }
 
 /** A route to create: its id is made by the caller; the partner's markup is read by the statement that stores it. */

@@ -2,9 +2,9 @@
 import type { Knex } from 'knex';
 import type { SwapStatus } from '../domain/swap-lifecycle.js';
 import type { RouteOrderFields, SwapEventRecord, SwapRecord } from '../domain/swap-view.js';
+import { groupReadByUuid } from './group-commit.js';
 import { toKnexRaw, type NativeStatement } from './raw-sql.js';
 import { afterPosition, fromJsonRow, fromRow, isUuid, toColumns } from './rows.js';
-import { groupCommit } from './group-commit.js';
 import { announcementSql } from './swap-notifications.js';
 
 export type { SwapEventRecord, SwapRecord } from '../domain/swap-view.js';
@@ -60,17 +60,11 @@ export async function findSwap(db: Knex, id: string, partnerId?: string): Promis
 }
 
 /**
- * findSwap without a partner, for work that comes in numbers (a batch of new swaps' first steps): the swaps
- * asked for while a read runs are read together by the next, in one statement.
+ * findSwap without a partner, for work that comes in numbers (a batch of new swaps' first steps), read in
+ * groups (group-commit.ts groupReadByUuid).
  */
 export function createSwapReader(db: Knex): (id: string) => Promise<SwapRecord | undefined> {
-  const read = groupCommit(async (ids: string[]) => {
-    // One array parameter, so the statement's text (and its prepared statement) is the same for any group.
-    const rows: Array<Record<string, unknown>> = await db('swaps').whereRaw('id = any(?::uuid[])', [[...new Set(ids)]]);
-    const found = new Map(rows.map((row) => [row.id as string, fromRow<SwapRecord>(row)]));
-    return ids.map((id) => found.get(id));
-  });
-  return async (id) => (isUuid(id) ? read(id.toLowerCase()) : undefined);
+  return groupReadByUuid(db, 'swaps', 'id', (row) => fromRow<SwapRecord>(row));
 }
 
 /**

@@ -3,7 +3,7 @@
  * and the record of every delivery attempt.
  */
 import type { Knex } from 'knex';
-import { columnArrays, groupCommit, unnestInsert } from './group-commit.js';
+import { columnArrays, groupCommit, groupReadByUuid, unnestInsert } from './group-commit.js';
 import { isUuid, toColumnName } from './rows.js';
 
 /** A partner's webhook as stored; the secret stays sealed here. */
@@ -77,20 +77,9 @@ export async function findWebhook(db: Knex, partnerId: string): Promise<WebhookR
   return row ? toWebhook(row) : undefined;
 }
 
-/**
- * findWebhook for requests that come in numbers (test deliveries): the partners asked for while one read
- * runs are read together by the next (store/group-commit.ts). Each read starts after its request arrived, so
- * it sees every change committed before, as findWebhook does.
- */
+/** findWebhook for requests that come in numbers (test deliveries), read in groups. */
 export function createWebhookReader(db: Knex): (partnerId: string) => Promise<WebhookRecord | undefined> {
-  return groupCommit(async (partnerIds: string[]) => {
-    // One array parameter, so the statement's text (and its prepared statement) is the same for any group.
-    const rows: Array<Record<string, unknown>> = await db('partner_webhooks').whereRaw('partner_id = any(?::uuid[])', [
-      [...new Set(partnerIds)],
-    ]);
-    const found = new Map(rows.map((row) => [row.partner_id as string, toWebhook(row)]));
-    return partnerIds.map((id) => found.get(id));
-  });
+  return groupReadByUuid(db, 'partner_webhooks', 'partner_id', toWebhook);
 }
 
 /**
