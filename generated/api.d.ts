@@ -605,8 +605,9 @@ export interface paths {
          *     - `exchange`: the exchange fails and the deposit is refunded (`exchanging` to `refunded`).
          *     - `payout`: the payout fails and support must act (`sending` to `failed`, `actionRequired: operator`).
          *
-         *     A terminal swap, or one already past the stage, is `409 invalid_state`. Mounted only when
-         *     `SERVICE_MODE=sandbox`; otherwise `404`.
+         *     Arming the failure that is already armed changes nothing (the swap's `updatedAt` stays) and answers
+         *     `200` with the swap. A terminal swap, or one already past the stage, is `409 invalid_state`. Mounted
+         *     only when `SERVICE_MODE=sandbox`; otherwise `404`.
          */
         post: operations["injectSandboxFailure"];
         delete?: never;
