@@ -25,9 +25,9 @@ export interface HandlerDeps {
   jobs: Pick<
     JobEngine,
     | 'scheduleAdvance'
-    | 'advanceJobStatement'
+    | 'firstStepJobsStatement'
     | 'wakeAdvance'
-    | 'routeAddressesJobStatement'
+    | 'routeAddressesJobsStatement'
     | 'wakeRouteAddresses'
     | 'wakeRoutePolling'
     | 'webhooks'

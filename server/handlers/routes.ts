@@ -16,7 +16,7 @@ import type { Handlers } from '../http/handler-types.js';
 import {
   createChallengeReader,
   createChallengeWriter,
-  createRouteOnce,
+  createRouteWriter,
   findRouteDeposits,
   findRouteView,
   listRouteViews,
@@ -49,6 +49,7 @@ export function createRouteHandlers(
 
   const writeChallenge = createChallengeWriter(deps.knex);
   const readChallenge = createChallengeReader(deps.knex);
+  const createRoute = createRouteWriter(deps.knex, deps.jobs.routeAddressesJobsStatement);
   const notFound = () => new AppError(404, 'not_found', 'No such permanent route.');
   const toBody = (view: RouteView): PermanentRoute => toRouteBody(view.route, view.addresses, view.waiting);
 
@@ -146,16 +147,7 @@ export function createRouteHandlers(
       // One statement spends the challenge, stores the route and queues its allocation (store/routes.ts). The
       // partner may have a route for this user and target already: a second statement then spends the
       // challenge on that one and reads it with its addresses and waiting deposits.
-      const created = await createRouteOnce(
-        deps.knex,
-        route,
-        challenge.id,
-        sources,
-        await deps.jobs.routeAddressesJobStatement(
-          route.id,
-          sources.map((a) => a.network),
-        ),
-      );
+      const created = await createRoute({ route, challengeId: challenge.id, addresses: sources });
       if (created.outcome === 'created') {
         deps.jobs.wakeRouteAddresses();
         return { status: 201, body: toBody(created.view) };

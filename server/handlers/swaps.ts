@@ -11,7 +11,7 @@ import { unauthorized } from '../domain/signing.js';
 import type { Handlers, HandlerContext } from '../http/handler-types.js';
 import { LOCK_NOT_AVAILABLE, type IdempotencyRecord } from '../store/idempotency.js';
 import type { QuoteRecord } from '../store/quotes.js';
-import { createCreationStateReader, createSwapOnce, type CreationOutcome } from '../store/swap-creation.js';
+import { createCreationStateReader, createSwapWriter, type CreationOutcome } from '../store/swap-creation.js';
 import { findSwapWithEvents, listPartnerSwaps } from '../store/swaps.js';
 import type { HandlerDeps } from './deps.js';
 import { requirePartner } from './partner.js';
@@ -25,6 +25,7 @@ const quoteExpired = () => new AppError(409, 'quote_expired', 'The quote has exp
 /** Handlers for createSwap, getSwap and listSwaps. */
 export function createSwapHandlers(deps: HandlerDeps): Pick<Handlers, 'createSwap' | 'getSwap' | 'listSwaps'> {
   const readCreationState = createCreationStateReader(deps.knex);
+  const createSwap = createSwapWriter(deps.knex, deps.jobs.firstStepJobsStatement);
   return {
     async createSwap({ partner, headers, body }) {
       const { partnerId, user } = requirePartner(partner);
@@ -93,10 +94,9 @@ export function createSwapHandlers(deps: HandlerDeps): Pick<Handlers, 'createSwa
       const response = { order: toSwapBody(created) };
 
       // The first step (deposit-address allocation) is queued by the same statement: no swap without its job.
-      const job = await deps.jobs.advanceJobStatement(created.id);
       let outcome: CreationOutcome;
       try {
-        outcome = await createSwapOnce(deps.knex, {
+        outcome = await createSwap({
           partnerId,
           key,
           requestHash: hash,
@@ -105,7 +105,6 @@ export function createSwapHandlers(deps: HandlerDeps): Pick<Handlers, 'createSwa
           now: at,
           keyExpiresAt: new Date(at.getTime() + deps.config.idempotencyTtlSeconds * 1000),
           waitSeconds: IDEMPOTENCY_WAIT_SECONDS,
-          job,
         });
       } catch (err) {
         if ((err as { code?: string }).code === LOCK_NOT_AVAILABLE) {

@@ -65,14 +65,20 @@ export interface JobEngine {
    * needs it without a round trip of its own. Nothing is queued until the caller runs it.
    */
   advanceJobStatement(swapId: string, at?: Date): Promise<NativeStatement>;
+  /**
+   * The statement that queues the first steps of new swaps `swapIds` (each due now, as advanceJobStatement
+   * without `at`), as pg-boss's bulk insert would run it: one statement whose text is the same for any number
+   * of swaps, for the statement that creates them to embed. Nothing is queued until the caller runs it.
+   */
+  firstStepJobsStatement(swapIds: string[]): Promise<NativeStatement>;
   /** Tells this instance's swap worker that a step is due now (one queued by advanceJobStatement, committed). */
   wakeAdvance(): void;
   /**
-   * The statement that queues the allocation of a new route's deposit addresses (on `networks`, those of its
-   * address rows), as pg-boss would run it, for the statement that creates the route to embed (as
-   * advanceJobStatement). Nothing is queued until it runs.
+   * The statement that queues the allocation of new routes' deposit addresses (each on `networks`, those of
+   * its address rows), as pg-boss's bulk insert would run it, for the statement that creates the routes to
+   * embed (as firstStepJobsStatement). Nothing is queued until it runs.
    */
-  routeAddressesJobStatement(routeId: string, networks: string[]): Promise<NativeStatement>;
+  routeAddressesJobsStatement(routes: Array<{ routeId: string; networks: string[] }>): Promise<NativeStatement>;
   /** Tells this instance's route-address worker that an allocation is due (one queued by routeAddressesJobStatement, committed). */
   wakeRouteAddresses(): void;
   /** Sweeps due permanent routes soon (a route was made due on this instance: an expect-deposit window); see startRoutePolling. */
@@ -152,6 +158,21 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
     if (!statement) throw new Error('pg-boss ran no statement to queue a job');
     return statement;
   };
+  // The same for pg-boss's bulk insert (its defaults, each job's queue's policy): jobs due now, with no options of their own.
+  const keptInsert = async (jobs: PgBoss.JobInsert[]): Promise<NativeStatement> => {
+    let statement: NativeStatement | undefined;
+    const keep: PgBoss.Db = {
+      executeSql: async (text, values) => {
+        statement = { text, values: values ?? [] };
+        return { rows: [] as never[] };
+      },
+    };
+    await boss.insert(jobs, { db: keep });
+    if (!statement) throw new Error('pg-boss ran no statement to queue jobs');
+    return statement;
+  };
+  const firstStepJobsStatement = (swapIds: string[]): Promise<NativeStatement> =>
+    keptInsert(swapIds.map((swapId) => ({ name: SWAP_ADVANCE_QUEUE, data: { swapId, first: true } })));
   const advanceJobStatement = (swapId: string, at?: Date): Promise<NativeStatement> =>
     keptSend(SWAP_ADVANCE_QUEUE, at ? { swapId } : { swapId, first: true }, advanceJob(swapId, at));
 
@@ -214,7 +235,11 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
     scheduleAdvance,
     advanceJobStatement,
     wakeAdvance,
-    routeAddressesJobStatement: (routeId, networks) => keptSend(ROUTE_ADDRESSES_QUEUE, { routeId, networks: [...new Set(networks)] }),
+    firstStepJobsStatement,
+    routeAddressesJobsStatement: (routes) =>
+      keptInsert(
+        routes.map(({ routeId, networks }) => ({ name: ROUTE_ADDRESSES_QUEUE, data: { routeId, networks: [...new Set(networks)] } })),
+      ),
     wakeRouteAddresses,
     wakeRoutePolling: routePolling.wake,
     webhooks: webhooks.delivery,

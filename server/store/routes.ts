@@ -93,89 +93,164 @@ export type NewRoute = Omit<RouteRecord, 'status' | 'markupPercent' | 'expectDep
   nextPollAt: Date;
 };
 
+// The route's columns in the order of CREATE_ROUTES's arrays (after the group position and the challenge).
+const NEW_ROUTE_FIELDS = [
+  'id',
+  'partnerId',
+  'externalUser',
+  'destinationAsset',
+  'destinationNetwork',
+  'destinationAddress',
+  'label',
+  'feePercent',
+  'feeFloorUsd',
+  'minSwapUsd',
+  'maxAutoSwapUsd',
+  'nextPollAt',
+  'createdAt',
+] as const satisfies ReadonlyArray<keyof NewRoute>;
+
 /** What the creating statement did: stored the route, or why it did not (and then it wrote nothing). */
 export type RouteCreation = { outcome: 'created'; view: RouteView } | { outcome: 'challenge_spent' | 'route_exists' };
 
-// Spends the challenge, then stores the route (only if it spent it) with the partner's markup at this moment,
-// and its address rows (empty until allocated). The job insert (pg-boss's own) runs unconditionally: a create
-// that did not store its route fails as a whole through pss_route_not_created (migration 0009), and that
-// failure is what removes the job, with the spending. A concurrent spend of the same challenge waits for this
-// statement's commit, then finds it spent; a concurrent create for the same user and target waits for the
-// first route's commit, then conflicts with it.
-const CREATE_ROUTE = (job: string) => `
-  with spent as (
-    update route_challenges set used_at = ?::timestamptz where id = ?::uuid and used_at is null returning id
+// For each create of the group (its position `i`): spends the challenge, then stores the route (only if it
+// spent it) with the partner's markup at this moment, and its address rows (empty until allocated). The
+// creates of a group use distinct challenges and targets (createRouteWriter). The jobs' insert (pg-boss's own)
+// runs unconditionally: unless every create stored its route the statement fails as a whole through
+// pss_route_not_created (migration 0009), naming for a lone create why, and that failure is what removes the
+// jobs, with the spendings. A concurrent spend of the same challenge waits for this statement's commit, then
+// finds it spent; a concurrent create for the same user and target waits for the first route's commit, then
+// conflicts with it. The arrays make the text the same for any group's size.
+const CREATE_ROUTES = (job: string) => `
+  with input as (
+    select * from unnest(?::int[], ?::uuid[], ?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[],
+                         ?::numeric[], ?::numeric[], ?::numeric[], ?::numeric[], ?::timestamptz[], ?::timestamptz[])
+      as t(i, challenge_id, id, partner_id, external_user, destination_asset, destination_network, destination_address, label,
+           fee_percent, fee_floor_usd, min_swap_usd, max_auto_swap_usd, next_poll_at, created_at)
+  ), spent as (
+    update route_challenges c set used_at = input.created_at
+      from input
+     where c.id = input.challenge_id and c.used_at is null
+    returning input.i
   ), inserted as (
     insert into permanent_routes (id, partner_id, external_user, destination_asset, destination_network, destination_address, label,
                                   fee_percent, markup_percent, fee_floor_usd, min_swap_usd, max_auto_swap_usd, next_poll_at,
                                   created_at, updated_at)
-    select ?::uuid, p.partner_id, ?::text, ?::text, ?::text, ?::text, ?::text,
-           ?::numeric, coalesce((select m.percent from partner_markups m where m.partner_id = p.partner_id), 0), ?::numeric,
-           ?::numeric, ?::numeric, ?::timestamptz, p.created_at, p.created_at
-      from (select ?::uuid as partner_id, ?::timestamptz as created_at) p
-     where exists (select from spent)
+    select n.id, n.partner_id, n.external_user, n.destination_asset, n.destination_network, n.destination_address, n.label,
+           n.fee_percent, coalesce((select m.percent from partner_markups m where m.partner_id = n.partner_id), 0), n.fee_floor_usd,
+           n.min_swap_usd, n.max_auto_swap_usd, n.next_poll_at, n.created_at, n.created_at
+      from input n
+     where n.i in (select i from spent)
     on conflict (partner_id, external_user, destination_asset, destination_address) do nothing
     returning *
   ), addresses as (
     insert into route_addresses (route_id, asset_key, network, address)
-    select i.id, a.asset_key, a.network, '' from inserted i cross join unnest(?::text[], ?::text[]) as a(asset_key, network)
+    select a.route_id, a.asset_key, a.network, ''
+      from unnest(?::uuid[], ?::text[], ?::text[]) as a(route_id, asset_key, network)
+     where a.route_id in (select id from inserted)
     returning *
   ), job as (${job})
-  select case when i.id is not null then 'created'
-              when not exists (select from spent) then pss_route_not_created('challenge_spent')
+  select case when (select count(*) from inserted) = ? then 'created'
+              when (select count(*) from spent) < ? then pss_route_not_created('challenge_spent')
               else pss_route_not_created('route_exists') end as outcome,
          i.*,
-         coalesce((select json_agg(to_jsonb(a) order by a.asset_key) from addresses a), '[]') as view_addresses,
+         coalesce((select json_agg(to_jsonb(a) order by a.asset_key) from addresses a where a.route_id = i.id), '[]') as view_addresses,
          '[]'::json as view_waiting
     from (select) as one left join inserted i on true`;
 
 // The SQLSTATE of pss_route_not_created (migration 0009).
 const ROUTE_NOT_CREATED = 'PS002';
 
+/** One create: the route, the challenge it spends and its address rows. */
+export interface RouteCreate {
+  route: NewRoute;
+  challengeId: string;
+  addresses: Array<{ assetKey: string; network: string }>;
+}
+
+/** A create's result inside a group: its outcome, or the error of its own statement. */
+type Written = RouteCreation | { failed: unknown };
+
 /**
- * Spends challenge `challengeId` at `route.createdAt` and stores `route` with its address rows (empty until
- * allocated) and `job` (the allocation's), in one statement and no transaction. Anything but `created` means
- * nothing was written: the challenge was spent already, or the partner has a route for this user and target
- * (recoverRoute then spends the challenge on it).
+ * Returns `create(c)`: spends challenge `c.challengeId` at `c.route.createdAt` and stores `c.route` with its
+ * address rows (empty until allocated) and the job that allocates them (the statement `allocations` gives),
+ * in one statement and no transaction. Anything but `created` means nothing was written: the challenge was
+ * spent already, or the partner has a route for this user and target (recoverRoute then spends the
+ * challenge on it).
+ *
+ * The creates made while a statement runs are written together by the next (group commit,
+ * store/group-commit.ts). A create whose challenge or target an earlier create of the group also names is
+ * written after the group, on its own, as it would have been after that create committed; when the group
+ * refuses any create, each is written again on its own, so every create gets its own answer.
  */
-export async function createRouteOnce(
+export function createRouteWriter(
   db: Knex,
-  route: NewRoute,
-  challengeId: string,
-  addresses: Array<{ assetKey: string; network: string }>,
-  jobStatement: NativeStatement,
-): Promise<RouteCreation> {
-  const job = toKnexRaw(jobStatement);
-  try {
-    const {
-      rows: [row],
-    } = await db.raw(CREATE_ROUTE(job.sql), [
-      route.createdAt,
-      challengeId,
-      route.id,
-      route.externalUser,
-      route.destinationAsset,
-      route.destinationNetwork,
-      route.destinationAddress,
-      route.label,
-      route.feePercent,
-      route.feeFloorUsd,
-      route.minSwapUsd,
-      route.maxAutoSwapUsd,
-      route.nextPollAt,
-      route.partnerId,
-      route.createdAt,
-      addresses.map((a) => a.assetKey),
-      addresses.map((a) => a.network),
-      ...job.bindings,
-    ]);
-    const { outcome: _created, ...columns } = row as { outcome: 'created' };
-    return { outcome: 'created', view: toRouteView(columns) };
-  } catch (err) {
-    const reason = guardRefusal(err, ROUTE_NOT_CREATED, ['challenge_spent', 'route_exists'] as const);
-    if (reason) return { outcome: reason };
-    throw err;
+  allocations: (routes: Array<{ routeId: string; networks: string[] }>) => Promise<NativeStatement>,
+): (create: RouteCreate) => Promise<RouteCreation> {
+  async function writeTogether(creates: RouteCreate[]): Promise<Array<RouteCreation>> {
+    const routes = creates.map((c) => c.route);
+    const addresses = creates.flatMap((c) => c.addresses.map((a) => ({ routeId: c.route.id, ...a })));
+    const job = toKnexRaw(await allocations(creates.map((c) => ({ routeId: c.route.id, networks: c.addresses.map((a) => a.network) }))));
+    try {
+      const { rows } = await db.raw(CREATE_ROUTES(job.sql), [
+        creates.map((_, i) => i),
+        creates.map((c) => c.challengeId),
+        ...columnArrays(routes, NEW_ROUTE_FIELDS),
+        ...columnArrays(addresses, ['routeId', 'assetKey', 'network']),
+        ...job.bindings,
+        creates.length,
+        creates.length,
+      ]);
+      const views = new Map<string, RouteView>();
+      for (const { outcome: _created, ...columns } of rows as Array<{ outcome: 'created' }>) {
+        const view = toRouteView(columns);
+        views.set(view.route.id, view);
+      }
+      return creates.map((c) => ({ outcome: 'created', view: views.get(c.route.id)! }));
+    } catch (err) {
+      const reason = guardRefusal(err, ROUTE_NOT_CREATED, ['challenge_spent', 'route_exists'] as const);
+      // A group's refusal names one of its creates' reasons, not each one's: groupCommit writes each alone.
+      if (reason && creates.length === 1) return [{ outcome: reason }];
+      throw err;
+    }
   }
+
+  const write = groupCommit(async (creates: RouteCreate[]): Promise<Written[]> => {
+    const challenges = new Set<string>();
+    const targets = new Set<string>();
+    const together: number[] = [];
+    const after: number[] = [];
+    creates.forEach(({ route, challengeId }, i) => {
+      const target = JSON.stringify([route.partnerId, route.externalUser, route.destinationAsset, route.destinationAddress]);
+      if (challenges.has(challengeId) || targets.has(target)) return void after.push(i);
+      challenges.add(challengeId);
+      targets.add(target);
+      together.push(i);
+    });
+    const written = new Array<Written>(creates.length);
+    const outcomes = await writeTogether(together.map((i) => creates[i]));
+    together.forEach((i, k) => (written[i] = outcomes[k]));
+    const spent = outcomes.every((o) => o.outcome === 'created') ? challenges : new Set<string>();
+    for (const i of after) {
+      // A challenge a create of the group spent is spent for good; any other repeat needs its own statement.
+      if (spent.has(creates[i].challengeId)) {
+        written[i] = { outcome: 'challenge_spent' };
+        continue;
+      }
+      try {
+        [written[i]] = await writeTogether([creates[i]]);
+      } catch (err) {
+        written[i] = { failed: err };
+      }
+    }
+    return written;
+  });
+
+  return async (create) => {
+    const written = await write(create);
+    if ('failed' in written) throw written.failed;
+    return written;
+  };
 }
 
 /**

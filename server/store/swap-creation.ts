@@ -8,7 +8,8 @@
  * 2. One statement that marks the quote used, claims the key (bound at once to the response), stores the
  *    swap and queues its first step (pg-boss's own insert). Each claim happens only when the one before it
  *    did; a create that did not get everything fails as a whole (pss_swap_not_created, migration 0008), so
- *    nothing of it stays, and a stored swap always has its job.
+ *    nothing of it stays, and a stored swap always has its job. Under load the creates that arrive while
+ *    one such statement runs are written by the next, together (createSwapWriter).
  *
  * A statement is atomic on its own, so no transaction is opened: on the embedded database, which runs one
  * transaction at a time, a create used to hold every other connection up for four round trips.
@@ -87,87 +88,148 @@ export type CreationOutcome = 'created' | 'quote_taken' | 'key_bound';
 
 // The waits (for an identical request in progress, or another create of the same quote) are the
 // transaction's `lock_timeout`, set by the `timeout` CTE (set_config is volatile, so it is evaluated, and
-// the conditions on it make sure of that) before anything can wait. The quote is claimed first, the key
-// only when the quote is (an expired binding of the key is taken over), and the swap stored only when the
-// key is: the key's row names the swap, so it exists only together with it.
+// the conditions on it make sure of that) before anything can wait. For each create of the group (its
+// position `i`), the quote is claimed first, the key only when the quote is (an expired binding of the key is
+// taken over), and the swap stored only when the key is: the key's row names the swap, so it exists only
+// together with it. The creates of a group use distinct quotes and keys (createSwapWriter), so one create's
+// claims never stand in another's way. Unless every create got everything the statement fails as a whole
+// (pss_swap_not_created, migration 0008), naming for a lone create the claim it did not get: nothing of it
+// stays, and every stored swap has its job. The arrays and the swaps' JSON make the text the same for any
+// group's size.
 const CREATE = (swapColumns: string[], job: string) => `
   with timeout as (select set_config('lock_timeout', ?, true) as wait),
+  input as (
+    select * from unnest(?::int[], ?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::int[], ?::jsonb[], ?::uuid[], ?::timestamptz[], ?::timestamptz[])
+      as t(i, partner_id, quote_id, key, request_hash, response_status, response_body, swap_id, at, key_expires_at)
+  ),
   claimed_quote as (
-    update quotes set used_at = ?
-     where id = ? and partner_id = ? and used_at is null and expires_at > ?
+    update quotes q set used_at = input.at
+      from input
+     where q.id = input.quote_id and q.partner_id = input.partner_id and q.used_at is null and q.expires_at > input.at
        and exists (select from timeout where timeout.wait is not null)
-    returning id
+    returning input.i
   ),
   claimed_key as (
     insert into idempotency_keys (partner_id, key, request_hash, response_status, response_body, swap_id, created_at, expires_at)
-    select ?, ?, ?, ?, ?::jsonb, ?::uuid, ?, ? where exists (select from claimed_quote)
+    select partner_id, key, request_hash, response_status, response_body, swap_id, at, key_expires_at
+      from input where i in (select i from claimed_quote)
     on conflict (partner_id, key) do update
       set request_hash = excluded.request_hash, response_status = excluded.response_status,
           response_body = excluded.response_body, swap_id = excluded.swap_id,
           created_at = excluded.created_at, expires_at = excluded.expires_at
-      where idempotency_keys.expires_at <= ?
-    returning key
+      where idempotency_keys.expires_at <= excluded.created_at
+    returning swap_id
   ),
   created as (
     insert into swaps (${swapColumns.join(', ')})
-    select ${swapColumns.map(() => '?').join(', ')} where exists (select from claimed_key)
+    select ${swapColumns.join(', ')} from json_populate_recordset(null::swaps, ?::json)
+     where id in (select swap_id from claimed_key)
     returning id
   ),
   job as (${job})
-  select case when (select count(*) from created) = 1 then 'created'
-              when (select count(*) from claimed_quote) = 0 then pss_swap_not_created('quote_taken')
+  select case when (select count(*) from created) = ? then 'created'
+              when (select count(*) from claimed_quote) < ? then pss_swap_not_created('quote_taken')
               else pss_swap_not_created('key_bound') end as outcome`;
 
 // The SQLSTATE of pss_swap_not_created (migration 0008): the statement failed as a whole, for the reason in its message.
 const NOT_CREATED = 'PS001';
 
+/** One create: a swap (every column given: nothing is left to a default, so the response built from it is what a read returns), its key's binding and its clock. */
+export interface SwapCreate {
+  partnerId: string;
+  key: string;
+  requestHash: string;
+  swap: SwapRecord;
+  response: { status: number; body: unknown };
+  now: Date;
+  keyExpiresAt: Date;
+  /** How long the create may wait for an identical request in progress, or another create of the same quote. */
+  waitSeconds: number;
+}
+
+/** A create's result inside a group: its outcome, or the error of its own statement. */
+type Written = CreationOutcome | { failed: unknown };
+
 /**
- * Marks the partner's quote `swap.quoteId` used if it is still unused and unexpired at `now`, claims
- * (partnerId, key) bound to `response`, stores `swap` (every column given: nothing is left to a default, so
- * the response built from it is what a read returns) and runs `job`, in one statement. Anything but
- * `created` means nothing was written: the quote was used meanwhile, or the key bound. Throws the driver's
- * 55P03 error when a wait (for an identical request, or another create of the same quote) passes `waitSeconds`.
+ * Returns `create(c)`: marks the partner's quote `c.swap.quoteId` used if it is still unused and unexpired at
+ * `c.now`, claims (partnerId, key) bound to `c.response`, stores `c.swap` and queues its first step (the
+ * statement `firstSteps` gives), in one statement. Anything but `created` means nothing of it was written:
+ * the quote was used meanwhile, or the key bound. Throws the driver's 55P03 error when a wait (for an
+ * identical request, or another create of the same quote) passes `waitSeconds`.
+ *
+ * The creates made while a statement runs are written together by the next (group commit,
+ * store/group-commit.ts). A create whose quote or key an earlier create of the group also names is written
+ * after the group, on its own, as it would have been after that create committed; when the group refuses
+ * any create, each is written again on its own, so every create gets its own answer.
  */
-export async function createSwapOnce(
+export function createSwapWriter(
   db: Knex,
-  create: {
-    partnerId: string;
-    key: string;
-    requestHash: string;
-    swap: SwapRecord;
-    response: { status: number; body: unknown };
-    now: Date;
-    keyExpiresAt: Date;
-    waitSeconds: number;
-    job: NativeStatement;
-  },
-): Promise<CreationOutcome> {
-  const { swap, now } = create;
-  const columns = toColumns(swap);
-  const job = toKnexRaw(create.job);
-  try {
-    await db.raw(CREATE(Object.keys(columns), job.sql), [
-      `${Math.round(create.waitSeconds * 1000)}ms`,
-      now,
-      swap.quoteId,
-      create.partnerId,
-      now,
-      create.partnerId,
-      create.key,
-      create.requestHash,
-      create.response.status,
-      JSON.stringify(create.response.body),
-      swap.id,
-      now,
-      create.keyExpiresAt,
-      now,
-      ...(Object.values(columns) as Knex.RawBinding[]),
-      ...job.bindings,
-    ]);
-    return 'created';
-  } catch (err) {
-    const reason = guardRefusal(err, NOT_CREATED, ['quote_taken', 'key_bound'] as const);
-    if (reason) return reason;
-    throw err;
+  firstSteps: (swapIds: string[]) => Promise<NativeStatement>,
+): (create: SwapCreate) => Promise<CreationOutcome> {
+  async function writeTogether(creates: SwapCreate[]): Promise<CreationOutcome> {
+    const job = toKnexRaw(await firstSteps(creates.map((c) => c.swap.id)));
+    const columns = Object.keys(toColumns(creates[0].swap));
+    try {
+      await db.raw(CREATE(columns, job.sql), [
+        `${Math.round(Math.max(...creates.map((c) => c.waitSeconds)) * 1000)}ms`,
+        creates.map((_, i) => i),
+        creates.map((c) => c.partnerId),
+        creates.map((c) => c.swap.quoteId),
+        creates.map((c) => c.key),
+        creates.map((c) => c.requestHash),
+        creates.map((c) => c.response.status),
+        creates.map((c) => JSON.stringify(c.response.body)),
+        creates.map((c) => c.swap.id),
+        creates.map((c) => c.now),
+        creates.map((c) => c.keyExpiresAt),
+        JSON.stringify(creates.map((c) => toColumns(c.swap))),
+        ...job.bindings,
+        creates.length,
+        creates.length,
+      ]);
+      return 'created';
+    } catch (err) {
+      const reason = guardRefusal(err, NOT_CREATED, ['quote_taken', 'key_bound'] as const);
+      // A group's refusal names one of its creates' reasons, not each one's: groupCommit writes each alone.
+      if (reason && creates.length === 1) return reason;
+      throw err;
+    }
   }
+
+  const write = groupCommit(async (creates: SwapCreate[]): Promise<Written[]> => {
+    const quotes = new Set<string>();
+    const keys = new Set<string>();
+    const together: number[] = [];
+    const after: number[] = [];
+    creates.forEach((c, i) => {
+      const key = `${c.partnerId} ${c.key}`;
+      if (quotes.has(c.swap.quoteId ?? '') || keys.has(key)) return void after.push(i);
+      quotes.add(c.swap.quoteId ?? '');
+      keys.add(key);
+      together.push(i);
+    });
+    const written = new Array<Written>(creates.length);
+    const outcome = await writeTogether(together.map((i) => creates[i]));
+    for (const i of together) written[i] = outcome;
+    const usedQuotes = outcome === 'created' ? quotes : new Set<string>();
+    for (const i of after) {
+      // A quote a create of the group was stored from is used for good; any other repeat needs its own statement.
+      if (usedQuotes.has(creates[i].swap.quoteId ?? '')) {
+        written[i] = 'quote_taken';
+        continue;
+      }
+      try {
+        written[i] = await writeTogether([creates[i]]);
+      } catch (err) {
+        written[i] = { failed: err };
+      }
+    }
+    return written;
+  });
+
+  return async (create) => {
+    const written = await write(create);
+    if (typeof written === 'object') throw written.failed;
+    return written;
+  };
 }

@@ -214,25 +214,28 @@ describe('Permanent routes: challenges and verified creation', () => {
     // Challenges are read in groups (store/routes.ts createChallengeReader): creates arriving together
     // must each get their own challenge, and a bad one among them must fail alone.
     it('creates the routes of several wallets brought at once, each from its own challenge', async () => {
-      const wallets = Array.from({ length: 6 }, () => freshZanoWallet());
-      const proofs = await Promise.all(
-        wallets.map(async (wallet) => {
-          const own = { destinationAsset: 'ZANO', destinationNetwork: 'ZANO', destinationAddress: wallet.address };
-          const c = await challenge(own);
-          const proof = signZanoMessage(wallet.secret, c.challenge, freshScalar(), 'v2');
-          return { ...own, externalUserId: 'user-42', challengeId: c.challenge_id, message: c.challenge, ...proof };
-        }),
-      );
+      const wallets = Array.from({ length: 7 }, () => freshZanoWallet());
+      const proofFor = async (wallet: (typeof wallets)[number]) => {
+        const own = { destinationAsset: 'ZANO', destinationNetwork: 'ZANO', destinationAddress: wallet.address };
+        const c = await challenge(own);
+        const proof = signZanoMessage(wallet.secret, c.challenge, freshScalar(), 'v2');
+        return { ...own, externalUserId: 'user-42', challengeId: c.challenge_id, message: c.challenge, ...proof };
+      };
+      // The last wallet has its route already: its new challenge, brought with the others, recovers that route.
+      const existing = await create(await proofFor(wallets[6]));
+      expect(existing.status, existing.text).to.equal(201);
+      const proofs = await Promise.all(wallets.map(proofFor));
       const unknown = { ...proofs[0], challengeId: '00000000-0000-4000-8000-000000000000' };
       // One challenge id in upper case: a uuid names its challenge in any case.
-      const bodies = [...proofs.slice(0, 5), { ...proofs[5], challengeId: proofs[5].challengeId.toUpperCase() }, unknown];
+      const bodies = [...proofs.slice(0, 5), { ...proofs[5], challengeId: proofs[5].challengeId.toUpperCase() }, proofs[6], unknown];
       const answers = await Promise.all(bodies.map(create));
-      for (const [i, answer] of answers.slice(0, 6).entries()) {
+      for (const [i, answer] of answers.slice(0, 7).entries()) {
         expect(answer.status, answer.text).to.equal(201);
         expect(answer.body.destination_address).to.equal(wallets[i].address);
       }
       expect(new Set(answers.slice(0, 6).map((a) => a.body.route_id)).size).to.equal(6);
-      expectError(answers[6], 400, 'invalid_challenge');
+      expect(answers[6].body.route_id).to.equal(existing.body.route_id);
+      expectError(answers[7], 400, 'invalid_challenge');
       const spent = await server
         .knex('route_challenges')
         .whereIn(
@@ -240,7 +243,10 @@ describe('Permanent routes: challenges and verified creation', () => {
           proofs.map((p) => p.challengeId),
         )
         .whereNotNull('used_at');
-      expect(spent).to.have.length(6);
+      expect(spent).to.have.length(7);
+      // One allocation job per route, none for a route not stored.
+      const jobs = new Map((await allocationJobs()).map((j) => [j.route_id, j]));
+      for (const answer of [existing, ...answers.slice(0, 6)]) expect(jobs.get(answer.body.route_id)).to.include({ n: 1, orphan: false });
       // Their allocations run in batches, one statement per batch (jobs/route-addresses.ts): every route gets
       // addresses of its own, the same for the assets of one network.
       const deadline = Date.now() + 10_000;

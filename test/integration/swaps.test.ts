@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { toSwapBody, type SwapRecord } from '../../server/domain/swap-view.js';
+import { JOB_EXPIRY_SECONDS } from '../../server/jobs/engine.js';
 import { fromRow } from '../../server/store/rows.js';
+import { createSwapWriter } from '../../server/store/swap-creation.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { expectError, request } from '../support/http.js';
 import { btcToUsdt, ETH_ADDRESS, swapBody, swapClient, type Swap } from '../support/swaps.js';
@@ -257,6 +259,30 @@ describe('Swaps', () => {
       expect(await swapCount()).to.equal(before + 7);
     });
 
+    it('queues one first step per swap for creates sent at once, with the job settings every job of the engine has', async () => {
+      const bodies = await Promise.all(Array.from({ length: 8 }, async () => swapBody(await acme.quote(btcToUsdt()), btcToUsdt())));
+      const responses = await Promise.all(bodies.map((body) => acme.createRaw(body, randomUUID())));
+      for (const r of responses) expect(r.status, JSON.stringify(r.body)).to.equal(202);
+      const ids = responses.map((r) => r.body.order.id as string);
+      const { rows } = await server.knex.raw(
+        `select j.data->>'swapId' as swap_id, j.data->'first' as first, j.retry_limit, j.retry_delay, j.retry_backoff,
+                extract(epoch from j.expire_in)::int as expire_seconds, j.keep_until - j.created_on > interval '13 days' as kept
+           from ??.job j where j.name = 'swap-advance' and j.data->>'swapId' = any(?) and j.data->>'first' is not null`,
+        [server.jobSchema ?? 'pgboss', ids],
+      );
+      expect(rows.map((r: { swap_id: string }) => r.swap_id).sort()).to.deep.equal([...ids].sort());
+      for (const row of rows) {
+        expect(row).to.deep.include({
+          first: true,
+          retry_limit: 10,
+          retry_delay: 1,
+          retry_backoff: true,
+          expire_seconds: JOB_EXPIRY_SECONDS,
+          kept: true,
+        });
+      }
+    });
+
     it('scopes keys per partner', async () => {
       const key = randomUUID();
       const a = await acme.createRaw(swapBody(await acme.quote(btcToUsdt()), btcToUsdt()), key);
@@ -269,12 +295,18 @@ describe('Swaps', () => {
 
     it('makes one swap from a quote that 20 requests with different keys claim at once; the others get quote_expired', async () => {
       const quote = await acme.quote(btcToUsdt());
+      // Creates from quotes of their own, sent with them, are written in the same groups and are not held up.
+      const others = await Promise.all(Array.from({ length: 6 }, async () => swapBody(await acme.quote(btcToUsdt()), btcToUsdt())));
       const before = await swapCount();
-      const responses = await Promise.all(Array.from({ length: 20 }, () => acme.createRaw(swapBody(quote, btcToUsdt()), randomUUID())));
+      const [responses, otherResponses] = await Promise.all([
+        Promise.all(Array.from({ length: 20 }, () => acme.createRaw(swapBody(quote, btcToUsdt()), randomUUID()))),
+        Promise.all(others.map((body) => acme.createRaw(body, randomUUID()))),
+      ]);
       const statuses = responses.map((r) => r.status).sort();
       expect(statuses, statuses.join(',')).to.deep.equal([202, ...Array<number>(19).fill(409)]);
       for (const r of responses.filter((r) => r.status === 409)) expectError(r, 409, 'quote_expired');
-      expect(await swapCount()).to.equal(before + 1);
+      for (const r of otherResponses) expect(r.status, JSON.stringify(r.body)).to.equal(202);
+      expect(await swapCount()).to.equal(before + 7);
       expect(await jobsWithoutSwap()).to.equal(0);
     });
 
@@ -348,6 +380,60 @@ describe('Swaps', () => {
       expect(created.length).to.be.greaterThan(0);
       for (const r of created) expect(r.body).to.deep.equal(created[0].body);
       expect(await swapCount()).to.equal(before + 1);
+      expect(await jobsWithoutSwap()).to.equal(0);
+    });
+  });
+
+  describe('creates written together (store/swap-creation.ts)', () => {
+    it('writes a group again one by one when one of its creates cannot claim its quote or key, each with its own outcome', async () => {
+      const made = await acme.createRaw(swapBody(await acme.quote(btcToUsdt()), btcToUsdt()));
+      const template = fromRow<SwapRecord>(await server.knex('swaps').where({ id: made.body.order.id }).first());
+      const quotes = await Promise.all([0, 1, 2, 3].map(() => acme.quote(btcToUsdt())));
+      const at = new Date();
+      // Quote 1 is used after its create read it; create 2's key is bound meanwhile by another request.
+      await server.knex('quotes').where({ id: quotes[1].id }).update({ used_at: at });
+      const boundKey = randomUUID();
+      await server.knex('idempotency_keys').insert({
+        partner_id: template.partnerId,
+        key: boundKey,
+        request_hash: 'other',
+        response_status: 202,
+        response_body: JSON.stringify({}),
+        swap_id: template.id,
+        created_at: at,
+        expires_at: new Date(at.getTime() + 60_000),
+      });
+      const creates = quotes.map((quote, i) => ({
+        partnerId: template.partnerId,
+        key: i === 2 ? boundKey : randomUUID(),
+        requestHash: `hash-${i}`,
+        swap: { ...template, id: randomUUID(), quoteId: quote.id, createdAt: at, updatedAt: at },
+        response: { status: 202, body: { order: { n: i } } },
+        now: at,
+        keyExpiresAt: new Date(at.getTime() + 60_000),
+        waitSeconds: 5,
+      }));
+      const write = createSwapWriter(server.knex, server.engine.jobs.firstStepJobsStatement);
+      // Submitted in one turn of the event loop: one group.
+      const outcomes = await Promise.all(creates.map((c) => write(c)));
+      expect(outcomes).to.deep.equal(['created', 'quote_taken', 'key_bound', 'created']);
+      const stored = await server
+        .knex('swaps')
+        .whereIn(
+          'id',
+          creates.map((c) => c.swap.id),
+        )
+        .pluck('id');
+      expect(stored.sort()).to.deep.equal([creates[0].swap.id, creates[3].swap.id].sort());
+      const keys = await server
+        .knex('idempotency_keys')
+        .whereIn(
+          'key',
+          creates.map((c) => c.key),
+        )
+        .select('key', 'request_hash');
+      expect(keys.map((k) => k.request_hash).sort()).to.deep.equal(['hash-0', 'hash-3', 'other']);
+      expect((await server.knex('quotes').where({ id: quotes[2].id }).first('used_at')).used_at).to.equal(null);
       expect(await jobsWithoutSwap()).to.equal(0);
     });
   });
