@@ -59,19 +59,13 @@ export interface JobEngine {
    */
   scheduleAdvance(swapId: string, at?: Date, trx?: Knex.Transaction): Promise<void>;
   /**
-   * The statement that queues a step for `swapId` as pg-boss would run it: the first step of a new swap, due
-   * now, or with `at` a step due then (merged with any other for that moment, as scheduleAdvance does). For a
-   * caller to embed in a statement of its own (a data-modifying CTE), so the job commits with the write that
-   * needs it without a round trip of its own. Nothing is queued until the caller runs it.
-   */
-  advanceJobStatement(swapId: string, at?: Date): Promise<NativeStatement>;
-  /**
-   * The statement that queues the first steps of new swaps `swapIds` (each due now, as advanceJobStatement
-   * without `at`), as pg-boss's bulk insert would run it: one statement whose text is the same for any number
-   * of swaps, for the statement that creates them to embed. Nothing is queued until the caller runs it.
+   * The statement that queues the first steps of new swaps `swapIds`, each due now, as pg-boss's bulk insert
+   * would run it: one statement whose text is the same for any number of swaps, for the statement that
+   * creates them to embed (a data-modifying CTE), so the jobs commit with the swaps that need them without a
+   * round trip of their own. Nothing is queued until the caller runs it.
    */
   firstStepJobsStatement(swapIds: string[]): Promise<NativeStatement>;
-  /** Tells this instance's swap worker that a step is due now (one queued by advanceJobStatement, committed). */
+  /** Tells this instance's swap worker that a step is due now (one queued by firstStepJobsStatement, committed). */
   wakeAdvance(): void;
   /**
    * The statement that queues the allocation of new routes' deposit addresses (each on `networks`, those of
@@ -145,20 +139,8 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
     if (!at) afterCommit(trx ?? deps.knex, wakeAdvance);
   };
 
-  // pg-boss builds the insert (its defaults, the queue's policy) and hands it to the `db` given; this one keeps it.
-  const keptSend = async (queue: string, data: object, options: PgBoss.SendOptions = {}): Promise<NativeStatement> => {
-    let statement: NativeStatement | undefined;
-    const keep: PgBoss.Db = {
-      executeSql: async (text, values) => {
-        statement = { text, values: values ?? [] };
-        return { rows: [{ id: null }] as never[] };
-      },
-    };
-    await boss.send(queue, data, { ...options, db: keep });
-    if (!statement) throw new Error('pg-boss ran no statement to queue a job');
-    return statement;
-  };
-  // The same for pg-boss's bulk insert (its defaults, each job's queue's policy): jobs due now, with no options of their own.
+  // pg-boss builds its bulk insert (its defaults, each job's queue's policy) and hands it to the `db` given;
+  // this one keeps it, for a statement of ours to embed.
   const keptInsert = async (jobs: PgBoss.JobInsert[]): Promise<NativeStatement> => {
     let statement: NativeStatement | undefined;
     const keep: PgBoss.Db = {
@@ -173,8 +155,16 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
   };
   const firstStepJobsStatement = (swapIds: string[]): Promise<NativeStatement> =>
     keptInsert(swapIds.map((swapId) => ({ name: SWAP_ADVANCE_QUEUE, data: { swapId, first: true } })));
-  const advanceJobStatement = (swapId: string, at?: Date): Promise<NativeStatement> =>
-    keptSend(SWAP_ADVANCE_QUEUE, at ? { swapId } : { swapId, first: true }, advanceJob(swapId, at));
+  // Steps due at given moments, each merged with any other for its swap and moment (as scheduleAdvance's).
+  const wakeUpJobsStatement = (wakeUps: Array<{ swapId: string; at: Date }>): Promise<NativeStatement> =>
+    keptInsert(
+      wakeUps.map(({ swapId, at }) => ({
+        name: SWAP_ADVANCE_QUEUE,
+        data: { swapId },
+        id: advanceJob(swapId, at).id,
+        startAfter: at.toISOString(),
+      })),
+    );
 
   // A job's `first` marks a swap's first step, queued with its creation.
   advanceWorker.id = await work<{ swapId: string; first?: boolean }>(
@@ -186,7 +176,7 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
       const outcomes = await Promise.allSettled(
         jobs.map(async (job) => {
           const { swapId, first } = job.data;
-          const { nextRunAt } = await deps.lifecycle.advance(swapId, first ? { wakeUp: (at) => advanceJobStatement(swapId, at) } : {});
+          const { nextRunAt } = await deps.lifecycle.advance(swapId, first ? { wakeUp: wakeUpJobsStatement } : {});
           if (nextRunAt) await scheduleAdvance(swapId, nextRunAt);
         }),
       );
@@ -233,7 +223,6 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
 
   return {
     scheduleAdvance,
-    advanceJobStatement,
     wakeAdvance,
     firstStepJobsStatement,
     routeAddressesJobsStatement: (routes) =>

@@ -17,10 +17,11 @@ import { findAsset, type Catalog, type CatalogAsset } from '../domain/catalog.js
 import { Money } from '../domain/money.js';
 import { priceRouteOrder, priceTerms, sourceLimits, usdValue } from '../domain/pricing.js';
 import type { SwapRecord } from '../domain/swap-view.js';
+import { groupCommit } from '../store/group-commit.js';
 import { insertEarning, listOrderDeposits, updateDeposit } from '../store/route-deposits.js';
 import type { NativeStatement } from '../store/raw-sql.js';
 import { createSwapReader, lockSwap } from '../store/swaps.js';
-import { changeSwapOrder, changeSwapOrderIfUnchanged, transitionSwap, type SwapChange } from '../store/swap-transitions.js';
+import { changeSwapOrder, changeSwapOrdersIfUnchanged, transitionSwap, type SwapChange } from '../store/swap-transitions.js';
 
 /** What the lifecycle needs. */
 export interface SwapLifecycleDeps {
@@ -37,8 +38,8 @@ export interface AdvanceResult {
   nextRunAt: Date | undefined;
 }
 
-/** Gives the statement that queues a swap's wake-up at `at` (the job engine's advanceJobStatement). */
-export type WakeUpStatement = (at: Date) => Promise<NativeStatement>;
+/** Gives the statement that queues swaps' wake-ups, each at its `at` (the job engine's wakeUpJobsStatement). */
+export type WakeUpStatement = (wakeUps: Array<{ swapId: string; at: Date }>) => Promise<NativeStatement>;
 
 /** What one step did: a change (after which the swap may move again at once, unless it `waitsUntil` a time), or nothing until `wakeAt`. */
 export type StepOutcome = (SwapChange & { waitsUntil?: Date }) | { wakeAt: Date | undefined };
@@ -64,8 +65,19 @@ const MAX_STEPS = 50;
 
 /** Creates the lifecycle over its dependencies. */
 export function createSwapLifecycle(deps: SwapLifecycleDeps) {
-  // New swaps' first steps come in batches: their swaps are read together.
+  // New swaps' first steps come in batches: their swaps are read together, and their allocations written
+  // together, with their wake-ups (the statement of the group's first gives them all; the engine gives one).
   const readSwap = createSwapReader(deps.knex);
+  const writeAllocation = groupCommit(
+    async (allocations: Array<{ swap: SwapRecord; fields: Partial<SwapRecord>; at: Date; deadline: Date; wakeUp: WakeUpStatement }>) => {
+      const wakeUps = await allocations[0].wakeUp(allocations.map((a) => ({ swapId: a.swap.id, at: a.deadline })));
+      return changeSwapOrdersIfUnchanged(
+        deps.knex,
+        allocations.map((a) => ({ ...a, withEvent: true })),
+        wakeUps,
+      );
+    },
+  );
   const assetOf = (symbol: string, network: string): CatalogAsset => {
     const asset = findAsset(deps.catalog, symbol, network);
     if (!asset) throw new Error(`swap names ${symbol}/${network}, which the catalogue no longer lists`);
@@ -161,13 +173,13 @@ export function createSwapLifecycle(deps: SwapLifecycleDeps) {
     const allocated = await deps.chain.allocateDepositAddress(deps.knex, assetOf(swap.sourceAsset, swap.sourceNetwork), swap.id);
     // The wake-up at the deadline is queued by the same statement. Should the swap have changed meanwhile (the
     // allocation then writes nothing), the wake-up still stands; a swap woken with nothing to do goes on waiting.
-    const change = await changeSwapOrderIfUnchanged(
-      deps.knex,
+    const change = await writeAllocation({
       swap,
-      { depositAddress: allocated.address, depositMemo: allocated.memo },
+      fields: { depositAddress: allocated.address, depositMemo: allocated.memo },
       at,
-      { withEvent: true, alsoRun: await wakeUp(deadline) },
-    );
+      deadline,
+      wakeUp,
+    });
     return change && { swap: change.swap, nextRunAt: undefined };
   }
 

@@ -15,7 +15,14 @@ import { countSwapTransition } from '../metrics.js';
 import { announceOrderDeposits, attachDeposits } from './route-deposits.js';
 import { announceSwapChange } from './swap-notifications.js';
 import type { NativeStatement } from './raw-sql.js';
-import { insertOutboxMessage, insertSwap, insertSwapEvent, replaceOutboxPayload, writeSwapChange } from './swaps.js';
+import {
+  insertOutboxMessage,
+  insertSwap,
+  insertSwapEvent,
+  replaceOutboxPayload,
+  writeSwapChange,
+  writeSwapChangesIfUnchanged,
+} from './swaps.js';
 
 /** What a change produced: the swap as it is now and the timeline entry written, if any. */
 export interface SwapChange {
@@ -73,6 +80,58 @@ export async function changeSwapOrderIfUnchanged(
   return writeChange(db, swap, fields, at, options.withEvent === true, { unchangedSince: swap.updatedAt, alsoRun: options.alsoRun });
 }
 
+/**
+ * changeSwapOrderIfUnchanged for several swaps (distinct, the same fields changed on each) in one statement,
+ * with `alsoRun`: one answer per change, in order, undefined for a swap that changed meanwhile.
+ */
+export async function changeSwapOrdersIfUnchanged(
+  db: Knex,
+  changes: Array<{ swap: SwapRecord; fields: Partial<SwapRecord>; at: Date; withEvent: boolean }>,
+  alsoRun?: NativeStatement,
+): Promise<Array<SwapChange | undefined>> {
+  const built = changes.map(({ swap, fields, at, withEvent }) => {
+    if ('status' in fields) throw new Error('changeSwapOrdersIfUnchanged does not change the status; use transitionSwap');
+    if (swap.routeId !== null) throw new Error('a route order changes under its lock (its deposits change with it)');
+    return buildChange(swap, fields, at, withEvent);
+  });
+  const written = await writeSwapChangesIfUnchanged(
+    db,
+    built.map((b, i) => ({
+      id: changes[i].swap.id,
+      unchangedSince: changes[i].swap.updatedAt,
+      fields: b.fields,
+      event: b.entry,
+      message: { type: 'swap.updated', payload: b.expectedBody },
+    })),
+    alsoRun,
+  );
+  return Promise.all(written.map((w, i) => w && settle(db, w, built[i].entry, built[i].expectedBody)));
+}
+
+// What a change writes, built from the record it should produce: the fields, the timeline entry and the message.
+function buildChange(swap: SwapRecord, fields: Partial<SwapRecord>, at: Date, withEvent: boolean) {
+  const expected: SwapRecord = { ...swap, ...fields, updatedAt: at };
+  const entry = withEvent ? eventOf(expected, at) : null;
+  return { fields: { ...fields, updatedAt: at }, entry, expectedBody: JSON.stringify(swapMessage(expected, entry)) };
+}
+
+// After a change is written: the message rewritten from the stored row if it differs, the route order's
+// deposits and the change announced.
+async function settle(
+  db: Knex,
+  written: { swap: SwapRecord; eventSeq: string | null; messageId: string; announced: boolean },
+  entry: Omit<SwapEventRecord, 'seq'> | null,
+  expectedBody: string,
+): Promise<SwapChange> {
+  const updated = written.swap;
+  const event = entry && { ...entry, seq: written.eventSeq! };
+  const message = swapMessage(updated, event);
+  if (JSON.stringify(message) !== expectedBody) await replaceOutboxPayload(db, written.messageId, message);
+  if (updated.routeId !== null) await announceOrderDeposits(db as Knex.Transaction, updated);
+  if (!written.announced) await announceSwapChange(db, updated.id);
+  return { swap: updated, event };
+}
+
 // Writes a change in one statement, with the timeline entry and the message built from the record the
 // change should produce. The stored row is the truth: should the database have written a value otherwise
 // than it was given (a numeric in another notation), the message is rewritten from the stored row, so a
@@ -87,23 +146,14 @@ async function writeChange(
   withEvent: boolean,
   unlocked?: { unchangedSince: Date; alsoRun?: NativeStatement },
 ): Promise<SwapChange | undefined> {
-  const expected: SwapRecord = { ...swap, ...fields, updatedAt: at };
-  const entry = withEvent ? eventOf(expected, at) : null;
-  const expectedBody = JSON.stringify(swapMessage(expected, entry));
+  const { fields: changed, entry, expectedBody } = buildChange(swap, fields, at, withEvent);
   const written = await writeSwapChange(db, swap.id, {
-    fields: { ...fields, updatedAt: at },
+    fields: changed,
     event: entry,
     message: { type: 'swap.updated', payload: expectedBody },
     ...unlocked,
   });
-  if (!written) return undefined;
-  const updated = written.swap;
-  const event = entry && { ...entry, seq: written.eventSeq! };
-  const message = swapMessage(updated, event);
-  if (JSON.stringify(message) !== expectedBody) await replaceOutboxPayload(db, written.messageId, message);
-  if (updated.routeId !== null) await announceOrderDeposits(db as Knex.Transaction, updated);
-  if (!written.announced) await announceSwapChange(db, updated.id);
-  return { swap: updated, event };
+  return written && settle(db, written, entry, expectedBody);
 }
 
 const swapMessage = (swap: SwapRecord, event: Omit<SwapEventRecord, 'seq'> | null) => ({

@@ -187,6 +187,83 @@ export async function writeSwapChange(
   };
 }
 
+/** One change of writeSwapChangesIfUnchanged: swap `id`, read without a lock when its `updatedAt` was `unchangedSince`. */
+export interface UnlockedChangeWrite extends SwapChangeWrite {
+  id: string;
+  unchangedSince: Date;
+}
+
+/**
+ * writeSwapChange for several swaps read without a lock, in one statement: each change (distinct swaps, the
+ * same fields set on each) is made only if its swap is still as read, with its timeline entry and message;
+ * `alsoRun` is run in the same statement, whatever the updates. One answer per change, in order: undefined
+ * for a swap that changed meanwhile (or is gone). Announces on PostgreSQL as writeSwapChange does.
+ */
+export async function writeSwapChangesIfUnchanged(
+  db: Knex,
+  changes: UnlockedChangeWrite[],
+  alsoRun?: NativeStatement,
+): Promise<Array<{ swap: SwapRecord; eventSeq: string | null; messageId: string; announced: boolean } | undefined>> {
+  const set = Object.keys(toColumns(changes[0].fields));
+  const ids = changes.map((c) => c.id);
+  if (new Set(ids).size !== ids.length) throw new Error('writeSwapChangesIfUnchanged: a swap is changed twice');
+  if (changes.some((c) => Object.keys(toColumns(c.fields)).join() !== set.join() || c.message.type !== changes[0].message.type)) {
+    throw new Error('writeSwapChangesIfUnchanged: the changes set different fields or send different messages');
+  }
+  const events = changes.flatMap((c) => (c.event ? [toColumns(c.event)] : []));
+  const eventColumns = events.length > 0 ? Object.keys(events[0]) : [];
+  const also = alsoRun ? toKnexRaw(alsoRun) : undefined;
+  const announce = announcementSql(db, 'updated.id');
+  const quoted = (columns: string[]) => columns.map((c) => `"${c}"`).join(', ');
+  // The new values come as rows of the table's own type (json_populate_recordset), so each takes its
+  // column's type; the entries as rows of swap_events'. A message names its swap in its payload.
+  const { rows } = await db.raw(
+    `with input as (
+       select * from unnest(?::uuid[], ?::timestamptz[], ?::jsonb[]) as t(id, unchanged_since, payload)
+     ), given as (
+       select * from json_populate_recordset(null::swaps, ?::json)
+     ), updated as (
+       update swaps s set ${set.map((c) => `"${c}" = given."${c}"`).join(', ')}
+         from given join input on input.id = given.id
+        where s.id = given.id and s.updated_at = input.unchanged_since
+       returning s.*
+     ), event as (${
+       eventColumns.length > 0
+         ? `insert into swap_events (${quoted(eventColumns)})
+            select ${quoted(eventColumns)} from json_populate_recordset(null::swap_events, ?::json) e
+             where e.swap_id in (select id from updated)
+            returning swap_id, seq`
+         : 'select null::uuid as swap_id, null::bigint as seq where false'
+     }), message as (
+       insert into webhook_outbox (partner_id, type, payload)
+       select updated.partner_id, ?, input.payload from updated join input on input.id = updated.id
+       returning id, payload->'order'->>'id' as swap_id
+     )${also ? `, also as (${also.sql})` : ''}
+     select updated.*, (select seq::text from event where event.swap_id = updated.id) as "change:eventSeq",
+            (select id from message where message.swap_id = updated.id::text) as "change:messageId"${
+              announce ? `, ${announce.sql} as "change:announced"` : ''
+            }
+       from updated`,
+    [
+      ids,
+      changes.map((c) => c.unchangedSince),
+      changes.map((c) => c.message.payload),
+      JSON.stringify(changes.map((c) => ({ id: c.id, ...toColumns(c.fields) }))),
+      ...(eventColumns.length > 0 ? [JSON.stringify(events)] : []),
+      changes[0].message.type,
+      ...(also?.bindings ?? []),
+      ...(announce?.bindings ?? []),
+    ] as Knex.RawBinding[],
+  );
+  const written = new Map<string, { swap: SwapRecord; eventSeq: string | null; messageId: string; announced: boolean }>();
+  for (const row of rows as Array<Record<string, unknown>>) {
+    const { 'change:eventSeq': eventSeq, 'change:messageId': messageId, 'change:announced': _announced, ...columns } = row;
+    const swap = fromRow<SwapRecord>(columns);
+    written.set(swap.id, { swap, eventSeq: eventSeq as string | null, messageId: messageId as string, announced: announce !== undefined });
+  }
+  return ids.map((id) => written.get(id));
+}
+
 /** Replaces the payload of a queued webhook message (not yet dispatched). */
 export async function replaceOutboxPayload(db: Knex, messageId: string, payload: unknown): Promise<void> {
   await db('webhook_outbox')

@@ -3,7 +3,7 @@ import type { components } from '../../generated/api.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { openStream } from '../support/sse.js';
 import { swapClient } from '../support/swaps.js';
-import { changeSwapOrder, changeSwapOrderIfUnchanged } from '../../server/store/swap-transitions.js';
+import { changeSwapOrder, changeSwapOrderIfUnchanged, changeSwapOrdersIfUnchanged } from '../../server/store/swap-transitions.js';
 import { findSwap, lockSwap } from '../../server/store/swaps.js';
 
 // A change of a swap is written in one statement with its timeline entry and its webhook message, both
@@ -78,6 +78,34 @@ describe('Swap changes: the swap, its timeline entry and its message written tog
     const message = await lastMessage(order.id);
     const after = await client.get(order.id);
     expect(message).to.deep.equal({ order: after.order, event: after.events.at(-1) });
+  });
+
+  it('changes several swaps read without a lock in one statement, each only if it is still as read, with its own entry and message', async () => {
+    const orders = await Promise.all([0, 1, 2].map(async () => (await client.create()).order));
+    for (const order of orders) await client.waitFor(order.id, (o) => o.depositAddress !== null && o.depositAddress !== undefined);
+    const reads = await Promise.all(orders.map(async (o) => (await findSwap(server.knex, o.id))!));
+    const counts = async (id: string) => ({
+      events: Number((await server.knex('swap_events').where({ swap_id: id }).count({ n: '*' }))[0].n),
+      messages: Number((await server.knex('webhook_outbox').whereRaw(`payload->'order'->>'id' = ?`, [id]).count({ n: '*' }))[0].n),
+    });
+    const before = await Promise.all(orders.map((o) => counts(o.id)));
+    // The second changed between its read and the write.
+    const stale = { ...reads[1], updatedAt: new Date(reads[1].updatedAt.getTime() - 1) };
+    const at = new Date();
+    const changes = await changeSwapOrdersIfUnchanged(
+      server.knex,
+      [reads[0], stale, reads[2]].map((swap, i) => ({ swap, fields: { depositMemo: `memo-${i}` }, at, withEvent: true })),
+    );
+    expect(changes[1]).to.equal(undefined);
+    expect(await counts(orders[1].id)).to.deep.equal(before[1]);
+    expect((await findSwap(server.knex, orders[1].id))!.depositMemo).to.equal(reads[1].depositMemo);
+    for (const i of [0, 2]) {
+      expect(changes[i]?.swap).to.include({ id: orders[i].id, depositMemo: `memo-${i}` });
+      expect(await counts(orders[i].id)).to.deep.equal({ events: before[i].events + 1, messages: before[i].messages + 1 });
+      const after = await client.get(orders[i].id);
+      expect(changes[i]?.event?.seq).to.match(/^\d+$/);
+      expect(await lastMessage(orders[i].id)).to.deep.equal({ order: after.order, event: after.events.at(-1) });
+    }
   });
 
   // On PostgreSQL the NOTIFY rides in the statement that writes the change (store/swap-notifications.ts
