@@ -71,6 +71,64 @@ export function groupCommit<I, O>(write: (items: I[]) => Promise<O[]>): (item: I
 }
 
 /**
+ * Group commit for creates that claim something once (a quote, an Idempotency-Key, a challenge, a route's
+ * target), each claim named by a string (`claimsOf`). `writeTogether(items, alone)` writes creates of
+ * distinct claims in one statement, all or nothing: it returns one outcome per create, or throws when any is
+ * refused (for a lone create it answers the refusal instead). Of a group, the first create of each claim is
+ * written together, without waiting long for a lock (`alone` false); when that fails, each of them is
+ * written alone (`alone` true: with its own wait), all at once and apart from the groups, so a create that
+ * waits for a lock holds up only itself. A later create repeating a claim is written alone after the first
+ * ones, unless `repeatOutcome` knows its answer from the claims taken (given only when every first create
+ * was written: `created`).
+ */
+export function groupCommitClaims<I, O>(options: {
+  claimsOf: (item: I) => string[];
+  writeTogether: (items: I[], alone: boolean) => Promise<O[]>;
+  created: (outcome: O) => boolean;
+  repeatOutcome: (item: I, claimed: ReadonlySet<string>) => O | undefined;
+}): (item: I) => Promise<O> {
+  const alone = async (item: I): Promise<O> => (await options.writeTogether([item], true))[0];
+  // A group answers each create with its outcome, or with the promise of its write alone (not awaited by the
+  // group, so the next group does not wait for it).
+  const write = groupCommit(async (items: I[]): Promise<Array<{ written: Promise<O> }>> => {
+    const claimed = new Set<string>();
+    const first: I[] = [];
+    const repeats = new Set<number>();
+    items.forEach((item, i) => {
+      const claims = options.claimsOf(item);
+      if (claims.some((claim) => claimed.has(claim))) return void repeats.add(i);
+      for (const claim of claims) claimed.add(claim);
+      first.push(item);
+    });
+    let firstWritten: Array<Promise<O>>;
+    try {
+      firstWritten = (await options.writeTogether(first, false)).map((outcome) => Promise.resolve(outcome));
+    } catch {
+      firstWritten = first.map(alone);
+    }
+    const settled = Promise.all(firstWritten).then(
+      (outcomes) => outcomes.every(options.created),
+      () => false,
+    );
+    const answers: Array<{ written: Promise<O> }> = [];
+    let previous: Promise<unknown> = settled;
+    let k = 0;
+    items.forEach((item, i) => {
+      if (!repeats.has(i)) return void answers.push({ written: firstWritten[k++] });
+      // Repeats one after another, after the first creates.
+      const written = previous.then(async () => {
+        const known = (await settled) ? options.repeatOutcome(item, claimed) : undefined;
+        return known === undefined ? alone(item) : known;
+      });
+      previous = written.catch(() => undefined);
+      answers.push({ written });
+    });
+    return answers;
+  });
+  return async (item) => (await write(item)).written;
+}
+
+/**
  * The statement that writes a group of rows at once: `insert into <table> (<columns>) select * from
  * unnest(?::<type>[], ...)`, one array parameter per column (in the order of `columnTypes`), so its text is
  * the same whatever the group's size (one prepared statement). `returning` is appended as given.

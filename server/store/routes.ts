@@ -2,7 +2,7 @@
 import type { Knex } from 'knex';
 import type { DepositOrder, DepositRecord } from '../domain/route-deposit-view.js';
 import { guardRefusal } from './errors.js';
-import { columnArrays, groupCommit, groupReadByUuid, unnestInsert } from './group-commit.js';
+import { columnArrays, groupCommit, groupCommitClaims, groupReadByUuid, unnestInsert } from './group-commit.js';
 import { toKnexRaw, type NativeStatement } from './raw-sql.js';
 import { afterPosition, fromJsonRow, fromRow, isUuid, toColumnName } from './rows.js';
 
@@ -168,9 +168,6 @@ export interface RouteCreate {
   addresses: Array<{ assetKey: string; network: string }>;
 }
 
-/** A create's result inside a group: its outcome, or the error of its own statement. */
-type Written = RouteCreation | { failed: unknown };
-
 /**
  * Returns `create(c)`: spends challenge `c.challengeId` at `c.route.createdAt` and stores `c.route` with its
  * address rows (empty until allocated) and the job that allocates them (the statement `allocations` gives),
@@ -181,12 +178,15 @@ type Written = RouteCreation | { failed: unknown };
  * The creates made while a statement runs are written together by the next (group commit,
  * store/group-commit.ts). A create whose challenge or target an earlier create of the group also names is
  * written after the group, on its own, as it would have been after that create committed; when the group
- * refuses any create, each is written again on its own, so every create gets its own answer.
+ * refuses any create, each is written again on its own, all at once, so every create gets its own answer
+ * (groupCommitClaims).
  */
 export function createRouteWriter(
   db: Knex,
   allocations: (routes: Array<{ routeId: string; networks: string[] }>) => Promise<NativeStatement>,
 ): (create: RouteCreate) => Promise<RouteCreation> {
+  // Waits for locks as long as they are held (a create of the same challenge or target in progress commits
+  // at once), alone or not.
   async function writeTogether(creates: RouteCreate[]): Promise<Array<RouteCreation>> {
     const routes = creates.map((c) => c.route);
     const addresses = creates.flatMap((c) => c.addresses.map((a) => ({ routeId: c.route.id, ...a })));
@@ -209,48 +209,22 @@ export function createRouteWriter(
       return creates.map((c) => ({ outcome: 'created', view: views.get(c.route.id)! }));
     } catch (err) {
       const reason = guardRefusal(err, ROUTE_NOT_CREATED, ['challenge_spent', 'route_exists'] as const);
-      // A group's refusal names one of its creates' reasons, not each one's: groupCommit writes each alone.
+      // A group's refusal names one of its creates' reasons, not each one's: each is then written alone.
       if (reason && creates.length === 1) return [{ outcome: reason }];
       throw err;
     }
   }
 
-  const write = groupCommit(async (creates: RouteCreate[]): Promise<Written[]> => {
-    const challenges = new Set<string>();
-    const targets = new Set<string>();
-    const together: number[] = [];
-    const after: number[] = [];
-    creates.forEach(({ route, challengeId }, i) => {
-      const target = JSON.stringify([route.partnerId, route.externalUser, route.destinationAsset, route.destinationAddress]);
-      if (challenges.has(challengeId) || targets.has(target)) return void after.push(i);
-      challenges.add(challengeId);
-      targets.add(target);
-      together.push(i);
-    });
-    const written = new Array<Written>(creates.length);
-    const outcomes = await writeTogether(together.map((i) => creates[i]));
-    together.forEach((i, k) => (written[i] = outcomes[k]));
-    const spent = outcomes.every((o) => o.outcome === 'created') ? challenges : new Set<string>();
-    for (const i of after) {
-      // A challenge a create of the group spent is spent for good; any other repeat needs its own statement.
-      if (spent.has(creates[i].challengeId)) {
-        written[i] = { outcome: 'challenge_spent' };
-        continue;
-      }
-      try {
-        [written[i]] = await writeTogether([creates[i]]);
-      } catch (err) {
-        written[i] = { failed: err };
-      }
-    }
-    return written;
+  return groupCommitClaims({
+    claimsOf: ({ route, challengeId }: RouteCreate) => [
+      `challenge ${challengeId}`,
+      `target ${JSON.stringify([route.partnerId, route.externalUser, route.destinationAsset, route.destinationAddress])}`,
+    ],
+    writeTogether,
+    created: (creation) => creation.outcome === 'created',
+    // A challenge a create of the group spent is spent for good; any other repeat needs its own statement.
+    repeatOutcome: (c, claimed) => (claimed.has(`challenge ${c.challengeId}`) ? { outcome: 'challenge_spent' } : undefined),
   });
-
-  return async (create) => {
-    const written = await write(create);
-    if ('failed' in written) throw written.failed;
-    return written;
-  };
 }
 
 /**

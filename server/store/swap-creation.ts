@@ -21,7 +21,7 @@
 import type { Knex } from 'knex';
 import type { SwapRecord } from '../domain/swap-view.js';
 import { guardRefusal } from './errors.js';
-import { groupCommit } from './group-commit.js';
+import { groupCommit, groupCommitClaims } from './group-commit.js';
 import type { IdempotencyRecord } from './idempotency.js';
 import { QUOTE_RETURNING, type QuoteRecord } from './quotes.js';
 import { toKnexRaw, type NativeStatement } from './raw-sql.js';
@@ -131,6 +131,11 @@ const CREATE = (swapColumns: string[], job: string) => `
               when (select count(*) from claimed_quote) < ? then pss_swap_not_created('quote_taken')
               else pss_swap_not_created('key_bound') end as outcome`;
 
+// How long a group's statement waits for a lock (a create of one of its quotes or keys in progress on
+// another instance, or an identical request's) before each of its creates is written alone, with its own
+// wait: a wait then holds up only the create that has it, not the groups after it.
+const GROUP_WAIT_SECONDS = 0.1;
+
 // The SQLSTATE of pss_swap_not_created (migration 0008): the statement failed as a whole, for the reason in its message.
 const NOT_CREATED = 'PS001';
 
@@ -147,9 +152,6 @@ export interface SwapCreate {
   waitSeconds: number;
 }
 
-/** A create's result inside a group: its outcome, or the error of its own statement. */
-type Written = CreationOutcome | { failed: unknown };
-
 /**
  * Returns `create(c)`: marks the partner's quote `c.swap.quoteId` used if it is still unused and unexpired at
  * `c.now`, claims (partnerId, key) bound to `c.response`, stores `c.swap` and queues its first step (the
@@ -160,18 +162,19 @@ type Written = CreationOutcome | { failed: unknown };
  * The creates made while a statement runs are written together by the next (group commit,
  * store/group-commit.ts). A create whose quote or key an earlier create of the group also names is written
  * after the group, on its own, as it would have been after that create committed; when the group refuses
- * any create, each is written again on its own, so every create gets its own answer.
+ * any create, each is written again on its own, all at once, so every create gets its own answer and a
+ * create that waits for a lock holds up only itself (groupCommitClaims).
  */
 export function createSwapWriter(
   db: Knex,
   firstSteps: (swapIds: string[]) => Promise<NativeStatement>,
 ): (create: SwapCreate) => Promise<CreationOutcome> {
-  async function writeTogether(creates: SwapCreate[]): Promise<CreationOutcome> {
+  async function writeTogether(creates: SwapCreate[], alone: boolean): Promise<CreationOutcome[]> {
     const job = toKnexRaw(await firstSteps(creates.map((c) => c.swap.id)));
     const columns = Object.keys(toColumns(creates[0].swap));
     try {
       await db.raw(CREATE(columns, job.sql), [
-        `${Math.round(Math.max(...creates.map((c) => c.waitSeconds)) * 1000)}ms`,
+        `${Math.round((alone ? Math.max(...creates.map((c) => c.waitSeconds)) : GROUP_WAIT_SECONDS) * 1000)}ms`,
         creates.map((_, i) => i),
         creates.map((c) => c.partnerId),
         creates.map((c) => c.swap.quoteId),
@@ -187,49 +190,20 @@ export function createSwapWriter(
         creates.length,
         creates.length,
       ]);
-      return 'created';
+      return creates.map(() => 'created');
     } catch (err) {
       const reason = guardRefusal(err, NOT_CREATED, ['quote_taken', 'key_bound'] as const);
-      // A group's refusal names one of its creates' reasons, not each one's: groupCommit writes each alone.
-      if (reason && creates.length === 1) return reason;
+      // A group's refusal names one of its creates' reasons, not each one's: each is then written alone.
+      if (reason && creates.length === 1) return [reason];
       throw err;
     }
   }
 
-  const write = groupCommit(async (creates: SwapCreate[]): Promise<Written[]> => {
-    const quotes = new Set<string>();
-    const keys = new Set<string>();
-    const together: number[] = [];
-    const after: number[] = [];
-    creates.forEach((c, i) => {
-      const key = `${c.partnerId} ${c.key}`;
-      if (quotes.has(c.swap.quoteId ?? '') || keys.has(key)) return void after.push(i);
-      quotes.add(c.swap.quoteId ?? '');
-      keys.add(key);
-      together.push(i);
-    });
-    const written = new Array<Written>(creates.length);
-    const outcome = await writeTogether(together.map((i) => creates[i]));
-    for (const i of together) written[i] = outcome;
-    const usedQuotes = outcome === 'created' ? quotes : new Set<string>();
-    for (const i of after) {
-      // A quote a create of the group was stored from is used for good; any other repeat needs its own statement.
-      if (usedQuotes.has(creates[i].swap.quoteId ?? '')) {
-        written[i] = 'quote_taken';
-        continue;
-      }
-      try {
-        written[i] = await writeTogether([creates[i]]);
-      } catch (err) {
-        written[i] = { failed: err };
-      }
-    }
-    return written;
+  return groupCommitClaims({
+    claimsOf: (c: SwapCreate) => [`quote ${c.swap.quoteId}`, `key ${c.partnerId} ${c.key}`],
+    writeTogether,
+    created: (outcome) => outcome === 'created',
+    // A quote a create of the group was stored from is used for good; any other repeat needs its own statement.
+    repeatOutcome: (c, claimed) => (claimed.has(`quote ${c.swap.quoteId}`) ? 'quote_taken' : undefined),
   });
-
-  return async (create) => {
-    const written = await write(create);
-    if (typeof written === 'object') throw written.failed;
-    return written;
-  };
 }

@@ -342,6 +342,29 @@ describe('Swaps', () => {
       expect(await swapCount()).to.equal(before + 1);
     });
 
+    it('answers creates sent with one that waits for a lock on its quote without waiting for it', async function () {
+      // PGlite runs one transaction at a time, so the held transaction below would block every request.
+      if (!process.env.DATABASE_URL) return this.skip();
+      const quote = await acme.quote(btcToUsdt());
+      const others = await Promise.all(Array.from({ length: 5 }, async () => swapBody(await acme.quote(btcToUsdt()), btcToUsdt())));
+      // What another instance's create of the same quote in progress holds: the quote's row.
+      const holder = await server.knex.transaction();
+      let waiting: Promise<Awaited<ReturnType<typeof acme.createRaw>>> | undefined;
+      try {
+        await holder('quotes').where({ id: quote.id }).forUpdate().first();
+        let settled = false;
+        waiting = acme.createRaw(swapBody(quote, btcToUsdt()), randomUUID()).finally(() => (settled = true));
+        const answered = await Promise.all(others.map((body) => acme.createRaw(body, randomUUID())));
+        for (const r of answered) expect(r.status, JSON.stringify(r.body)).to.equal(202);
+        expect(settled, 'the create of the held quote is still waiting').to.equal(false);
+      } finally {
+        await holder.rollback();
+      }
+      // The holder went away without using the quote: the waiting create then gets it.
+      const res = await waiting!;
+      expect(res.status, res.text).to.equal(202);
+    });
+
     it('replays a bound key at once, without waiting for a lock on its row', async () => {
       const quote = await acme.quote(btcToUsdt());
       const key = randomUUID();
