@@ -230,7 +230,7 @@ export function createRouteWriter(
 /**
  * Spends challenge `challengeId` at `at` on the partner's existing route for this user and target, and reads
  * that route's view, in one statement: undefined when the challenge was spent meanwhile. Throws when there is
- * no such route (createRouteOnce said there was one; routes are never deleted but with their partner).
+ * no such route (the create said there was one; routes are never deleted but with their partner).
  */
 export async function recoverRoute(
   db: Knex,
