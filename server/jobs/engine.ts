@@ -78,7 +78,7 @@ export interface JobEngine {
    * embed (as firstStepJobsStatement). Nothing is queued until it runs.
    */
   routeAddressesJobsStatement(routes: Array<{ routeId: string; networks: string[] }>): Promise<NativeStatement>;
-  /** Tells this instance's route-address worker that an allocation is due (one queued by routeAddressesJobStatement, committed). */
+  /** Tells this instance's route-address worker that an allocation is due (one queued by routeAddressesJobsStatement, committed). */
   wakeRouteAddresses(): void;
   /** Sweeps due permanent routes soon (a route was made due on this instance: an expect-deposit window); see startRoutePolling. */
   wakeRoutePolling(): void;

@@ -42,7 +42,7 @@ export async function transitionSwap(
   at: Date,
 ): Promise<SwapChange> {
   checkTransition(swap.status, to);
-  const change = (await writeChange(trx, swap, { ...fields, status: to }, at, true))!;
+  const change = await writeChange(trx, swap, { ...fields, status: to }, at, true);
   countSwapTransition(trx, to);
   return change;
 }
@@ -59,7 +59,7 @@ export async function changeSwapOrder(
   options: { withEvent?: boolean } = {},
 ): Promise<SwapChange> {
   if ('status' in fields) throw new Error('changeSwapOrder does not change the status; use transitionSwap');
-  return (await writeChange(trx, swap, fields, at, options.withEvent === true))!;
+  return writeChange(trx, swap, fields, at, options.withEvent === true);
 }
 
 /**
@@ -75,9 +75,8 @@ export async function changeSwapOrderIfUnchanged(
   at: Date,
   options: { withEvent?: boolean; alsoRun?: NativeStatement } = {},
 ): Promise<SwapChange | undefined> {
-  if ('status' in fields) throw new Error('changeSwapOrderIfUnchanged does not change the status; use transitionSwap');
-  if (swap.routeId !== null) throw new Error('a route order changes under its lock (its deposits change with it)');
-  return writeChange(db, swap, fields, at, options.withEvent === true, { unchangedSince: swap.updatedAt, alsoRun: options.alsoRun });
+  const [change] = await changeSwapOrdersIfUnchanged(db, [{ swap, fields, at, withEvent: options.withEvent === true }], options.alsoRun);
+  return change;
 }
 
 /**
@@ -135,25 +134,22 @@ async function settle(
 // Writes a change in one statement, with the timeline entry and the message built from the record the
 // change should produce. The stored row is the truth: should the database have written a value otherwise
 // than it was given (a numeric in another notation), the message is rewritten from the stored row, so a
-// webhook never says other than a read of the swap. (Without a transaction, that rewrite is a statement
-// of its own; the unlocked path writes only text, which is stored as given.) With `unlocked`, the swap was
-// read without a lock, and nothing is written unless it is still as read (`unchangedSince`).
+// webhook never says other than a read of the swap. (Without a transaction, in changeSwapOrdersIfUnchanged,
+// that rewrite is a statement of its own; the unlocked path writes only text, which is stored as given.)
 async function writeChange(
-  db: Knex,
+  trx: Knex.Transaction,
   swap: SwapRecord,
   fields: Partial<SwapRecord>,
   at: Date,
   withEvent: boolean,
-  unlocked?: { unchangedSince: Date; alsoRun?: NativeStatement },
-): Promise<SwapChange | undefined> {
+): Promise<SwapChange> {
   const { fields: changed, entry, expectedBody } = buildChange(swap, fields, at, withEvent);
-  const written = await writeSwapChange(db, swap.id, {
+  const written = await writeSwapChange(trx, swap.id, {
     fields: changed,
     event: entry,
     message: { type: 'swap.updated', payload: expectedBody },
-    ...unlocked,
   });
-  return written && settle(db, written, entry, expectedBody);
+  return settle(trx, written, entry, expectedBody);
 }
 
 const swapMessage = (swap: SwapRecord, event: Omit<SwapEventRecord, 'seq'> | null) => ({

@@ -126,53 +126,42 @@ export interface SwapChangeWrite {
  * steps run many of them. The entry and the message are built by the caller before the update; the stored
  * row and the entry's seq come back so the caller can check what it built.
  *
- * Either the caller holds the swap's lock (`db` is its transaction), or it read the swap without one and
- * gives `unchangedSince`, the `updatedAt` it read: then nothing is written unless the swap is still as read,
- * and the answer is undefined when it was not. `alsoRun` is run in the same statement, whatever the update.
- * On PostgreSQL the statement also announces the change to the stream hubs (`announced`); elsewhere the
+ * The caller holds the swap's lock (`db` is its transaction); changes of swaps read without one go through
+ * writeSwapChangesIfUnchanged. On PostgreSQL the statement also announces the change to the stream hubs (`announced`); elsewhere the
  * caller does, with announceSwapChange.
  */
 export async function writeSwapChange(
   db: Knex,
   id: string,
-  change: SwapChangeWrite & { unchangedSince?: Date; alsoRun?: NativeStatement },
-): Promise<{ swap: SwapRecord; eventSeq: string | null; messageId: string; announced: boolean } | undefined> {
+  change: SwapChangeWrite,
+): Promise<{ swap: SwapRecord; eventSeq: string | null; messageId: string; announced: boolean }> {
   const set = Object.entries(toColumns(change.fields));
   const event = change.event ? Object.entries(toColumns(change.event)) : [];
-  const unchanged = change.unchangedSince ? [change.unchangedSince] : [];
-  const also = change.alsoRun ? toKnexRaw(change.alsoRun) : undefined;
   const announce = announcementSql(db, 'updated.id');
   const { rows } = await db.raw(
     `with updated as (
-       update swaps set ${set.map(() => '?? = ?').join(', ')} where id = ?${unchanged.length > 0 ? ' and updated_at = ?' : ''} returning *
+       update swaps set ${set.map(() => '?? = ?').join(', ')} where id = ? returning *
      ),
      event as (${
        event.length > 0
          ? `insert into swap_events (${event.map(() => '??').join(', ')}) select ${event.map(() => '?').join(', ')} from updated returning seq`
          : 'select null::bigint as seq'
      }),
-     message as (insert into webhook_outbox (partner_id, type, payload) select partner_id, ?, ? from updated returning id)${
-       also ? `, also as (${also.sql})` : ''
-     }
+     message as (insert into webhook_outbox (partner_id, type, payload) select partner_id, ?, ? from updated returning id)
      select updated.*, (select seq::text from event) as "change:eventSeq", (select id from message) as "change:messageId"${
        announce ? `, ${announce.sql} as "change:announced"` : ''
      } from updated`,
     [
       ...set.flat(),
       id,
-      ...unchanged,
       ...event.map(([column]) => column),
       ...event.map(([, value]) => value),
       change.message.type,
       change.message.payload,
-      ...(also?.bindings ?? []),
       ...(announce?.bindings ?? []),
     ] as Knex.RawBinding[],
   );
-  if (rows.length !== 1) {
-    if (unchanged.length > 0) return undefined;
-    throw new Error(`swap ${id} to change is missing`);
-  }
+  if (rows.length !== 1) throw new Error(`swap ${id} to change is missing`);
   const {
     'change:eventSeq': eventSeq,
     'change:messageId': messageId,
