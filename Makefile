@@ -63,7 +63,7 @@ bench: install $(GENERATED) ## a row per operation: server vs Prism mock (and ba
 	npx tsx test/bench/webhooks.bench.ts || status=1; \
 	exit $$status
 
-bench-data: install $(GENERATED) ## G4: reads at 1,000 vs 200,000 swaps / 1M events (seeded with SQL), p50/p99 ratios and query plans (PGlite, or DATABASE_URL)
+bench-data: install $(GENERATED) ## G4: reads of a partner with 1,000 vs one with 200,000 swaps / 1M events (seeded with SQL), p50/p99 ratios and query plans (PGlite, or DATABASE_URL)
 	npx tsx test/bench/bench-data.ts
 
 demo: install $(GENERATED) ## a whole sandbox swap through the SDK against a running `make run` (PSS_SECRET=<demo secret>)

@@ -1,35 +1,43 @@
 /**
  * `make bench-data` (issue 11, G4): do reads stay flat as a partner's data grows? Starts the server in its own
- * process (embedded PGlite, or a fresh database on the PostgreSQL of DATABASE_URL), makes a swap and a
- * permanent route through the API, then seeds the partner's history with SQL (`insert ... select ... from
- * generate_series`) through a direct connection to the server's database, in two sizes:
+ * process (embedded PGlite, or a fresh database on the PostgreSQL of DATABASE_URL), provisions a second partner
+ * next to the demo one, makes a swap and a permanent route for each through the API, then seeds their
+ * histories with SQL (`insert ... select ... from generate_series`) through a direct connection to the server's
+ * database:
  *
- *   small: 1,000 swaps, 5 events each, 1,000 deposits on the route;
- *   large: BENCH_DATA_SWAPS (default 200,000) swaps, BENCH_DATA_EVENTS (default 1,000,000) events and
- *          BENCH_DATA_DEPOSITS (default 100,000) deposits; the small size's rows are part of it.
+ *   small partner: 1,000 swaps, 5 events each, 1,000 deposits on its route;
+ *   large partner: BENCH_DATA_SWAPS (default 200,000) swaps, BENCH_DATA_EVENTS (default 1,000,000) events and
+ *                  BENCH_DATA_DEPOSITS (default 100,000) deposits.
  *
- * After each size (and VACUUM ANALYZE, which autovacuum would run on PostgreSQL anyway, so that it does not
- * run during the measurement instead; BENCH_DATA_ANALYZE=0 skips it) it
- * measures each read's latency: BENCH_DATA_CONNECTIONS (default 4) requests in flight for BENCH_DATA_SECONDS
- * (default 5) after a 1 s warm-up, timed here to the microsecond (autocannon rounds to whole ms, too coarse for
- * reads of a few ms). It prints p50 and p99 at both sizes, their ratios, met or not met (within 1.5x; GET /assets,
- * which reads no partner data, is measured too as a control of how much the shared machine drifted), and the
- * EXPLAIN (ANALYZE, BUFFERS) plans, at the large size, of the SQL the handlers run (captured from the store
+ * Both live in one database, so both sizes are measured on the same server, minutes apart at most, and each
+ * read is measured in the order small, large, large, small (half of BENCH_DATA_SECONDS, default 5, per slot):
+ * the shared machine's drift moves both sizes alike instead of landing on one of them, as it did when the
+ * large size was seeded and measured after the small one. After seeding, VACUUM ANALYZE (which autovacuum
+ * would run on PostgreSQL anyway, so that it does not run during the measurement instead;
+ * BENCH_DATA_ANALYZE=0 skips it). Each read: BENCH_DATA_CONNECTIONS (default 4) requests in flight after a
+ * 1 s warm-up per size, timed here to the microsecond (autocannon rounds to whole ms, too coarse for reads of
+ * a few ms). It prints p50 and p99 at both sizes, their ratios, met or not met (within 1.5x; GET /assets, which
+ * reads no partner data, is measured too as a control of how much the machine drifted), and the
+ * EXPLAIN (ANALYZE, BUFFERS) plans, for the large partner, of the SQL the handlers run (captured from the store
  * functions themselves). Every read must answer 200; anything else makes it exit non-zero.
  *
  * The seeded swaps are terminal (finished, expired, refunded, failed) so that no worker picks them up; the
- * deposits are `ordered` (each names one of the seeded swaps as its order) plus five `accumulating`.
+ * deposits are `ordered` (each names one of its partner's seeded swaps as its order) plus five `accumulating`.
  */
+import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import { encodeCursor } from '../../server/handlers/cursors.js';
+import { provisionPartner } from '../../server/partners.js';
+import { createSecretBox } from '../../server/store/secret-box.js';
 import { TERMS_VERSION } from '../../server/domain/swap-view.js';
 import { findRouteDeposits } from '../../server/store/routes.js';
 import { findSwapWithEvents, listPartnerSwaps } from '../../server/store/swaps.js';
 import { createVerifiedRoute } from '../support/routes.js';
 import { ETH_ADDRESS, swapClient } from '../support/swaps.js';
+import type { SignerOptions } from '../support/signer.js';
 import type { Outgoing } from './load.js';
 import { nextOf, signedCall, type Call, type Target } from './requests.js';
 import { percentile, startServerProcess } from './server-process.js';
@@ -44,7 +52,7 @@ const SECONDS = Number(process.env.BENCH_DATA_SECONDS ?? 5);
 const WARMUP_SECONDS = 1;
 const CONNECTIONS = Number(process.env.BENCH_DATA_CONNECTIONS ?? 4);
 const ANALYZE = process.env.BENCH_DATA_ANALYZE !== '0';
-/** The goal: each read's p50 and p99 at the large size within this factor of the small size's. */
+/** The goal: each read's p50 and p99 for the large partner within this factor of the small partner's. */
 const FLAT_FACTOR = 1.5;
 /** A read of no partner data, measured beside the others: its ratio is the machine's own drift between the sizes. */
 const CONTROL_READ = 'GET /assets (control)';
@@ -75,7 +83,7 @@ function seedSwapsSql(ids: Ids, base: string, from: number, to: number): string 
       received_amount, required_confirmations, confirmation_count, quote_expires_at, expires_at, late_deposit_policy, status,
       terms_version, created_at, updated_at)
     select '${ids.partnerId}', 'seed-user-' || (g % 997), 'BTC', 'BTC', 'USDT', 'ETH', '${ETH_ADDRESS}', 'sender', 'floating',
-      0.015, 0.015, 1000.5, 66700.12, 1.25, 'bench-seed-' || g, 0.015, 2, 2, t + interval '30 minutes',
+      0.015, 0.015, 1000.5, 66700.12, 1.25, 'bench-seed-${ids.partnerId}-' || g, 0.015, 2, 2, t + interval '30 minutes',
       t + interval '1 day 30 minutes', 'refund', (array['finished', 'finished', 'finished', 'expired', '${FILTER_STATUS}', 'failed'])[1 + g % 6],
       '${TERMS_VERSION}', t, t
     from (select g, date_trunc('milliseconds', timestamptz '${base}' - g * interval '13 seconds') as t
@@ -109,7 +117,7 @@ function seedDepositsSql(ids: Ids, base: string, from: number, to: number): stri
     insert into route_deposits (route_id, asset, network, address, tx_hash, output_index, from_address, amount, amount_base_units,
       broadcast_at, confirmation_count, required_confirmations, status, first_seen_at, last_seen_at, confirmed_at, order_id,
       created_at, updated_at)
-    select '${ids.routeId}', 'BTC', 'BTC', '${ids.routeAddress}', 'bench-deposit-' || g, 0, 'bench-sender', 0.01, '1000000',
+    select '${ids.routeId}', 'BTC', 'BTC', '${ids.routeAddress}', 'bench-deposit-${ids.routeId}-' || g, 0, 'bench-sender', 0.01, '1000000',
       t, 2, 2, 'ordered', t, t, t, o.id, t, t
     from (select g, date_trunc('milliseconds', timestamptz '${base}' - g * interval '29 seconds') as t
           from generate_series(${from}, ${to}) as g) as d
@@ -122,12 +130,12 @@ function seedAccumulatingSql(ids: Ids, base: string): string {
     insert into route_deposits (route_id, asset, network, address, tx_hash, output_index, from_address, amount, amount_base_units,
       broadcast_at, confirmation_count, required_confirmations, status, first_seen_at, last_seen_at, confirmed_at,
       accumulated_usd, threshold_usd, valued_at, created_at, updated_at)
-    select '${ids.routeId}', 'BTC', 'BTC', '${ids.routeAddress}', 'bench-accumulating-' || g, 0, 'bench-sender', 0.0001, '10000',
+    select '${ids.routeId}', 'BTC', 'BTC', '${ids.routeAddress}', 'bench-accumulating-${ids.routeId}-' || g, 0, 'bench-sender', 0.0001, '10000',
       t, 2, 2, 'accumulating', t, t, t, 5 * g, 20, t, t, t
     from (select g, timestamptz '${base}' - g * interval '1 second' as t from generate_series(1, 5) as g) as d`;
 }
 
-/** Brings the data to `size` (rows already there count), timing each statement. */
+/** Brings a partner's data to `size` (rows already there count), timing each statement. */
 async function seed(db: pg.Client, ids: Ids, base: string, size: typeof LARGE, timings: string[]): Promise<void> {
   const count = async (sql: string) => Number((await db.query<{ n: string }>(sql)).rows[0].n);
   const timed = async (what: string, sql: string) => {
@@ -145,7 +153,6 @@ async function seed(db: pg.Client, ids: Ids, base: string, size: typeof LARGE, t
   const deposits = await count(`select count(*) as n from route_deposits where route_id = '${ids.routeId}' and status = 'ordered'`);
   if (deposits === 0) await timed('accumulating deposits', seedAccumulatingSql(ids, base));
   if (deposits < size.deposits) await timed('route deposits', seedDepositsSql(ids, base, deposits + 1, size.deposits));
-  if (ANALYZE) await timed('vacuum analyze', 'vacuum analyze swaps, swap_events, route_deposits');
 }
 
 /** What each read is and how a request for it is made, at one size (the deep cursors depend on the size). */
@@ -234,19 +241,34 @@ async function latencies(origin: string, next: () => Outgoing, seconds: number):
 /** p50 and p99 of each read at one size. */
 type SizeFigures = Map<string, { p50: number; p99: number; count: number; failures: number; firstFailure?: string }>;
 
-async function measureReads(target: Target, reads: Read[]): Promise<SizeFigures> {
-  const figures: SizeFigures = new Map();
-  for (const read of reads) {
-    const next = nextOf(read.call, target);
-    await latencies(target.origin, next, WARMUP_SECONDS);
-    const run = await latencies(target.origin, next, SECONDS);
-    figures.set(read.label, {
-      p50: percentile(run.ms, 50),
-      p99: percentile(run.ms, 99),
-      count: run.ms.length,
-      failures: run.failures,
-      firstFailure: run.firstFailure,
-    });
+/** One partner's side of the comparison: who signs its requests and what its reads are. */
+interface Side {
+  target: Target;
+  reads: Read[];
+}
+
+/**
+ * Measures every read at both sizes: a warm-up of each, then the order small, large, large, small, half of
+ * SECONDS per slot, so that a steady drift of the machine moves both sizes' samples alike. p50 and p99 are
+ * taken over each size's two slots together.
+ */
+async function measureReads(small: Side, large: Side): Promise<[SizeFigures, SizeFigures]> {
+  const figures: [SizeFigures, SizeFigures] = [new Map(), new Map()];
+  for (const [i, read] of small.reads.entries()) {
+    const next = [nextOf(read.call, small.target), nextOf(large.reads[i].call, large.target)];
+    const runs: [Latencies[], Latencies[]] = [[], []];
+    for (const side of [0, 1]) await latencies(small.target.origin, next[side], WARMUP_SECONDS);
+    for (const side of [0, 1, 1, 0] as const) runs[side].push(await latencies(small.target.origin, next[side], SECONDS / 2));
+    for (const side of [0, 1] as const) {
+      const ms = runs[side].flatMap((r) => r.ms);
+      figures[side].set(read.label, {
+        p50: percentile(ms, 50),
+        p99: percentile(ms, 99),
+        count: ms.length,
+        failures: runs[side].reduce((n, r) => n + r.failures, 0),
+        firstFailure: runs[side].find((r) => r.firstFailure)?.firstFailure,
+      });
+    }
   }
   return figures;
 }
@@ -348,58 +370,78 @@ function printTable(reads: string[], small: SizeFigures, large: SizeFigures, siz
 
 async function main(): Promise<void> {
   const started = performance.now();
-  // No route poll during the run: the seeded deposits stay as seeded.
-  const server = await startServerProcess(root, { env: { ROUTE_POLL_SECONDS: '3600' } });
+  // No route poll during the run: the seeded deposits stay as seeded. A secrets key of our own, so that the
+  // second partner can be provisioned here, sealed as the server reads it.
+  const secretsKey = randomBytes(32);
+  const server = await startServerProcess(root, { env: { ROUTE_POLL_SECONDS: '3600', SECRETS_KEY: secretsKey.toString('hex') } });
   const db = new pg.Client(await server.connection());
   let failed = false;
   try {
     await db.connect();
-    const client = swapClient(server.origin, server.signer);
-    const created = await client.create();
-    await client.waitFor(created.order.id, (o) => !!o.depositAddress, 60_000);
-    const route = await createVerifiedRoute(client, server.signer.user!);
-    const { rows } = await db.query<{ partner_id: string }>(`select partner_id from swaps where id = '${created.order.id}'`);
-    const ids: Ids = {
-      partnerId: rows[0].partner_id,
-      swapId: created.order.id,
-      token: created.accessToken,
-      routeId: route.route_id,
-      routeAddress: route.addresses['BTC/BTC'],
-    };
-    const target: Target = { name: 'server', origin: server.origin, prefix: '/api/v1', signer: server.signer };
+    const provisioning = recordingKnex(db).knex;
+    const large = await provisionPartner(provisioning, createSecretBox(secretsKey), { name: 'Bench large partner', mode: 'sandbox' });
+    await provisioning.destroy();
+    const signers: SignerOptions[] = [server.signer, { ...server.signer, keyId: large.keyId, secret: large.secret }];
+    // Each partner's swap and route, made through the API; their histories are seeded around them.
+    const ids: Ids[] = [];
+    for (const signer of signers) {
+      const client = swapClient(server.origin, signer);
+      const created = await client.create();
+      await client.waitFor(created.order.id, (o) => !!o.depositAddress, 60_000);
+      const route = await createVerifiedRoute(client, signer.user!);
+      const { rows } = await db.query<{ partner_id: string }>(`select partner_id from swaps where id = '${created.order.id}'`);
+      ids.push({
+        partnerId: rows[0].partner_id,
+        swapId: created.order.id,
+        token: created.accessToken,
+        routeId: route.route_id,
+        routeAddress: route.addresses['BTC/BTC'],
+      });
+    }
     const base = new Date(Date.now() - 60_000).toISOString();
-    const figures: SizeFigures[] = [];
     const sizeNames: string[] = [];
-    const timings: string[][] = [];
-    let reads: string[] = [];
-    for (const size of [SMALL, LARGE]) {
+    const timings: string[] = [];
+    for (const [i, size] of [SMALL, LARGE].entries()) {
       const log: string[] = [];
       const seedStarted = performance.now();
-      await seed(db, ids, base, size, log);
+      await seed(db, ids[i], base, size, log);
       const counts = (
         await db.query<{ swaps: string; events: string; deposits: string }>(
-          `select (select count(*) from swaps where partner_id = '${ids.partnerId}') as swaps,
-                  (select count(*) from swap_events e join swaps s on s.id = e.swap_id where s.partner_id = '${ids.partnerId}') as events,
-                  (select count(*) from route_deposits where route_id = '${ids.routeId}') as deposits`,
+          `select (select count(*) from swaps where partner_id = '${ids[i].partnerId}') as swaps,
+                  (select count(*) from swap_events e join swaps s on s.id = e.swap_id where s.partner_id = '${ids[i].partnerId}') as events,
+                  (select count(*) from route_deposits where route_id = '${ids[i].routeId}') as deposits`,
         )
       ).rows[0];
       const name = `${Number(counts.swaps).toLocaleString('en-US')} swaps`;
       sizeNames.push(name);
-      timings.push([
-        `${name}, ${Number(counts.events).toLocaleString('en-US')} events, ${Number(counts.deposits).toLocaleString('en-US')} route deposits: ` +
-          `seeded in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s (${log.join('; ')})`,
-      ]);
-      process.stderr.write(`${timings.at(-1)![0]}\nmeasuring reads at ${name}\n`);
-      const sizeReads = await readsAt(db, ids);
-      reads = sizeReads.map((r) => r.label);
-      figures.push(await measureReads(target, sizeReads));
+      timings.push(
+        `${i === 0 ? 'small' : 'large'} partner: ${name}, ${Number(counts.events).toLocaleString('en-US')} events, ` +
+          `${Number(counts.deposits).toLocaleString('en-US')} route deposits: seeded in ` +
+          `${((performance.now() - seedStarted) / 1000).toFixed(1)} s (${log.join('; ')})`,
+      );
+      process.stderr.write(`${timings.at(-1)}\n`);
     }
+    if (ANALYZE) {
+      const analyzeStarted = performance.now();
+      await db.query('vacuum analyze swaps, swap_events, route_deposits');
+      timings.push(`vacuum analyze: ${((performance.now() - analyzeStarted) / 1000).toFixed(1)} s`);
+    }
+    process.stderr.write(`measuring reads at ${sizeNames.join(' and ')}\n`);
+    const sides = await Promise.all(
+      signers.map(async (signer, i) => ({
+        target: { name: 'server', origin: server.origin, prefix: '/api/v1', signer },
+        reads: await readsAt(db, ids[i]),
+      })),
+    );
+    const reads = sides[0].reads.map((r) => r.label);
+    const figures = await measureReads(sides[0], sides[1]);
 
     out(
-      `Reads as data grows (${server.database}): server in its own process; ${CONNECTIONS} requests in flight, ` +
-        `${WARMUP_SECONDS} s warm-up + ${SECONDS} s per read and size${ANALYZE ? '; VACUUM ANALYZE after seeding' : ''}`,
+      `Reads as data grows (${server.database}): a partner with ${sizeNames[0]} and one with ${sizeNames[1]} in one database; ` +
+        `server in its own process; ${CONNECTIONS} requests in flight, ${WARMUP_SECONDS} s warm-up + ${SECONDS} s per read and size, ` +
+        `measured small, large, large, small${ANALYZE ? '; VACUUM ANALYZE after seeding' : ''}`,
     );
-    for (const t of timings) out(`  ${t[0]}`);
+    for (const t of timings) out(`  ${t}`);
     const notMet = printTable(reads, figures[0], figures[1], sizeNames);
     out();
     out(
@@ -418,7 +460,7 @@ async function main(): Promise<void> {
 
     out();
     out(`Query plans at ${sizeNames[1]}: EXPLAIN (ANALYZE, BUFFERS) of the SQL the handlers run, through a direct connection`);
-    for (const { read, sql } of await handlerStatements(db, ids)) {
+    for (const { read, sql } of await handlerStatements(db, ids[1])) {
       const plan = await db.query<{ 'QUERY PLAN': string }>(`explain (analyze, buffers) ${sql}`);
       out();
       out(`-- ${read}`);
