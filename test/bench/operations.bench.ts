@@ -9,9 +9,9 @@
  *   rate limits raised), on embedded PGlite, or on a fresh database of the PostgreSQL at DATABASE_URL.
  *   autocannon runs here, BENCH_CONNECTIONS (default 50) connections, BENCH_WARMUP_SECONDS (default 1) of
  *   warm-up then BENCH_SECONDS (default 2, so that `make bench` stays near 7 minutes with its other parts) per
- *   target and run. A timed row measures the server twice, around Prism and the bare baseline (server, bare,
- *   Prism, bare, server), and shows the means: the machine's speed drifts, and a symmetric order lets a
- *   steady drift move every target alike.
+ *   target and run. A row measures the server twice, around Prism and the bare baseline (server, bare,
+ *   Prism, bare, server; a pool row too, each server run with fresh inputs), and shows the means: the
+ *   machine's speed drifts, and a symmetric order lets a steady drift move every target alike.
  * - Signed requests are signed afresh for every request (new timestamp and nonce), for the mock too.
  * - Single-use inputs come from pools made before the run (a quote per POST /swaps, a challenge and wallet
  *   signature per POST /permanent-routes); those rows run for a number of requests sized from their warm-up
@@ -499,9 +499,12 @@ async function startBaseline(rows: Row[], serverTarget: Target): Promise<{ targe
 async function measureRow(row: Row, result: Result, targets: { server: Target; mock: Target; bare: Target }): Promise<void> {
   const call = row.call!;
   if (row.fill && !row.burst) {
-    // A pool row runs once per target: its inputs are single-use.
-    result.server = await measure(targets.server, call, result.expect, row.fill);
+    // A pool row's inputs are single-use: each server run gets fresh ones from the pool. Server, Prism,
+    // server, as for a timed row, so that a drift of the machine moves both alike.
+    const server = [await measure(targets.server, call, result.expect, row.fill)];
     result.mock = await measure(targets.mock, row.mockCall ?? call, result.mockExpect);
+    server.push(await measure(targets.server, call, result.expect, row.fill));
+    result.server = meanOf(server);
     return;
   }
   if (!row.burst) {
