@@ -45,7 +45,11 @@ export interface AddressOwners {
   route?: { partnerId: string; assetKeys: string[] };
 }
 
-/** The swap and the route using deposit address `address`, in one statement (a sandbox payment's first read). */
+/**
+ * The swap and the route using deposit address `address`, in one statement (a sandbox payment's first read).
+ * The route's side says `address <> ''` although '' never gets here, so that even a generic plan of the
+ * prepared statement may use the partial index route_addresses_address_index (migration 0010).
+ */
 export async function findAddressOwners(db: Knex, address: string): Promise<AddressOwners> {
   if (address === '') return {};
   const { rows } = await db.raw(
@@ -55,7 +59,7 @@ export async function findAddressOwners(db: Knex, address: string): Promise<Addr
             (select jsonb_build_object('partnerId', a.partner_id, 'assetKeys', a.asset_keys)
                from (select r.partner_id, array_agg(ra.asset_key order by ra.asset_key) as asset_keys
                        from route_addresses ra join permanent_routes r on r.id = ra.route_id
-                      where ra.address = ?
+                      where ra.address = ? and ra.address <> ''
                       group by r.id, r.partner_id
                       limit 1) as a) as route`,
     [address, address],

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import knexFactory from 'knex';
 import { Money } from '../../server/domain/money.js';
 import { openExpectWindow } from '../../server/store/routes.js';
+import { findAddressOwners } from '../../server/store/sandbox-chain.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { expectError } from '../support/http.js';
 import type { SignerOptions } from '../support/signer.js';
@@ -201,6 +202,49 @@ describe('Permanent routes: deposits, accumulation, conversion and earnings', ()
       expect(stored).to.deep.equal({ expect_deposit_until: new Date(at.getTime() + 60_000), next_poll_at: at });
     } finally {
       await single.destroy();
+    }
+  });
+
+  it('finds the route of a paid address through an index, even in a generic plan of the prepared statement', async () => {
+    const route = await createVerifiedRoute(client, 'user-7');
+    const address = route.addresses['BTC/BTC'];
+    // The statement as the store builds it (store/sandbox-chain.ts), captured from the knex it runs on.
+    let captured: { sql: string; bindings: unknown[] } | undefined;
+    const capture = (query: { sql: string; bindings: unknown[] }) => {
+      if (query.sql.includes('route_addresses')) captured ??= query;
+    };
+    server.knex.on('query', capture);
+    try {
+      expect((await findAddressOwners(server.knex, address)).route?.assetKeys).to.deep.equal(['BTC/BTC']);
+    } finally {
+      server.knex.off('query', capture);
+    }
+    // 20,000 more address rows (on this route, under asset keys no request uses) and fresh statistics, so
+    // that the planner weighs the read as it would over many routes; then the statement is prepared with
+    // parameters and planned generically, as node-postgres's prepared statements are after a few runs.
+    const filler = `route_id = '${route.route_id}' and asset_key like 'filler-%'`;
+    await server.knex.raw(
+      `insert into route_addresses (route_id, asset_key, network, address)
+       select ?, 'filler-' || g, 'BTC', 'filler-address-' || g from generate_series(1, 20000) as g`,
+      [route.route_id],
+    );
+    try {
+      await server.knex.raw('analyze route_addresses');
+      const plan = await server.knex.transaction(async (trx) => {
+        await trx.raw('set local plan_cache_mode = force_generic_plan');
+        let n = 0;
+        const text = /\$1\b/.test(captured!.sql) ? captured!.sql : captured!.sql.replace(/\?/g, () => `$${++n}`);
+        await trx.raw(`prepare pss_address_owners (text, text) as ${text.replace(/\?/g, '\\?')}`);
+        // EXPLAIN EXECUTE takes no bind parameters: the address (base58, no quotes) is written in as a literal.
+        const literal = `'${address.replace(/'/g, "''")}'`;
+        const rows = (await trx.raw(`explain execute pss_address_owners (${literal}, ${literal})`)).rows as Array<{ 'QUERY PLAN': string }>;
+        await trx.raw('deallocate pss_address_owners');
+        return rows.map((r) => r['QUERY PLAN']).join('\n');
+      });
+      expect(plan, plan).to.include('using route_addresses_address_index');
+      expect(plan, plan).to.not.include('Seq Scan on route_addresses');
+    } finally {
+      await server.knex.raw(`delete from route_addresses where ${filler}`);
     }
   });
 
