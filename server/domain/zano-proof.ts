@@ -43,7 +43,9 @@ const Point = ed25519.Point;
 /** The order l of Ed25519's prime-order subgroup. */
 const L = Point.Fn.ORDER;
 const SCALAR_BYTES = 32;
-const PUBLIC_KEY_HEX_CHARS = 2 * SCALAR_BYTES;
+/** An encoded Ed25519 point (a public key, a commitment). */
+const POINT_BYTES = 32;
+const PUBLIC_KEY_HEX_CHARS = 2 * POINT_BYTES;
 const SIGNATURE_HEX_CHARS = 4 * SCALAR_BYTES;
 
 /** Options of verifyZanoProof. */
@@ -131,9 +133,9 @@ export function zanoSignedHash(message: string, format: ZanoProofFormat): Uint8A
  */
 function commitment(r: bigint, c: bigint, pub: Uint8Array): Uint8Array | undefined {
   try {
-    const rG = new Uint8Array(SCALAR_BYTES);
-    const cP = new Uint8Array(SCALAR_BYTES);
-    const sum = new Uint8Array(SCALAR_BYTES);
+    const rG = new Uint8Array(POINT_BYTES);
+    const cP = new Uint8Array(POINT_BYTES);
+    const sum = new Uint8Array(POINT_BYTES);
     sodium.crypto_scalarmult_ed25519_base_noclamp(rG, scalarToBytes(r));
     sodium.crypto_scalarmult_ed25519_noclamp(cP, scalarToBytes(c), pub);
     sodium.crypto_core_ed25519_add(sum, rG, cP);

@@ -4,8 +4,8 @@
  * the swap, its timeline entry (for a transition) and a `swap.updated` webhook outbox row together (in one
  * statement, in the caller's transaction on its locked swap; for a route order also a `permanent_deposit.updated`
  * row per deposit it converts), so all of them commit or none, and announces the change to the stream hubs
- * once it commits. One change runs without a lock, as a statement of its own that applies only if the swap
- * is unchanged since it was read: changeSwapOrderIfUnchanged, for a new swap's deposit address.
+ * once it commits. One change runs without a lock, as a statement of its own that applies only to swaps
+ * unchanged since they were read: changeSwapOrdersIfUnchanged, for new swaps' deposit addresses.
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
@@ -63,25 +63,11 @@ export async function changeSwapOrder(
 }
 
 /**
- * changeSwapOrder on a swap read without a lock, in one statement of its own: the change is made only if
- * the swap is still as read (its `updatedAt`), and the answer is undefined when it was not (the caller then
- * takes the locked path). For a one-time swap's own fields: a route order's deposits are not announced here.
- * `alsoRun` is a statement run in the same one whether or not the change applies (a job to queue).
- */
-export async function changeSwapOrderIfUnchanged(
-  db: Knex,
-  swap: SwapRecord,
-  fields: Partial<SwapRecord>,
-  at: Date,
-  options: { withEvent?: boolean; alsoRun?: NativeStatement } = {},
-): Promise<SwapChange | undefined> {
-  const [change] = await changeSwapOrdersIfUnchanged(db, [{ swap, fields, at, withEvent: options.withEvent === true }], options.alsoRun);
-  return change;
-}
-
-/**
- * changeSwapOrderIfUnchanged for several swaps (distinct, the same fields changed on each) in one statement,
- * with `alsoRun`: one answer per change, in order, undefined for a swap that changed meanwhile.
+ * changeSwapOrder for swaps read without a lock (distinct, the same fields changed on each), in one statement
+ * of its own: each change is made only if its swap is still as read (its `updatedAt`), and its answer is
+ * undefined when it was not (the caller then takes the locked path). One answer per change, in order. For
+ * one-time swaps' own fields: a route order's deposits are not announced here. `alsoRun` is a statement run
+ * in the same one whether or not the changes apply (jobs to queue).
  */
 export async function changeSwapOrdersIfUnchanged(
   db: Knex,

@@ -127,8 +127,8 @@ export interface SwapChangeWrite {
  * row and the entry's seq come back so the caller can check what it built.
  *
  * The caller holds the swap's lock (`db` is its transaction); changes of swaps read without one go through
- * writeSwapChangesIfUnchanged. On PostgreSQL the statement also announces the change to the stream hubs (`announced`); elsewhere the
- * caller does, with announceSwapChange.
+ * writeSwapChangesIfUnchanged. On PostgreSQL the statement also announces the change to the stream hubs
+ * (`announced`); elsewhere the caller does, with announceSwapChange.
  */
 export async function writeSwapChange(
   db: Knex,

@@ -3,8 +3,9 @@ import type { components } from '../../generated/api.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { openStream } from '../support/sse.js';
 import { swapClient } from '../support/swaps.js';
-import { changeSwapOrder, changeSwapOrderIfUnchanged, changeSwapOrdersIfUnchanged } from '../../server/store/swap-transitions.js';
+import { changeSwapOrder, changeSwapOrdersIfUnchanged } from '../../server/store/swap-transitions.js';
 import { findSwap, lockSwap } from '../../server/store/swaps.js';
+import type { SwapRecord } from '../../server/domain/swap-view.js';
 
 // A change of a swap is written in one statement with its timeline entry and its webhook message, both
 // built before the write. These check that what was built is what a read of the swap then says.
@@ -18,6 +19,10 @@ describe('Swap changes: the swap, its timeline entry and its message written tog
     client = swapClient(server.origin, await server.createSigner());
   });
   after(() => server?.close());
+
+  // One change of a swap read without a lock (a group of one); undefined when the swap changed meanwhile.
+  const changeOne = async (swap: SwapRecord, fields: Partial<SwapRecord>, withEvent = true) =>
+    (await changeSwapOrdersIfUnchanged(server.knex, [{ swap, fields, at: new Date(), withEvent }]))[0];
 
   // The last swap.updated message queued for `swapId`.
   const lastMessage = async (swapId: string) => {
@@ -66,13 +71,11 @@ describe('Swap changes: the swap, its timeline entry and its message written tog
     const before = await counts();
     // Another change came between the read and the write: the stale record's updatedAt no longer matches.
     const stale = { ...read, updatedAt: new Date(read.updatedAt.getTime() - 1) };
-    expect(await changeSwapOrderIfUnchanged(server.knex, stale, { depositMemo: 'stale' }, new Date(), { withEvent: true })).to.equal(
-      undefined,
-    );
+    expect(await changeOne(stale, { depositMemo: 'stale' })).to.equal(undefined);
     expect(await counts()).to.deep.equal(before);
     expect((await findSwap(server.knex, order.id))!.depositMemo).to.equal(read.depositMemo);
 
-    const change = await changeSwapOrderIfUnchanged(server.knex, read, { depositMemo: 'fresh' }, new Date(), { withEvent: true });
+    const change = await changeOne(read, { depositMemo: 'fresh' });
     expect(change?.swap.depositMemo).to.equal('fresh');
     expect(await counts()).to.deep.equal({ events: before.events + 1, messages: before.messages + 1 });
     const message = await lastMessage(order.id);
@@ -118,7 +121,7 @@ describe('Swap changes: the swap, its timeline entry and its message written tog
       expect(session.status).to.equal(200);
       await session.waitFor((m) => m.event === 'order');
       const read = (await findSwap(server.knex, order.id))!;
-      expect(await changeSwapOrderIfUnchanged(server.knex, read, { depositMemo: 'announced' }, new Date())).to.not.equal(undefined);
+      expect(await changeOne(read, { depositMemo: 'announced' }, false)).to.not.equal(undefined);
       const changed = await session.waitFor(
         (m) => m.event === 'order' && (JSON.parse(m.data) as components['schemas']['Swap']).depositMemo === 'announced',
         10_000,
