@@ -112,6 +112,11 @@ export function assetKey(asset: { symbol: string; network: string }): string {
   return `${asset.symbol}/${asset.network}`;
 }
 
+/** The network of an asset key, e.g. "TRX" of "USDT/TRX" (symbols have no slash: validateCatalog). */
+export function assetNetwork(key: string): string {
+  return key.slice(key.indexOf('/') + 1);
+}
+
 /** Looks an asset up by symbol and network (both case-sensitive, as the catalogue lists them). */
 export function findAsset(catalog: Catalog, symbol: string, network: string): CatalogAsset | undefined {
   return catalog.assets.find((a) => a.symbol === symbol && a.network === network);

@@ -138,16 +138,13 @@ export function createRouteHandlers(
         minSwapUsd: terms.minSwapUsd,
         maxAutoSwapUsd: terms.maxAutoSwapUsd,
         nextPollAt: new Date(at.getTime() + deps.config.routePollSeconds * 1000),
+        assetKeys: sourcesFor(body.destinationAsset, body.destinationNetwork).map(assetKey).sort(),
         createdAt: at,
       };
-      const sources = sourcesFor(body.destinationAsset, body.destinationNetwork).map((a) => ({
-        assetKey: assetKey(a),
-        network: a.network,
-      }));
       // One statement spends the challenge, stores the route and queues its allocation (store/routes.ts). The
       // partner may have a route for this user and target already: a second statement then spends the
       // challenge on that one and reads it with its addresses and waiting deposits.
-      const created = await createRoute({ route, challengeId: challenge.id, addresses: sources });
+      const created = await createRoute({ route, challengeId: challenge.id });
       if (created.outcome === 'created') {
         deps.jobs.wakeRouteAddresses();
         return { status: 201, body: toBody(created.view) };

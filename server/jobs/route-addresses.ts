@@ -1,24 +1,25 @@
 /**
  * Allocates a permanent route's reusable deposit addresses: one per network, shared by the assets of that
  * network (EVM tokens use their network's address). Sandbox addresses are derived from the route id and the
- * network, so running the job twice fills the same addresses; only empty rows are written.
+ * network, so running the job twice fills the same addresses; an address already stored is kept.
  */
 import type { Knex } from 'knex';
 import { seedOf } from '../adapters/sandbox/chain.js';
 import { sandboxAddress } from '../domain/addresses.js';
-import { fillRouteAddresses, listRouteAddresses, type RouteAddressFill } from '../store/routes.js';
+import { assetNetwork } from '../domain/catalog.js';
+import { fillRouteAddresses, listRouteAssetKeys, type RouteAddressFill } from '../store/routes.js';
 
 /**
- * Fills every address of `routes` that is still being allocated, in one statement for them all (the jobs of a
- * batch). A route's `networks`, when its job names them (the networks of the rows its route was created
- * with), save reading its rows first.
+ * Stores every address of `routes` that is still being allocated, in one statement for them all (the jobs of
+ * a batch). A route's `networks`, when its job names them (the networks of its asset keys), save reading its
+ * asset keys first.
  */
 export async function allocateRouteAddresses(knex: Knex, routes: Array<{ routeId: string; networks?: string[] }>): Promise<void> {
   const unnamed = routes.filter((r) => !r.networks).map((r) => r.routeId);
-  const empty = unnamed.length > 0 ? (await listRouteAddresses(knex, unnamed)).filter((a) => a.address === '') : [];
+  const keys = new Map((await listRouteAssetKeys(knex, unnamed)).map((r) => [r.routeId, r.assetKeys]));
   const fills: RouteAddressFill[] = [];
   for (const { routeId, networks } of routes) {
-    const pending = networks ?? empty.filter((a) => a.routeId === routeId).map((a) => a.network);
+    const pending = networks ?? (keys.get(routeId) ?? []).map(assetNetwork);
     for (const network of new Set(pending)) {
       fills.push({ routeId, network, address: sandboxAddress(network, seedOf(`route-address:${routeId}:${network}`)) });
     }

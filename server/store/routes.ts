@@ -1,5 +1,6 @@
 /** Permanent routes, their ownership challenges and their reusable deposit addresses. */
 import type { Knex } from 'knex';
+import { assetNetwork } from '../domain/catalog.js';
 import type { DepositOrder, DepositRecord } from '../domain/route-deposit-view.js';
 import { guardRefusal } from './errors.js';
 import { columnArrays, groupCommit, groupCommitClaims, groupReadByUuid, unnestInsert } from './group-commit.js';
@@ -39,11 +40,13 @@ export interface RouteRecord {
   expectDepositUntil: Date | null;
   /** When the route's addresses are next looked at for deposits. */
   nextPollAt: Date | null;
+  /** The assets (`ASSET/NETWORK`) that can be paid into the route, sorted: a deposit address each. */
+  assetKeys: string[];
   createdAt: Date;
   updatedAt: Date;
 }
 
-/** One reusable deposit address of a route ('' while allocating). */
+/** One reusable deposit address of a route ('' while allocating: a key of the route without a stored address). */
 export interface RouteAddressRecord {
   routeId: string;
   assetKey: string;
@@ -93,7 +96,8 @@ export type NewRoute = Omit<RouteRecord, 'status' | 'markupPercent' | 'expectDep
   nextPollAt: Date;
 };
 
-// The route's columns in the order of CREATE_ROUTES's arrays (after the group position and the challenge).
+// The route's columns in the order of CREATE_ROUTES's arrays (after the group position and the challenge;
+// the asset keys come last, each route's joined with commas, because arrays of arrays must be rectangular).
 const NEW_ROUTE_FIELDS = [
   'id',
   'partnerId',
@@ -114,7 +118,7 @@ const NEW_ROUTE_FIELDS = [
 export type RouteCreation = { outcome: 'created'; view: RouteView } | { outcome: 'challenge_spent' | 'route_exists' };
 
 // For each create of the group (its position `i`): spends the challenge, then stores the route (only if it
-// spent it) with the partner's markup at this moment, and its address rows (empty until allocated). The
+// spent it) with the partner's markup at this moment and its asset keys (addresses are stored once allocated). The
 // creates of a group use distinct challenges and targets (createRouteWriter). The jobs' insert (pg-boss's own)
 // runs unconditionally: unless every create stored its route the statement fails as a whole through
 // pss_route_not_created (migration 0009), naming for a lone create why, and that failure is what removes the
@@ -124,9 +128,9 @@ export type RouteCreation = { outcome: 'created'; view: RouteView } | { outcome:
 const CREATE_ROUTES = (job: string) => `
   with input as (
     select * from unnest(?::int[], ?::uuid[], ?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[],
-                         ?::numeric[], ?::numeric[], ?::numeric[], ?::numeric[], ?::timestamptz[], ?::timestamptz[])
+                         ?::numeric[], ?::numeric[], ?::numeric[], ?::numeric[], ?::timestamptz[], ?::timestamptz[], ?::text[])
       as t(i, challenge_id, id, partner_id, external_user, destination_asset, destination_network, destination_address, label,
-           fee_percent, fee_floor_usd, min_swap_usd, max_auto_swap_usd, next_poll_at, created_at)
+           fee_percent, fee_floor_usd, min_swap_usd, max_auto_swap_usd, next_poll_at, created_at, asset_keys)
   ), spent as (
     update route_challenges c set used_at = input.created_at
       from input
@@ -135,42 +139,33 @@ const CREATE_ROUTES = (job: string) => `
   ), inserted as (
     insert into permanent_routes (id, partner_id, external_user, destination_asset, destination_network, destination_address, label,
                                   fee_percent, markup_percent, fee_floor_usd, min_swap_usd, max_auto_swap_usd, next_poll_at,
-                                  created_at, updated_at)
+                                  asset_keys, created_at, updated_at)
     select n.id, n.partner_id, n.external_user, n.destination_asset, n.destination_network, n.destination_address, n.label,
            n.fee_percent, coalesce((select m.percent from partner_markups m where m.partner_id = n.partner_id), 0), n.fee_floor_usd,
-           n.min_swap_usd, n.max_auto_swap_usd, n.next_poll_at, n.created_at, n.created_at
+           n.min_swap_usd, n.max_auto_swap_usd, n.next_poll_at, string_to_array(n.asset_keys, ','), n.created_at, n.created_at
       from input n
      where n.i in (select i from spent)
     on conflict (partner_id, external_user, destination_asset, destination_address) do nothing
-    returning *
-  ), addresses as (
-    insert into route_addresses (route_id, asset_key, network, address)
-    select a.route_id, a.asset_key, a.network, ''
-      from unnest(?::uuid[], ?::text[], ?::text[]) as a(route_id, asset_key, network)
-     where a.route_id in (select id from inserted)
     returning *
   ), job as (${job})
   select case when (select count(*) from inserted) = ? then 'created'
               when (select count(*) from spent) < ? then pss_route_not_created('challenge_spent')
               else pss_route_not_created('route_exists') end as outcome,
-         i.*,
-         coalesce((select json_agg(to_jsonb(a) order by a.asset_key) from addresses a where a.route_id = i.id), '[]') as view_addresses,
-         '[]'::json as view_waiting
+         i.*, null::json as view_addresses, '[]'::json as view_waiting
     from (select) as one left join inserted i on true`;
 
 // The SQLSTATE of pss_route_not_created (migration 0009).
 const ROUTE_NOT_CREATED = 'PS002';
 
-/** One create: the route, the challenge it spends and its address rows. */
+/** One create: the route and the challenge it spends. */
 export interface RouteCreate {
   route: NewRoute;
   challengeId: string;
-  addresses: Array<{ assetKey: string; network: string }>;
 }
 
 /**
- * Returns `create(c)`: spends challenge `c.challengeId` at `c.route.createdAt` and stores `c.route` with its
- * address rows (empty until allocated) and the job that allocates them (the statement `allocations` gives),
+ * Returns `create(c)`: spends challenge `c.challengeId` at `c.route.createdAt` and stores `c.route` with the
+ * job that allocates its addresses (the statement `allocations` gives),
  * in one statement and no transaction. Anything but `created` means nothing was written: the challenge was
  * spent already, or the partner has a route for this user and target (recoverRoute then spends the
  * challenge on it).
@@ -189,14 +184,13 @@ export function createRouteWriter(
   // at once), alone or not.
   async function writeTogether(creates: RouteCreate[]): Promise<Array<RouteCreation>> {
     const routes = creates.map((c) => c.route);
-    const addresses = creates.flatMap((c) => c.addresses.map((a) => ({ routeId: c.route.id, ...a })));
-    const job = toKnexRaw(await allocations(creates.map((c) => ({ routeId: c.route.id, networks: c.addresses.map((a) => a.network) }))));
+    const job = toKnexRaw(await allocations(routes.map((r) => ({ routeId: r.id, networks: r.assetKeys.map(assetNetwork) }))));
     try {
       const { rows } = await db.raw(CREATE_ROUTES(job.sql), [
         creates.map((_, i) => i),
         creates.map((c) => c.challengeId),
         ...columnArrays(routes, NEW_ROUTE_FIELDS),
-        ...columnArrays(addresses, ['routeId', 'assetKey', 'network']),
+        routes.map((r) => r.assetKeys.join(',')),
         ...job.bindings,
         creates.length,
         creates.length,
@@ -263,24 +257,31 @@ export interface RouteView {
 }
 
 // The view's other rows, read with the route in the same statement (a route read is one round trip, not
-// three): addresses by asset key, waiting deposits oldest first, each as JSON with its numeric columns cast
-// to text (see fromJsonRow).
+// three): the allocated addresses by asset key, waiting deposits oldest first, each as JSON with its numeric
+// columns cast to text (see fromJsonRow).
 const VIEW_COLUMNS = `
-  coalesce((select json_agg(to_jsonb(a) order by a.asset_key) from route_addresses a where a.route_id = r.id), '[]') as view_addresses,
+  (select json_object_agg(a.asset_key, a.address) from route_addresses a where a.route_id = r.id and a.address <> '') as view_addresses,
   coalesce((select json_agg(to_jsonb(d) || jsonb_build_object('amount', d.amount::text, 'accumulated_usd', d.accumulated_usd::text,
                                                                'threshold_usd', d.threshold_usd::text)
                             order by d.created_at)
               from route_deposits d where d.route_id = r.id and d.status = 'accumulating'), '[]') as view_waiting`;
 const DEPOSIT_TIMESTAMPS = ['broadcastAt', 'firstSeenAt', 'lastSeenAt', 'confirmedAt', 'valuedAt', 'createdAt', 'updatedAt'] as const;
 
+// A route's address for each of its asset keys: '' for a key whose address is not allocated yet.
 function toRouteView(row: Record<string, unknown>): RouteView {
-  const { view_addresses, view_waiting, ...route } = row as {
-    view_addresses: Array<Record<string, unknown>>;
+  const { view_addresses, view_waiting, ...columns } = row as {
+    view_addresses: Record<string, string> | null;
     view_waiting: Array<Record<string, unknown>>;
   };
+  const route = fromRow<RouteRecord>(columns);
   return {
-    route: fromRow<RouteRecord>(route),
-    addresses: view_addresses.map((a) => fromRow<RouteAddressRecord>(a)),
+    route,
+    addresses: route.assetKeys.map((assetKey) => ({
+      routeId: route.id,
+      assetKey,
+      network: assetNetwork(assetKey),
+      address: view_addresses?.[assetKey] ?? '',
+    })),
     waiting: view_waiting.map((d) => fromJsonRow<DepositRecord>(d, DEPOSIT_TIMESTAMPS)),
   };
 }
@@ -375,20 +376,38 @@ export async function listRouteAddresses(db: Knex, routeIds: string[]): Promise<
   return (await db('route_addresses').whereIn('route_id', routeIds).orderBy('asset_key')).map((row) => fromRow<RouteAddressRecord>(row));
 }
 
-/** An address to fill in: the route's still-empty rows of `network` get `address`. */
+/** The asset keys of routes `routeIds` (those that exist). */
+export async function listRouteAssetKeys(db: Knex, routeIds: string[]): Promise<Array<{ routeId: string; assetKeys: string[] }>> {
+  if (routeIds.length === 0) return [];
+  const rows = (await db('permanent_routes').select('id', 'asset_keys').whereIn('id', routeIds)) as Array<{
+    id: string;
+    asset_keys: string[];
+  }>;
+  return rows.map((row) => ({ routeId: row.id, assetKeys: row.asset_keys }));
+}
+
+/** An address to fill in: the route's asset keys of `network` get `address`, unless they have one. */
 export interface RouteAddressFill {
   routeId: string;
   network: string;
   address: string;
 }
 
-/** Fills the still-empty addresses `fills` names, of any number of routes, in one statement; returns how many rows changed. */
+/**
+ * Stores the addresses `fills` names, of any number of routes, in one statement: a row for each asset key of
+ * the route on the fill's network that has no address yet (a placeholder row of migration 0011's time is
+ * filled; an allocated address is kept). Returns how many rows it wrote.
+ */
 export async function fillRouteAddresses(db: Knex, fills: RouteAddressFill[]): Promise<number> {
   if (fills.length === 0) return 0;
   const result = await db.raw(
-    `update route_addresses set address = given.address
+    `insert into route_addresses (route_id, asset_key, network, address)
+     select r.id, k.asset_key, given.network, given.address
        from unnest(?::uuid[], ?::text[], ?::text[]) as given(route_id, network, address)
-      where route_addresses.route_id = given.route_id and route_addresses.network = given.network and route_addresses.address = ''`,
+       join permanent_routes r on r.id = given.route_id
+       cross join lateral unnest(r.asset_keys) as k(asset_key)
+      where split_part(k.asset_key, '/', 2) = given.network
+     on conflict (route_id, asset_key) do update set address = excluded.address where route_addresses.address = ''`,
     [fills.map((f) => f.routeId), fills.map((f) => f.network), fills.map((f) => f.address)],
   );
   return result.rowCount ?? 0;

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { createCipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -137,6 +137,49 @@ describe('embedded database', () => {
       expect(row.secret_sealed).to.match(/^v2\./);
       expect(box.open(row.secret_sealed, partnerSecretOwner('pk_legacy'))).to.equal('pss_sk_legacy-secret-0123456789');
       expect(() => box.open(row.secret_sealed, partnerSecretOwner('pk_other'))).to.throw();
+    } finally {
+      await db.close();
+    }
+  });
+
+  it("lists each route's asset keys from the address rows it was created with (migration 0011)", async () => {
+    const db = await openDatabase({});
+    try {
+      await migrate(db.knex, { secretBox: createSecretBox(randomBytes(32)) });
+      // The schema before 0011: no asset_keys column; a route's rows, some still empty, are its asset keys.
+      await db.knex.raw('alter table permanent_routes drop column asset_keys');
+      await db.knex('knex_migrations').where({ name: '0011_route_asset_keys' }).delete();
+      const [{ id: partnerId }] = await db.knex('partners').insert({ key_id: 'pk_routes', name: 'Routes', secret_sealed: 'x' }, ['id']);
+      const route = (id: string) => ({
+        id,
+        partner_id: partnerId,
+        external_user: 'u',
+        destination_asset: 'ZANO',
+        destination_network: 'ZANO',
+        destination_address: `address-${id}`,
+        fee_percent: '1',
+        markup_percent: '0',
+        fee_floor_usd: '1',
+        min_swap_usd: '5',
+        max_auto_swap_usd: '10000',
+        created_at: new Date(),
+        updated_at: new Date(),
+      });
+      const [withRows, withoutRows] = [randomUUID(), randomUUID()];
+      await db.knex('permanent_routes').insert([route(withRows), route(withoutRows)]);
+      await db.knex('route_addresses').insert([
+        { route_id: withRows, asset_key: 'fUSD/ZANO', network: 'ZANO', address: '' },
+        { route_id: withRows, asset_key: 'USDT/ETH', network: 'ETH', address: '0xabc' },
+        { route_id: withRows, asset_key: 'BTC/BTC', network: 'BTC', address: '' },
+      ]);
+
+      expect(await migrate(db.knex)).to.deep.equal(['0011_route_asset_keys']);
+      const keys = await db.knex('permanent_routes').select('id', 'asset_keys').orderBy('id');
+      expect(Object.fromEntries(keys.map((r) => [r.id, r.asset_keys]))).to.deep.equal({
+        [withRows]: ['BTC/BTC', 'USDT/ETH', 'fUSD/ZANO'],
+        [withoutRows]: [],
+      });
+      expect(await db.knex('route_addresses').count({ n: '*' })).to.deep.equal([{ n: '3' }]);
     } finally {
       await db.close();
     }

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import { signZanoMessage } from '../../server/domain/zano-proof.js';
+import { allocateRouteAddresses } from '../../server/jobs/route-addresses.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { expectError, readJson, type JsonResponse } from '../support/http.js';
 import { signedFetch, type SignerOptions } from '../support/signer.js';
-import { freshScalar, freshZanoWallet } from '../support/routes.js';
+import { createVerifiedRoute, freshScalar, freshZanoWallet } from '../support/routes.js';
 import { swapClient } from '../support/swaps.js';
 import type { components } from '../../generated/api.js';
 
@@ -133,6 +134,36 @@ describe('Permanent routes: challenges and verified creation', () => {
       expect(route.addresses['USDT/ETH'])
         .to.equal(route.addresses['ETH/ETH'])
         .and.match(/^0x[0-9a-fA-F]{40}$/);
+    });
+
+    it('shows the placeholder rows of a route stored before migration 0011 as allocating, and its job fills them', async () => {
+      const route = await createVerifiedRoute(client, 'user-42');
+      const read = async () => (await client.send<Route>('GET', `/api/v1/permanent-routes/${route.route_id}`)).body;
+      // What a create wrote before: a row per asset key with an empty address, filled in later by its job.
+      await server.knex('route_addresses').where({ route_id: route.route_id }).delete();
+      await server.knex('route_addresses').insert(
+        Object.keys(route.addresses).map((key) => ({
+          route_id: route.route_id,
+          asset_key: key,
+          network: key.split('/')[1],
+          address: '',
+        })),
+      );
+      expect(await read()).to.deep.equal({ ...route, addresses: Object.fromEntries(Object.keys(route.addresses).map((k) => [k, ''])) });
+      // A job queued then names only the route (its networks are read from the route's asset keys).
+      await allocateRouteAddresses(server.knex, [{ routeId: route.route_id }]);
+      expect(await read()).to.deep.equal(route);
+      expect(await server.knex('route_addresses').where({ route_id: route.route_id }).count({ n: '*' })).to.deep.equal([
+        { n: String(Object.keys(route.addresses).length) },
+      ]);
+    });
+
+    it('keeps an allocated address when its allocation runs again', async () => {
+      const route = await createVerifiedRoute(client, 'user-42');
+      await server.knex('route_addresses').where({ route_id: route.route_id, asset_key: 'BTC/BTC' }).update({ address: 'kept-address' });
+      await allocateRouteAddresses(server.knex, [{ routeId: route.route_id, networks: ['BTC', 'ETH'] }]);
+      const again = (await client.send<Route>('GET', `/api/v1/permanent-routes/${route.route_id}`)).body;
+      expect(again).to.deep.equal({ ...route, addresses: { ...route.addresses, 'BTC/BTC': 'kept-address' } });
     });
 
     it('recovers the existing route for the same user and destination (201, same route_id), also with a legacy signature', async () => {
