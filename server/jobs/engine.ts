@@ -41,10 +41,17 @@ export const JOB_EXPIRY_SECONDS = 60;
 /** The queue that allocates permanent routes' deposit addresses. */
 export const ROUTE_ADDRESSES_QUEUE = 'route-addresses';
 /**
- * Route allocations one fetch takes: all of a fetch are filled by one statement on one connection, so a
- * larger batch costs no more connections, and under load it saves fetches (a fetch of pg-boss's partitioned
- * job table is planned anew each time: about a millisecond of PostgreSQL's CPU). Not larger: on the embedded
- * database a long statement holds up every other one.
+ * A route-addresses job: the routes one create statement stored (a job per statement, not per route, so a
+ * group of creates adds one job row to insert, fetch and complete), or one route, as jobs queued before
+ * were; each route with the networks of its asset keys (older jobs may name none).
+ */
+type RouteAddressWork = { routeId: string; networks?: string[] };
+type RouteAddressesJob = { routes: RouteAddressWork[] } | RouteAddressWork;
+/**
+ * Route-addresses jobs one fetch takes: all of a fetch are filled on one connection (in statements of
+ * jobs/route-addresses.ts ROUTES_PER_FILL routes), so a larger batch costs no more connections, and under load
+ * it saves fetches (a fetch of pg-boss's partitioned job table is planned anew each time: about a millisecond
+ * of PostgreSQL's CPU).
  */
 export const ROUTE_ADDRESSES_BATCH_SIZE = 24;
 /** The queue of webhook delivery attempts. */
@@ -74,8 +81,8 @@ export interface JobEngine {
   wakeAdvance(): void;
   /**
    * The statement that queues the allocation of new routes' deposit addresses (each on `networks`, those of
-   * its address rows), as pg-boss's bulk insert would run it, for the statement that creates the routes to
-   * embed (as firstStepJobsStatement). Nothing is queued until it runs.
+   * its asset keys) as one job, as pg-boss's bulk insert would run it, for the statement that creates the
+   * routes to embed (as firstStepJobsStatement). Nothing is queued until it runs.
    */
   routeAddressesJobsStatement(routes: Array<{ routeId: string; networks: string[] }>): Promise<NativeStatement>;
   /** Tells this instance's route-address worker that an allocation is due (one queued by routeAddressesJobsStatement, committed). */
@@ -196,14 +203,14 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
   // committed, and by a full batch.
   const routeAddressesWorker: { id?: string } = {};
   const wakeRouteAddresses = waker(routeAddressesWorker);
-  routeAddressesWorker.id = await work<{ routeId: string; networks?: string[] }>(
+  routeAddressesWorker.id = await work<RouteAddressesJob>(
     ROUTE_ADDRESSES_QUEUE,
     { pollingIntervalSeconds: POLLING_INTERVAL_SECONDS, batchSize: ROUTE_ADDRESSES_BATCH_SIZE },
     async (jobs) => {
       if (jobs.length === ROUTE_ADDRESSES_BATCH_SIZE) wakeRouteAddresses();
       await allocateRouteAddresses(
         deps.knex,
-        jobs.map((job) => job.data),
+        jobs.flatMap(({ data }) => ('routes' in data ? data.routes : [data])),
       );
     },
   );
@@ -231,9 +238,12 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
     wakeAdvance,
     firstStepJobsStatement,
     routeAddressesJobsStatement: (routes) =>
-      keptInsert(
-        routes.map(({ routeId, networks }) => ({ name: ROUTE_ADDRESSES_QUEUE, data: { routeId, networks: [...new Set(networks)] } })),
-      ),
+      keptInsert([
+        {
+          name: ROUTE_ADDRESSES_QUEUE,
+          data: { routes: routes.map(({ routeId, networks }) => ({ routeId, networks: [...new Set(networks)] })) },
+        } satisfies PgBoss.JobInsert<RouteAddressesJob>,
+      ]),
     wakeRouteAddresses,
     wakeRoutePolling: routePolling.wake,
     webhooks: webhooks.delivery,

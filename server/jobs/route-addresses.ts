@@ -9,20 +9,25 @@ import { sandboxAddress } from '../domain/addresses.js';
 import { assetNetwork } from '../domain/catalog.js';
 import { fillRouteAddresses, listRouteAssetKeys, type RouteAddressFill } from '../store/routes.js';
 
+/** Most routes whose addresses one statement stores: on the embedded database a long statement holds up every other one. */
+export const ROUTES_PER_FILL = 24;
+
 /**
- * Stores every address of `routes` that is still being allocated, in one statement for them all (the jobs of
- * a batch). A route's `networks`, when its job names them (the networks of its asset keys), save reading its
- * asset keys first.
+ * Stores every address of `routes` that is still being allocated (the routes of a batch of jobs), in one
+ * statement per ROUTES_PER_FILL routes. A route's `networks`, when its job names them (the networks of its
+ * asset keys), save reading its asset keys first.
  */
 export async function allocateRouteAddresses(knex: Knex, routes: Array<{ routeId: string; networks?: string[] }>): Promise<void> {
   const unnamed = routes.filter((r) => !r.networks).map((r) => r.routeId);
   const keys = new Map((await listRouteAssetKeys(knex, unnamed)).map((r) => [r.routeId, r.assetKeys]));
-  const fills: RouteAddressFill[] = [];
-  for (const { routeId, networks } of routes) {
-    const pending = networks ?? (keys.get(routeId) ?? []).map(assetNetwork);
-    for (const network of new Set(pending)) {
-      fills.push({ routeId, network, address: sandboxAddress(network, seedOf(`route-address:${routeId}:${network}`)) });
+  for (let start = 0; start < routes.length; start += ROUTES_PER_FILL) {
+    const fills: RouteAddressFill[] = [];
+    for (const { routeId, networks } of routes.slice(start, start + ROUTES_PER_FILL)) {
+      const pending = networks ?? (keys.get(routeId) ?? []).map(assetNetwork);
+      for (const network of new Set(pending)) {
+        fills.push({ routeId, network, address: sandboxAddress(network, seedOf(`route-address:${routeId}:${network}`)) });
+      }
     }
+    await fillRouteAddresses(knex, fills);
   }
-  await fillRouteAddresses(knex, fills);
 }

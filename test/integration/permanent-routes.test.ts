@@ -43,12 +43,15 @@ describe('Permanent routes: challenges and verified creation', () => {
   };
   const create = (body: Record<string, unknown>): Promise<JsonResponse<Route>> =>
     client.send<Route>('POST', '/api/v1/permanent-routes', body);
-  // Allocation jobs per route id: a create that did not store its route must leave no job behind.
+  // Allocation jobs per route id (a job names the routes of one create statement): a create that did not
+  // store its route must leave no job behind.
   const allocationJobs = async () =>
     (
       await server.knex.raw(
-        `select j.data->>'routeId' as route_id, count(*)::int as n, bool_or(r.id is null) as orphan
-           from ??.job j left join permanent_routes r on r.id::text = j.data->>'routeId'
+        `select w.route_id, count(*)::int as n, bool_or(r.id is null) as orphan
+           from ??.job j
+          cross join lateral (select e->>'routeId' as route_id from jsonb_array_elements(j.data->'routes') as e) w
+           left join permanent_routes r on r.id::text = w.route_id
           where j.name = 'route-addresses' group by 1`,
         [server.jobSchema ?? 'pgboss'],
       )
@@ -156,6 +159,23 @@ describe('Permanent routes: challenges and verified creation', () => {
       expect(await server.knex('route_addresses').where({ route_id: route.route_id }).count({ n: '*' })).to.deep.equal([
         { n: String(Object.keys(route.addresses).length) },
       ]);
+    });
+
+    it('allocates the addresses of a route whose job names it alone, as jobs queued by earlier releases did', async () => {
+      const route = await createVerifiedRoute(client, 'user-42');
+      await server.knex('route_addresses').where({ route_id: route.route_id }).delete();
+      await server.knex.raw(`insert into ??.job (name, data) values ('route-addresses', ?::jsonb)`, [
+        server.jobSchema ?? 'pgboss',
+        JSON.stringify({ routeId: route.route_id }),
+      ]);
+      server.engine.jobs.wakeRouteAddresses();
+      const deadline = Date.now() + 10_000;
+      let again = (await client.send<Route>('GET', `/api/v1/permanent-routes/${route.route_id}`)).body;
+      while (Object.values(again.addresses).some((a) => a === '') && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50));
+        again = (await client.send<Route>('GET', `/api/v1/permanent-routes/${route.route_id}`)).body;
+      }
+      expect(again).to.deep.equal(route);
     });
 
     it('keeps an allocated address when its allocation runs again', async () => {
@@ -275,7 +295,7 @@ describe('Permanent routes: challenges and verified creation', () => {
         )
         .whereNotNull('used_at');
       expect(spent).to.have.length(7);
-      // One allocation job per route, none for a route not stored.
+      // Each route in one allocation job, none for a route not stored.
       const jobs = new Map((await allocationJobs()).map((j) => [j.route_id, j]));
       for (const answer of [existing, ...answers.slice(0, 6)]) expect(jobs.get(answer.body.route_id)).to.include({ n: 1, orphan: false });
       // Their allocations run in batches, one statement per batch (jobs/route-addresses.ts): every route gets
