@@ -118,13 +118,13 @@ const NEW_ROUTE_FIELDS = [
 export type RouteCreation = { outcome: 'created'; view: RouteView } | { outcome: 'challenge_spent' | 'route_exists' };
 
 // For each create of the group (its position `i`): spends the challenge, then stores the route (only if it
-// spent it) with the partner's markup at this moment and its asset keys (addresses are stored once allocated). The
-// creates of a group use distinct challenges and targets (createRouteWriter). The jobs' insert (pg-boss's own)
-// runs unconditionally: unless every create stored its route the statement fails as a whole through
-// pss_route_not_created (migration 0009), naming for a lone create why, and that failure is what removes the
-// jobs, with the spendings. A concurrent spend of the same challenge waits for this statement's commit, then
-// finds it spent; a concurrent create for the same user and target waits for the first route's commit, then
-// conflicts with it. The arrays make the text the same for any group's size.
+// spent it) with the partner's markup at this moment and its asset keys (addresses are stored once
+// allocated). The creates of a group use distinct challenges and targets (createRouteWriter). The job's insert
+// (pg-boss's own, one job for the group) runs unconditionally: unless every create stored its route the
+// statement fails as a whole through pss_route_not_created (migration 0009), naming for a lone create why, and
+// that failure is what removes the job, with the spendings. A concurrent spend of the same challenge waits for
+// this statement's commit, then finds it spent; a concurrent create for the same user and target waits for the
+// first route's commit, then conflicts with it. The arrays make the text the same for any group's size.
 const CREATE_ROUTES = (job: string) => `
   with input as (
     select * from unnest(?::int[], ?::uuid[], ?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[],
@@ -165,10 +165,9 @@ export interface RouteCreate {
 
 /**
  * Returns `create(c)`: spends challenge `c.challengeId` at `c.route.createdAt` and stores `c.route` with the
- * job that allocates its addresses (the statement `allocations` gives),
- * in one statement and no transaction. Anything but `created` means nothing was written: the challenge was
- * spent already, or the partner has a route for this user and target (recoverRoute then spends the
- * challenge on it).
+ * job that allocates its addresses (the statement `allocations` gives), in one statement and no transaction.
+ * Anything but `created` means nothing was written: the challenge was spent already, or the partner has a
+ * route for this user and target (recoverRoute then spends the challenge on it).
  *
  * The creates made while a statement runs are written together by the next (group commit,
  * store/group-commit.ts). A create whose challenge or target an earlier create of the group also names is
@@ -395,8 +394,8 @@ export interface RouteAddressFill {
 
 /**
  * Stores the addresses `fills` names, of any number of routes, in one statement: a row for each asset key of
- * the route on the fill's network that has no address yet (a placeholder row of migration 0011's time is
- * filled; an allocated address is kept). Returns how many rows it wrote.
+ * the route on the fill's network that has no address yet. A row written empty before migration 0011 is
+ * filled; an allocated address is kept. Returns how many rows it wrote.
  */
 export async function fillRouteAddresses(db: Knex, fills: RouteAddressFill[]): Promise<number> {
   if (fills.length === 0) return 0;
