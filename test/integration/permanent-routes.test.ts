@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { expect } from 'chai';
+import { assetNetwork } from '../../server/domain/catalog.js';
 import { signZanoMessage } from '../../server/domain/zano-proof.js';
-import { allocateRouteAddresses } from '../../server/jobs/route-addresses.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { expectError, readJson, type JsonResponse } from '../support/http.js';
 import { signedFetch, type SignerOptions } from '../support/signer.js';
-import { createVerifiedRoute, freshScalar, freshZanoWallet } from '../support/routes.js';
+import { createVerifiedRoute, freshScalar, freshZanoWallet, waitForAddresses } from '../support/routes.js';
 import { swapClient } from '../support/swaps.js';
 import type { components } from '../../generated/api.js';
 
@@ -123,13 +123,7 @@ describe('Permanent routes: challenges and verified creation', () => {
       expect(Object.keys(res.body.addresses))
         .to.include.members(['BTC/BTC', 'USDT/ETH', 'USDT/TRX', 'fUSD/ZANO'])
         .and.not.include('ZANO/ZANO');
-      const deadline = Date.now() + 10_000;
-      let route = res.body;
-      while (Object.values(route.addresses).some((a) => a === '') && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 100));
-        route = (await client.send<Route>('GET', `/api/v1/permanent-routes/${res.body.route_id}`)).body;
-      }
-      expect(Object.values(route.addresses).every((a) => a !== '')).to.equal(true);
+      const route = await waitForAddresses(client, res.body.route_id);
       // The 201 body is the route as stored: read back, only its addresses have been filled in since, in the same order.
       expect({ ...route, addresses: {} }).to.deep.equal({ ...res.body, addresses: {} });
       expect(Object.keys(route.addresses)).to.deep.equal(Object.keys(res.body.addresses));
@@ -139,23 +133,38 @@ describe('Permanent routes: challenges and verified creation', () => {
         .and.match(/^0x[0-9a-fA-F]{40}$/);
     });
 
-    it('shows the placeholder rows of a route stored before migration 0011 as allocating, and its job fills them', async () => {
+    // Queues a route-addresses job with `data` as the engine's worker reads it, and wakes the worker.
+    const queueAllocation = async (data: unknown) => {
+      await server.knex.raw(`insert into ??.job (name, data) values ('route-addresses', ?::jsonb)`, [
+        server.jobSchema ?? 'pgboss',
+        JSON.stringify(data),
+      ]);
+      server.engine.jobs.wakeRouteAddresses();
+    };
+
+    it('shows the empty rows a create wrote before migration 0011 as allocating; its job fills them and keeps an allocated one', async () => {
       const route = await createVerifiedRoute(client, 'user-42');
-      const read = async () => (await client.send<Route>('GET', `/api/v1/permanent-routes/${route.route_id}`)).body;
-      // What a create wrote before: a row per asset key with an empty address, filled in later by its job.
+      // What a create wrote before 0011: a row per asset key with an empty address. One is allocated already.
       await server.knex('route_addresses').where({ route_id: route.route_id }).delete();
       await server.knex('route_addresses').insert(
         Object.keys(route.addresses).map((key) => ({
           route_id: route.route_id,
           asset_key: key,
-          network: key.split('/')[1],
-          address: '',
+          network: assetNetwork(key),
+          address: key === 'BTC/BTC' ? 'kept-address' : '',
         })),
       );
-      expect(await read()).to.deep.equal({ ...route, addresses: Object.fromEntries(Object.keys(route.addresses).map((k) => [k, ''])) });
-      // A job queued then names only the route (its networks are read from the route's asset keys).
-      await allocateRouteAddresses(server.knex, [{ routeId: route.route_id }]);
-      expect(await read()).to.deep.equal(route);
+      const allocating = Object.fromEntries(Object.keys(route.addresses).map((k) => [k, k === 'BTC/BTC' ? 'kept-address' : '']));
+      expect((await client.send<Route>('GET', `/api/v1/permanent-routes/${route.route_id}`)).body).to.deep.equal({
+        ...route,
+        addresses: allocating,
+      });
+      const networks = [...new Set(Object.keys(route.addresses).map(assetNetwork))];
+      await queueAllocation({ routes: [{ routeId: route.route_id, networks }] });
+      expect(await waitForAddresses(client, route.route_id)).to.deep.equal({
+        ...route,
+        addresses: { ...route.addresses, 'BTC/BTC': 'kept-address' },
+      });
       expect(await server.knex('route_addresses').where({ route_id: route.route_id }).count({ n: '*' })).to.deep.equal([
         { n: String(Object.keys(route.addresses).length) },
       ]);
@@ -164,26 +173,9 @@ describe('Permanent routes: challenges and verified creation', () => {
     it('allocates the addresses of a route whose job names it alone, as jobs queued by earlier releases did', async () => {
       const route = await createVerifiedRoute(client, 'user-42');
       await server.knex('route_addresses').where({ route_id: route.route_id }).delete();
-      await server.knex.raw(`insert into ??.job (name, data) values ('route-addresses', ?::jsonb)`, [
-        server.jobSchema ?? 'pgboss',
-        JSON.stringify({ routeId: route.route_id }),
-      ]);
-      server.engine.jobs.wakeRouteAddresses();
-      const deadline = Date.now() + 10_000;
-      let again = (await client.send<Route>('GET', `/api/v1/permanent-routes/${route.route_id}`)).body;
-      while (Object.values(again.addresses).some((a) => a === '') && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 50));
-        again = (await client.send<Route>('GET', `/api/v1/permanent-routes/${route.route_id}`)).body;
-      }
-      expect(again).to.deep.equal(route);
-    });
-
-    it('keeps an allocated address when its allocation runs again', async () => {
-      const route = await createVerifiedRoute(client, 'user-42');
-      await server.knex('route_addresses').where({ route_id: route.route_id, asset_key: 'BTC/BTC' }).update({ address: 'kept-address' });
-      await allocateRouteAddresses(server.knex, [{ routeId: route.route_id, networks: ['BTC', 'ETH'] }]);
-      const again = (await client.send<Route>('GET', `/api/v1/permanent-routes/${route.route_id}`)).body;
-      expect(again).to.deep.equal({ ...route, addresses: { ...route.addresses, 'BTC/BTC': 'kept-address' } });
+      // No networks named: the worker reads them from the route's asset keys.
+      await queueAllocation({ routeId: route.route_id });
+      expect(await waitForAddresses(client, route.route_id)).to.deep.equal(route);
     });
 
     it('recovers the existing route for the same user and destination (201, same route_id), also with a legacy signature', async () => {
@@ -298,18 +290,10 @@ describe('Permanent routes: challenges and verified creation', () => {
       // Each route in one allocation job, none for a route not stored.
       const jobs = new Map((await allocationJobs()).map((j) => [j.route_id, j]));
       for (const answer of [existing, ...answers.slice(0, 6)]) expect(jobs.get(answer.body.route_id)).to.include({ n: 1, orphan: false });
-      // Their allocations run in batches, one statement per batch (jobs/route-addresses.ts): every route gets
-      // addresses of its own, the same for the assets of one network.
-      const deadline = Date.now() + 10_000;
-      let routes = answers.slice(0, 6).map((a) => a.body);
-      while (routes.some((r) => Object.values(r.addresses).some((a) => a === '')) && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        routes = await Promise.all(
-          routes.map(async (r) => (await client.send<Route>('GET', `/api/v1/permanent-routes/${r.route_id}`)).body),
-        );
-      }
+      // Their allocations run in batches, up to ROUTES_PER_FILL routes a statement (jobs/route-addresses.ts):
+      // every route gets addresses of its own, the same for the assets of one network.
+      const routes = await Promise.all(answers.slice(0, 6).map((a) => waitForAddresses(client, a.body.route_id)));
       for (const route of routes) {
-        expect(Object.values(route.addresses)).to.not.include('');
         expect(route.addresses['USDT/ETH']).to.equal(route.addresses['ETH/ETH']);
       }
       expect(new Set(routes.map((r) => r.addresses['BTC/BTC'])).size).to.equal(6);

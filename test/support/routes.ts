@@ -52,13 +52,19 @@ export async function createVerifiedRoute(
   });
   expect(created.status, created.text).to.equal(201);
   const deadline = Date.now() + 10_000;
-  let route = created.body;
-  while (Object.values(route.addresses).some((a) => a === '')) {
-    if (Date.now() > deadline) throw new Error('route addresses were not allocated in 10 s');
+  return waitForAddresses(client, created.body.route_id);
+}
+
+/** Reads route `routeId` until every one of its addresses is allocated (or fails after `timeoutMs`). */
+export async function waitForAddresses(client: ReturnType<typeof swapClient>, routeId: string, timeoutMs = 10_000): Promise<Route> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await client.send<Route>('GET', `/api/v1/permanent-routes/${routeId}`);
+    expect(res.status, res.text).to.equal(200);
+    if (!Object.values(res.body.addresses).includes('')) return res.body;
+    if (Date.now() > deadline) throw new Error(`route ${routeId}: addresses not allocated in ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 50));
-    route = (await client.send<Route>('GET', `/api/v1/permanent-routes/${route.route_id}`)).body;
   }
-  return route;
 }
 
 /** Polls a route's deposits until `done` holds (or fails after `timeoutMs`). */
