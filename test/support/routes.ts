@@ -51,7 +51,6 @@ export async function createVerifiedRoute(
     ...proof,
   });
   expect(created.status, created.text).to.equal(201);
-  const deadline = Date.now() + 10_000;
   return waitForAddresses(client, created.body.route_id);
 }
 
