@@ -75,6 +75,7 @@ async function main(): Promise<void> {
     catalog,
     rates,
     swapTokens: engine.swapTokens,
+    crypto: engine.crypto,
     lifecycle: engine.lifecycle,
     hub: engine.hub,
     jobs: engine.jobs,

@@ -8,6 +8,7 @@ import type { ChainAdapter } from './adapters/chain.js';
 import type { RatesAdapter } from './adapters/rates.js';
 import { createSandboxChain } from './adapters/sandbox/chain.js';
 import type { Config } from './config.js';
+import { createCryptoThread, type CryptoThread } from './crypto-thread.js';
 import { createSwapTokens, type SwapTokens } from './domain/access-tokens.js';
 import type { Catalog } from './domain/catalog.js';
 import { startJobEngine, type JobEngine } from './jobs/engine.js';
@@ -24,6 +25,8 @@ export interface SwapEngine {
   hub: SwapHub;
   jobs: JobEngine;
   swapTokens: SwapTokens;
+  /** The worker thread that checks wallet proofs and derives sandbox addresses (crypto-thread.ts). */
+  crypto: CryptoThread;
   stop(): Promise<void>;
 }
 
@@ -61,8 +64,10 @@ export async function startSwapEngine(deps: {
   const hub = await startSwapHub({ knex: deps.knex, databaseUrl: deps.config.databaseUrl, logger: deps.logger });
   deps.metrics?.watchDatabase(deps.knex);
   deps.metrics?.watchStreams(hub);
+  const crypto = createCryptoThread();
   const jobs = await startJobEngine({
     knex: deps.knex,
+    crypto,
     lifecycle,
     routeDeposits,
     logger: deps.logger,
@@ -76,9 +81,11 @@ export async function startSwapEngine(deps: {
     hub,
     jobs,
     swapTokens: createSwapTokens(deps.secretsKey),
+    crypto,
     async stop() {
       await hub.close();
       await jobs.stop();
+      await crypto.close();
     },
   };
 }

@@ -1,6 +1,7 @@
 /** What handlers may use: the database, adapters, catalogue, configuration, the swap machinery and the clock. */
 import type { Knex } from 'knex';
 import type { Config } from '../config.js';
+import type { CryptoThread } from '../crypto-thread.js';
 import type { Catalog } from '../domain/catalog.js';
 import type { SwapTokens } from '../domain/access-tokens.js';
 import type { RatesAdapter } from '../adapters/rates.js';
@@ -32,6 +33,8 @@ export interface HandlerDeps {
     | 'wakeRoutePolling'
     | 'webhooks'
   >;
+  /** Checks wallet proofs off the main thread (crypto-thread.ts). */
+  crypto: Pick<CryptoThread, 'verifyZanoProof'>;
   /** Seals webhook secrets at rest (the same box that holds partner secrets). */
   secretBox: SecretBox;
   /** The bundled OpenAPI document the server validates against and serves. */

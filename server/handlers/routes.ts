@@ -11,7 +11,6 @@ import { Money } from '../domain/money.js';
 import { buildChallengeText } from '../domain/route-challenge.js';
 import { toAccumulationBodies, toDepositBody, type DepositRecord } from '../domain/route-deposit-view.js';
 import { decodeZanoAddress } from '../domain/zano-address.js';
-import { verifyZanoProof } from '../domain/zano-proof.js';
 import type { Handlers } from '../http/handler-types.js';
 import {
   createChallengeReader,
@@ -121,7 +120,8 @@ export function createRouteHandlers(
         throw invalid('it was issued for another settlement target');
       }
       if (challenge.text !== body.message) throw invalid('message differs from the challenge text');
-      const proof = verifyZanoProof({
+      // On the crypto thread (crypto-thread.ts): the main thread goes on with other requests meanwhile.
+      const proof = await deps.crypto.verifyZanoProof({
         address: body.destinationAddress,
         message: body.message,
         publicKey: body.publicKey,

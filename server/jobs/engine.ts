@@ -12,6 +12,7 @@ import type { Knex } from 'knex';
 import PgBoss from 'pg-boss';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import type { CryptoThread } from '../crypto-thread.js';
 import type { Metrics } from '../metrics.js';
 import { afterCommit } from '../store/after-commit.js';
 import { createSecretBox } from '../store/secret-box.js';
@@ -102,6 +103,8 @@ export interface JobEngineDeps {
   /** Polls permanent routes for deposits. */
   routeDeposits: RouteDeposits;
   logger: Logger;
+  /** Derives the sandbox addresses of new routes off the main thread. */
+  crypto: Pick<CryptoThread, 'sandboxAddress'>;
   /** Schema of pg-boss's tables (default `pgboss`); tests give each database schema its own. */
   schema?: string;
   /** What webhook delivery needs: the configuration (mode, retry schedule, timeout), the secrets key and the clock. */
@@ -210,6 +213,7 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
       if (jobs.length === ROUTE_ADDRESSES_BATCH_SIZE) wakeRouteAddresses();
       await allocateRouteAddresses(
         deps.knex,
+        deps.crypto,
         jobs.flatMap(({ data }) => ('routes' in data ? data.routes : [data])),
       );
     },

@@ -4,8 +4,8 @@
  * network, so running the job twice fills the same addresses; an address already stored is kept.
  */
 import type { Knex } from 'knex';
+import type { CryptoThread } from '../crypto-thread.js';
 import { seedOf } from '../adapters/sandbox/chain.js';
-import { sandboxAddress } from '../domain/addresses.js';
 import { assetNetwork } from '../domain/catalog.js';
 import { fillRouteAddresses, listRouteAssetKeys, type RouteAddressFill } from '../store/routes.js';
 
@@ -15,19 +15,23 @@ export const ROUTES_PER_FILL = 24;
 /**
  * Stores every address of `routes` that is still being allocated (the routes of a batch of jobs), in one
  * statement per ROUTES_PER_FILL routes. A route's `networks`, when its job names them (the networks of its
- * asset keys), save reading its asset keys first.
+ * asset keys), save reading its asset keys first. The addresses are derived on `crypto`'s thread.
  */
-export async function allocateRouteAddresses(knex: Knex, routes: Array<{ routeId: string; networks?: string[] }>): Promise<void> {
+export async function allocateRouteAddresses(
+  knex: Knex,
+  crypto: Pick<CryptoThread, 'sandboxAddress'>,
+  routes: Array<{ routeId: string; networks?: string[] }>,
+): Promise<void> {
   const unnamed = routes.filter((r) => !r.networks).map((r) => r.routeId);
   const keys = new Map((await listRouteAssetKeys(knex, unnamed)).map((r) => [r.routeId, r.assetKeys]));
   for (let start = 0; start < routes.length; start += ROUTES_PER_FILL) {
-    const fills: RouteAddressFill[] = [];
+    const pending: Array<Promise<RouteAddressFill>> = [];
     for (const { routeId, networks } of routes.slice(start, start + ROUTES_PER_FILL)) {
-      const pending = networks ?? (keys.get(routeId) ?? []).map(assetNetwork);
-      for (const network of new Set(pending)) {
-        fills.push({ routeId, network, address: sandboxAddress(network, seedOf(`route-address:${routeId}:${network}`)) });
+      for (const network of new Set(networks ?? (keys.get(routeId) ?? []).map(assetNetwork))) {
+        const address = crypto.sandboxAddress(network, seedOf(`route-address:${routeId}:${network}`));
+        pending.push(address.then((a) => ({ routeId, network, address: a })));
       }
     }
-    await fillRouteAddresses(knex, fills);
+    await fillRouteAddresses(knex, await Promise.all(pending));
   }
 }

@@ -7,10 +7,10 @@ import os from 'node:os';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { EmbeddedWorkerData, EmbeddedWorkerMessage } from './embedded-worker.js';
 import { createMigrationSource, type MigrationContext } from './migrations/index.js';
+import { workerModuleSource } from '../worker-module.js';
 
 // Postgres `numeric` and `bigint` arrive as strings (never JS numbers: money is decimal); timestamps as Date.
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (value) => value);
@@ -119,14 +119,8 @@ interface EmbeddedWorker {
   close(): Promise<void>;
 }
 
-// The worker's module sits next to this one: .js in the compiled dist/, or .ts under tsx. A worker thread
-// does not inherit tsx's loader, so it then registers tsx before importing the module.
-const WORKER_SOURCE = ((): string => {
-  const url = new URL(`./embedded-worker${path.extname(fileURLToPath(import.meta.url))}`, import.meta.url).href;
-  if (!url.endsWith('.ts')) return `import(${JSON.stringify(url)})`;
-  const tsx = import.meta.resolve('tsx/esm/api');
-  return `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(url)}); })`;
-})();
+// The worker's module sits next to this one (worker-module.ts).
+const WORKER_SOURCE = workerModuleSource('embedded-worker', import.meta.url);
 
 function startEmbeddedWorker(data: EmbeddedWorkerData): Promise<EmbeddedWorker> {
   const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: data });

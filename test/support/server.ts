@@ -108,6 +108,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     catalog,
     rates,
     swapTokens: engine.swapTokens,
+    crypto: engine.crypto,
     lifecycle: engine.lifecycle,
     hub: engine.hub,
     jobs: engine.jobs,
