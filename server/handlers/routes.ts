@@ -58,6 +58,35 @@ export function createRouteHandlers(
     return view;
   }
 
+  const invalidChallenge = (why: string) =>
+    new AppError(400, 'invalid_challenge', `The challenge cannot be used: ${why}. Request a new one.`);
+
+  /**
+   * Reads the challenge a route request names and throws invalid_challenge saying what is wrong with it, in
+   * the spec's order; when nothing is (it was spent since the create looked), throws `otherwise`, if given.
+   */
+  async function refuseChallenge(
+    target: ReturnType<typeof settlementTarget>,
+    body: { challengeId: string; message: string },
+    at: Date,
+    { otherwise }: { otherwise: string | undefined },
+  ): Promise<void> {
+    const challenge = await readChallenge(body.challengeId);
+    if (!challenge || challenge.partnerId !== target.partnerId) throw invalidChallenge('it is unknown');
+    if (challenge.usedAt !== null) throw invalidChallenge('it was already used');
+    if (challenge.expiresAt <= at) throw invalidChallenge('it has expired');
+    if (challenge.externalUser !== target.externalUser) throw invalidChallenge('it was issued to another user');
+    if (
+      challenge.destinationAsset !== target.destinationAsset ||
+      challenge.destinationNetwork !== target.destinationNetwork ||
+      challenge.destinationAddress !== target.destinationAddress
+    ) {
+      throw invalidChallenge('it was issued for another settlement target');
+    }
+    if (challenge.text !== body.message) throw invalidChallenge('message differs from the challenge text');
+    if (otherwise !== undefined) throw invalidChallenge(otherwise);
+  }
+
   return {
     async createRouteChallenge({ partner, body }) {
       const { partnerId, user } = requirePartner(partner);
@@ -103,36 +132,27 @@ export function createRouteHandlers(
         });
       }
       const at = deps.now();
-      // Everything about the challenge and the wallet's signature is checked before anything is written: the
-      // signature check is CPU, and the write then spends the challenge only if no concurrent request spent it
-      // meanwhile.
-      const challenge = await readChallenge(body.challengeId);
-      const invalid = (why: string) => new AppError(400, 'invalid_challenge', `The challenge cannot be used: ${why}. Request a new one.`);
-      if (!challenge || challenge.partnerId !== partnerId) throw invalid('it is unknown');
-      if (challenge.usedAt !== null) throw invalid('it was already used');
-      if (challenge.expiresAt <= at) throw invalid('it has expired');
-      if (challenge.externalUser !== user) throw invalid('it was issued to another user');
-      if (
-        challenge.destinationAsset !== body.destinationAsset ||
-        challenge.destinationNetwork !== body.destinationNetwork ||
-        challenge.destinationAddress !== body.destinationAddress
-      ) {
-        throw invalid('it was issued for another settlement target');
-      }
-      if (challenge.text !== body.message) throw invalid('message differs from the challenge text');
-      // On the crypto thread (crypto-thread.ts): the main thread goes on with other requests meanwhile.
+      const target = settlementTarget(partnerId, user, body);
+      // The challenge is checked by the statement that spends it, so a create reads nothing first: the wallet's
+      // signature is checked (on the crypto thread), then one statement spends the challenge if it may be spent
+      // on this route and stores the route. Only a refusal reads the challenge, to say what is wrong with it;
+      // its refusals come before the signature's, in the order the spec lists the checks.
       const proof = await deps.crypto.verifyZanoProof({
         address: body.destinationAddress,
         message: body.message,
         publicKey: body.publicKey,
         signature: body.signature,
       });
-      if (!proof.ok) throw new AppError(403, 'ownership_not_verified', `The wallet signature does not prove ownership: ${proof.reason}.`);
+      if (!proof.ok) {
+        await refuseChallenge(target, body, at, { otherwise: undefined });
+        throw new AppError(403, 'ownership_not_verified', `The wallet signature does not prove ownership: ${proof.reason}.`);
+      }
       const terms = deps.catalog.routes;
       const route = {
         id: randomUUID(),
-        ...settlementTarget(partnerId, user, body),
-        label: body.label ?? challenge.label,
+        ...target,
+        // null: the challenge's label (the statement fills it in).
+        label: body.label ?? null,
         feePercent: terms.feePercent,
         feeFloorUsd: terms.feeFloorUsd,
         minSwapUsd: terms.minSwapUsd,
@@ -144,13 +164,14 @@ export function createRouteHandlers(
       // One statement spends the challenge, stores the route and queues its allocation (store/routes.ts). The
       // partner may have a route for this user and target already: a second statement then spends the
       // challenge on that one and reads it with its addresses and waiting deposits.
-      const created = await createRoute({ route, challengeId: challenge.id });
+      const created = await createRoute({ route, challengeId: body.challengeId, message: body.message });
       if (created.outcome === 'created') {
         deps.jobs.wakeRouteAddresses();
         return { status: 201, body: toBody(created.view) };
       }
-      const recovered = created.outcome === 'route_exists' ? await recoverRoute(deps.knex, challenge.id, at, route) : undefined;
-      if (!recovered) throw invalid('it was already used');
+      if (created.outcome === 'challenge_refused') await refuseChallenge(target, body, at, { otherwise: 'it was already used' });
+      const recovered = await recoverRoute(deps.knex, body.challengeId, at, route);
+      if (!recovered) throw invalidChallenge('it was already used');
       return { status: 201, body: toBody(recovered) };
     },
 

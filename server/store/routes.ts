@@ -114,12 +114,18 @@ const NEW_ROUTE_FIELDS = [
   'createdAt',
 ] as const satisfies ReadonlyArray<keyof NewRoute>;
 
-/** What the creating statement did: stored the route, or why it did not (and then it wrote nothing). */
-export type RouteCreation = { outcome: 'created'; view: RouteView } | { outcome: 'challenge_spent' | 'route_exists' };
+/**
+ * What the creating statement did: stored the route, or why it did not (and then it wrote nothing):
+ * `challenge_refused` when the challenge cannot be spent on this route (unknown, used, expired, issued to
+ * another partner, user or target, or for another text), `route_exists` when the partner has a route for this
+ * user and target.
+ */
+export type RouteCreation = { outcome: 'created'; view: RouteView } | { outcome: 'challenge_refused' | 'route_exists' };
 
-// For each create of the group (its position `i`): spends the challenge, then stores the route (only if it
-// spent it) with the partner's markup at this moment and its asset keys (addresses are stored once
-// allocated). The creates of a group use distinct challenges and targets (createRouteWriter). The job's insert
+// For each create of the group (its position `i`): spends the challenge if it was issued to this partner and
+// user for this target with this text, unused and unexpired at the route's creation (so the challenge needs
+// no read before), then stores the route (only if it spent it) with the challenge's label unless the request
+// named one, the partner's markup at this moment and its asset keys (addresses are stored once allocated). The creates of a group use distinct challenges and targets (createRouteWriter). The job's insert
 // (pg-boss's own, one job for the group) runs unconditionally: unless every create stored its route the
 // statement fails as a whole through pss_route_not_created (migration 0009), naming for a lone create why, and
 // that failure is what removes the job, with the spendings. A concurrent spend of the same challenge waits for
@@ -128,28 +134,31 @@ export type RouteCreation = { outcome: 'created'; view: RouteView } | { outcome:
 const CREATE_ROUTES = (job: string) => `
   with input as (
     select * from unnest(?::int[], ?::uuid[], ?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[],
-                         ?::numeric[], ?::numeric[], ?::numeric[], ?::numeric[], ?::timestamptz[], ?::timestamptz[], ?::text[])
+                         ?::numeric[], ?::numeric[], ?::numeric[], ?::numeric[], ?::timestamptz[], ?::timestamptz[], ?::text[],
+                         ?::text[])
       as t(i, challenge_id, id, partner_id, external_user, destination_asset, destination_network, destination_address, label,
-           fee_percent, fee_floor_usd, min_swap_usd, max_auto_swap_usd, next_poll_at, created_at, asset_keys)
+           fee_percent, fee_floor_usd, min_swap_usd, max_auto_swap_usd, next_poll_at, created_at, asset_keys, message)
   ), spent as (
     update route_challenges c set used_at = input.created_at
       from input
-     where c.id = input.challenge_id and c.used_at is null
-    returning input.i
+     where c.id = input.challenge_id and c.used_at is null and c.expires_at > input.created_at
+       and c.partner_id = input.partner_id and c.external_user = input.external_user
+       and c.destination_asset = input.destination_asset and c.destination_network = input.destination_network
+       and c.destination_address = input.destination_address and c.text = input.message
+    returning input.i, c.label
   ), inserted as (
     insert into permanent_routes (id, partner_id, external_user, destination_asset, destination_network, destination_address, label,
                                   fee_percent, markup_percent, fee_floor_usd, min_swap_usd, max_auto_swap_usd, next_poll_at,
                                   asset_keys, created_at, updated_at)
-    select n.id, n.partner_id, n.external_user, n.destination_asset, n.destination_network, n.destination_address, n.label,
+    select n.id, n.partner_id, n.external_user, n.destination_asset, n.destination_network, n.destination_address, coalesce(n.label, s.label),
            n.fee_percent, coalesce((select m.percent from partner_markups m where m.partner_id = n.partner_id), 0), n.fee_floor_usd,
            n.min_swap_usd, n.max_auto_swap_usd, n.next_poll_at, string_to_array(n.asset_keys, ','), n.created_at, n.created_at
-      from input n
-     where n.i in (select i from spent)
+      from input n join spent s on s.i = n.i
     on conflict (partner_id, external_user, destination_asset, destination_address) do nothing
     returning *
   ), job as (${job})
   select case when (select count(*) from inserted) = ? then 'created'
-              when (select count(*) from spent) < ? then pss_route_not_created('challenge_spent')
+              when (select count(*) from spent) < ? then pss_route_not_created('challenge_refused')
               else pss_route_not_created('route_exists') end as outcome,
          i.*, null::json as view_addresses, '[]'::json as view_waiting
     from (select) as one left join inserted i on true`;
@@ -157,17 +166,20 @@ const CREATE_ROUTES = (job: string) => `
 // The SQLSTATE of pss_route_not_created (migration 0009).
 const ROUTE_NOT_CREATED = 'PS002';
 
-/** One create: the route and the challenge it spends. */
+/** One create: the route (`label` null: the challenge's), and the challenge it spends with the text signed. */
 export interface RouteCreate {
   route: NewRoute;
   challengeId: string;
+  /** The challenge text the wallet signed: the challenge is spent only if it is its text. */
+  message: string;
 }
 
 /**
  * Returns `create(c)`: spends challenge `c.challengeId` at `c.route.createdAt` and stores `c.route` with the
  * job that allocates its addresses (the statement `allocations` gives), in one statement and no transaction.
- * Anything but `created` means nothing was written: the challenge was spent already, or the partner has a
- * route for this user and target (recoverRoute then spends the challenge on it).
+ * Anything but `created` means nothing was written: the challenge cannot be spent on this route (the caller
+ * reads it to say why), or the partner has a route for this user and target (recoverRoute then spends the
+ * challenge on it).
  *
  * The creates made while a statement runs are written together by the next (group commit,
  * store/group-commit.ts). A create whose challenge or target an earlier create of the group also names is
@@ -190,6 +202,7 @@ export function createRouteWriter(
         creates.map((c) => c.challengeId),
         ...columnArrays(routes, NEW_ROUTE_FIELDS),
         routes.map((r) => r.assetKeys.join(',')),
+        creates.map((c) => c.message),
         ...job.bindings,
         creates.length,
         creates.length,
@@ -201,7 +214,7 @@ export function createRouteWriter(
       }
       return creates.map((c) => ({ outcome: 'created', view: views.get(c.route.id)! }));
     } catch (err) {
-      const reason = guardRefusal(err, ROUTE_NOT_CREATED, ['challenge_spent', 'route_exists'] as const);
+      const reason = guardRefusal(err, ROUTE_NOT_CREATED, ['challenge_refused', 'route_exists'] as const);
       // A group's refusal names one of its creates' reasons, not each one's: each is then written alone.
       if (reason && creates.length === 1) return [{ outcome: reason }];
       throw err;
@@ -216,7 +229,7 @@ export function createRouteWriter(
     writeTogether,
     created: (creation) => creation.outcome === 'created',
     // A challenge a create of the group spent is spent for good; any other repeat needs its own statement.
-    repeatOutcome: (c, claimed) => (claimed.has(`challenge ${c.challengeId}`) ? { outcome: 'challenge_spent' } : undefined),
+    repeatOutcome: (c, claimed) => (claimed.has(`challenge ${c.challengeId}`) ? { outcome: 'challenge_refused' } : undefined),
   });
 }
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { assetNetwork } from '../../server/domain/catalog.js';
 import { signZanoMessage } from '../../server/domain/zano-proof.js';
@@ -323,7 +323,80 @@ describe('Permanent routes: challenges and verified creation', () => {
 
     it('refuses a challenge issued for another address', async () => {
       const forOther = await challenge({ ...target, destinationAddress: OTHER_ADDRESS });
-      expectError(await create(proofFor(forOther)), 400, 'invalid_challenge');
+      const res = await create(proofFor(forOther));
+      expectError(res, 400, 'invalid_challenge');
+      expect(res.text).to.contain('issued for another settlement target');
+    });
+
+    // The statement that stores a route checks its challenge (no read before it); a refusal reads the
+    // challenge to say why. Each request here carries a valid signature, so only the challenge is wrong.
+    it("refuses an unknown challenge, another partner's and one issued to another user, saying which", async () => {
+      const refusal = async (res: JsonResponse<unknown>) => {
+        expectError(res, 400, 'invalid_challenge');
+        return (res.body as { error: { message: string } }).error.message;
+      };
+      const c = await challenge();
+      const asOtherUser = swapClient(server.origin, { ...signer, user: 'user-43' });
+      const res = await asOtherUser.send('POST', '/api/v1/permanent-routes', { ...proofFor(c), externalUserId: 'user-43' });
+      expect(await refusal(res)).to.contain('issued to another user');
+
+      const otherPartner = swapClient(server.origin, { ...(await server.createSigner('Other partner')), user: 'user-42' });
+      expect(await refusal(await otherPartner.send('POST', '/api/v1/permanent-routes', proofFor(c)))).to.contain('it is unknown');
+
+      const unknown = { challenge_id: randomUUID(), challenge: c.challenge, expires_at: c.expires_at };
+      expect(await refusal(await create(proofFor(unknown)))).to.contain('it is unknown');
+
+      // None of them spent the challenge: its own user and partner still create the route with it.
+      expect((await create(proofFor(c))).status).to.equal(201);
+    });
+
+    it('names what is wrong with the challenge before what is wrong with the signature, and a refused signature spends nothing', async () => {
+      const badSignature = <P extends { signature: string }>(proof: P): P => ({
+        ...proof,
+        signature: proof.signature.replace(/^../, '00'),
+      });
+      const wallet = freshZanoWallet();
+      const own = { destinationAsset: 'ZANO', destinationNetwork: 'ZANO', destinationAddress: wallet.address };
+      const issued = await client.send<Challenge>('POST', '/api/v1/permanent-routes/challenges', own);
+      expect(issued.status, issued.text).to.equal(201);
+      const proof = {
+        ...own,
+        externalUserId: 'user-42',
+        challengeId: issued.body.challenge_id,
+        message: issued.body.challenge,
+        ...signZanoMessage(wallet.secret, issued.body.challenge, freshScalar(), 'v2'),
+      };
+      expectError(await create(badSignature(proof)), 403, 'ownership_not_verified');
+      expect((await create(proof)).status).to.equal(201);
+      const used = await create(badSignature(proof));
+      expectError(used, 400, 'invalid_challenge');
+      expect(used.text).to.contain('already used');
+      const unknown = await create({ ...badSignature(proof), challengeId: randomUUID() });
+      expectError(unknown, 400, 'invalid_challenge');
+      expect(unknown.text).to.contain('it is unknown');
+    });
+
+    it("takes the challenge's label unless the request names one", async () => {
+      for (const [requestLabel, expected] of [
+        [undefined, 'From the challenge'],
+        ['From the request', 'From the request'],
+      ] as const) {
+        const wallet = freshZanoWallet();
+        const own = { destinationAsset: 'ZANO', destinationNetwork: 'ZANO', destinationAddress: wallet.address };
+        const issued = await client.send<Challenge>('POST', '/api/v1/permanent-routes/challenges', { ...own, label: 'From the challenge' });
+        expect(issued.status, issued.text).to.equal(201);
+        const res = await create({
+          ...own,
+          ...(requestLabel === undefined ? {} : { label: requestLabel }),
+          externalUserId: 'user-42',
+          challengeId: issued.body.challenge_id,
+          message: issued.body.challenge,
+          ...signZanoMessage(wallet.secret, issued.body.challenge, freshScalar(), 'v2'),
+        });
+        expect(res.status, res.text).to.equal(201);
+        expect(res.body.label).to.equal(expected);
+        expect((await client.send<Route>('GET', `/api/v1/permanent-routes/${res.body.route_id}`)).body.label).to.equal(expected);
+      }
     });
   });
 
