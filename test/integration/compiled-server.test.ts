@@ -5,6 +5,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { freePort, spawnGroup, waitForHttp, type Child } from '../support/process.js';
+import { createVerifiedRoute } from '../support/routes.js';
+import { swapClient } from '../support/swaps.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const TSC = path.join(root, 'node_modules/typescript/bin/tsc');
@@ -95,6 +97,16 @@ describe('the compiled server (npm run build, npm start)', function () {
     expect(res.status).to.equal(200);
     const expected = JSON.parse(await fs.readFile(path.join(root, 'generated/openapi.json'), 'utf8')) as { info: { version: string } };
     expect(((await res.json()) as { info: { version: string } }).info.version).to.equal(expected.info.version);
+  });
+
+  // The wallet proof is checked, and the route's addresses derived, on a worker thread whose module the
+  // compiled server loads from its own directory (crypto-worker.js beside crypto-thread.js).
+  it('creates a permanent route from a wallet signature and allocates its addresses', async () => {
+    const [, keyId, secret] = child!.output().match(/keyId=(\S+) secret=(\S+)/)!;
+    const client = swapClient(origin, { keyId, secret, audience: origin, user: 'compiled-user' });
+    const route = await createVerifiedRoute(client, 'compiled-user');
+    expect(route.external_user_id).to.equal('compiled-user');
+    expect(Object.values(route.addresses)).to.have.length.above(3).and.not.include('');
   });
 
   it('stops cleanly on SIGTERM', async () => {
