@@ -7,7 +7,7 @@
  * Calls made in one turn of the event loop go to the thread as one message (one batch), so under load the
  * cost of crossing threads is shared by many. The thread starts on first use and does not keep the process
  * alive; if it fails or exits, the calls in flight are refused with the reason and the next call starts a
- * new one. The functions it runs are the pure ones of domain/, so their results are exactly those of calling
+ * new one. close() refuses the calls in flight and those not yet sent. The functions it runs are the pure ones of domain/, so their results are exactly those of calling
  * them here.
  */
 import { Worker } from 'node:worker_threads';
@@ -65,6 +65,11 @@ export function createCryptoThread(): CryptoThread {
       refuseInFlight(reason);
     };
     thread.on('error', (err) => lost(new Error(`the crypto thread failed: ${err.message}`, { cause: err })));
+    // An answer that cannot be read would leave its batch unanswered: the thread is given up as failed.
+    thread.on('messageerror', (err) => {
+      lost(new Error(`an answer of the crypto thread could not be read: ${err.message}`, { cause: err }));
+      void thread.terminate();
+    });
     thread.on('exit', (code) => lost(new Error(`the crypto thread exited (code ${code})`)));
     worker = thread;
     return thread;
@@ -73,6 +78,7 @@ export function createCryptoThread(): CryptoThread {
   function send(): void {
     const batch = queued;
     queued = [];
+    if (batch.length === 0) return; // refused by close() meanwhile
     const id = nextId++;
     inFlight.set(
       id,
@@ -104,7 +110,9 @@ export function createCryptoThread(): CryptoThread {
     async close() {
       const thread = worker;
       worker = undefined;
-      refuseInFlight(new Error('the crypto thread was closed'));
+      const closed = new Error('the crypto thread was closed');
+      refuseInFlight(closed);
+      for (const { waiting } of queued.splice(0)) waiting.reject(closed);
       await thread?.terminate();
     },
   };

@@ -33,6 +33,8 @@ function run(task: CryptoTask): unknown {
 }
 
 const port = parentPort!;
+// A batch that cannot be read cannot be answered: ending the thread refuses its calls (crypto-thread.ts).
+port.on('messageerror', () => process.exit(1));
 port.on('message', ({ id, tasks }: CryptoBatch) => {
   const outcomes = tasks.map((task): CryptoOutcome => {
     try {

@@ -63,13 +63,12 @@ export function createRouteHandlers(
 
   /**
    * Reads the challenge a route request names and throws invalid_challenge saying what is wrong with it, in
-   * the spec's order; when nothing is (it was spent since the create looked), throws `otherwise`, if given.
+   * the spec's order; returns when nothing is.
    */
-  async function refuseChallenge(
+  async function checkChallenge(
     target: ReturnType<typeof settlementTarget>,
     body: { challengeId: string; message: string },
     at: Date,
-    { otherwise }: { otherwise: string | undefined },
   ): Promise<void> {
     const challenge = await readChallenge(body.challengeId);
     if (!challenge || challenge.partnerId !== target.partnerId) throw invalidChallenge('it is unknown');
@@ -84,7 +83,6 @@ export function createRouteHandlers(
       throw invalidChallenge('it was issued for another settlement target');
     }
     if (challenge.text !== body.message) throw invalidChallenge('message differs from the challenge text');
-    if (otherwise !== undefined) throw invalidChallenge(otherwise);
   }
 
   return {
@@ -144,7 +142,7 @@ export function createRouteHandlers(
         signature: body.signature,
       });
       if (!proof.ok) {
-        await refuseChallenge(target, body, at, { otherwise: undefined });
+        await checkChallenge(target, body, at);
         throw new AppError(403, 'ownership_not_verified', `The wallet signature does not prove ownership: ${proof.reason}.`);
       }
       const terms = deps.catalog.routes;
@@ -169,7 +167,11 @@ export function createRouteHandlers(
         deps.jobs.wakeRouteAddresses();
         return { status: 201, body: toBody(created.view) };
       }
-      if (created.outcome === 'challenge_refused') await refuseChallenge(target, body, at, { otherwise: 'it was already used' });
+      if (created.outcome === 'challenge_refused') {
+        await checkChallenge(target, body, at);
+        // A challenge changes only by being spent, which the read shows; this answers it should it not.
+        throw invalidChallenge('it was already used');
+      }
       const recovered = await recoverRoute(deps.knex, body.challengeId, at, route);
       if (!recovered) throw invalidChallenge('it was already used');
       return { status: 201, body: toBody(recovered) };

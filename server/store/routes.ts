@@ -122,10 +122,17 @@ const NEW_ROUTE_FIELDS = [
  */
 export type RouteCreation = { outcome: 'created'; view: RouteView } | { outcome: 'challenge_refused' | 'route_exists' };
 
-// For each create of the group (its position `i`): spends the challenge if it was issued to this partner and
-// user for this target with this text, unused and unexpired at the route's creation (so the challenge needs
-// no read before), then stores the route (only if it spent it) with the challenge's label unless the request
-// named one, the partner's markup at this moment and its asset keys (addresses are stored once allocated). The creates of a group use distinct challenges and targets (createRouteWriter). The job's insert
+// When a create (its `input` row) may spend challenge `c`: issued to this partner and user for this target with
+// this text, unused and unexpired at the route's creation.
+const CHALLENGE_SPENDABLE = `c.used_at is null and c.expires_at > input.created_at
+       and c.partner_id = input.partner_id and c.external_user = input.external_user
+       and c.destination_asset = input.destination_asset and c.destination_network = input.destination_network
+       and c.destination_address = input.destination_address and c.text = input.message`;
+
+// For each create of the group (its position `i`): spends the challenge if it may (so the challenge needs no
+// read before), then stores the route (only if it spent it) with the challenge's label unless the request
+// named one, the partner's markup at this moment and its asset keys (addresses are stored once allocated).
+// The creates of a group use distinct challenges and targets (createRouteWriter). The job's insert
 // (pg-boss's own, one job for the group) runs unconditionally: unless every create stored its route the
 // statement fails as a whole through pss_route_not_created (migration 0009), naming for a lone create why, and
 // that failure is what removes the job, with the spendings. A concurrent spend of the same challenge waits for
@@ -141,10 +148,7 @@ const CREATE_ROUTES = (job: string) => `
   ), spent as (
     update route_challenges c set used_at = input.created_at
       from input
-     where c.id = input.challenge_id and c.used_at is null and c.expires_at > input.created_at
-       and c.partner_id = input.partner_id and c.external_user = input.external_user
-       and c.destination_asset = input.destination_asset and c.destination_network = input.destination_network
-       and c.destination_address = input.destination_address and c.text = input.message
+     where c.id = input.challenge_id and ${CHALLENGE_SPENDABLE}
     returning input.i, c.label
   ), inserted as (
     insert into permanent_routes (id, partner_id, external_user, destination_asset, destination_network, destination_address, label,
@@ -162,6 +166,14 @@ const CREATE_ROUTES = (job: string) => `
               else pss_route_not_created('route_exists') end as outcome,
          i.*, null::json as view_addresses, '[]'::json as view_waiting
     from (select) as one left join inserted i on true`;
+
+// Which creates of a group may spend their challenges (positions `i`), read as CREATE_ROUTES would spend them.
+const SPENDABLE_CHALLENGES = `
+  select input.i
+    from unnest(?::int[], ?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::text[], ?::text[], ?::timestamptz[], ?::text[])
+      as input(i, challenge_id, partner_id, external_user, destination_asset, destination_network, destination_address, created_at, message)
+    join route_challenges c on c.id = input.challenge_id
+   where ${CHALLENGE_SPENDABLE}`;
 
 // The SQLSTATE of pss_route_not_created (migration 0009).
 const ROUTE_NOT_CREATED = 'PS002';
@@ -183,9 +195,10 @@ export interface RouteCreate {
  *
  * The creates made while a statement runs are written together by the next (group commit,
  * store/group-commit.ts). A create whose challenge or target an earlier create of the group also names is
- * written after the group, on its own, as it would have been after that create committed; when the group
- * refuses any create, each is written again on its own, all at once, so every create gets its own answer
- * (groupCommitClaims).
+ * written after the group, on its own, as it would have been after that create committed. When the group is
+ * refused for a challenge, one read tells which creates' challenges cannot be spent: those are answered
+ * `challenge_refused` and the others written together again. Otherwise, when the group refuses any create,
+ * each is written again on its own, all at once, so every create gets its own answer (groupCommitClaims).
  */
 export function createRouteWriter(
   db: Knex,
@@ -215,10 +228,32 @@ export function createRouteWriter(
       return creates.map((c) => ({ outcome: 'created', view: views.get(c.route.id)! }));
     } catch (err) {
       const reason = guardRefusal(err, ROUTE_NOT_CREATED, ['challenge_refused', 'route_exists'] as const);
-      // A group's refusal names one of its creates' reasons, not each one's: each is then written alone.
+      // A group's refusal names one of its creates' reasons, not each one's.
       if (reason && creates.length === 1) return [{ outcome: reason }];
+      // A challenge that cannot be spent (expired while its wallet signed, brought again by a retry) is found
+      // by one read and answered here, and the rest of the group written together, not each on its own.
+      if (reason === 'challenge_refused') {
+        const spendable = await spendableChallenges(creates);
+        if (spendable.size < creates.length) {
+          const rest = creates.filter((_, i) => spendable.has(i));
+          const written = rest.length > 0 ? await writeTogether(rest) : [];
+          let k = 0;
+          return creates.map((_, i): RouteCreation => (spendable.has(i) ? written[k++] : { outcome: 'challenge_refused' }));
+        }
+      }
       throw err;
     }
+  }
+
+  async function spendableChallenges(creates: RouteCreate[]): Promise<Set<number>> {
+    const routes = creates.map((c) => c.route);
+    const { rows } = await db.raw(SPENDABLE_CHALLENGES, [
+      creates.map((_, i) => i),
+      creates.map((c) => c.challengeId),
+      ...columnArrays(routes, ['partnerId', 'externalUser', 'destinationAsset', 'destinationNetwork', 'destinationAddress', 'createdAt']),
+      creates.map((c) => c.message),
+    ]);
+    return new Set((rows as Array<{ i: number }>).map((row) => row.i));
   }
 
   return groupCommitClaims({

@@ -326,6 +326,47 @@ describe('Permanent routes: challenges and verified creation', () => {
       const res = await create(proofFor(forOther));
       expectError(res, 400, 'invalid_challenge');
       expect(res.text).to.contain('issued for another settlement target');
+      // The same address, asset fUSD in the challenge and ZANO in the request (the signature is valid).
+      const forFusd = await challenge({ ...target, destinationAsset: 'fUSD' });
+      const other = await create(proofFor(forFusd));
+      expectError(other, 400, 'invalid_challenge');
+      expect(other.text).to.contain('issued for another settlement target');
+    });
+
+    it('answers creates brought at once, one with a used challenge, each on its own, writing the others together', async () => {
+      const wallets = Array.from({ length: 8 }, () => freshZanoWallet());
+      const proofs = await Promise.all(
+        wallets.map(async (wallet) => {
+          const own = { destinationAsset: 'ZANO', destinationNetwork: 'ZANO', destinationAddress: wallet.address };
+          const issued = await client.send<Challenge>('POST', '/api/v1/permanent-routes/challenges', own);
+          expect(issued.status, issued.text).to.equal(201);
+          return {
+            ...own,
+            externalUserId: 'user-42',
+            challengeId: issued.body.challenge_id,
+            message: issued.body.challenge,
+            ...signZanoMessage(wallet.secret, issued.body.challenge, freshScalar(), 'v2'),
+          };
+        }),
+      );
+      // The first challenge is spent on its route, then brought again, as a retry would, among seven fresh creates.
+      expect((await create(proofs[0])).status).to.equal(201);
+      const statements: string[] = [];
+      const count = (query: { sql: string }) => {
+        if (query.sql.includes('update route_challenges c set used_at')) statements.push(query.sql);
+      };
+      server.knex.on('query', count);
+      try {
+        const answers = await Promise.all(proofs.map((p) => create(p)));
+        expectError(answers[0], 400, 'invalid_challenge');
+        expect(answers[0].text).to.contain('already used');
+        for (const a of answers.slice(1)) expect(a.status, a.text).to.equal(201);
+      } finally {
+        server.knex.off('query', count);
+      }
+      // A group refused for the used challenge is written again once without it, not create by create (a
+      // statement per create: 9 or more in all).
+      expect(statements.length, `${statements.length} create statements`).to.be.within(1, 5);
     });
 
     // The statement that stores a route checks its challenge (no read before it); a refusal reads the
@@ -351,9 +392,10 @@ describe('Permanent routes: challenges and verified creation', () => {
     });
 
     it('names what is wrong with the challenge before what is wrong with the signature, and a refused signature spends nothing', async () => {
+      // The first byte of c flipped in its lowest bit: never the signature it was.
       const badSignature = <P extends { signature: string }>(proof: P): P => ({
         ...proof,
-        signature: proof.signature.replace(/^../, '00'),
+        signature: (parseInt(proof.signature.slice(0, 2), 16) ^ 1).toString(16).padStart(2, '0') + proof.signature.slice(2),
       });
       const wallet = freshZanoWallet();
       const own = { destinationAsset: 'ZANO', destinationNetwork: 'ZANO', destinationAddress: wallet.address };

@@ -76,5 +76,16 @@ describe('createCryptoThread()', () => {
         .with.property('message', 'the crypto thread was closed');
       expect(await thread.verifyZanoProof(VECTOR)).to.deep.equal({ ok: true, format: 'v2' });
     });
+
+    it('refuses the calls of this turn not yet sent to the thread', async () => {
+      const queued = thread.verifyZanoProof(VECTOR).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      await thread.close();
+      expect(await queued)
+        .to.be.instanceOf(Error)
+        .with.property('message', 'the crypto thread was closed');
+    });
   });
 });
