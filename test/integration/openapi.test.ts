@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import http from 'node:http';
-import { gunzipSync } from 'node:zlib';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { expect } from 'chai';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { request } from '../support/http.js';
@@ -42,7 +42,7 @@ describe('GET /openapi.json', () => {
     expect(res.body).to.deep.equal(bundled);
   });
 
-  it('sends the document gzip-compressed to a client that accepts gzip, and plain to one that does not', async () => {
+  it('sends the document brotli-compressed to a client that accepts br, gzip-compressed to one that accepts only gzip, and plain to one that accepts neither', async () => {
     const fetchRaw = (acceptEncoding: string | undefined) =>
       new Promise<{ headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
         const headers = acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding };
@@ -57,14 +57,26 @@ describe('GET /openapi.json', () => {
     const plain = await fetchRaw(undefined);
     expect(plain.headers['content-encoding']).to.equal(undefined);
     expect(plain.headers.vary).to.match(/accept-encoding/i);
-    for (const accepted of ['gzip, deflate, br', 'gzip']) {
+    const gzipped: number[] = [];
+    for (const accepted of ['gzip', 'br;q=0, gzip', 'deflate, gzip']) {
       const zipped = await fetchRaw(accepted);
-      expect(zipped.headers['content-encoding']).to.equal('gzip');
+      expect(zipped.headers['content-encoding'], accepted).to.equal('gzip');
       expect(zipped.headers['content-type']).to.match(/^application\/json/);
       expect(zipped.body.length).to.be.below(plain.body.length / 4);
       expect(gunzipSync(zipped.body).equals(plain.body)).to.equal(true);
+      gzipped.push(zipped.body.length);
     }
-    for (const refused of ['identity', 'gzip;q=0', 'br']) expect((await fetchRaw(refused)).headers['content-encoding']).to.equal(undefined);
+    // Browsers and fetch send "gzip, deflate, br": brotli, whatever the order, is the smaller.
+    for (const accepted of ['gzip, deflate, br', 'br', 'br, gzip']) {
+      const brotli = await fetchRaw(accepted);
+      expect(brotli.headers['content-encoding'], accepted).to.equal('br');
+      expect(brotli.headers['content-type']).to.match(/^application\/json/);
+      expect(brotli.body.length).to.be.below(gzipped[0]);
+      expect(brotliDecompressSync(brotli.body).equals(plain.body)).to.equal(true);
+    }
+    for (const refused of ['identity', 'gzip;q=0', 'br;q=0', 'compress']) {
+      expect((await fetchRaw(refused)).headers['content-encoding'], refused).to.equal(undefined);
+    }
   });
 
   it('declares OpenAPI 3.1, version 1.12.0 and the /api/v1 server', async () => {
