@@ -34,8 +34,9 @@ export interface paths {
          * Get this OpenAPI document
          * @description Returns this contract, bundled into a single JSON document (OpenAPI 3.1, `info.version` 1.12.0,
          *     server `/api/v1`). Use it to generate clients or to validate traffic. The document is about 165 kB;
-         *     a request whose `Accept-Encoding` allows gzip (browsers, `fetch`, `curl --compressed` send it) gets it
-         *     gzip-compressed (`Content-Encoding: gzip`), about a fifth of the size.
+         *     a request whose `Accept-Encoding` allows brotli (browsers and `fetch` send it) gets it
+         *     brotli-compressed (`Content-Encoding: br`), about a sixth of the size; one that allows gzip but not
+         *     brotli gets it gzip-compressed (`Content-Encoding: gzip`), about a fifth.
          */
         get: operations["getOpenApiDocument"];
         put?: never;
