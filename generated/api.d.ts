@@ -1211,7 +1211,10 @@ export interface components {
             destinationNetwork: "ZANO";
             /** @description Zano address (base58) of the settlement wallet; must equal the challenged address. */
             destinationAddress: string;
-            /** @description Partner's label for the route, at most 80 characters. */
+            /**
+             * @description Partner's label for the route, at most 80 characters. When omitted, the route takes the label given
+             *     with its challenge, if any. Ignored when the route is recovered (the existing route keeps its label).
+             */
             label?: string;
             /** @description Partner-controlled customer identifier; must equal the `x-service-user` header. */
             externalUserId: string;

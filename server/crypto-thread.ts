@@ -7,8 +7,8 @@
  * Calls made in one turn of the event loop go to the thread as one message (one batch), so under load the
  * cost of crossing threads is shared by many. The thread starts on first use and does not keep the process
  * alive; if it fails or exits, the calls in flight are refused with the reason and the next call starts a
- * new one. close() refuses the calls in flight and those not yet sent. The functions it runs are the pure ones of domain/, so their results are exactly those of calling
- * them here.
+ * new one. close() refuses the calls in flight and those not yet sent. The functions it runs are the pure
+ * ones of domain/, so their results are exactly those of calling them here.
  */
 import { Worker } from 'node:worker_threads';
 import type { ZanoProof, ZanoProofResult } from './domain/zano-proof.js';

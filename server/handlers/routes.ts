@@ -63,7 +63,8 @@ export function createRouteHandlers(
 
   /**
    * Reads the challenge a route request names and throws invalid_challenge saying what is wrong with it, in
-   * the spec's order; returns when nothing is.
+   * the spec's order; returns when nothing is. The statement that spends a challenge checks the same rules
+   * (CHALLENGE_SPENDABLE in store/routes.ts): change both.
    */
   async function checkChallenge(
     target: ReturnType<typeof settlementTarget>,

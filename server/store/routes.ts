@@ -123,7 +123,8 @@ const NEW_ROUTE_FIELDS = [
 export type RouteCreation = { outcome: 'created'; view: RouteView } | { outcome: 'challenge_refused' | 'route_exists' };
 
 // When a create (its `input` row) may spend challenge `c`: issued to this partner and user for this target with
-// this text, unused and unexpired at the route's creation.
+// this text, unused and unexpired at the route's creation. Its twin in words is checkChallenge
+// (handlers/routes.ts), which reads a refused create's challenge to say which of these failed: change both.
 const CHALLENGE_SPENDABLE = `c.used_at is null and c.expires_at > input.created_at
        and c.partner_id = input.partner_id and c.external_user = input.external_user
        and c.destination_asset = input.destination_asset and c.destination_network = input.destination_network

@@ -5,7 +5,7 @@ import { signZanoMessage } from '../../server/domain/zano-proof.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { expectError, readJson, type JsonResponse } from '../support/http.js';
 import { signedFetch, type SignerOptions } from '../support/signer.js';
-import { createVerifiedRoute, freshScalar, freshZanoWallet, waitForAddresses } from '../support/routes.js';
+import { createVerifiedRoute, freshScalar, freshZanoWallet, signRouteRequest, waitForAddresses } from '../support/routes.js';
 import { swapClient } from '../support/swaps.js';
 import type { components } from '../../generated/api.js';
 
@@ -334,21 +334,7 @@ describe('Permanent routes: challenges and verified creation', () => {
     });
 
     it('answers creates brought at once, one with a used challenge, each on its own, writing the others together', async () => {
-      const wallets = Array.from({ length: 8 }, () => freshZanoWallet());
-      const proofs = await Promise.all(
-        wallets.map(async (wallet) => {
-          const own = { destinationAsset: 'ZANO', destinationNetwork: 'ZANO', destinationAddress: wallet.address };
-          const issued = await client.send<Challenge>('POST', '/api/v1/permanent-routes/challenges', own);
-          expect(issued.status, issued.text).to.equal(201);
-          return {
-            ...own,
-            externalUserId: 'user-42',
-            challengeId: issued.body.challenge_id,
-            message: issued.body.challenge,
-            ...signZanoMessage(wallet.secret, issued.body.challenge, freshScalar(), 'v2'),
-          };
-        }),
-      );
+      const proofs = await Promise.all(Array.from({ length: 8 }, () => signRouteRequest(client, 'user-42')));
       // The first challenge is spent on its route, then brought again, as a retry would, among seven fresh creates.
       expect((await create(proofs[0])).status).to.equal(201);
       const statements: string[] = [];
@@ -397,17 +383,7 @@ describe('Permanent routes: challenges and verified creation', () => {
         ...proof,
         signature: (parseInt(proof.signature.slice(0, 2), 16) ^ 1).toString(16).padStart(2, '0') + proof.signature.slice(2),
       });
-      const wallet = freshZanoWallet();
-      const own = { destinationAsset: 'ZANO', destinationNetwork: 'ZANO', destinationAddress: wallet.address };
-      const issued = await client.send<Challenge>('POST', '/api/v1/permanent-routes/challenges', own);
-      expect(issued.status, issued.text).to.equal(201);
-      const proof = {
-        ...own,
-        externalUserId: 'user-42',
-        challengeId: issued.body.challenge_id,
-        message: issued.body.challenge,
-        ...signZanoMessage(wallet.secret, issued.body.challenge, freshScalar(), 'v2'),
-      };
+      const proof = await signRouteRequest(client, 'user-42');
       expectError(await create(badSignature(proof)), 403, 'ownership_not_verified');
       expect((await create(proof)).status).to.equal(201);
       const used = await create(badSignature(proof));
@@ -418,27 +394,26 @@ describe('Permanent routes: challenges and verified creation', () => {
       expect(unknown.text).to.contain('it is unknown');
     });
 
-    it("takes the challenge's label unless the request names one", async () => {
-      for (const [requestLabel, expected] of [
-        [undefined, 'From the challenge'],
-        ['From the request', 'From the request'],
+    it("takes the challenge's label unless the request names one, and a recovery keeps the route's", async () => {
+      const wallet = freshZanoWallet();
+      const fromChallenge = await signRouteRequest(client, 'user-42', { wallet, challengeLabel: 'From the challenge' });
+      const fromRequest = await signRouteRequest(client, 'user-42', { challengeLabel: 'From the challenge' });
+      const routeIds: string[] = [];
+      for (const [body, expected] of [
+        [fromChallenge, 'From the challenge'],
+        [{ ...fromRequest, label: 'From the request' }, 'From the request'],
       ] as const) {
-        const wallet = freshZanoWallet();
-        const own = { destinationAsset: 'ZANO', destinationNetwork: 'ZANO', destinationAddress: wallet.address };
-        const issued = await client.send<Challenge>('POST', '/api/v1/permanent-routes/challenges', { ...own, label: 'From the challenge' });
-        expect(issued.status, issued.text).to.equal(201);
-        const res = await create({
-          ...own,
-          ...(requestLabel === undefined ? {} : { label: requestLabel }),
-          externalUserId: 'user-42',
-          challengeId: issued.body.challenge_id,
-          message: issued.body.challenge,
-          ...signZanoMessage(wallet.secret, issued.body.challenge, freshScalar(), 'v2'),
-        });
+        const res = await create(body);
         expect(res.status, res.text).to.equal(201);
         expect(res.body.label).to.equal(expected);
         expect((await client.send<Route>('GET', `/api/v1/permanent-routes/${res.body.route_id}`)).body.label).to.equal(expected);
+        routeIds.push(res.body.route_id);
       }
+      // A new challenge for the first wallet's target recovers its route, whose label stays as it was.
+      const again = await signRouteRequest(client, 'user-42', { wallet, challengeLabel: 'Another label' });
+      const recovered = await create({ ...again, label: 'Yet another' });
+      expect(recovered.status, recovered.text).to.equal(201);
+      expect(recovered.body).to.include({ route_id: routeIds[0], label: 'From the challenge' });
     });
   });
 

@@ -29,6 +29,38 @@ export function freshZanoWallet(): { secret: Uint8Array; address: string } {
   return { secret, address: encodeZanoAddress(ZANO_ADDRESS_TAGS.standard, body) };
 }
 
+/** A POST /permanent-routes body, as signRouteRequest makes it. */
+export type RouteRequest = components['schemas']['PermanentRouteRequest'];
+
+/**
+ * The body of a POST /permanent-routes for `wallet` (default a fresh one) and the client's user: a challenge
+ * issued by the server (with `challengeLabel`, if given) and the wallet's v2 signature of it. Nothing is
+ * created yet.
+ */
+export async function signRouteRequest(
+  client: ReturnType<typeof swapClient>,
+  user: string,
+  {
+    destinationAsset = 'ZANO',
+    challengeLabel,
+    wallet = freshZanoWallet(),
+  }: { destinationAsset?: 'ZANO' | 'fUSD'; challengeLabel?: string; wallet?: { secret: Uint8Array; address: string } } = {},
+): Promise<RouteRequest> {
+  const target = { destinationAsset, destinationNetwork: 'ZANO' as const, destinationAddress: wallet.address };
+  const challenge = await client.send<components['schemas']['PermanentChallenge']>('POST', '/api/v1/permanent-routes/challenges', {
+    ...target,
+    ...(challengeLabel === undefined ? {} : { label: challengeLabel }),
+  });
+  expect(challenge.status, challenge.text).to.equal(201);
+  return {
+    ...target,
+    externalUserId: user,
+    challengeId: challenge.body.challenge_id,
+    message: challenge.body.challenge,
+    ...signZanoMessage(wallet.secret, challenge.body.challenge, freshScalar(), 'v2'),
+  };
+}
+
 /**
  * Creates a route to a fresh wallet for the client's user (challenge, wallet signature, create) and waits
  * until its addresses are allocated.
@@ -38,18 +70,7 @@ export async function createVerifiedRoute(
   user: string,
   destinationAsset: 'ZANO' | 'fUSD' = 'ZANO',
 ): Promise<Route> {
-  const wallet = freshZanoWallet();
-  const target = { destinationAsset, destinationNetwork: 'ZANO', destinationAddress: wallet.address };
-  const challenge = await client.send<components['schemas']['PermanentChallenge']>('POST', '/api/v1/permanent-routes/challenges', target);
-  expect(challenge.status, challenge.text).to.equal(201);
-  const proof = signZanoMessage(wallet.secret, challenge.body.challenge, freshScalar(), 'v2');
-  const created = await client.send<Route>('POST', '/api/v1/permanent-routes', {
-    ...target,
-    externalUserId: user,
-    challengeId: challenge.body.challenge_id,
-    message: challenge.body.challenge,
-    ...proof,
-  });
+  const created = await client.send<Route>('POST', '/api/v1/permanent-routes', await signRouteRequest(client, user, { destinationAsset }));
   expect(created.status, created.text).to.equal(201);
   return waitForAddresses(client, created.body.route_id);
 }
