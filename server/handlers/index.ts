@@ -5,6 +5,7 @@ import { createCatalogHandlers } from './catalog.js';
 import type { HandlerDeps } from './deps.js';
 import { createHealthHandlers } from './health.js';
 import { createPartnerHandlers } from './partner.js';
+import { createIssuedQuotes } from '../store/quotes.js';
 import { createQuoteHandlers } from './quotes.js';
 import { createRouteHandlers } from './routes.js';
 import { createSandboxHandlers } from './sandbox.js';
@@ -22,13 +23,15 @@ export function createHandlers(deps: HandlerDeps): Handlers {
   const pending = Object.fromEntries(PENDING_OPERATIONS.map((id) => [id, pendingHandler(id)])) as unknown as {
     [Id in PendingOperation]: Handler<Id>;
   };
+  // Quotes this instance issued, so that a swap created from one here needs no read of it first.
+  const issued = createIssuedQuotes();
   return {
     ...createHealthHandlers(deps),
     ...createCatalogHandlers(deps),
     ...createPartnerHandlers(deps),
-    ...createQuoteHandlers(deps),
+    ...createQuoteHandlers(deps, issued),
     ...createRouteHandlers(deps),
-    ...createSwapHandlers(deps),
+    ...createSwapHandlers(deps, issued),
     ...createSandboxHandlers(deps),
     ...createWebhookHandlers(deps),
     ...pending,

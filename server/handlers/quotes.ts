@@ -3,13 +3,13 @@ import { estimatedMinutes } from '../domain/catalog.js';
 import { AppError } from '../domain/errors.js';
 import { bestTerms, priceTerms, rateTypesOf, sourceLimits, type PricedTerms } from '../domain/pricing.js';
 import type { Handlers } from '../http/handler-types.js';
-import { createQuoteWriter } from '../store/quotes.js';
+import { createQuoteWriter, type IssuedQuotes } from '../store/quotes.js';
 import type { HandlerDeps } from './deps.js';
 import { requirePartner } from './partner.js';
 import { checkRefund, parseSourceAmount, resolvePair } from './request-rules.js';
 
-/** Handler for createQuote. */
-export function createQuoteHandlers(deps: HandlerDeps): Pick<Handlers, 'createQuote'> {
+/** Handler for createQuote; every quote stored is kept in `issued` for the swap created from it. */
+export function createQuoteHandlers(deps: HandlerDeps, issued: IssuedQuotes): Pick<Handlers, 'createQuote'> {
   const writeQuote = createQuoteWriter(deps.knex);
   return {
     async createQuote({ partner, body }) {
@@ -84,6 +84,7 @@ export function createQuoteHandlers(deps: HandlerDeps): Pick<Handlers, 'createQu
         ...refund,
         expiresAt: new Date(at.getTime() + deps.config.quoteTtlSeconds * 1000),
       });
+      issued.add(quote);
       return {
         status: 200,
         body: {

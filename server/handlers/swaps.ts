@@ -10,7 +10,7 @@ import { toSwapBody, toSwapEventBody, TERMS_VERSION, type SwapBody, type SwapRec
 import { unauthorized } from '../domain/signing.js';
 import type { Handlers, HandlerContext } from '../http/handler-types.js';
 import { LOCK_NOT_AVAILABLE, type IdempotencyRecord } from '../store/idempotency.js';
-import type { QuoteRecord } from '../store/quotes.js';
+import type { IssuedQuotes, QuoteRecord } from '../store/quotes.js';
 import { createCreationStateReader, createSwapWriter, type CreationOutcome } from '../store/swap-creation.js';
 import { findSwapWithEvents, listPartnerSwaps } from '../store/swaps.js';
 import type { HandlerDeps } from './deps.js';
@@ -22,8 +22,8 @@ type CreateSwapBody = HandlerContext<'createSwap'>['body'];
 
 const quoteExpired = () => new AppError(409, 'quote_expired', 'The quote has expired or was already used; request a new quote.');
 
-/** Handlers for createSwap, getSwap and listSwaps. */
-export function createSwapHandlers(deps: HandlerDeps): Pick<Handlers, 'createSwap' | 'getSwap' | 'listSwaps'> {
+/** Handlers for createSwap, getSwap and listSwaps; `issued` holds the quotes this instance stored. */
+export function createSwapHandlers(deps: HandlerDeps, issued: IssuedQuotes): Pick<Handlers, 'createSwap' | 'getSwap' | 'listSwaps'> {
   const readCreationState = createCreationStateReader(deps.knex);
   const createSwap = createSwapWriter(deps.knex, deps.jobs.firstStepJobsStatement);
   return {
@@ -38,9 +38,19 @@ export function createSwapHandlers(deps: HandlerDeps): Pick<Handlers, 'createSwa
       const at = deps.now();
 
       const lookup = { partnerId, key, quoteId: body.quoteId, now: at };
-      const state = await readCreationState(lookup);
-      if (state.bound) return replay(state.bound, hash);
-      const quote = usableQuote(state.quote, body, at);
+      // A quote this instance issued that the request may use is not read again: the statement that creates
+      // the swap checks that it is still unused and that the key is not bound, and a create it refuses reads
+      // both (below). Otherwise the key and the quote are read first, so a replay is answered before any
+      // objection to the quote (it may have expired since the first request), as always.
+      const kept = issued.find(body.quoteId, partnerId, at);
+      let quote: QuoteRecord;
+      if (kept && quoteProblem(kept, body, at) === undefined) {
+        quote = kept;
+      } else {
+        const state = await readCreationState(lookup);
+        if (state.bound) return replay(state.bound, hash);
+        quote = usableQuote(state.quote, body, at);
+      }
       // Every field is set here, none left to a column default: the response is built from this record and
       // stored with it in one statement (store/swap-creation.ts).
       const created: SwapRecord = {
@@ -93,6 +103,8 @@ export function createSwapHandlers(deps: HandlerDeps): Pick<Handlers, 'createSwa
       };
       const response = { order: toSwapBody(created) };
 
+      // A quote makes one swap: requests after this one read it (and find it used, or replay this one).
+      issued.forget(quote.id);
       // The first step (deposit-address allocation) is queued by the same statement: no swap without its job.
       let outcome: CreationOutcome;
       try {
@@ -176,7 +188,14 @@ export function createSwapHandlers(deps: HandlerDeps): Pick<Handlers, 'createSwa
   // The partner's quote (undefined: not the partner's), if it is unused and unexpired at `at`; every field
   // the swap repeats must equal the quote's. Nothing is written before this passes.
   function usableQuote(quote: QuoteRecord | undefined, body: CreateSwapBody, at: Date): QuoteRecord {
-    if (!quote || quote.usedAt !== null || quote.expiresAt.getTime() <= at.getTime()) throw quoteExpired();
+    const problem = quoteProblem(quote, body, at);
+    if (problem) throw problem;
+    return quote!;
+  }
+
+  // Why the swap cannot be created from `quote` (see usableQuote), or undefined when it can.
+  function quoteProblem(quote: QuoteRecord | undefined, body: CreateSwapBody, at: Date): AppError | undefined {
+    if (!quote || quote.usedAt !== null || quote.expiresAt.getTime() <= at.getTime()) return quoteExpired();
     const differs: Array<[field: string, quoted: string | null, requested: string | null]> = [
       ['sourceAsset', quote.sourceAsset, body.sourceAsset],
       ['sourceNetwork', quote.sourceNetwork, body.sourceNetwork],
@@ -194,8 +213,8 @@ export function createSwapHandlers(deps: HandlerDeps): Pick<Handlers, 'createSwa
       differs.find(([, quoted, requested]) => quoted !== requested);
     if (mismatch) {
       const [field, quoted, requested] = mismatch;
-      throw new AppError(400, 'quote_mismatch', `${field} does not match the quote.`, { field, quote: quoted, request: requested });
+      return new AppError(400, 'quote_mismatch', `${field} does not match the quote.`, { field, quote: quoted, request: requested });
     }
-    return quote;
+    return undefined;
   }
 }

@@ -110,3 +110,48 @@ export function createQuoteWriter(db: Knex): (quote: NewQuote) => Promise<QuoteR
     return rows.map((row) => stored.get(row.id)!);
   });
 }
+
+/** Most quotes IssuedQuotes keeps: a quote record is about a kilobyte, so at most about 10 MB. */
+export const ISSUED_QUOTES_KEPT = 10_000;
+
+/**
+ * The quotes this instance stored, as the insert returned them (so exactly what a read of them returns), kept
+ * until they expire or are used here, the oldest dropped first beyond `limit`. A swap created from one of
+ * them needs no read of it first (handlers/swaps.ts). A kept quote may be stale in one way only: another
+ * instance may have used it (a quote changes only by being used). The statement that creates a swap checks
+ * that again, and a create it refuses reads the quote anew.
+ */
+export function createIssuedQuotes(limit = ISSUED_QUOTES_KEPT) {
+  // Insertion order is expiry order (every quote lives QUOTE_TTL_SECONDS), so expired quotes are at the front.
+  const kept = new Map<string, QuoteRecord>();
+  const dropExpired = (at: Date) => {
+    for (const [id, quote] of kept) {
+      if (quote.expiresAt.getTime() > at.getTime()) break;
+      kept.delete(id);
+    }
+  };
+  return {
+    /** Keeps `quote`, just stored; drops the expired at its creation and, beyond the limit, the oldest. */
+    add(quote: QuoteRecord): void {
+      dropExpired(quote.createdAt);
+      kept.set(quote.id, quote);
+      if (kept.size > limit) kept.delete(kept.keys().next().value!);
+    },
+    /** The kept quote `id` if it is partner `partnerId`'s, unused here and unexpired at `at`. */
+    find(id: string, partnerId: string, at: Date): QuoteRecord | undefined {
+      const quote = kept.get(id);
+      return quote && quote.partnerId === partnerId && quote.expiresAt.getTime() > at.getTime() ? quote : undefined;
+    },
+    /** Forgets quote `id` (a swap was created from it). */
+    forget(id: string): void {
+      kept.delete(id);
+    },
+    /** How many quotes are kept (for tests). */
+    get size(): number {
+      return kept.size;
+    },
+  };
+}
+
+/** Quotes kept by the instance that stored them; see createIssuedQuotes. */
+export type IssuedQuotes = ReturnType<typeof createIssuedQuotes>;

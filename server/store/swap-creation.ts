@@ -4,7 +4,8 @@
  * 1. A plain read of what decides the answer: the Idempotency-Key's live binding, if any (then the request
  *    is a replay), and the partner's quote. The handler checks the quote and builds the swap and its
  *    response from it; a quote never changes but for being used, so what was read stays true if the create
- *    can still use it.
+ *    can still use it. A quote the instance issued itself is not read (store/quotes.ts createIssuedQuotes):
+ *    statement 2 checks everything the read would have told, and a create it refuses reads then.
  * 2. One statement that marks the quote used, claims the key (bound at once to the response), stores the
  *    swap and queues its first step (pg-boss's own insert). Each claim happens only when the one before it
  *    did; a create that did not get everything fails as a whole (pss_swap_not_created, migration 0008), so

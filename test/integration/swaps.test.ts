@@ -120,6 +120,19 @@ describe('Swaps', () => {
       }
     });
 
+    // A quote is kept by the instance that issued it, and a create from it reads nothing first
+    // (store/quotes.ts createIssuedQuotes); another instance may have used it since.
+    it('answers quote_expired, writing nothing and binding no key, for a kept quote used elsewhere meanwhile', async () => {
+      const quote = await acme.quote(btcToUsdt());
+      await server.knex('quotes').where({ id: quote.id }).update({ used_at: new Date() });
+      const key = randomUUID();
+      const before = await swapCount();
+      expectError(await acme.createRaw(swapBody(quote, btcToUsdt()), key), 409, 'quote_expired');
+      expect(await swapCount()).to.equal(before);
+      expect(await server.knex('idempotency_keys').where({ key })).to.deep.equal([]);
+      expect(await jobsWithoutSwap()).to.equal(0);
+    });
+
     it('checks the destination for its network with its checksum: invalid_destination names the field', async () => {
       const quote = await acme.quote(btcToUsdt());
       // EIP-55 mixed case with one letter's case flipped.
@@ -168,6 +181,29 @@ describe('Swaps', () => {
       expect(again.headers.get('idempotent-replayed')).to.equal('true');
       expect(again.body).to.deep.equal(first.body);
       expect(await swapCount()).to.equal(before);
+    });
+
+    it('replays a retry that arrives after its quote expired, and one naming another kept quote that differs', async () => {
+      const quote = await acme.quote(btcToUsdt());
+      const key = randomUUID();
+      const first = await acme.createRaw(swapBody(quote, btcToUsdt()), key);
+      expect(first.status, first.text).to.equal(202);
+      clock = (server.config.quoteTtlSeconds + 1) * 1000;
+      try {
+        const late = await acme.createRaw(swapBody(quote, btcToUsdt()), key);
+        expect(late.status, late.text).to.equal(202);
+        expect(late.headers.get('idempotent-replayed')).to.equal('true');
+        expect(late.body).to.deep.equal(first.body);
+      } finally {
+        clock = 0;
+      }
+      // The same key with a fresh quote (kept, usable): the create finds the key bound, writes nothing, and
+      // the key's binding answers.
+      const other = await acme.quote(btcToUsdt());
+      const before = await swapCount();
+      expectError(await acme.createRaw(swapBody(other, btcToUsdt()), key), 409, 'idempotency_key_reused');
+      expect(await swapCount()).to.equal(before);
+      expect((await server.knex('quotes').where({ id: other.id }).first()).used_at).to.equal(null);
     });
 
     it('compares bodies as parsed JSON: key order does not matter', async () => {
