@@ -25,6 +25,17 @@ const pathToRegexpModule = createRequire(requireHere.resolve('express-openapi-va
 
 const isPlain = (value: unknown) => ['string', 'number', 'boolean', 'undefined'].includes(typeof value);
 
+// The cache key of a string path and its options; undefined when an option is not a plain value. The validator
+// passes exactly { sensitive, strict } (booleans), for every documented path of every request, so that case
+// is keyed without serialising the options.
+function keyOf(path: string, options: Record<string, unknown>): string | undefined {
+  const names = Object.keys(options);
+  if (names.length === 2 && typeof options.sensitive === 'boolean' && typeof options.strict === 'boolean') {
+    return `${path}\u0000${options.sensitive ? 's' : '-'}${options.strict ? 't' : '-'}`;
+  }
+  return Object.values(options).every(isPlain) ? `${path}\u0000${JSON.stringify(options)}` : undefined;
+}
+
 let compilations = 0;
 let installed = false;
 
@@ -39,7 +50,7 @@ export function keepCompiledValidatorRoutes(): void {
     // `strict`): anything else, e.g. an `encodePath` function, is compiled as before. The result is shared:
     // its RegExp has no `g` or `y` flag (path-to-regexp makes it with "" or "i"), so exec keeps no state,
     // and the validator only reads the result.
-    const key = typeof path === 'string' && Object.values(options).every(isPlain) ? `${path}\u0000${JSON.stringify(options)}` : undefined;
+    const key = typeof path === 'string' ? keyOf(path, options) : undefined;
     const hit = key === undefined ? undefined : kept.get(key);
     if (hit) return hit;
     compilations++;
