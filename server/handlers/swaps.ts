@@ -12,7 +12,7 @@ import type { Handlers, HandlerContext } from '../http/handler-types.js';
 import { LOCK_NOT_AVAILABLE, type IdempotencyRecord } from '../store/idempotency.js';
 import type { IssuedQuotes, QuoteRecord } from '../store/quotes.js';
 import { createCreationStateReader, createSwapWriter, type CreationOutcome } from '../store/swap-creation.js';
-import { findSwapWithEvents, listPartnerSwaps } from '../store/swaps.js';
+import { createSwapPageReader, findSwapWithEvents } from '../store/swaps.js';
 import type { HandlerDeps } from './deps.js';
 import { requirePartner } from './partner.js';
 import { blankToNull, checkDestination, checkRefund, resolvePair } from './request-rules.js';
@@ -26,6 +26,7 @@ const quoteExpired = () => new AppError(409, 'quote_expired', 'The quote has exp
 export function createSwapHandlers(deps: HandlerDeps, issued: IssuedQuotes): Pick<Handlers, 'createSwap' | 'getSwap' | 'listSwaps'> {
   const readCreationState = createCreationStateReader(deps.knex);
   const createSwap = createSwapWriter(deps.knex, deps.jobs.firstStepJobsStatement);
+  const readSwapPage = createSwapPageReader(deps.knex);
   return {
     async createSwap({ partner, headers, body }) {
       const { partnerId, user } = requirePartner(partner);
@@ -155,7 +156,7 @@ export function createSwapHandlers(deps: HandlerDeps, issued: IssuedQuotes): Pic
       const { partnerId } = requirePartner(partner);
       const limit = query.limit ?? 20;
       const after = query.cursor === undefined ? undefined : positionOf(decodeCursor(query.cursor, query.status, PAGE_POSITION));
-      const rows = await listPartnerSwaps(deps.knex, partnerId, { limit: limit + 1, status: query.status, after });
+      const rows = await readSwapPage(partnerId, { limit: limit + 1, status: query.status, after });
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
       return {

@@ -34,7 +34,7 @@ import { provisionPartner } from '../../server/partners.js';
 import { createSecretBox } from '../../server/store/secret-box.js';
 import { TERMS_VERSION } from '../../server/domain/swap-view.js';
 import { findRouteDeposits } from '../../server/store/routes.js';
-import { findSwapWithEvents, listPartnerSwaps } from '../../server/store/swaps.js';
+import { createSwapPageReader, findSwapWithEvents } from '../../server/store/swaps.js';
 import { createVerifiedRoute } from '../support/routes.js';
 import { ETH_ADDRESS, swapClient } from '../support/swaps.js';
 import type { SignerOptions } from '../support/signer.js';
@@ -299,6 +299,7 @@ function recordingKnex(db: pg.Client): { knex: Knex; statements: string[] } {
 async function handlerStatements(db: pg.Client, ids: Ids): Promise<Array<{ read: string; sql: string }>> {
   const { knex, statements } = recordingKnex(db);
   const taken: Array<{ read: string; sql: string }> = [];
+  const readSwapPage = createSwapPageReader(knex);
   const capture = async (read: string, work: () => Promise<unknown>) => {
     statements.length = 0;
     await work();
@@ -316,13 +317,13 @@ async function handlerStatements(db: pg.Client, ids: Ids): Promise<Array<{ read:
   const deepDeposits = await position('route_deposits', `route_id = '${ids.routeId}'`);
   await capture('GET /swaps/{id} (token): findSwapWithEvents', () => findSwapWithEvents(knex, ids.swapId));
   await capture('GET /swaps/{id} (signed): findSwapWithEvents', () => findSwapWithEvents(knex, ids.swapId, ids.partnerId));
-  await capture('GET /swaps (first page)', () => listPartnerSwaps(knex, ids.partnerId, { limit: SWAP_PAGE_ROWS }));
-  await capture('GET /swaps (deep cursor)', () => listPartnerSwaps(knex, ids.partnerId, { limit: SWAP_PAGE_ROWS, after: deepAll }));
+  await capture('GET /swaps (first page)', () => readSwapPage(ids.partnerId, { limit: SWAP_PAGE_ROWS }));
+  await capture('GET /swaps (deep cursor)', () => readSwapPage(ids.partnerId, { limit: SWAP_PAGE_ROWS, after: deepAll }));
   await capture(`GET /swaps?status=${FILTER_STATUS} (first page)`, () =>
-    listPartnerSwaps(knex, ids.partnerId, { limit: SWAP_PAGE_ROWS, status: FILTER_STATUS }),
+    readSwapPage(ids.partnerId, { limit: SWAP_PAGE_ROWS, status: FILTER_STATUS }),
   );
   await capture(`GET /swaps?status=${FILTER_STATUS} (deep cursor)`, () =>
-    listPartnerSwaps(knex, ids.partnerId, { limit: SWAP_PAGE_ROWS, status: FILTER_STATUS, after: deepFiltered }),
+    readSwapPage(ids.partnerId, { limit: SWAP_PAGE_ROWS, status: FILTER_STATUS, after: deepFiltered }),
   );
   await capture('GET /permanent-routes/{id}/deposits (first page): findRouteDeposits', () =>
     findRouteDeposits(knex, ids.partnerId, ids.routeId, { limit: DEPOSIT_PAGE_ROWS }),

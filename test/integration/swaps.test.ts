@@ -543,5 +543,37 @@ describe('Swaps', () => {
       const forged = Buffer.from(JSON.stringify({ c: new Date().toISOString(), i: 'not-a-uuid', s: null })).toString('base64url');
       expectError(await fresh.send('GET', `/api/v1/swaps?cursor=${forged}`), 400, 'invalid_request');
     });
+
+    // Pages are read in groups (store/swaps.ts createSwapPageReader): pages of two partners, with and without
+    // a status and a cursor, asked for at once, must each be what it is when asked for alone.
+    it('answers list requests of two partners sent at once each with its own page', async () => {
+      const lists = await Promise.all(
+        ['Pager A', 'Pager B'].map(async (name) => swapClient(server.origin, await server.createSigner(name))),
+      );
+      // Each swap settled (its address allocated) first, so nothing changes between the reads compared.
+      for (const [n, list] of lists.entries()) {
+        for (let i = 0; i < 3 + n; i++) await list.waitFor((await list.create()).order.id, (o) => !!o.depositAddress);
+      }
+      type Page = { orders: Swap[]; nextCursor: string | null };
+      const first = await Promise.all(lists.map((list) => list.send<Page>('GET', '/api/v1/swaps?limit=2')));
+      const paths = lists.flatMap((_, n) => [
+        '/api/v1/swaps',
+        '/api/v1/swaps?limit=1',
+        `/api/v1/swaps?limit=2&cursor=${first[n].body.nextCursor}`,
+        '/api/v1/swaps?status=waiting&limit=2',
+        '/api/v1/swaps?status=finished',
+      ]);
+      const alone: Array<{ status: number; body: Page }> = [];
+      for (const [k, path] of paths.entries()) alone.push(await lists[Math.floor(k / 5)].send<Page>('GET', path));
+      const together = await Promise.all(paths.map((path, k) => lists[Math.floor(k / 5)].send<Page>('GET', path)));
+      expect(together.map((r) => r.status)).to.deep.equal(paths.map(() => 200));
+      expect(together.map((r) => r.body)).to.deep.equal(alone.map((r) => r.body));
+      // Each partner sees only its own swaps: 3 and 4 of them, and the cursor's page continues the first.
+      expect(alone.map((r) => r.body.orders.length)).to.deep.equal([3, 1, 1, 2, 0, 4, 1, 2, 2, 0]);
+      expect(alone[0].body.orders.slice(2).map((o) => o.id)).to.deep.equal(alone[2].body.orders.map((o) => o.id));
+      expect(new Set(alone.slice(0, 5).flatMap((r) => r.body.orders.map((o) => o.id)))).to.satisfy((ids: Set<string>) =>
+        alone.slice(5).every((r) => r.body.orders.every((o) => !ids.has(o.id))),
+      );
+    });
   });
 });
