@@ -15,10 +15,10 @@ import type { Handlers } from '../http/handler-types.js';
 import {
   createChallengeReader,
   createChallengeWriter,
+  createRoutePageReader,
   createRouteWriter,
   findRouteDeposits,
   findRouteView,
-  listRouteViews,
   openExpectWindow,
   recoverRoute,
   type RouteAddressRecord,
@@ -49,6 +49,7 @@ export function createRouteHandlers(
   const writeChallenge = createChallengeWriter(deps.knex);
   const readChallenge = createChallengeReader(deps.knex);
   const createRoute = createRouteWriter(deps.knex, deps.jobs.routeAddressesJobsStatement);
+  const readRoutePage = createRoutePageReader(deps.knex);
   const notFound = () => new AppError(404, 'not_found', 'No such permanent route.');
   const toBody = (view: RouteView): PermanentRoute => toRouteBody(view.route, view.addresses, view.waiting);
 
@@ -182,7 +183,7 @@ export function createRouteHandlers(
       const { partnerId } = requirePartner(partner);
       const limit = query.limit ?? 100;
       const after = query.cursor === undefined ? undefined : positionOf(decodeCursor(query.cursor, undefined, PAGE_POSITION));
-      const rows = await listRouteViews(deps.knex, partnerId, { limit: limit + 1, after });
+      const rows = await readRoutePage(partnerId, { limit: limit + 1, after });
       const page = rows.slice(0, limit);
       const last = page[page.length - 1]?.route;
       return {

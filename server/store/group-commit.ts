@@ -71,6 +71,29 @@ export function groupCommit<I, O>(write: (items: I[]) => Promise<O[]>): (item: I
 }
 
 /**
+ * groupCommit for reads: items with the same key (`keyOf`) in one group are read once, and each gets that
+ * one result (shared, not copied: callers must not change it). `read` gets the group's distinct items.
+ */
+export function groupReadDistinct<I, O>(keyOf: (item: I) => string, read: (items: I[]) => Promise<O[]>): (item: I) => Promise<O> {
+  return groupCommit(async (items: I[]) => {
+    const slots = new Map<string, number>();
+    const distinct: I[] = [];
+    const slotOf = items.map((item) => {
+      const key = keyOf(item);
+      let slot = slots.get(key);
+      if (slot === undefined) {
+        slot = distinct.push(item) - 1;
+        slots.set(key, slot);
+      }
+      return slot;
+    });
+    const results = await read(distinct);
+    if (results.length !== distinct.length) throw new Error(`a group read returned ${results.length} results for ${distinct.length} items`);
+    return slotOf.map((slot) => results[slot]);
+  });
+}
+
+/**
  * Group commit for creates that claim something once (a quote, an Idempotency-Key, a challenge, a route's
  * target), each claim named by a string (`claimsOf`). `writeTogether(items, alone)` writes creates of
  * distinct claims in one statement, all or nothing: it returns one outcome per create, or throws when any is

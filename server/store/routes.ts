@@ -3,9 +3,9 @@ import type { Knex } from 'knex';
 import { assetNetwork } from '../domain/catalog.js';
 import type { DepositOrder, DepositRecord } from '../domain/route-deposit-view.js';
 import { guardRefusal } from './errors.js';
-import { columnArrays, groupCommit, groupCommitClaims, groupReadByUuid, unnestInsert } from './group-commit.js';
+import { columnArrays, groupCommit, groupCommitClaims, groupReadByUuid, groupReadDistinct, unnestInsert } from './group-commit.js';
 import { toKnexRaw, type NativeStatement } from './raw-sql.js';
-import { afterPosition, fromJsonRow, fromRow, isUuid, toColumnName } from './rows.js';
+import { BEFORE_ALL, fromJsonRow, fromRow, isUuid, pageKey, toColumnName } from './rows.js';
 
 /** An ownership challenge as stored. */
 export interface ChallengeRecord {
@@ -401,21 +401,48 @@ export async function findRouteDeposits(
   };
 }
 
-/** A page of the partner's routes with their addresses and waiting deposits, newest first, after `after`. */
-export async function listRouteViews(
-  db: Knex,
-  partnerId: string,
-  options: { limit: number; after?: { createdAt: Date; id: string } },
-): Promise<RouteView[]> {
-  const query = db('permanent_routes as r')
-    .select('r.*', db.raw(VIEW_COLUMNS))
-    .where({ 'r.partner_id': partnerId })
-    .orderBy([
-      { column: 'r.created_at', order: 'desc' },
-      { column: 'r.id', order: 'desc' },
-    ])
-    .limit(options.limit);
-  return ((await afterPosition(query, options.after)) as Array<Record<string, unknown>>).map(toRouteView);
+/** Which page of a partner's routes to read: up to `limit` routes, newest first, after `after`. */
+export interface RoutePageLookup {
+  limit: number;
+  after?: { createdAt: Date; id: string };
+}
+
+// The pages of a group of lookups (`i` their positions), each read as its own query would be: a scan of the
+// partner's (partner_id, created_at, id) index from the position, as many routes as the page, each route with
+// its view columns.
+const ROUTE_PAGES = `
+  select l.i as "l:i", r.*, ${VIEW_COLUMNS}
+    from unnest(?::int[], ?::uuid[], ?::timestamptz[], ?::uuid[], ?::int[]) as l(i, partner_id, after_created_at, after_id, page)
+   cross join lateral (
+     select * from permanent_routes
+      where permanent_routes.partner_id = l.partner_id
+        and (permanent_routes.created_at, permanent_routes.id) < (l.after_created_at, l.after_id)
+      order by permanent_routes.created_at desc, permanent_routes.id desc
+      limit l.page) r
+   order by l.i, r.created_at desc, r.id desc`;
+
+/**
+ * Returns `read(partnerId, lookup)`: a page of the partner's routes with their addresses and waiting deposits.
+ * The pages asked for while a read runs are read together by the next (group commit, store/group-commit.ts)
+ * in one statement, and a page asked for more than once in a group (the same partner, position and size: a
+ * partner's poll of its first page) is read once, its records shared by the requests. Each read starts after
+ * its requests arrived, so it sees every change committed before any of them was asked.
+ */
+export function createRoutePageReader(db: Knex): (partnerId: string, lookup: RoutePageLookup) => Promise<RouteView[]> {
+  const read = groupReadDistinct(pageKey, async (lookups: Array<RoutePageLookup & { partnerId: string }>) => {
+    const after = lookups.map((l) => l.after ?? BEFORE_ALL);
+    const { rows } = await db.raw(ROUTE_PAGES, [
+      lookups.map((_, i) => i),
+      lookups.map((l) => l.partnerId),
+      after.map((a) => a.createdAt),
+      after.map((a) => a.id),
+      lookups.map((l) => l.limit),
+    ]);
+    const pages: RouteView[][] = lookups.map(() => []);
+    for (const { 'l:i': i, ...row } of rows as Array<{ 'l:i': number } & Record<string, unknown>>) pages[i].push(toRouteView(row));
+    return pages;
+  });
+  return (partnerId, lookup) => read({ ...lookup, partnerId });
 }
 
 /** The address rows of `routeIds`. */

@@ -55,6 +55,18 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Whether `value` can be compared with a uuid column (PostgreSQL refuses the comparison otherwise). */
 export const isUuid = (value: string): boolean => UUID.test(value);
 
+/**
+ * The position before every row of a (created_at, id) order, newest first: a first page of a grouped page read
+ * starts from it, so first and later pages are one statement.
+ */
+export const BEFORE_ALL = { createdAt: 'infinity', id: 'ffffffff-ffff-ffff-ffff-ffffffffffff' };
+
+/** What tells a partner's page lookup from another (a grouped page read reads equal ones once). */
+export function pageKey(lookup: { partnerId: string; limit: number; status?: string; after?: { createdAt: Date; id: string } }): string {
+  const after = lookup.after ? `${lookup.after.createdAt.toISOString()} ${lookup.after.id}` : '';
+  return `${lookup.partnerId} ${lookup.limit} ${lookup.status ?? ''} ${after}`;
+}
+
 /** Restricts a newest-first query to the rows after `position` (the last row of the previous page). */
 export function afterPosition(query: Knex.QueryBuilder, position: { createdAt: Date; id: string } | undefined): Knex.QueryBuilder {
   return position ? query.whereRaw('(created_at, id) < (?, ?)', [position.createdAt, position.id]) : query;

@@ -2,9 +2,9 @@
 import type { Knex } from 'knex';
 import type { SwapStatus } from '../domain/swap-lifecycle.js';
 import type { RouteOrderFields, SwapEventRecord, SwapRecord } from '../domain/swap-view.js';
-import { groupCommit, groupReadByUuid } from './group-commit.js';
+import { groupReadByUuid, groupReadDistinct } from './group-commit.js';
 import { toKnexRaw, type NativeStatement } from './raw-sql.js';
-import { fromJsonRow, fromRow, isUuid, toColumns } from './rows.js';
+import { BEFORE_ALL, fromJsonRow, fromRow, isUuid, pageKey, toColumns } from './rows.js';
 import { announcementSql } from './swap-notifications.js';
 
 export type { SwapEventRecord, SwapRecord } from '../domain/swap-view.js';
@@ -328,9 +328,6 @@ export interface SwapPageLookup {
   after?: { createdAt: Date; id: string };
 }
 
-// The position before every swap: a first page reads from it, so both kinds of page are one statement.
-const BEFORE_ALL = { createdAt: 'infinity', id: 'ffffffff-ffff-ffff-ffff-ffffffffffff' };
-
 // The pages of a group of lookups (`i` their positions), each read as its own query would be: a scan of the
 // partner's (or the partner's and status's) index from the position, as many rows as the page. With a status
 // and without, they are two statements, each with the plan of its index.
@@ -350,11 +347,12 @@ const PAGES = (withStatus: boolean) => `
  * Returns `read(partnerId, lookup)`: a page of the partner's swaps. The pages asked for while a read runs are
  * read together by the next (group commit, store/group-commit.ts), in one statement per kind (with a status
  * filter or without): a list is a partner's commonest poll after a swap's status, and a statement of its own
- * per request cost it half its throughput on the embedded database.
+ * per request cost it half its throughput on the embedded database. A page asked for more than once in a
+ * group (same partner, status, position and size) is read once, and its records are shared by the requests.
  */
 export function createSwapPageReader(db: Knex): (partnerId: string, lookup: SwapPageLookup) => Promise<SwapRecord[]> {
   const reader = (withStatus: boolean) =>
-    groupCommit(async (lookups: Array<SwapPageLookup & { partnerId: string }>) => {
+    groupReadDistinct(pageKey, async (lookups: Array<SwapPageLookup & { partnerId: string }>) => {
       const after = lookups.map((l) => l.after ?? BEFORE_ALL);
       const { rows } = await db.raw(PAGES(withStatus), [
         lookups.map((_, i) => i),

@@ -428,5 +428,39 @@ describe('Permanent routes: challenges and verified creation', () => {
       const forged = Buffer.from(JSON.stringify({ c: new Date().toISOString(), i: 'not-a-uuid' })).toString('base64url');
       expectError(await client.send('GET', `/api/v1/permanent-routes?cursor=${forged}`), 400, 'invalid_request');
     });
+
+    // Pages are read in groups, a page asked for twice in a group once (store/routes.ts createRoutePageReader):
+    // pages of two partners, with and without a cursor, each asked for twice at once, must each be what it is
+    // when asked for alone.
+    it('answers list requests of two partners sent at once each with its own page', async () => {
+      const lists = await Promise.all(
+        ['Route pager A', 'Route pager B'].map(async (name) =>
+          swapClient(server.origin, { ...(await server.createSigner(name)), user: 'u-1' }),
+        ),
+      );
+      // Each route's addresses allocated first, so nothing changes between the reads compared.
+      for (const [n, list] of lists.entries()) {
+        for (let i = 0; i < 2 + n; i++) await waitForAddresses(list, (await createVerifiedRoute(list, 'u-1')).route_id);
+      }
+      type Page = { routes: Route[]; nextCursor: string | null };
+      const first = await Promise.all(lists.map((list) => list.send<Page>('GET', '/api/v1/permanent-routes?limit=1')));
+      const paths = lists.flatMap((_, n) => [
+        '/api/v1/permanent-routes',
+        '/api/v1/permanent-routes?limit=1',
+        `/api/v1/permanent-routes?limit=1&cursor=${first[n].body.nextCursor}`,
+      ]);
+      const alone: Array<{ status: number; body: Page }> = [];
+      for (const [k, path] of paths.entries()) alone.push(await lists[Math.floor(k / 3)].send<Page>('GET', path));
+      const twice = [...paths.entries(), ...paths.entries()];
+      const together = await Promise.all(twice.map(([k, path]) => lists[Math.floor(k / 3)].send<Page>('GET', path)));
+      expect(together.map((r) => r.status)).to.deep.equal(twice.map(() => 200));
+      expect(together.map((r) => r.body)).to.deep.equal([...alone, ...alone].map((r) => r.body));
+      // Each partner sees only its own routes, 2 and 3 of them, and the cursor's page continues the first.
+      expect(alone.map((r) => r.body.routes.length)).to.deep.equal([2, 1, 1, 3, 1, 1]);
+      expect(alone[0].body.routes[1].route_id).to.equal(alone[2].body.routes[0].route_id);
+      expect(alone[0].body.routes.every((r) => Object.values(r.addresses).every((a) => a !== ''))).to.equal(true);
+      const second = new Set(alone.slice(3).flatMap((r) => r.body.routes.map((route) => route.route_id)));
+      expect(alone.slice(0, 3).some((r) => r.body.routes.some((route) => second.has(route.route_id)))).to.equal(false);
+    });
   });
 });

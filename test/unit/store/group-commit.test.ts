@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { groupCommit, MAX_GROUP } from '../../../server/store/group-commit.js';
+import { groupCommit, groupReadDistinct, MAX_GROUP } from '../../../server/store/group-commit.js';
 
 describe('groupCommit', () => {
   it('writes the items submitted together in one group, in order, and gives each its own result', async () => {
@@ -54,5 +54,48 @@ describe('groupCommit', () => {
     const submit = groupCommit(async (items: number[]) => items.slice(1));
     const settled = await Promise.allSettled([1, 2].map(submit));
     expect(settled.every((s) => s.status === 'rejected')).to.equal(true);
+  });
+});
+
+describe('groupReadDistinct', () => {
+  it('reads the distinct items of a group once, in order of first appearance, and answers every item', async () => {
+    const groups: string[][] = [];
+    const read = groupReadDistinct(
+      (item: { key: string; n: number }) => item.key,
+      async (items) => {
+        groups.push(items.map((i) => `${i.key}${i.n}`));
+        return items.map((i) => ({ of: i.key }));
+      },
+    );
+    const items = [
+      { key: 'a', n: 1 },
+      { key: 'b', n: 2 },
+      { key: 'a', n: 3 },
+      { key: 'c', n: 4 },
+      { key: 'b', n: 5 },
+    ];
+    const results = await Promise.all(items.map(read));
+    expect(groups).to.deep.equal([['a1', 'b2', 'c4']]);
+    expect(results.map((r) => r.of)).to.deep.equal(['a', 'b', 'a', 'c', 'b']);
+    expect(results[0]).to.equal(results[2]);
+  });
+
+  it('reads again in a later group what an earlier group read', async () => {
+    let reads = 0;
+    const read = groupReadDistinct(
+      (key: string) => key,
+      async (keys) => keys.map(() => ++reads),
+    );
+    expect(await read('a')).to.equal(1);
+    expect(await read('a')).to.equal(2);
+  });
+
+  it('refuses every item when the read returns the wrong number of results', async () => {
+    const read = groupReadDistinct(
+      (key: string) => key,
+      async (keys) => keys.slice(1),
+    );
+    const settled = await Promise.allSettled(['a', 'a', 'b'].map(read));
+    expect(settled.map((s) => s.status)).to.deep.equal(['rejected', 'rejected', 'rejected']);
   });
 });
