@@ -13,7 +13,7 @@ import { toAmount } from '../domain/money.js';
 import type { SwapStatus } from '../domain/swap-lifecycle.js';
 import { toSwapBody, type SwapRecord } from '../domain/swap-view.js';
 import type { Handlers } from '../http/handler-types.js';
-import { findAddressOwners, insertSandboxTransaction } from '../store/sandbox-chain.js';
+import { createAddressOwnerReader, createSandboxTransactionWriter, insertSandboxTransaction } from '../store/sandbox-chain.js';
 import { armSwapFailure, findSwap, lockSwap, updateSwapFields } from '../store/swaps.js';
 import type { HandlerDeps } from './deps.js';
 import { requirePartner } from './partner.js';
@@ -31,6 +31,10 @@ export function createSandboxHandlers(
   deps: HandlerDeps,
 ): Pick<Handlers, 'createSandboxDeposit' | 'decideSandboxReview' | 'injectSandboxFailure' | 'advanceSandboxSwapClock'> {
   const notFound = () => new AppError(404, 'not_found', 'No such swap.');
+  // A payment's address lookup and a route payment's insert are each grouped with those of concurrent
+  // payments (store/sandbox-chain.ts).
+  const readAddressOwners = createAddressOwnerReader(deps.knex);
+  const writeTransaction = createSandboxTransactionWriter(deps.knex);
   const invalidState = (swap: SwapRecord, wanted: string) =>
     new AppError(409, 'invalid_state', `The swap is in status ${swap.status}, not ${wanted}.`, { status: swap.status });
 
@@ -78,7 +82,7 @@ export function createSandboxHandlers(
 
   // The swap or permanent route of the partner's that owns a deposit address, and what it accepts.
   async function findPayee(partnerId: string, address: string) {
-    const { swap, route } = await findAddressOwners(deps.knex, address);
+    const { swap, route } = await readAddressOwners(address);
     if (swap && swap.partnerId === partnerId) {
       return {
         swapId: swap.id as string | null,
@@ -127,8 +131,9 @@ export function createSandboxHandlers(
         outputIndex: 0,
         createdAt: deps.now(),
       };
-      // A swap's payment and the job that notices it commit together. A route's payment is the insert alone:
-      // it waits for the route's polling, as a real one would (expect-deposit makes that sooner).
+      // A swap's payment and the job that notices it commit together. A route's payment is the insert alone
+      // (grouped with concurrent ones): it waits for the route's polling, as a real one would (expect-deposit
+      // makes that sooner).
       const { swapId } = payee;
       const tx = swapId
         ? await deps.knex.transaction(async (trx) => {
@@ -136,7 +141,7 @@ export function createSandboxHandlers(
             await deps.jobs.scheduleAdvance(swapId, undefined, trx);
             return recorded;
           })
-        : await insertSandboxTransaction(deps.knex, payment);
+        : await writeTransaction(payment);
       return {
         status: 202,
         body: {

@@ -1,5 +1,7 @@
 /** The sandbox's simulated chain: transactions paid to deposit addresses, and payouts sent by the service. */
 import type { Knex } from 'knex';
+import { columnArrays, groupCommit, groupReadDistinct, unnestInsert } from './group-commit.js';
+import { toColumnName } from './rows.js';
 
 /** A simulated transaction to a deposit address. */
 export interface SandboxTransaction {
@@ -45,45 +47,80 @@ export interface AddressOwners {
   route?: { partnerId: string; assetKeys: string[] };
 }
 
-/**
- * The swap and the route using deposit address `address`, in one statement (a sandbox payment's first read).
- * The route's side says `address <> ''` although '' never gets here, so that even a generic plan of the
- * prepared statement may use the partial index route_addresses_address_index (migration 0010).
- */
-export async function findAddressOwners(db: Knex, address: string): Promise<AddressOwners> {
-  if (address === '') return {};
-  const { rows } = await db.raw(
-    `select (select jsonb_build_object('id', s.id, 'partnerId', s.partner_id, 'depositMemo', s.deposit_memo,
-                                       'sourceAsset', s.source_asset, 'sourceNetwork', s.source_network)
-               from swaps s where s.deposit_address = ? and s.mode = 'standard') as swap,
-            (select jsonb_build_object('partnerId', a.partner_id, 'assetKeys', a.asset_keys)
-               from (select r.partner_id, array_agg(ra.asset_key order by ra.asset_key) as asset_keys
-                       from route_addresses ra join permanent_routes r on r.id = ra.route_id
-                      where ra.address = ? and ra.address <> ''
-                      group by r.id, r.partner_id
-                      limit 1) as a) as route`,
-    [address, address],
-  );
-  const { swap, route } = rows[0] as { swap: AddressOwners['swap'] | null; route: AddressOwners['route'] | null };
-  return { ...(swap ? { swap } : {}), ...(route ? { route } : {}) };
+// The swap and the route using each address of the array (`a.i` its position). The route's side says
+// `address <> ''` although '' never gets here, so that even a generic plan of the prepared statement may use
+// the partial index route_addresses_address_index (migration 0010); the swap's side uses swaps'
+// deposit_address index.
+const ADDRESS_OWNERS = `
+  select (select jsonb_build_object('id', s.id, 'partnerId', s.partner_id, 'depositMemo', s.deposit_memo,
+                                    'sourceAsset', s.source_asset, 'sourceNetwork', s.source_network)
+            from swaps s where s.deposit_address = a.address and s.mode = 'standard') as swap,
+         (select jsonb_build_object('partnerId', o.partner_id, 'assetKeys', o.asset_keys)
+            from (select r.partner_id, array_agg(ra.asset_key order by ra.asset_key) as asset_keys
+                    from route_addresses ra join permanent_routes r on r.id = ra.route_id
+                   where ra.address = a.address and ra.address <> ''
+                   group by r.id, r.partner_id
+                   limit 1) as o) as route
+    from unnest(?::text[]) with ordinality as a(address, i)
+   order by a.i`;
+
+/** The swap and the route using each of `addresses` (a sandbox payment's first read), in one statement. */
+export async function findAddressOwners(db: Knex, addresses: string[]): Promise<AddressOwners[]> {
+  const { rows } = await db.raw(ADDRESS_OWNERS, [addresses]);
+  return (rows as Array<{ swap: AddressOwners['swap'] | null; route: AddressOwners['route'] | null }>).map(({ swap, route }) => ({
+    ...(swap ? { swap } : {}),
+    ...(route ? { route } : {}),
+  }));
 }
 
-/** Records a simulated transaction. */
+/**
+ * Returns `read(address)`: the swap and the route using deposit address `address`. The addresses asked for
+ * while a read runs are read together by the next, an address asked for twice once (group-commit.ts).
+ */
+export function createAddressOwnerReader(db: Knex): (address: string) => Promise<AddressOwners> {
+  const read = groupReadDistinct(
+    (address: string) => address,
+    (addresses) => findAddressOwners(db, addresses),
+  );
+  return async (address) => (address === '' ? {} : read(address));
+}
+
+const TRANSACTION_TYPES: Record<keyof SandboxTransaction, string> = {
+  txHash: 'text',
+  network: 'text',
+  asset: 'text',
+  address: 'text',
+  memo: 'text',
+  fromAddress: 'text',
+  amount: 'numeric',
+  outputIndex: 'int',
+  createdAt: 'timestamptz',
+};
+const TRANSACTION_FIELDS = Object.keys(TRANSACTION_TYPES) as Array<keyof SandboxTransaction>;
+const INSERT_TRANSACTIONS = unnestInsert(
+  'sandbox_transactions',
+  Object.fromEntries(TRANSACTION_FIELDS.map((f) => [toColumnName(f), TRANSACTION_TYPES[f]])),
+  '*',
+);
+
+/** Records simulated transactions in one statement; returns them as stored, in the order given. */
+export async function insertSandboxTransactions(db: Knex, txs: SandboxTransaction[]): Promise<SandboxTransaction[]> {
+  const { rows } = await db.raw(INSERT_TRANSACTIONS, columnArrays(txs, TRANSACTION_FIELDS));
+  const stored = new Map((rows as Array<Record<string, unknown>>).map((row) => [row.tx_hash as string, toTransaction(row)]));
+  return txs.map((tx) => stored.get(tx.txHash)!);
+}
+
+/** Records a simulated transaction (in the caller's transaction, when `db` is one). */
 export async function insertSandboxTransaction(db: Knex, tx: SandboxTransaction): Promise<SandboxTransaction> {
-  const [row] = await db('sandbox_transactions')
-    .insert({
-      tx_hash: tx.txHash,
-      network: tx.network,
-      asset: tx.asset,
-      address: tx.address,
-      memo: tx.memo,
-      from_address: tx.fromAddress,
-      amount: tx.amount,
-      output_index: tx.outputIndex,
-      created_at: tx.createdAt,
-    })
-    .returning('*');
-  return toTransaction(row);
+  return (await insertSandboxTransactions(db, [tx]))[0];
+}
+
+/**
+ * Returns `write(tx)`, which records a simulated transaction on its own (autocommit); the transactions
+ * recorded while an insert runs are recorded together by the next (group commit).
+ */
+export function createSandboxTransactionWriter(db: Knex): (tx: SandboxTransaction) => Promise<SandboxTransaction> {
+  return groupCommit((txs: SandboxTransaction[]) => insertSandboxTransactions(db, txs));
 }
 
 /** The first transaction paid to `address` (with `memo`, where the network uses one) at or after `since`. */

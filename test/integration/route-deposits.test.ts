@@ -215,7 +215,7 @@ describe('Permanent routes: deposits, accumulation, conversion and earnings', ()
     };
     server.knex.on('query', capture);
     try {
-      expect((await findAddressOwners(server.knex, address)).route?.assetKeys).to.deep.equal(['BTC/BTC']);
+      expect((await findAddressOwners(server.knex, [address]))[0].route?.assetKeys).to.deep.equal(['BTC/BTC']);
     } finally {
       server.knex.off('query', capture);
     }
@@ -234,10 +234,10 @@ describe('Permanent routes: deposits, accumulation, conversion and earnings', ()
         await trx.raw('set local plan_cache_mode = force_generic_plan');
         let n = 0;
         const text = /\$1\b/.test(captured!.sql) ? captured!.sql : captured!.sql.replace(/\?/g, () => `$${++n}`);
-        await trx.raw(`prepare pss_address_owners (text, text) as ${text.replace(/\?/g, '\\?')}`);
+        await trx.raw(`prepare pss_address_owners (text[]) as ${text.replace(/\?/g, '\\?')}`);
         // EXPLAIN EXECUTE takes no bind parameters: the address (base58, no quotes) is written in as a literal.
-        const literal = `'${address.replace(/'/g, "''")}'`;
-        const rows = (await trx.raw(`explain execute pss_address_owners (${literal}, ${literal})`)).rows as Array<{ 'QUERY PLAN': string }>;
+        const literal = `array['${address.replace(/'/g, "''")}']`;
+        const rows = (await trx.raw(`explain execute pss_address_owners (${literal})`)).rows as Array<{ 'QUERY PLAN': string }>;
         await trx.raw('deallocate pss_address_owners');
         return rows.map((r) => r['QUERY PLAN']).join('\n');
       });
@@ -246,6 +246,44 @@ describe('Permanent routes: deposits, accumulation, conversion and earnings', ()
     } finally {
       await server.knex.raw(`delete from route_addresses where ${filler}`);
     }
+  });
+
+  // Payments are looked up and recorded in groups (store/sandbox-chain.ts): payments sent at once, to routes
+  // of two partners, twice to one address, with refusals among them, must each be answered and stored as
+  // when sent alone, and a refused one must store nothing.
+  it('answers payments sent at once each for its own address, storing each accepted one and no refused one', async () => {
+    const otherClient = swapClient(server.origin, { ...(await server.createSigner('Other payer')), user: 'user-8' });
+    const [mine, theirs] = [await createVerifiedRoute(client, 'user-7'), await createVerifiedRoute(otherClient, 'user-8')];
+    const payments = [
+      { by: client, body: { address: mine.addresses['BTC/BTC'], asset: 'BTC', network: 'BTC', amount: '0.001' }, status: 202 },
+      { by: client, body: { address: mine.addresses['BTC/BTC'], asset: 'BTC', network: 'BTC', amount: '0.002' }, status: 202 },
+      { by: client, body: { address: mine.addresses['USDT/TRX'], asset: 'USDT', network: 'TRX', amount: '12.5' }, status: 202 },
+      { by: otherClient, body: { address: theirs.addresses['BTC/BTC'], asset: 'BTC', network: 'BTC', amount: '0.003' }, status: 202 },
+      // Another partner's address, the wrong asset for an address, an address nobody uses.
+      { by: client, body: { address: theirs.addresses['BTC/BTC'], asset: 'BTC', network: 'BTC', amount: '1' }, status: 404 },
+      { by: client, body: { address: mine.addresses['USDT/TRX'], asset: 'BTC', network: 'BTC', amount: '1' }, status: 400 },
+      { by: client, body: { address: 'bc1qnobodyusesthisaddressxxxxxxxxxxxxxxx', asset: 'BTC', network: 'BTC', amount: '1' }, status: 404 },
+    ];
+    const answers = await Promise.all(
+      payments.map((p) => p.by.send<{ txHash: string; address: string; amount: string }>('POST', '/api/v1/sandbox/deposits', p.body)),
+    );
+    expect(answers.map((a) => a.status)).to.deep.equal(payments.map((p) => p.status));
+    const accepted = payments.flatMap((p, i) => (p.status === 202 ? [{ ...p.body, txHash: answers[i].body.txHash }] : []));
+    for (const [i, p] of payments.entries()) {
+      if (p.status === 202) expect(answers[i].body).to.include({ address: p.body.address, amount: p.body.amount });
+    }
+    const addresses = [mine.addresses['BTC/BTC'], mine.addresses['USDT/TRX'], theirs.addresses['BTC/BTC']];
+    const stored = (await server.knex('sandbox_transactions').whereIn('address', addresses).orderBy('amount')) as Array<{
+      tx_hash: string;
+      address: string;
+      asset: string;
+      amount: string;
+    }>;
+    expect(stored.map((t) => ({ txHash: t.tx_hash, address: t.address, asset: t.asset, amount: t.amount }))).to.deep.equal(
+      accepted
+        .map((a) => ({ txHash: a.txHash, address: a.address, asset: a.asset, amount: a.amount }))
+        .sort((x, y) => Number(x.amount) - Number(y.amount)),
+    );
   });
 
   it('refuses a payment of an asset the address does not take, and pages deposits with a cursor', async () => {
