@@ -16,9 +16,9 @@ import {
   createChallengeReader,
   createChallengeWriter,
   createRoutePageReader,
+  createRouteViewReader,
   createRouteWriter,
   findRouteDeposits,
-  findRouteView,
   openExpectWindow,
   recoverRoute,
   type RouteAddressRecord,
@@ -50,11 +50,12 @@ export function createRouteHandlers(
   const readChallenge = createChallengeReader(deps.knex);
   const createRoute = createRouteWriter(deps.knex, deps.jobs.routeAddressesJobsStatement);
   const readRoutePage = createRoutePageReader(deps.knex);
+  const readRouteView = createRouteViewReader(deps.knex);
   const notFound = () => new AppError(404, 'not_found', 'No such permanent route.');
   const toBody = (view: RouteView): PermanentRoute => toRouteBody(view.route, view.addresses, view.waiting);
 
   async function ownedRoute(partnerId: string, id: string): Promise<RouteView> {
-    const view = await findRouteView(deps.knex, partnerId, id);
+    const view = await readRouteView(partnerId, id);
     if (!view) throw notFound();
     return view;
   }

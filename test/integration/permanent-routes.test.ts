@@ -461,6 +461,22 @@ describe('Permanent routes: challenges and verified creation', () => {
       expect(alone[0].body.routes.every((r) => Object.values(r.addresses).every((a) => a !== ''))).to.equal(true);
       const second = new Set(alone.slice(3).flatMap((r) => r.body.routes.map((route) => route.route_id)));
       expect(alone.slice(0, 3).some((r) => r.body.routes.some((route) => second.has(route.route_id)))).to.equal(false);
+
+      // Single routes are read in groups too (createRouteViewReader): each partner's own routes, twice each,
+      // in upper and lower case, beside another partner's route and an unknown id, all asked for at once.
+      const [mine, theirs] = [alone[0].body.routes, alone[3].body.routes];
+      const reads = [
+        ...[...mine, ...mine].map((r, k) => ({ list: lists[0], id: k % 2 ? r.route_id.toUpperCase() : r.route_id, route: r })),
+        ...theirs.map((r) => ({ list: lists[1], id: r.route_id, route: r })),
+        { list: lists[0], id: theirs[0].route_id, route: undefined },
+        { list: lists[1], id: randomUUID(), route: undefined },
+      ];
+      const answers = await Promise.all(reads.map((r) => r.list.send<Route>('GET', `/api/v1/permanent-routes/${r.id}`)));
+      for (const [k, answer] of answers.entries()) {
+        const expected = reads[k].route;
+        if (expected) expect(answer.body, answer.text).to.deep.equal(expected);
+        else expectError(answer, 404, 'not_found');
+      }
     });
   });
 });
