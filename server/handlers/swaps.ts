@@ -12,7 +12,7 @@ import type { Handlers, HandlerContext } from '../http/handler-types.js';
 import { LOCK_NOT_AVAILABLE, type IdempotencyRecord } from '../store/idempotency.js';
 import type { IssuedQuotes, QuoteRecord } from '../store/quotes.js';
 import { createCreationStateReader, createSwapWriter, type CreationOutcome } from '../store/swap-creation.js';
-import { createSwapPageReader, findSwapWithEvents } from '../store/swaps.js';
+import { createSwapPageReader, createSwapViewReader } from '../store/swaps.js';
 import type { HandlerDeps } from './deps.js';
 import { requirePartner } from './partner.js';
 import { blankToNull, checkDestination, checkRefund, resolvePair } from './request-rules.js';
@@ -27,6 +27,7 @@ export function createSwapHandlers(deps: HandlerDeps, issued: IssuedQuotes): Pic
   const readCreationState = createCreationStateReader(deps.knex);
   const createSwap = createSwapWriter(deps.knex, deps.jobs.firstStepJobsStatement);
   const readSwapPage = createSwapPageReader(deps.knex);
+  const readSwapView = createSwapViewReader(deps.knex);
   return {
     async createSwap({ partner, headers, body }) {
       const { partnerId, user } = requirePartner(partner);
@@ -147,7 +148,7 @@ export function createSwapHandlers(deps: HandlerDeps, issued: IssuedQuotes): Pic
       if (!partner && (!req.bearerToken || !deps.swapTokens.matches(path.id, req.bearerToken))) {
         throw unauthorized('invalid_token', 'This access token does not grant access to this swap.');
       }
-      const found = await findSwapWithEvents(deps.knex, path.id, partner?.partnerId);
+      const found = await readSwapView(path.id, partner?.partnerId);
       if (!found) throw new AppError(404, 'not_found', 'No such swap.');
       return { status: 200, body: { order: toSwapBody(found.swap), events: found.events.map(toSwapEventBody) } };
     },

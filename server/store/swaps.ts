@@ -94,6 +94,43 @@ export async function findSwapWithEvents(
   return { swap: fromRow<SwapRecord>(swap), events };
 }
 
+// The swaps of a group of lookups (`l.i` their positions) with their timelines: a primary-key lookup each, of
+// the partner's swap when the lookup names a partner (a token's lookup names none), and the swap's events
+// by swap_events' (swap_id, seq) index.
+const SWAPS_WITH_EVENTS = `
+  select l.i as "l:i", s.*,
+         coalesce((select json_agg(to_jsonb(e) || jsonb_build_object('seq', e.seq::text) order by e.seq)
+                     from swap_events e where e.swap_id = s.id), '[]') as timeline
+    from unnest(?::uuid[], ?::uuid[]) with ordinality as l(id, partner_id, i)
+    join swaps s on s.id = l.id and (l.partner_id is null or s.partner_id = l.partner_id)`;
+
+/**
+ * Returns `read(id, partnerId?)`: what findSwapWithEvents reads, for a swap's reads (GET /swaps/{id}). The
+ * swaps asked for while a read runs are read together by the next, in one statement, and a swap asked for
+ * twice the same way (a status poll) once (group-commit.ts); each read starts after its requests arrived.
+ */
+export function createSwapViewReader(
+  db: Knex,
+): (id: string, partnerId?: string) => Promise<{ swap: SwapRecord; events: SwapEventRecord[] } | undefined> {
+  const read = groupReadDistinct(
+    (l: { id: string; partnerId: string | null }) => `${l.id} ${l.partnerId ?? ''}`,
+    async (lookups) => {
+      const { rows } = await db.raw(SWAPS_WITH_EVENTS, [lookups.map((l) => l.id), lookups.map((l) => l.partnerId)]);
+      const found: Array<{ swap: SwapRecord; events: SwapEventRecord[] } | undefined> = lookups.map(() => undefined);
+      for (const { 'l:i': i, timeline, ...swap } of rows as Array<
+        { 'l:i': string; timeline: Array<Record<string, unknown>> } & Record<string, unknown>
+      >) {
+        found[Number(i) - 1] = {
+          swap: fromRow<SwapRecord>(swap),
+          events: timeline.map((entry) => fromJsonRow<SwapEventRecord>(entry, ['occurredAt'])),
+        };
+      }
+      return found;
+    },
+  );
+  return async (id, partnerId) => (isUuid(id) ? read({ id: id.toLowerCase(), partnerId: partnerId ?? null }) : undefined);
+}
+
 /** The swap `id` (when given, only if it belongs to `partnerId`) locked for the caller's transaction (FOR UPDATE). */
 export async function lockSwap(trx: Knex.Transaction, id: string, partnerId?: string): Promise<SwapRecord | undefined> {
   if (!isUuid(id)) return undefined;

@@ -34,7 +34,7 @@ import { provisionPartner } from '../../server/partners.js';
 import { createSecretBox } from '../../server/store/secret-box.js';
 import { TERMS_VERSION } from '../../server/domain/swap-view.js';
 import { findRouteDeposits } from '../../server/store/routes.js';
-import { createSwapPageReader, findSwapWithEvents } from '../../server/store/swaps.js';
+import { createSwapPageReader, createSwapViewReader } from '../../server/store/swaps.js';
 import { createVerifiedRoute } from '../support/routes.js';
 import { ETH_ADDRESS, swapClient } from '../support/swaps.js';
 import type { SignerOptions } from '../support/signer.js';
@@ -300,6 +300,7 @@ async function handlerStatements(db: pg.Client, ids: Ids): Promise<Array<{ read:
   const { knex, statements } = recordingKnex(db);
   const taken: Array<{ read: string; sql: string }> = [];
   const readSwapPage = createSwapPageReader(knex);
+  const readSwapView = createSwapViewReader(knex);
   const capture = async (read: string, work: () => Promise<unknown>) => {
     statements.length = 0;
     await work();
@@ -315,8 +316,8 @@ async function handlerStatements(db: pg.Client, ids: Ids): Promise<Array<{ read:
   const deepAll = await position('swaps', partner);
   const deepFiltered = await position('swaps', `${partner} and status = '${FILTER_STATUS}'`);
   const deepDeposits = await position('route_deposits', `route_id = '${ids.routeId}'`);
-  await capture('GET /swaps/{id} (token): findSwapWithEvents', () => findSwapWithEvents(knex, ids.swapId));
-  await capture('GET /swaps/{id} (signed): findSwapWithEvents', () => findSwapWithEvents(knex, ids.swapId, ids.partnerId));
+  await capture('GET /swaps/{id} (token)', () => readSwapView(ids.swapId));
+  await capture('GET /swaps/{id} (signed)', () => readSwapView(ids.swapId, ids.partnerId));
   await capture('GET /swaps (first page)', () => readSwapPage(ids.partnerId, { limit: SWAP_PAGE_ROWS }));
   await capture('GET /swaps (deep cursor)', () => readSwapPage(ids.partnerId, { limit: SWAP_PAGE_ROWS, after: deepAll }));
   await capture(`GET /swaps?status=${FILTER_STATUS} (first page)`, () =>

@@ -520,6 +520,33 @@ describe('Swaps', () => {
       expectError(await globex.send('GET', `/api/v1/swaps/${order.id}`), 404, 'not_found');
     });
 
+    // Single swaps are read in groups, a swap asked for twice the same way once (createSwapViewReader): token
+    // and signed reads of two partners' swaps, each twice, beside another partner's swap and an unknown id,
+    // asked for at once, must each be what it is when asked for alone.
+    it('answers reads of swaps sent at once, by token and signed, each with its own swap', async () => {
+      const theirs = await globex.create();
+      await globex.waitFor(theirs.order.id, (o) => !!o.depositAddress);
+      await acme.waitFor(order.id, (o) => !!o.depositAddress);
+      type Read = { status: number; body: { order: Swap; events: unknown[] } };
+      const reads: Array<() => Promise<Read>> = [
+        () => request(`${server.baseUrl}/swaps/${order.id}`, { headers: { authorization: `Bearer ${token}` } }),
+        () => request(`${server.baseUrl}/swaps/${theirs.order.id}`, { headers: { authorization: `Bearer ${theirs.accessToken}` } }),
+        () => acme.send('GET', `/api/v1/swaps/${order.id}`),
+        () => acme.send('GET', `/api/v1/swaps/${order.id.toUpperCase()}`),
+        () => globex.send('GET', `/api/v1/swaps/${theirs.order.id}`),
+        () => acme.send('GET', `/api/v1/swaps/${theirs.order.id}`),
+        () => globex.send('GET', `/api/v1/swaps/${randomUUID()}`),
+      ];
+      const alone: Read[] = [];
+      for (const read of reads) alone.push(await read());
+      expect(alone.map((r) => r.status)).to.deep.equal([200, 200, 200, 200, 200, 404, 404]);
+      expect(alone.slice(0, 5).map((r) => r.body.order.id)).to.deep.equal([order.id, theirs.order.id, order.id, order.id, theirs.order.id]);
+      const together = await Promise.all([...reads, ...reads].map((read) => read()));
+      // An error body names its own request id: refusals are compared by status.
+      const seen = (r: Read) => (r.status === 200 ? r.body : r.status);
+      expect(together.map(seen)).to.deep.equal([...alone, ...alone].map(seen));
+    });
+
     it('lists the partner’s swaps newest first, page by page, with the status filter', async () => {
       const fresh = swapClient(server.origin, await server.createSigner('Lister'));
       const made: string[] = [];
