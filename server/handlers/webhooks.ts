@@ -10,8 +10,8 @@ import { createWebhookSecret, secretHint, WEBHOOK_SECRET_BYTES } from '../domain
 import { checkWebhookTarget, checkWebhookUrlForm, WebhookTargetError, type ResolveHost } from '../domain/webhook-targets.js';
 import type { Handlers } from '../http/handler-types.js';
 import {
+  createAttemptPageReader,
   findWebhook,
-  listAttempts,
   lockWebhook,
   updateWebhook,
   upsertWebhook,
@@ -35,6 +35,7 @@ const resolveAll: ResolveHost = (hostname) => dns.promises.lookup(hostname, { al
 export function createWebhookHandlers(
   deps: HandlerDeps,
 ): Pick<Handlers, 'getPartnerWebhook' | 'putPartnerWebhook' | 'listWebhookDeliveries' | 'sendTestWebhook'> {
+  const readAttemptPage = createAttemptPageReader(deps.knex);
   return {
     async getPartnerWebhook({ partner }) {
       const { partnerId } = requirePartner(partner);
@@ -77,7 +78,7 @@ export function createWebhookHandlers(
       const limit = query.limit ?? 20;
       const position = query.cursor === undefined ? undefined : decodeCursor(query.cursor, query.eventId, ATTEMPT_POSITION);
       const before = position && { attemptedAt: new Date(position.a), seq: position.s };
-      const rows = await listAttempts(deps.knex, partnerId, { limit: limit + 1, before, messageId: query.eventId });
+      const rows = await readAttemptPage(partnerId, { limit: limit + 1, before, messageId: query.eventId });
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
       return {

@@ -3,7 +3,7 @@
  * and the record of every delivery attempt.
  */
 import type { Knex } from 'knex';
-import { columnArrays, groupCommit, groupReadByUuid, unnestInsert } from './group-commit.js';
+import { columnArrays, groupCommit, groupReadByUuid, groupReadDistinct, unnestInsert } from './group-commit.js';
 import { isUuid, toColumnName } from './rows.js';
 
 /** A partner's webhook as stored; the secret stays sealed here. */
@@ -312,25 +312,61 @@ export async function findAttempt(db: Knex, partnerId: string, id: string): Prom
   return row ? toAttempt(row) : undefined;
 }
 
+/** Which page of a partner's delivery attempts to read. */
+export interface AttemptPageLookup {
+  limit: number;
+  /** The position (attempt time, record order) of the last attempt of the previous page. */
+  before?: { attemptedAt: Date; seq: string };
+  /** Only this message's attempts. */
+  messageId?: string;
+}
+
+// The position before every attempt: a first page reads from it, so first and later pages are one statement.
+const BEFORE_ALL_ATTEMPTS = { attemptedAt: 'infinity', seq: '9223372036854775807' };
+
+// The pages of a group of lookups (`l.i` their positions), each read as its own query would be: the partner's
+// attempts (of one message, or all) newest first from the position, on webhook_attempts'
+// (partner_id, attempted_at, seq) index, as many as the page. With a message and without, they are two
+// statements, each with a plan of its own.
+const ATTEMPT_PAGES = (byMessage: boolean) => `
+  select l.i as "l:i", a.*
+    from unnest(?::int[], ?::uuid[], ?::timestamptz[], ?::bigint[], ?::int[]${byMessage ? ', ?::text[]' : ''})
+      as l(i, partner_id, before_at, before_seq, page${byMessage ? ', message_id' : ''})
+   cross join lateral (
+     select * from webhook_attempts w
+      where w.partner_id = l.partner_id ${byMessage ? 'and w.message_id = l.message_id' : ''}
+        and (w.attempted_at, w.seq) < (l.before_at, l.before_seq)
+      order by w.attempted_at desc, w.seq desc
+      limit l.page) a
+   order by l.i, a.attempted_at desc, a.seq desc`;
+
 /**
- * A page of the partner's attempts, newest first (by attempt time, then by record order), after the position
- * `before` of the last attempt of the previous page; only message `messageId`'s when given.
+ * Returns `read(partnerId, lookup)`: a page of the partner's attempts, newest first (by attempt time, then
+ * by record order), after the position `before`; only message `messageId`'s when given. The pages asked for
+ * while a read runs are read together by the next, in one statement per kind, and a page asked for twice in a
+ * group once (group-commit.ts); each read starts after its requests arrived.
  */
-export async function listAttempts(
-  db: Knex,
-  partnerId: string,
-  options: { limit: number; before?: { attemptedAt: Date; seq: string }; messageId?: string },
-): Promise<AttemptRecord[]> {
-  const query = db('webhook_attempts')
-    .where({ partner_id: partnerId })
-    .orderBy([
-      { column: 'attempted_at', order: 'desc' },
-      { column: 'seq', order: 'desc' },
-    ])
-    .limit(options.limit);
-  if (options.messageId) query.where({ message_id: options.messageId });
-  if (options.before) query.whereRaw('(attempted_at, seq) < (?, ?)', [options.before.attemptedAt, options.before.seq]);
-  return (await query).map(toAttempt);
+export function createAttemptPageReader(db: Knex): (partnerId: string, lookup: AttemptPageLookup) => Promise<AttemptRecord[]> {
+  const keyOf = (l: AttemptPageLookup & { partnerId: string }) =>
+    `${l.partnerId} ${l.limit} ${l.messageId ?? ''} ${l.before ? `${l.before.attemptedAt.toISOString()} ${l.before.seq}` : ''}`;
+  const reader = (byMessage: boolean) =>
+    groupReadDistinct(keyOf, async (lookups: Array<AttemptPageLookup & { partnerId: string }>) => {
+      const before = lookups.map((l) => l.before ?? BEFORE_ALL_ATTEMPTS);
+      const { rows } = await db.raw(ATTEMPT_PAGES(byMessage), [
+        lookups.map((_, i) => i),
+        lookups.map((l) => l.partnerId),
+        before.map((b) => b.attemptedAt),
+        before.map((b) => b.seq),
+        lookups.map((l) => l.limit),
+        ...(byMessage ? [lookups.map((l) => l.messageId)] : []),
+      ]);
+      const pages: AttemptRecord[][] = lookups.map(() => []);
+      for (const { 'l:i': i, ...row } of rows as Array<{ 'l:i': number } & Record<string, unknown>>) pages[i].push(toAttempt(row));
+      return pages;
+    });
+  const all = reader(false);
+  const ofMessage = reader(true);
+  return (partnerId, lookup) => (lookup.messageId ? ofMessage : all)({ ...lookup, partnerId });
 }
 
 /**

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { Webhook } from 'standardwebhooks';
 import { verifyWebhook, type SwapUpdatedEvent, type WebhookEvent } from '../../sdk/src/webhooks.js';
@@ -396,6 +397,35 @@ describe('partner webhooks', function () {
 
       const other = partnerApi(await server.createSigner());
       expect((await other.deliveries()).body).to.deep.equal({ deliveries: [], nextCursor: null });
+    });
+
+    // Pages are read in groups, a page asked for twice in a group once (createAttemptPageReader): pages of two
+    // partners, with and without a cursor and an eventId filter, each asked for twice at once, must each be
+    // what it is when asked for alone.
+    it('answers list requests of two partners sent at once each with its own page', async () => {
+      const apis: Array<ReturnType<typeof partnerApi>> = [];
+      for (let n = 0; n < 2; n++) {
+        const { api } = await partnerWithWebhook(await newReceiver());
+        for (let i = 0; i < 3 + n; i++) await api.test();
+        apis.push(api);
+      }
+      const firsts = await Promise.all(apis.map((api) => api.deliveries('?limit=2')));
+      const queries = firsts.flatMap((first) => [
+        '',
+        '?limit=1',
+        `?limit=2&cursor=${first.body.nextCursor}`,
+        `?eventId=${first.body.deliveries[1].eventId}`,
+        `?eventId=${randomUUID()}`,
+      ]);
+      const ask = (k: number) => apis[Math.floor(k / 5)].deliveries(queries[k]);
+      const alone: Array<JsonResponse<DeliveryList>> = [];
+      for (let k = 0; k < queries.length; k++) alone.push(await ask(k));
+      const together = await Promise.all([...queries.keys(), ...queries.keys()].map(ask));
+      expect(together.map((r) => r.status)).to.deep.equal(together.map(() => 200));
+      expect(together.map((r) => r.body)).to.deep.equal([...alone, ...alone].map((r) => r.body));
+      expect(alone.map((r) => r.body.deliveries.length)).to.deep.equal([3, 1, 1, 1, 0, 4, 1, 2, 1, 0]);
+      expect(alone[2].body.deliveries[0].id).to.equal(alone[0].body.deliveries[2].id);
+      expect(alone[3].body.deliveries[0].id).to.equal(alone[0].body.deliveries[1].id);
     });
 
     it('refuses a cursor it did not issue, or one made with another eventId filter (400)', async () => {
