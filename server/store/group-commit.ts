@@ -4,7 +4,7 @@
  * the end of the event loop's current turn. Reads that come in numbers are grouped the same way.
  */
 import type { Knex } from 'knex';
-import { isUuid } from './rows.js';
+import { isUuid, toColumnName } from './rows.js';
 
 /** One submitted item, waiting for its group. */
 interface Pending<I, O> {
@@ -162,6 +162,36 @@ export function unnestInsert(table: string, columnTypes: Record<string, string>,
     `insert into ${table} (${columns.join(', ')}) select * from unnest(${columns.map((c) => `?::${columnTypes[c]}[]`).join(', ')})` +
     (returning ? ` returning ${returning}` : '')
   );
+}
+
+/**
+ * unnestInsert for records of type R: `types` gives each field's SQL type, its column being the field's name
+ * in snake_case. Returns the statement and how to make its parameters from a group of records.
+ */
+export function recordInsert<R>(
+  table: string,
+  types: Record<keyof R & string, string>,
+  returning?: string,
+): { sql: string; params: (records: R[]) => unknown[][] } {
+  const fields = Object.keys(types) as Array<keyof R & string>;
+  return {
+    sql: unnestInsert(table, Object.fromEntries(fields.map((f) => [toColumnName(f), types[f]])), returning),
+    params: (records) => columnArrays(records, fields),
+  };
+}
+
+/**
+ * The rows of a grouped read sorted into one list per lookup, by their "l:i" column (the lookup's position,
+ * from 0), each made a record by `toRecord`; the column itself is left out.
+ */
+export function rowsPerLookup<R>(
+  rows: Array<Record<string, unknown>>,
+  lookups: number,
+  toRecord: (row: Record<string, unknown>) => R,
+): R[][] {
+  const lists: R[][] = Array.from({ length: lookups }, () => []);
+  for (const { 'l:i': i, ...row } of rows) lists[Number(i)].push(toRecord(row));
+  return lists;
 }
 
 /** The parameters of unnestInsert for `rows`: one array per column (undefined written as null). */

@@ -3,9 +3,17 @@ import type { Knex } from 'knex';
 import { assetNetwork } from '../domain/catalog.js';
 import type { DepositOrder, DepositRecord } from '../domain/route-deposit-view.js';
 import { guardRefusal } from './errors.js';
-import { columnArrays, groupCommit, groupCommitClaims, groupReadByUuid, groupReadDistinct, unnestInsert } from './group-commit.js';
+import {
+  columnArrays,
+  groupCommit,
+  groupCommitClaims,
+  groupReadByUuid,
+  groupReadDistinct,
+  recordInsert,
+  rowsPerLookup,
+} from './group-commit.js';
 import { toKnexRaw, type NativeStatement } from './raw-sql.js';
-import { BEFORE_ALL, fromJsonRow, fromRow, isUuid, pageKey, toColumnName } from './rows.js';
+import { BEFORE_ALL, fromJsonRow, fromRow, isUuid, pageKey } from './rows.js';
 
 /** An ownership challenge as stored. */
 export interface ChallengeRecord {
@@ -69,11 +77,7 @@ const NEW_CHALLENGE_TYPES: Record<keyof NewChallenge, string> = {
   expiresAt: 'timestamptz',
   createdAt: 'timestamptz',
 };
-const NEW_CHALLENGE_FIELDS = Object.keys(NEW_CHALLENGE_TYPES) as Array<keyof NewChallenge>;
-const INSERT_CHALLENGES = unnestInsert(
-  'route_challenges',
-  Object.fromEntries(NEW_CHALLENGE_FIELDS.map((f) => [toColumnName(f), NEW_CHALLENGE_TYPES[f]])),
-);
+const INSERT_CHALLENGES = recordInsert<NewChallenge>('route_challenges', NEW_CHALLENGE_TYPES);
 
 /**
  * Stores challenges; the ones issued while an insert runs are stored together by the next (group commit,
@@ -81,7 +85,7 @@ const INSERT_CHALLENGES = unnestInsert(
  */
 export function createChallengeWriter(db: Knex): (challenge: NewChallenge) => Promise<void> {
   return groupCommit(async (challenges: NewChallenge[]) => {
-    await db.raw(INSERT_CHALLENGES, columnArrays(challenges, NEW_CHALLENGE_FIELDS));
+    await db.raw(INSERT_CHALLENGES.sql, INSERT_CHALLENGES.params(challenges));
     return challenges.map(() => undefined);
   });
 }
@@ -334,10 +338,10 @@ function toRouteView(row: Record<string, unknown>): RouteView {
   };
 }
 
-// The routes of a group of lookups (`l.i` their positions) that exist and are their partner's, each with its
+// The routes of a group of lookups (`l.i - 1` their positions) that exist and are their partner's, each with its
 // view columns: one primary-key lookup per route.
 const ROUTE_VIEWS = `
-  select l.i as "l:i", r.*, ${VIEW_COLUMNS}
+  select l.i - 1 as "l:i", r.*, ${VIEW_COLUMNS}
     from unnest(?::uuid[], ?::uuid[]) with ordinality as l(id, partner_id, i)
     join permanent_routes r on r.id = l.id and r.partner_id = l.partner_id`;
 
@@ -351,10 +355,7 @@ export function createRouteViewReader(db: Knex): (partnerId: string, id: string)
     (l: { partnerId: string; id: string }) => `${l.partnerId} ${l.id}`,
     async (lookups) => {
       const { rows } = await db.raw(ROUTE_VIEWS, [lookups.map((l) => l.id), lookups.map((l) => l.partnerId)]);
-      const views: Array<RouteView | undefined> = lookups.map(() => undefined);
-      for (const { 'l:i': i, ...row } of rows as Array<{ 'l:i': string } & Record<string, unknown>>)
-        views[Number(i) - 1] = toRouteView(row);
-      return views;
+      return rowsPerLookup(rows, lookups.length, toRouteView).map((found) => found[0]);
     },
   );
   return async (partnerId, id) => (isUuid(id) ? read({ partnerId, id: id.toLowerCase() }) : undefined);
@@ -454,9 +455,7 @@ export function createRoutePageReader(db: Knex): (partnerId: string, lookup: Rou
       after.map((a) => a.id),
       lookups.map((l) => l.limit),
     ]);
-    const pages: RouteView[][] = lookups.map(() => []);
-    for (const { 'l:i': i, ...row } of rows as Array<{ 'l:i': number } & Record<string, unknown>>) pages[i].push(toRouteView(row));
-    return pages;
+    return rowsPerLookup(rows, lookups.length, toRouteView);
   });
   return (partnerId, lookup) => read({ ...lookup, partnerId });
 }

@@ -1,7 +1,6 @@
 /** The sandbox's simulated chain: transactions paid to deposit addresses, and payouts sent by the service. */
 import type { Knex } from 'knex';
-import { columnArrays, groupCommit, groupReadDistinct, unnestInsert } from './group-commit.js';
-import { toColumnName } from './rows.js';
+import { groupCommit, groupReadDistinct, recordInsert } from './group-commit.js';
 
 /** A simulated transaction to a deposit address. */
 export interface SandboxTransaction {
@@ -96,16 +95,11 @@ const TRANSACTION_TYPES: Record<keyof SandboxTransaction, string> = {
   outputIndex: 'int',
   createdAt: 'timestamptz',
 };
-const TRANSACTION_FIELDS = Object.keys(TRANSACTION_TYPES) as Array<keyof SandboxTransaction>;
-const INSERT_TRANSACTIONS = unnestInsert(
-  'sandbox_transactions',
-  Object.fromEntries(TRANSACTION_FIELDS.map((f) => [toColumnName(f), TRANSACTION_TYPES[f]])),
-  '*',
-);
+const INSERT_TRANSACTIONS = recordInsert<SandboxTransaction>('sandbox_transactions', TRANSACTION_TYPES, '*');
 
 /** Records simulated transactions in one statement; returns them as stored, in the order given. */
 export async function insertSandboxTransactions(db: Knex, txs: SandboxTransaction[]): Promise<SandboxTransaction[]> {
-  const { rows } = await db.raw(INSERT_TRANSACTIONS, columnArrays(txs, TRANSACTION_FIELDS));
+  const { rows } = await db.raw(INSERT_TRANSACTIONS.sql, INSERT_TRANSACTIONS.params(txs));
   const stored = new Map((rows as Array<Record<string, unknown>>).map((row) => [row.tx_hash as string, toTransaction(row)]));
   return txs.map((tx) => stored.get(tx.txHash)!);
 }

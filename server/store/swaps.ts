@@ -2,7 +2,7 @@
 import type { Knex } from 'knex';
 import type { SwapStatus } from '../domain/swap-lifecycle.js';
 import type { RouteOrderFields, SwapEventRecord, SwapRecord } from '../domain/swap-view.js';
-import { groupReadByUuid, groupReadDistinct } from './group-commit.js';
+import { groupReadByUuid, groupReadDistinct, rowsPerLookup } from './group-commit.js';
 import { toKnexRaw, type NativeStatement } from './raw-sql.js';
 import { BEFORE_ALL, fromJsonRow, fromRow, isUuid, pageKey, toColumns } from './rows.js';
 import { announcementSql } from './swap-notifications.js';
@@ -94,11 +94,11 @@ export async function findSwapWithEvents(
   return { swap: fromRow<SwapRecord>(swap), events };
 }
 
-// The swaps of a group of lookups (`l.i` their positions) with their timelines: a primary-key lookup each, of
+// The swaps of a group of lookups (`l.i - 1` their positions) with their timelines: a primary-key lookup each, of
 // the partner's swap when the lookup names a partner (a token's lookup names none), and the swap's events
 // by swap_events' (swap_id, seq) index.
 const SWAPS_WITH_EVENTS = `
-  select l.i as "l:i", s.*,
+  select l.i - 1 as "l:i", s.*,
          coalesce((select json_agg(to_jsonb(e) || jsonb_build_object('seq', e.seq::text) order by e.seq)
                      from swap_events e where e.swap_id = s.id), '[]') as timeline
     from unnest(?::uuid[], ?::uuid[]) with ordinality as l(id, partner_id, i)
@@ -116,16 +116,11 @@ export function createSwapViewReader(
     (l: { id: string; partnerId: string | null }) => `${l.id} ${l.partnerId ?? ''}`,
     async (lookups) => {
       const { rows } = await db.raw(SWAPS_WITH_EVENTS, [lookups.map((l) => l.id), lookups.map((l) => l.partnerId)]);
-      const found: Array<{ swap: SwapRecord; events: SwapEventRecord[] } | undefined> = lookups.map(() => undefined);
-      for (const { 'l:i': i, timeline, ...swap } of rows as Array<
-        { 'l:i': string; timeline: Array<Record<string, unknown>> } & Record<string, unknown>
-      >) {
-        found[Number(i) - 1] = {
-          swap: fromRow<SwapRecord>(swap),
-          events: timeline.map((entry) => fromJsonRow<SwapEventRecord>(entry, ['occurredAt'])),
-        };
-      }
-      return found;
+      const withEvents = ({ timeline, ...swap }: Record<string, unknown>) => ({
+        swap: fromRow<SwapRecord>(swap),
+        events: (timeline as Array<Record<string, unknown>>).map((entry) => fromJsonRow<SwapEventRecord>(entry, ['occurredAt'])),
+      });
+      return rowsPerLookup(rows, lookups.length, withEvents).map((found) => found[0]);
     },
   );
   return async (id, partnerId) => (isUuid(id) ? read({ id: id.toLowerCase(), partnerId: partnerId ?? null }) : undefined);
@@ -399,10 +394,7 @@ export function createSwapPageReader(db: Knex): (partnerId: string, lookup: Swap
         lookups.map((l) => l.limit),
         ...(withStatus ? [lookups.map((l) => l.status)] : []),
       ]);
-      const pages: SwapRecord[][] = lookups.map(() => []);
-      for (const { 'l:i': i, ...row } of rows as Array<{ 'l:i': number } & Record<string, unknown>>)
-        pages[i].push(fromRow<SwapRecord>(row));
-      return pages;
+      return rowsPerLookup(rows, lookups.length, (row) => fromRow<SwapRecord>(row));
     });
   const plain = reader(false);
   const filtered = reader(true);

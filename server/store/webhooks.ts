@@ -3,7 +3,7 @@
  * and the record of every delivery attempt.
  */
 import type { Knex } from 'knex';
-import { columnArrays, groupCommit, groupReadByUuid, groupReadDistinct, unnestInsert } from './group-commit.js';
+import { columnArrays, groupCommit, groupReadByUuid, groupReadDistinct, rowsPerLookup, unnestInsert } from './group-commit.js';
 import { isUuid, toColumnName } from './rows.js';
 
 /** A partner's webhook as stored; the secret stays sealed here. */
@@ -360,9 +360,7 @@ export function createAttemptPageReader(db: Knex): (partnerId: string, lookup: A
         lookups.map((l) => l.limit),
         ...(byMessage ? [lookups.map((l) => l.messageId)] : []),
       ]);
-      const pages: AttemptRecord[][] = lookups.map(() => []);
-      for (const { 'l:i': i, ...row } of rows as Array<{ 'l:i': number } & Record<string, unknown>>) pages[i].push(toAttempt(row));
-      return pages;
+      return rowsPerLookup(rows, lookups.length, toAttempt);
     });
   const all = reader(false);
   const ofMessage = reader(true);
