@@ -50,11 +50,19 @@ export const PAGE_POSITION = { c: CURSOR_FIELDS.timestamp, i: CURSOR_FIELDS.uuid
 
 /** The position a decoded PAGE_POSITION cursor names; 400 for a well-formed but impossible time (month 99). */
 export function positionOf(position: { c: string; i: string }): { createdAt: Date; id: string } {
-  const createdAt = new Date(position.c);
-  if (Number.isNaN(createdAt.getTime()) || createdAt.toISOString() !== position.c) {
+  return { createdAt: cursorTime(position.c), id: position.i };
+}
+
+/**
+ * The time a decoded cursor's timestamp field (CURSOR_FIELDS.timestamp) names; 400 for a well-formed but
+ * impossible one (month 99), which no cursor this API made carries.
+ */
+export function cursorTime(text: string): Date {
+  const time = new Date(text);
+  if (Number.isNaN(time.getTime()) || time.toISOString() !== text) {
     throw new AppError(400, 'invalid_request', 'cursor is not a cursor this API returned; pass nextCursor of the previous page.', {
       field: 'cursor',
     });
   }
-  return { createdAt, id: position.i };
+  return time;
 }

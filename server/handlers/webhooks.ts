@@ -20,7 +20,7 @@ import {
   type WebhookRecord,
 } from '../store/webhooks.js';
 import type { HandlerDeps } from './deps.js';
-import { CURSOR_FIELDS, decodeCursor, encodeCursor } from './cursors.js';
+import { CURSOR_FIELDS, cursorTime, decodeCursor, encodeCursor } from './cursors.js';
 import { requirePartner } from './partner.js';
 
 type WebhookEventType = components['schemas']['WebhookEventType'];
@@ -77,7 +77,7 @@ export function createWebhookHandlers(
       const { partnerId } = requirePartner(partner);
       const limit = query.limit ?? 20;
       const position = query.cursor === undefined ? undefined : decodeCursor(query.cursor, query.eventId, ATTEMPT_POSITION);
-      const before = position && { attemptedAt: new Date(position.a), seq: position.s };
+      const before = position && { attemptedAt: cursorTime(position.a), seq: position.s };
       const rows = await readAttemptPage(partnerId, { limit: limit + 1, before, messageId: query.eventId });
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];

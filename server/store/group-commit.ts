@@ -72,10 +72,22 @@ export function groupCommit<I, O>(write: (items: I[]) => Promise<O[]>): (item: I
 
 /**
  * groupCommit for reads: items with the same key (`keyOf`) in one group are read once, and each gets that
- * one result (shared, not copied: callers must not change it). `read` gets the group's distinct items.
+ * one result (shared, not copied: callers must not change it). `read` gets the group's distinct items. When
+ * a group's read fails, each distinct item is read again on its own, all at once (not one after another, as
+ * groupCommit's writes are), so a failure that is one item's is only its own, and one that is everyone's (no
+ * connection to be had) is answered to all after one more wait, not one wait per item.
  */
 export function groupReadDistinct<I, O>(keyOf: (item: I) => string, read: (items: I[]) => Promise<O[]>): (item: I) => Promise<O> {
-  return groupCommit(async (items: I[]) => {
+  const readAll = async (items: I[]): Promise<O[]> => {
+    const results = await read(items);
+    if (!Array.isArray(results) || results.length !== items.length) {
+      throw new Error(
+        `a group read returned ${Array.isArray(results) ? results.length : typeof results} results for ${items.length} items`,
+      );
+    }
+    return results;
+  };
+  const submit = groupCommit(async (items: I[]): Promise<Array<PromiseSettledResult<O>>> => {
     const slots = new Map<string, number>();
     const distinct: I[] = [];
     const slotOf = items.map((item) => {
@@ -87,10 +99,22 @@ export function groupReadDistinct<I, O>(keyOf: (item: I) => string, read: (items
       }
       return slot;
     });
-    const results = await read(distinct);
-    if (results.length !== distinct.length) throw new Error(`a group read returned ${results.length} results for ${distinct.length} items`);
-    return slotOf.map((slot) => results[slot]);
+    let settled: Array<PromiseSettledResult<O>>;
+    try {
+      settled = (await readAll(distinct)).map((value) => ({ status: 'fulfilled', value }));
+    } catch (err) {
+      settled =
+        distinct.length === 1
+          ? [{ status: 'rejected', reason: err }]
+          : await Promise.allSettled(distinct.map(async (item) => (await readAll([item]))[0]));
+    }
+    return slotOf.map((slot) => settled[slot]);
   });
+  return async (item) => {
+    const outcome = await submit(item);
+    if (outcome.status === 'rejected') throw outcome.reason;
+    return outcome.value;
+  };
 }
 
 /**
@@ -212,10 +236,13 @@ export function groupReadByUuid<R>(
   column: string,
   toRecord: (row: Record<string, unknown>) => R,
 ): (key: string) => Promise<R | undefined> {
-  const read = groupCommit(async (keys: string[]) => {
-    const rows: Array<Record<string, unknown>> = await db(table).whereRaw('?? = any(?::uuid[])', [column, [...new Set(keys)]]);
-    const found = new Map(rows.map((row) => [row[column] as string, toRecord(row)]));
-    return keys.map((key) => found.get(key));
-  });
+  const read = groupReadDistinct(
+    (key: string) => key,
+    async (keys) => {
+      const rows: Array<Record<string, unknown>> = await db(table).whereRaw('?? = any(?::uuid[])', [column, keys]);
+      const found = new Map(rows.map((row) => [row[column] as string, toRecord(row)]));
+      return keys.map((key) => found.get(key));
+    },
+  );
   return async (key) => (isUuid(key) ? read(key.toLowerCase()) : undefined);
 }

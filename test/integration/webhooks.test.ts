@@ -435,6 +435,9 @@ describe('partner webhooks', function () {
       await api.test();
       const page = await api.deliveries('?limit=1');
       expectError(await api.deliveries(`?cursor=${Buffer.from('{"s":"x"}').toString('base64url')}`), 400, 'invalid_request');
+      // Well-formed, but month 99: no cursor of this API carries it.
+      const impossible = Buffer.from(JSON.stringify({ p: { a: '2024-99-01T00:00:00.000Z', s: '1' }, f: null })).toString('base64url');
+      expectError(await api.deliveries(`?cursor=${impossible}`), 400, 'invalid_request');
       expectError(
         await api.deliveries(`?cursor=${page.body.nextCursor}&eventId=${page.body.deliveries[0].eventId}`),
         400,

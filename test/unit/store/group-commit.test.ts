@@ -98,4 +98,34 @@ describe('groupReadDistinct', () => {
     const settled = await Promise.allSettled(['a', 'a', 'b'].map(read));
     expect(settled.map((s) => s.status)).to.deep.equal(['rejected', 'rejected', 'rejected']);
   });
+
+  it('reads the distinct items of a failed group again each on its own, all at once: only a failing one is refused', async () => {
+    const reads: string[][] = [];
+    let inFlight = 0;
+    let mostInFlight = 0;
+    const read = groupReadDistinct(
+      (key: string) => key,
+      async (keys) => {
+        reads.push(keys);
+        inFlight++;
+        mostInFlight = Math.max(mostInFlight, inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        inFlight--;
+        if (keys.includes('bad')) throw new Error(`cannot read ${keys.join(', ')}`);
+        return keys.map((k) => k.toUpperCase());
+      },
+    );
+    const settled = await Promise.allSettled(['a', 'bad', 'b', 'a', 'bad'].map(read));
+    expect(settled.map((s) => (s.status === 'fulfilled' ? s.value : (s.reason as Error).message))).to.deep.equal([
+      'A',
+      'cannot read bad',
+      'B',
+      'A',
+      'cannot read bad',
+    ]);
+    // The group, then each distinct key once, concurrently.
+    expect(reads[0]).to.deep.equal(['a', 'bad', 'b']);
+    expect(reads.slice(1).sort()).to.deep.equal([['a'], ['b'], ['bad']]);
+    expect(mostInFlight).to.equal(3);
+  });
 });
