@@ -205,17 +205,24 @@ export function recordInsert<R>(
 }
 
 /**
- * The rows of a grouped read sorted into one list per lookup, by their "l:i" column (the lookup's position,
- * from 0), each made a record by `toRecord`; the column itself is left out.
+ * Returns `read(lookup)`: the rows `sql` finds for a lookup, read in groups (groupReadDistinct: lookups with
+ * the same `keyOf` once). `sql` takes the lookups' positions (0, 1, ...) as its first parameter, an int[],
+ * then what `params` makes of the group, and names each row's lookup in its column "l:i"; `toRecord` makes a
+ * record of a row without that column.
  */
-export function rowsPerLookup<R>(
-  rows: Array<Record<string, unknown>>,
-  lookups: number,
-  toRecord: (row: Record<string, unknown>) => R,
-): R[][] {
-  const lists: R[][] = Array.from({ length: lookups }, () => []);
-  for (const { 'l:i': i, ...row } of rows) lists[Number(i)].push(toRecord(row));
-  return lists;
+export function groupReadRows<L, R>(
+  db: Knex,
+  sql: string,
+  options: { keyOf: (lookup: L) => string; params: (lookups: L[]) => unknown[]; toRecord: (row: Record<string, unknown>) => R },
+): (lookup: L) => Promise<R[]> {
+  return groupReadDistinct(options.keyOf, async (lookups: L[]) => {
+    const { rows } = (await db.raw(sql, [lookups.map((_, i) => i), ...options.params(lookups)])) as {
+      rows: Array<Record<string, unknown>>;
+    };
+    const lists: R[][] = lookups.map(() => []);
+    for (const { 'l:i': i, ...row } of rows) lists[Number(i)].push(options.toRecord(row));
+    return lists;
+  });
 }
 
 /** The parameters of unnestInsert for `rows`: one array per column (undefined written as null). */

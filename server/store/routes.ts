@@ -3,15 +3,7 @@ import type { Knex } from 'knex';
 import { assetNetwork } from '../domain/catalog.js';
 import type { DepositOrder, DepositRecord } from '../domain/route-deposit-view.js';
 import { guardRefusal } from './errors.js';
-import {
-  columnArrays,
-  groupCommit,
-  groupCommitClaims,
-  groupReadByUuid,
-  groupReadDistinct,
-  recordInsert,
-  rowsPerLookup,
-} from './group-commit.js';
+import { columnArrays, groupCommit, groupCommitClaims, groupReadByUuid, groupReadRows, recordInsert } from './group-commit.js';
 import { toKnexRaw, type NativeStatement } from './raw-sql.js';
 import { BEFORE_ALL, fromJsonRow, fromRow, isUuid, pageKey } from './rows.js';
 
@@ -338,11 +330,11 @@ function toRouteView(row: Record<string, unknown>): RouteView {
   };
 }
 
-// The routes of a group of lookups (`l.i - 1` their positions) that exist and are their partner's, each with its
+// The routes of a group of lookups (`l.i` their positions) that exist and are their partner's, each with its
 // view columns: one primary-key lookup per route.
 const ROUTE_VIEWS = `
-  select l.i - 1 as "l:i", r.*, ${VIEW_COLUMNS}
-    from unnest(?::uuid[], ?::uuid[]) with ordinality as l(id, partner_id, i)
+  select l.i as "l:i", r.*, ${VIEW_COLUMNS}
+    from unnest(?::int[], ?::uuid[], ?::uuid[]) as l(i, id, partner_id)
     join permanent_routes r on r.id = l.id and r.partner_id = l.partner_id`;
 
 /**
@@ -351,14 +343,12 @@ const ROUTE_VIEWS = `
  * once (group-commit.ts); each read starts after its requests arrived.
  */
 export function createRouteViewReader(db: Knex): (partnerId: string, id: string) => Promise<RouteView | undefined> {
-  const read = groupReadDistinct(
-    (l: { partnerId: string; id: string }) => `${l.partnerId} ${l.id}`,
-    async (lookups) => {
-      const { rows } = await db.raw(ROUTE_VIEWS, [lookups.map((l) => l.id), lookups.map((l) => l.partnerId)]);
-      return rowsPerLookup(rows, lookups.length, toRouteView).map((found) => found[0]);
-    },
-  );
-  return async (partnerId, id) => (isUuid(id) ? read({ partnerId, id: id.toLowerCase() }) : undefined);
+  const read = groupReadRows(db, ROUTE_VIEWS, {
+    keyOf: (l: { partnerId: string; id: string }) => `${l.partnerId} ${l.id}`,
+    params: (lookups) => [lookups.map((l) => l.id), lookups.map((l) => l.partnerId)],
+    toRecord: toRouteView,
+  });
+  return async (partnerId, id) => (isUuid(id) ? (await read({ partnerId, id: id.toLowerCase() }))[0] : undefined);
 }
 
 /** A deposit with the order it joined, if any. */
@@ -446,16 +436,13 @@ const ROUTE_PAGES = `
  * its requests arrived, so it sees every change committed before any of them was asked.
  */
 export function createRoutePageReader(db: Knex): (partnerId: string, lookup: RoutePageLookup) => Promise<RouteView[]> {
-  const read = groupReadDistinct(pageKey, async (lookups: Array<RoutePageLookup & { partnerId: string }>) => {
-    const after = lookups.map((l) => l.after ?? BEFORE_ALL);
-    const { rows } = await db.raw(ROUTE_PAGES, [
-      lookups.map((_, i) => i),
-      lookups.map((l) => l.partnerId),
-      after.map((a) => a.createdAt),
-      after.map((a) => a.id),
-      lookups.map((l) => l.limit),
-    ]);
-    return rowsPerLookup(rows, lookups.length, toRouteView);
+  const read = groupReadRows(db, ROUTE_PAGES, {
+    keyOf: pageKey,
+    params: (lookups: Array<RoutePageLookup & { partnerId: string }>) => {
+      const after = lookups.map((l) => l.after ?? BEFORE_ALL);
+      return [lookups.map((l) => l.partnerId), after.map((a) => a.createdAt), after.map((a) => a.id), lookups.map((l) => l.limit)];
+    },
+    toRecord: toRouteView,
   });
   return (partnerId, lookup) => read({ ...lookup, partnerId });
 }

@@ -1,6 +1,6 @@
 /** The sandbox's simulated chain: transactions paid to deposit addresses, and payouts sent by the service. */
 import type { Knex } from 'knex';
-import { groupCommit, groupReadDistinct, recordInsert } from './group-commit.js';
+import { groupCommit, groupReadRows, recordInsert } from './group-commit.js';
 
 /** A simulated transaction to a deposit address. */
 export interface SandboxTransaction {
@@ -46,42 +46,38 @@ export interface AddressOwners {
   route?: { partnerId: string; assetKeys: string[] };
 }
 
-// The swap and the route using each address of the array (`a.i` its position). The route's side says
+// The swap and the route using each address of a group (`l.i` their positions). The route's side says
 // `address <> ''` although '' never gets here, so that even a generic plan of the prepared statement may use
 // the partial index route_addresses_address_index (migration 0010); the swap's side uses swaps'
 // deposit_address index.
 const ADDRESS_OWNERS = `
-  select (select jsonb_build_object('id', s.id, 'partnerId', s.partner_id, 'depositMemo', s.deposit_memo,
+  select l.i as "l:i",
+         (select jsonb_build_object('id', s.id, 'partnerId', s.partner_id, 'depositMemo', s.deposit_memo,
                                     'sourceAsset', s.source_asset, 'sourceNetwork', s.source_network)
-            from swaps s where s.deposit_address = a.address and s.mode = 'standard') as swap,
+            from swaps s where s.deposit_address = l.address and s.mode = 'standard') as swap,
          (select jsonb_build_object('partnerId', o.partner_id, 'assetKeys', o.asset_keys)
             from (select r.partner_id, array_agg(ra.asset_key order by ra.asset_key) as asset_keys
                     from route_addresses ra join permanent_routes r on r.id = ra.route_id
-                   where ra.address = a.address and ra.address <> ''
+                   where ra.address = l.address and ra.address <> ''
                    group by r.id, r.partner_id
                    limit 1) as o) as route
-    from unnest(?::text[]) with ordinality as a(address, i)
-   order by a.i`;
-
-/** The swap and the route using each of `addresses` (a sandbox payment's first read), in one statement. */
-export async function findAddressOwners(db: Knex, addresses: string[]): Promise<AddressOwners[]> {
-  const { rows } = await db.raw(ADDRESS_OWNERS, [addresses]);
-  return (rows as Array<{ swap: AddressOwners['swap'] | null; route: AddressOwners['route'] | null }>).map(({ swap, route }) => ({
-    ...(swap ? { swap } : {}),
-    ...(route ? { route } : {}),
-  }));
-}
+    from unnest(?::int[], ?::text[]) as l(i, address)`;
 
 /**
- * Returns `read(address)`: the swap and the route using deposit address `address`. The addresses asked for
- * while a read runs are read together by the next, an address asked for twice once (group-commit.ts).
+ * Returns `read(address)`: the swap and the route using deposit address `address` (a sandbox payment's first
+ * read). The addresses asked for while a read runs are read together by the next, an address asked for
+ * twice once (group-commit.ts).
  */
 export function createAddressOwnerReader(db: Knex): (address: string) => Promise<AddressOwners> {
-  const read = groupReadDistinct(
-    (address: string) => address,
-    (addresses) => findAddressOwners(db, addresses),
-  );
-  return async (address) => (address === '' ? {} : read(address));
+  const read = groupReadRows(db, ADDRESS_OWNERS, {
+    keyOf: (address: string) => address,
+    params: (addresses) => [addresses],
+    toRecord: ({ swap, route }): AddressOwners => ({
+      ...(swap ? { swap: swap as AddressOwners['swap'] } : {}),
+      ...(route ? { route: route as AddressOwners['route'] } : {}),
+    }),
+  });
+  return async (address) => (address === '' ? {} : (await read(address))[0]);
 }
 
 const TRANSACTION_TYPES: Record<keyof SandboxTransaction, string> = {

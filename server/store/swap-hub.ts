@@ -9,7 +9,7 @@ import type { Knex } from 'knex';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { deliverChangesLocally, SWAP_CHANGES_CHANNEL } from './swap-notifications.js';
-import { findSwapWithEvents, type SwapEventRecord, type SwapRecord } from './swaps.js';
+import { createSwapViewReader, type SwapEventRecord, type SwapRecord } from './swaps.js';
 
 /** How long the hub waits before listening again after its connection broke. */
 export const HUB_RECONNECT_MS = 1_000;
@@ -40,6 +40,9 @@ export async function startSwapHub(options: { knex: Knex; databaseUrl?: string; 
   // A read is shared by the callers of one generation; an announced change starts the next generation, so a
   // read that began before the change is never handed to a subscriber told about it.
   const generations = new Map<string, number>();
+  // Reads start after they are asked for (grouped with the other streams' and polls' reads), so a read asked
+  // for after a change sees it.
+  const readSwap = createSwapViewReader(options.knex);
   const reads = new Map<string, { generation: number; read: Promise<{ swap: SwapRecord | undefined; events: SwapEventRecord[] }> }>();
   const dispatch = (swapId: string) => {
     const subscribed = listeners.get(swapId);
@@ -86,7 +89,7 @@ export async function startSwapHub(options: { knex: Knex; databaseUrl?: string; 
       const cached = reads.get(swapId);
       if (cached && cached.generation === generation) return cached.read;
       // One statement: the swap and its timeline from the same snapshot.
-      const read = findSwapWithEvents(options.knex, swapId).then((found) => ({ swap: found?.swap, events: found?.events ?? [] }));
+      const read = readSwap(swapId).then((found) => ({ swap: found?.swap, events: found?.events ?? [] }));
       reads.set(swapId, { generation, read });
       // Forget a read once done when nobody streams the swap any more; a failed read is never reused.
       read.then(

@@ -2,7 +2,7 @@
 import type { Knex } from 'knex';
 import type { SwapStatus } from '../domain/swap-lifecycle.js';
 import type { RouteOrderFields, SwapEventRecord, SwapRecord } from '../domain/swap-view.js';
-import { groupReadByUuid, groupReadDistinct, rowsPerLookup } from './group-commit.js';
+import { groupReadByUuid, groupReadRows } from './group-commit.js';
 import { toKnexRaw, type NativeStatement } from './raw-sql.js';
 import { BEFORE_ALL, fromJsonRow, fromRow, isUuid, pageKey, toColumns } from './rows.js';
 import { announcementSql } from './swap-notifications.js';
@@ -67,63 +67,39 @@ export function createSwapReader(db: Knex): (id: string) => Promise<SwapRecord |
   return groupReadByUuid(db, 'swaps', 'id', (row) => fromRow<SwapRecord>(row));
 }
 
-/**
- * The swap `id` (and only if it belongs to `partnerId` when given) with its timeline, oldest first, in one
- * statement: a status poll is the commonest read, and on the embedded database every round trip counts.
- * The timeline comes as JSON, its `seq` (a bigint) cast to text as the driver reads the column.
- */
-export async function findSwapWithEvents(
-  db: Knex,
-  id: string,
-  partnerId?: string,
-): Promise<{ swap: SwapRecord; events: SwapEventRecord[] } | undefined> {
-  if (!isUuid(id)) return undefined;
-  const row = await db('swaps as s')
-    .select(
-      's.*',
-      db.raw(
-        `coalesce((select json_agg(to_jsonb(e) || jsonb_build_object('seq', e.seq::text) order by e.seq)
-                     from swap_events e where e.swap_id = s.id), '[]') as timeline`,
-      ),
-    )
-    .where({ 's.id': id, ...(partnerId !== undefined ? { 's.partner_id': partnerId } : {}) })
-    .first();
-  if (!row) return undefined;
-  const { timeline, ...swap } = row as { timeline: Array<Record<string, unknown>> } & Record<string, unknown>;
-  const events = timeline.map((entry) => fromJsonRow<SwapEventRecord>(entry, ['occurredAt']));
-  return { swap: fromRow<SwapRecord>(swap), events };
-}
-
-// The swaps of a group of lookups (`l.i - 1` their positions) with their timelines: a primary-key lookup each, of
-// the partner's swap when the lookup names a partner (a token's lookup names none), and the swap's events
-// by swap_events' (swap_id, seq) index.
+// The swaps of a group of lookups (`l.i` their positions) with their timelines, oldest first, each from one
+// snapshot: a primary-key lookup each, of the partner's swap when the lookup names a partner (a token's
+// lookup and a stream's name none), and the swap's events by swap_events' (swap_id, seq) index. The timeline
+// comes as JSON, its `seq` (a bigint) cast to text as the driver reads the column.
 const SWAPS_WITH_EVENTS = `
-  select l.i - 1 as "l:i", s.*,
+  select l.i as "l:i", s.*,
          coalesce((select json_agg(to_jsonb(e) || jsonb_build_object('seq', e.seq::text) order by e.seq)
                      from swap_events e where e.swap_id = s.id), '[]') as timeline
-    from unnest(?::uuid[], ?::uuid[]) with ordinality as l(id, partner_id, i)
+    from unnest(?::int[], ?::uuid[], ?::uuid[]) as l(i, id, partner_id)
     join swaps s on s.id = l.id and (l.partner_id is null or s.partner_id = l.partner_id)`;
 
+/** A swap with its timeline, oldest first. */
+export interface SwapWithEvents {
+  swap: SwapRecord;
+  events: SwapEventRecord[];
+}
+
 /**
- * Returns `read(id, partnerId?)`: what findSwapWithEvents reads, for a swap's reads (GET /swaps/{id}). The
- * swaps asked for while a read runs are read together by the next, in one statement, and a swap asked for
- * twice the same way (a status poll) once (group-commit.ts); each read starts after its requests arrived.
+ * Returns `read(id, partnerId?)`: the swap `id` (only if it belongs to `partnerId` when given) with its
+ * timeline, in one statement: a status poll is the commonest read, and on the embedded database every round
+ * trip counts. The swaps asked for while a read runs are read together by the next, a swap asked for twice
+ * the same way once (group-commit.ts); each read starts after its requests arrived.
  */
-export function createSwapViewReader(
-  db: Knex,
-): (id: string, partnerId?: string) => Promise<{ swap: SwapRecord; events: SwapEventRecord[] } | undefined> {
-  const read = groupReadDistinct(
-    (l: { id: string; partnerId: string | null }) => `${l.id} ${l.partnerId ?? ''}`,
-    async (lookups) => {
-      const { rows } = await db.raw(SWAPS_WITH_EVENTS, [lookups.map((l) => l.id), lookups.map((l) => l.partnerId)]);
-      const withEvents = ({ timeline, ...swap }: Record<string, unknown>) => ({
-        swap: fromRow<SwapRecord>(swap),
-        events: (timeline as Array<Record<string, unknown>>).map((entry) => fromJsonRow<SwapEventRecord>(entry, ['occurredAt'])),
-      });
-      return rowsPerLookup(rows, lookups.length, withEvents).map((found) => found[0]);
-    },
-  );
-  return async (id, partnerId) => (isUuid(id) ? read({ id: id.toLowerCase(), partnerId: partnerId ?? null }) : undefined);
+export function createSwapViewReader(db: Knex): (id: string, partnerId?: string) => Promise<SwapWithEvents | undefined> {
+  const read = groupReadRows(db, SWAPS_WITH_EVENTS, {
+    keyOf: (l: { id: string; partnerId: string | null }) => `${l.id} ${l.partnerId ?? ''}`,
+    params: (lookups) => [lookups.map((l) => l.id), lookups.map((l) => l.partnerId)],
+    toRecord: ({ timeline, ...swap }): SwapWithEvents => ({
+      swap: fromRow<SwapRecord>(swap),
+      events: (timeline as Array<Record<string, unknown>>).map((entry) => fromJsonRow<SwapEventRecord>(entry, ['occurredAt'])),
+    }),
+  });
+  return async (id, partnerId) => (isUuid(id) ? (await read({ id: id.toLowerCase(), partnerId: partnerId ?? null }))[0] : undefined);
 }
 
 /** The swap `id` (when given, only if it belongs to `partnerId`) locked for the caller's transaction (FOR UPDATE). */
@@ -384,17 +360,19 @@ const PAGES = (withStatus: boolean) => `
  */
 export function createSwapPageReader(db: Knex): (partnerId: string, lookup: SwapPageLookup) => Promise<SwapRecord[]> {
   const reader = (withStatus: boolean) =>
-    groupReadDistinct(pageKey, async (lookups: Array<SwapPageLookup & { partnerId: string }>) => {
-      const after = lookups.map((l) => l.after ?? BEFORE_ALL);
-      const { rows } = await db.raw(PAGES(withStatus), [
-        lookups.map((_, i) => i),
-        lookups.map((l) => l.partnerId),
-        after.map((a) => a.createdAt),
-        after.map((a) => a.id),
-        lookups.map((l) => l.limit),
-        ...(withStatus ? [lookups.map((l) => l.status)] : []),
-      ]);
-      return rowsPerLookup(rows, lookups.length, (row) => fromRow<SwapRecord>(row));
+    groupReadRows(db, PAGES(withStatus), {
+      keyOf: pageKey,
+      params: (lookups: Array<SwapPageLookup & { partnerId: string }>) => {
+        const after = lookups.map((l) => l.after ?? BEFORE_ALL);
+        return [
+          lookups.map((l) => l.partnerId),
+          after.map((a) => a.createdAt),
+          after.map((a) => a.id),
+          lookups.map((l) => l.limit),
+          ...(withStatus ? [lookups.map((l) => l.status)] : []),
+        ];
+      },
+      toRecord: (row) => fromRow<SwapRecord>(row),
     });
   const plain = reader(false);
   const filtered = reader(true);

@@ -3,7 +3,7 @@
  * and the record of every delivery attempt.
  */
 import type { Knex } from 'knex';
-import { columnArrays, groupCommit, groupReadByUuid, groupReadDistinct, rowsPerLookup, unnestInsert } from './group-commit.js';
+import { columnArrays, groupCommit, groupReadByUuid, groupReadRows, unnestInsert } from './group-commit.js';
 import { isUuid, toColumnName } from './rows.js';
 
 /** A partner's webhook as stored; the secret stays sealed here. */
@@ -350,17 +350,19 @@ export function createAttemptPageReader(db: Knex): (partnerId: string, lookup: A
   const keyOf = (l: AttemptPageLookup & { partnerId: string }) =>
     `${l.partnerId} ${l.limit} ${l.messageId ?? ''} ${l.before ? `${l.before.attemptedAt.toISOString()} ${l.before.seq}` : ''}`;
   const reader = (byMessage: boolean) =>
-    groupReadDistinct(keyOf, async (lookups: Array<AttemptPageLookup & { partnerId: string }>) => {
-      const before = lookups.map((l) => l.before ?? BEFORE_ALL_ATTEMPTS);
-      const { rows } = await db.raw(ATTEMPT_PAGES(byMessage), [
-        lookups.map((_, i) => i),
-        lookups.map((l) => l.partnerId),
-        before.map((b) => b.attemptedAt),
-        before.map((b) => b.seq),
-        lookups.map((l) => l.limit),
-        ...(byMessage ? [lookups.map((l) => l.messageId)] : []),
-      ]);
-      return rowsPerLookup(rows, lookups.length, toAttempt);
+    groupReadRows(db, ATTEMPT_PAGES(byMessage), {
+      keyOf,
+      params: (lookups: Array<AttemptPageLookup & { partnerId: string }>) => {
+        const before = lookups.map((l) => l.before ?? BEFORE_ALL_ATTEMPTS);
+        return [
+          lookups.map((l) => l.partnerId),
+          before.map((b) => b.attemptedAt),
+          before.map((b) => b.seq),
+          lookups.map((l) => l.limit),
+          ...(byMessage ? [lookups.map((l) => l.messageId)] : []),
+        ];
+      },
+      toRecord: toAttempt,
     });
   const all = reader(false);
   const ofMessage = reader(true);

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import knexFactory from 'knex';
 import { Money } from '../../server/domain/money.js';
 import { openExpectWindow } from '../../server/store/routes.js';
-import { findAddressOwners } from '../../server/store/sandbox-chain.js';
+import { createAddressOwnerReader } from '../../server/store/sandbox-chain.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { expectError } from '../support/http.js';
 import type { SignerOptions } from '../support/signer.js';
@@ -215,7 +215,7 @@ describe('Permanent routes: deposits, accumulation, conversion and earnings', ()
     };
     server.knex.on('query', capture);
     try {
-      expect((await findAddressOwners(server.knex, [address]))[0].route?.assetKeys).to.deep.equal(['BTC/BTC']);
+      expect((await createAddressOwnerReader(server.knex)(address)).route?.assetKeys).to.deep.equal(['BTC/BTC']);
     } finally {
       server.knex.off('query', capture);
     }
@@ -234,10 +234,12 @@ describe('Permanent routes: deposits, accumulation, conversion and earnings', ()
         await trx.raw('set local plan_cache_mode = force_generic_plan');
         let n = 0;
         const text = /\$1\b/.test(captured!.sql) ? captured!.sql : captured!.sql.replace(/\?/g, () => `$${++n}`);
-        await trx.raw(`prepare pss_address_owners (text[]) as ${text.replace(/\?/g, '\\?')}`);
+        await trx.raw(`prepare pss_address_owners (int[], text[]) as ${text.replace(/\?/g, '\\?')}`);
         // EXPLAIN EXECUTE takes no bind parameters: the address (base58, no quotes) is written in as a literal.
         const literal = `array['${address.replace(/'/g, "''")}']`;
-        const rows = (await trx.raw(`explain execute pss_address_owners (${literal})`)).rows as Array<{ 'QUERY PLAN': string }>;
+        const rows = (await trx.raw(`explain execute pss_address_owners (array[0], ${literal})`)).rows as Array<{
+          'QUERY PLAN': string;
+        }>;
         await trx.raw('deallocate pss_address_owners');
         return rows.map((r) => r['QUERY PLAN']).join('\n');
       });
