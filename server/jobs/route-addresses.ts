@@ -7,7 +7,7 @@ import type { Knex } from 'knex';
 import type { CryptoThread } from '../crypto-thread.js';
 import { seedOf } from '../adapters/sandbox/chain.js';
 import { assetNetwork } from '../domain/catalog.js';
-import { fillRouteAddresses, listRouteAssetKeys, type RouteAddressFill } from '../store/routes.js';
+import { fillRouteAddresses, listRouteAssetKeys, type RouteNetworkAddress } from '../store/routes.js';
 
 /** Most routes whose addresses one statement stores: on the embedded database a long statement holds up every other one. */
 export const ROUTES_PER_FILL = 24;
@@ -25,7 +25,7 @@ export async function allocateRouteAddresses(
   const unnamed = routes.filter((r) => !r.networks).map((r) => r.routeId);
   const keys = new Map((await listRouteAssetKeys(knex, unnamed)).map((r) => [r.routeId, r.assetKeys]));
   for (let start = 0; start < routes.length; start += ROUTES_PER_FILL) {
-    const pending: Array<Promise<RouteAddressFill>> = [];
+    const pending: Array<Promise<RouteNetworkAddress>> = [];
     for (const { routeId, networks } of routes.slice(start, start + ROUTES_PER_FILL)) {
       for (const network of new Set(networks ?? (keys.get(routeId) ?? []).map(assetNetwork))) {
         const address = crypto.sandboxAddress(network, seedOf(`route-address:${routeId}:${network}`));

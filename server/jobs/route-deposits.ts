@@ -64,8 +64,10 @@ export function createRouteDeposits(deps: RouteDepositsDeps) {
     route: RouteRecord,
     at: Date,
   ): Promise<{ created: DepositRecord[]; confirmations: Map<string, number> }> {
-    const addresses = (await listRouteAddresses(trx, [route.id])).filter((a) => a.address !== '');
-    const accepted = new Set(addresses.map((a) => `${a.address} ${a.assetKey}`));
+    const addresses = await listRouteAddresses(trx, [route.id]);
+    // An output counts when it pays the route's address on its network in an asset the route takes.
+    const accepted = new Set(addresses.map((a) => `${a.address} ${a.network}`));
+    const takes = new Set(route.assetKeys);
     const seen = await deps.chain.listAddressDeposits(trx, [...new Set(addresses.map((a) => a.address))], route.createdAt, at);
     const confirmations = new Map(seen.map((tx) => [`${tx.txHash}:${tx.outputIndex}`, tx.confirmations]));
     const recorded = await listRecordedOutputs(
@@ -76,7 +78,8 @@ export function createRouteDeposits(deps: RouteDepositsDeps) {
     const fresh = seen.filter(
       (tx) =>
         !recorded.has(`${tx.txHash}:${tx.outputIndex}`) &&
-        accepted.has(`${tx.address} ${assetKey({ symbol: tx.asset, network: tx.network })}`),
+        accepted.has(`${tx.address} ${tx.network}`) &&
+        takes.has(assetKey({ symbol: tx.asset, network: tx.network })),
     );
     const rows = [];
     for (const tx of fresh) {

@@ -46,7 +46,10 @@ export interface RouteRecord {
   updatedAt: Date;
 }
 
-/** One reusable deposit address of a route ('' while allocating: a key of the route without a stored address). */
+/**
+ * The reusable deposit address of one of a route's asset keys, as its view shows it: its network's address,
+ * or '' while allocating (the network has no stored address yet).
+ */
 export interface RouteAddressRecord {
   routeId: string;
   assetKey: string;
@@ -301,17 +304,17 @@ export interface RouteView {
 }
 
 // The view's other rows, read with the route in the same statement (a route read is one round trip, not
-// three): the allocated addresses by asset key, waiting deposits oldest first, each as JSON with its numeric
+// three): the allocated addresses by network, waiting deposits oldest first, each as JSON with its numeric
 // columns cast to text (see fromJsonRow).
 const VIEW_COLUMNS = `
-  (select json_object_agg(a.asset_key, a.address) from route_addresses a where a.route_id = r.id and a.address <> '') as view_addresses,
+  (select json_object_agg(a.network, a.address) from route_addresses a where a.route_id = r.id) as view_addresses,
   coalesce((select json_agg(to_jsonb(d) || jsonb_build_object('amount', d.amount::text, 'accumulated_usd', d.accumulated_usd::text,
                                                                'threshold_usd', d.threshold_usd::text)
                             order by d.created_at)
               from route_deposits d where d.route_id = r.id and d.status = 'accumulating'), '[]') as view_waiting`;
 const DEPOSIT_TIMESTAMPS = ['broadcastAt', 'firstSeenAt', 'lastSeenAt', 'confirmedAt', 'valuedAt', 'createdAt', 'updatedAt'] as const;
 
-// A route's address for each of its asset keys: '' for a key whose address is not allocated yet.
+// A route's address for each of its asset keys (its network's): '' for a key whose address is not allocated yet.
 function toRouteView(row: Record<string, unknown>): RouteView {
   const { view_addresses, view_waiting, ...columns } = row as {
     view_addresses: Record<string, string> | null;
@@ -320,12 +323,10 @@ function toRouteView(row: Record<string, unknown>): RouteView {
   const route = fromRow<RouteRecord>(columns);
   return {
     route,
-    addresses: route.assetKeys.map((assetKey) => ({
-      routeId: route.id,
-      assetKey,
-      network: assetNetwork(assetKey),
-      address: view_addresses?.[assetKey] ?? '',
-    })),
+    addresses: route.assetKeys.map((assetKey) => {
+      const network = assetNetwork(assetKey);
+      return { routeId: route.id, assetKey, network, address: view_addresses?.[network] ?? '' };
+    }),
     waiting: view_waiting.map((d) => fromJsonRow<DepositRecord>(d, DEPOSIT_TIMESTAMPS)),
   };
 }
@@ -447,10 +448,18 @@ export function createRoutePageReader(db: Knex): (partnerId: string, lookup: Rou
   return (partnerId, lookup) => read({ ...lookup, partnerId });
 }
 
-/** The address rows of `routeIds`. */
-export async function listRouteAddresses(db: Knex, routeIds: string[]): Promise<RouteAddressRecord[]> {
+/** A route's deposit address on one network, as stored once allocated: the assets of that network share it. */
+export interface RouteNetworkAddress {
+  routeId: string;
+  network: string;
+  address: string;
+}
+
+/** The allocated addresses of `routeIds`, by route and network. */
+export async function listRouteAddresses(db: Knex, routeIds: string[]): Promise<RouteNetworkAddress[]> {
   if (routeIds.length === 0) return [];
-  return (await db('route_addresses').whereIn('route_id', routeIds).orderBy('asset_key')).map((row) => fromRow<RouteAddressRecord>(row));
+  const rows = await db('route_addresses').whereIn('route_id', routeIds).orderBy(['route_id', 'network']);
+  return rows.map((row) => fromRow<RouteNetworkAddress>(row));
 }
 
 /** The asset keys of routes `routeIds` (those that exist). */
@@ -463,28 +472,19 @@ export async function listRouteAssetKeys(db: Knex, routeIds: string[]): Promise<
   return rows.map((row) => ({ routeId: row.id, assetKeys: row.asset_keys }));
 }
 
-/** An address to fill in: the route's asset keys of `network` get `address`, unless they have one. */
-export interface RouteAddressFill {
-  routeId: string;
-  network: string;
-  address: string;
-}
-
 /**
- * Stores the addresses `fills` names, of any number of routes, in one statement: a row for each asset key of
- * the route on the fill's network that has no address yet. A row written empty before migration 0011 is
- * filled; an allocated address is kept. Returns how many rows it wrote.
+ * Stores the addresses `fills` names, of any number of routes, in one statement: a row for each route and
+ * network that has no address yet (an allocated address is kept, so a job run twice changes nothing), of the
+ * routes that exist (one deleted with its partner meanwhile is skipped). Returns how many rows it wrote.
  */
-export async function fillRouteAddresses(db: Knex, fills: RouteAddressFill[]): Promise<number> {
+export async function fillRouteAddresses(db: Knex, fills: RouteNetworkAddress[]): Promise<number> {
   if (fills.length === 0) return 0;
   const result = await db.raw(
-    `insert into route_addresses (route_id, asset_key, network, address)
-     select r.id, k.asset_key, given.network, given.address
+    `insert into route_addresses (route_id, network, address)
+     select given.route_id, given.network, given.address
        from unnest(?::uuid[], ?::text[], ?::text[]) as given(route_id, network, address)
-       join permanent_routes r on r.id = given.route_id
-       cross join lateral unnest(r.asset_keys) as k(asset_key)
-      where split_part(k.asset_key, '/', 2) = given.network
-     on conflict (route_id, asset_key) do update set address = excluded.address where route_addresses.address = ''`,
+      where exists (select from permanent_routes r where r.id = given.route_id)
+     on conflict (route_id, network) do nothing`,
     [fills.map((f) => f.routeId), fills.map((f) => f.network), fills.map((f) => f.address)],
   );
   return result.rowCount ?? 0;

@@ -46,21 +46,20 @@ export interface AddressOwners {
   route?: { partnerId: string; assetKeys: string[] };
 }
 
-// The swap and the route using each address of a group (`l.i` their positions). The route's side says
-// `address <> ''` although '' never gets here, so that even a generic plan of the prepared statement may use
-// the partial index route_addresses_address_index (migration 0010); the swap's side uses swaps'
-// deposit_address index.
+// The swap and the route using each address of a group (`l.i` their positions), the route with the asset
+// keys it takes on the address's network. The route's side uses route_addresses_address_index (migration
+// 0012), the swap's side swaps' deposit_address index.
 const ADDRESS_OWNERS = `
   select l.i as "l:i",
          (select jsonb_build_object('id', s.id, 'partnerId', s.partner_id, 'depositMemo', s.deposit_memo,
                                     'sourceAsset', s.source_asset, 'sourceNetwork', s.source_network)
             from swaps s where s.deposit_address = l.address and s.mode = 'standard') as swap,
-         (select jsonb_build_object('partnerId', o.partner_id, 'assetKeys', o.asset_keys)
-            from (select r.partner_id, array_agg(ra.asset_key order by ra.asset_key) as asset_keys
-                    from route_addresses ra join permanent_routes r on r.id = ra.route_id
-                   where ra.address = l.address and ra.address <> ''
-                   group by r.id, r.partner_id
-                   limit 1) as o) as route
+         (select jsonb_build_object('partnerId', r.partner_id,
+                                    'assetKeys', array(select k.asset_key from unnest(r.asset_keys) with ordinality as k(asset_key, n)
+                                                        where split_part(k.asset_key, '/', 2) = ra.network order by k.n))
+            from route_addresses ra join permanent_routes r on r.id = ra.route_id
+           where ra.address = l.address
+           limit 1) as route
     from unnest(?::int[], ?::text[]) as l(i, address)`;
 
 /**

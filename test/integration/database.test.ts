@@ -6,7 +6,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
+import type { Knex } from 'knex';
 import { migrate, openDatabase } from '../../server/store/database.js';
+import { createMigrationSource } from '../../server/store/migrations/index.js';
 import { createSecretBox, partnerSecretOwner } from '../../server/store/secret-box.js';
 
 const run = promisify(execFile);
@@ -142,13 +144,11 @@ describe('embedded database', () => {
     }
   });
 
-  it("lists each route's asset keys from the address rows it was created with (migration 0011)", async () => {
+  it("lists each route's asset keys from the address rows it was created with, then keeps one row per allocated network (migrations 0011, 0012)", async () => {
     const db = await openDatabase({});
     try {
-      await migrate(db.knex, { secretBox: createSecretBox(randomBytes(32)) });
-      // The schema before 0011: no asset_keys column; a route's rows, some still empty, are its asset keys.
-      await db.knex.raw('alter table permanent_routes drop column asset_keys');
-      await db.knex('knex_migrations').where({ name: '0011_route_asset_keys' }).delete();
+      // The schema before 0011: no asset_keys column; a route's rows, one per asset key, some still empty.
+      await migrateThrough(db.knex, '0010_route_address_lookup');
       const [{ id: partnerId }] = await db.knex('partners').insert({ key_id: 'pk_routes', name: 'Routes', secret_sealed: 'x' }, ['id']);
       const route = (id: string) => ({
         id,
@@ -170,16 +170,25 @@ describe('embedded database', () => {
       await db.knex('route_addresses').insert([
         { route_id: withRows, asset_key: 'fUSD/ZANO', network: 'ZANO', address: '' },
         { route_id: withRows, asset_key: 'USDT/ETH', network: 'ETH', address: '0xabc' },
+        { route_id: withRows, asset_key: 'USDC/ETH', network: 'ETH', address: '0xabc' },
         { route_id: withRows, asset_key: 'BTC/BTC', network: 'BTC', address: '' },
       ]);
 
-      expect(await migrate(db.knex)).to.deep.equal(['0011_route_asset_keys']);
+      expect(await migrate(db.knex)).to.deep.equal(['0011_route_asset_keys', '0012_route_addresses_per_network']);
       const keys = await db.knex('permanent_routes').select('id', 'asset_keys').orderBy('id');
       expect(Object.fromEntries(keys.map((r) => [r.id, r.asset_keys]))).to.deep.equal({
-        [withRows]: ['BTC/BTC', 'USDT/ETH', 'fUSD/ZANO'],
+        [withRows]: ['BTC/BTC', 'USDC/ETH', 'USDT/ETH', 'fUSD/ZANO'],
         [withoutRows]: [],
       });
-      expect(await db.knex('route_addresses').count({ n: '*' })).to.deep.equal([{ n: '3' }]);
+      // The two ETH keys share one row; the empty rows are gone (their keys show '' until allocated).
+      expect(await db.knex('route_addresses').select('route_id', 'network', 'address')).to.deep.equal([
+        { route_id: withRows, network: 'ETH', address: '0xabc' },
+      ]);
+      const refused = await db
+        .knex('route_addresses')
+        .insert({ route_id: withoutRows, network: 'BTC', address: '' })
+        .catch((err: { constraint?: string }) => err.constraint);
+      expect(refused).to.equal('route_addresses_address_check');
     } finally {
       await db.close();
     }
@@ -204,3 +213,13 @@ describe('embedded database', () => {
     }
   });
 });
+
+/** Applies the migrations one at a time up to and including `last`, as a database of an older release has them. */
+async function migrateThrough(knex: Knex, last: string): Promise<void> {
+  const migrationSource = createMigrationSource({ secretBox: createSecretBox(randomBytes(32)) });
+  for (;;) {
+    const [, applied] = (await knex.migrate.up({ migrationSource })) as [number, string[]];
+    if (applied.length === 0) throw new Error(`no migration named ${last}`);
+    if (applied.includes(last)) return;
+  }
+}

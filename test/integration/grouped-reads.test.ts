@@ -162,7 +162,13 @@ describe('Grouped reads (one statement per group, each lookup its own answer)', 
   it("reads the owners of deposit addresses together: a swap's, a route's, twice, and one nobody uses", async () => {
     const read = createAddressOwnerReader(server.knex);
     const [a, b] = partners;
-    const addresses = [a.swaps[0].depositAddress!, b.routes[0].addresses['BTC/BTC'], b.routes[0].addresses['BTC/BTC'], 'nobody-uses-this'];
+    const addresses = [
+      a.swaps[0].depositAddress!,
+      b.routes[0].addresses['BTC/BTC'],
+      b.routes[0].addresses['BTC/BTC'],
+      'nobody-uses-this',
+      b.routes[0].addresses['USDT/ETH'],
+    ];
     const { results, statements } = await counted(server.knex, 'route_addresses', () => addresses.map(read));
     expect(statements).to.have.length(1);
     expect(results[0].swap).to.include({ id: a.swaps[0].id, partnerId: a.id });
@@ -170,5 +176,7 @@ describe('Grouped reads (one statement per group, each lookup its own answer)', 
     expect(results[1].route).to.deep.equal({ partnerId: b.id, assetKeys: ['BTC/BTC'] });
     expect(results[2]).to.equal(results[1]);
     expect(results[3]).to.deep.equal({});
+    // An address serves every asset the route takes on its network, listed in the route's (sorted) order.
+    expect(results[4].route).to.deep.equal({ partnerId: b.id, assetKeys: ['ETH/ETH', 'USDC/ETH', 'USDT/ETH'] });
   });
 });

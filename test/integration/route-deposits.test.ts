@@ -219,13 +219,13 @@ describe('Permanent routes: deposits, accumulation, conversion and earnings', ()
     } finally {
       server.knex.off('query', capture);
     }
-    // 20,000 more address rows (on this route, under asset keys no request uses) and fresh statistics, so
+    // 20,000 more address rows (on this route, under networks no request uses) and fresh statistics, so
     // that the planner weighs the read as it would over many routes; then the statement is prepared with
     // parameters and planned generically, as node-postgres's prepared statements are after a few runs.
-    const filler = `route_id = '${route.route_id}' and asset_key like 'filler-%'`;
+    const filler = `route_id = '${route.route_id}' and network like 'filler-%'`;
     await server.knex.raw(
-      `insert into route_addresses (route_id, asset_key, network, address)
-       select ?, 'filler-' || g, 'BTC', 'filler-address-' || g from generate_series(1, 20000) as g`,
+      `insert into route_addresses (route_id, network, address)
+       select ?, 'filler-' || g, 'filler-address-' || g from generate_series(1, 20000) as g`,
       [route.route_id],
     );
     try {
