@@ -472,22 +472,37 @@ export async function listRouteAssetKeys(db: Knex, routeIds: string[]): Promise<
   return rows.map((row) => ({ routeId: row.id, assetKeys: row.asset_keys }));
 }
 
+// The addresses of an allocation, as arrays of route ids, networks and addresses.
+const GIVEN_ADDRESSES = `select * from unnest(?::uuid[], ?::text[], ?::text[]) as given(route_id, network, address)`;
+// SQLSTATEs of an allocation that is not the first for its rows (unique_violation) or whose route is gone
+// (foreign_key_violation).
+const REFILL_CODES = new Set(['23505', '23503']);
+
 /**
- * Stores the addresses `fills` names, of any number of routes, in one statement: a row for each route and
- * network that has no address yet (an allocated address is kept, so a job run twice changes nothing), of the
- * routes that exist (one deleted with its partner meanwhile is skipped). Returns how many rows it wrote.
+ * Stores the addresses `fills` names, of any number of routes: a row for each route and network. A job's
+ * first run meets no row of its routes, so one plain insert stores them. A run that finds rows (a retried
+ * job) keeps each allocated address and adds only the missing ones, and a route deleted with its partner
+ * meanwhile is skipped: each is answered by the plain insert's refusal, and a second statement then inserts
+ * what is missing (the key and route checks of every row were what the plain insert saves). Returns how many
+ * rows it wrote.
  */
 export async function fillRouteAddresses(db: Knex, fills: RouteNetworkAddress[]): Promise<number> {
   if (fills.length === 0) return 0;
-  const result = await db.raw(
-    `insert into route_addresses (route_id, network, address)
-     select given.route_id, given.network, given.address
-       from unnest(?::uuid[], ?::text[], ?::text[]) as given(route_id, network, address)
-      where exists (select from permanent_routes r where r.id = given.route_id)
-     on conflict (route_id, network) do nothing`,
-    [fills.map((f) => f.routeId), fills.map((f) => f.network), fills.map((f) => f.address)],
-  );
-  return result.rowCount ?? 0;
+  const arrays = [fills.map((f) => f.routeId), fills.map((f) => f.network), fills.map((f) => f.address)];
+  try {
+    const result = await db.raw(`insert into route_addresses (route_id, network, address) ${GIVEN_ADDRESSES}`, arrays);
+    return result.rowCount ?? 0;
+  } catch (err) {
+    if (!REFILL_CODES.has((err as { code?: string }).code ?? '')) throw err;
+    const result = await db.raw(
+      `insert into route_addresses (route_id, network, address)
+       select given.* from (${GIVEN_ADDRESSES}) as given
+        where exists (select from permanent_routes r where r.id = given.route_id)
+       on conflict (route_id, network) do nothing`,
+      arrays,
+    );
+    return result.rowCount ?? 0;
+  }
 }
 
 /** The route `id` locked for the caller's transaction (FOR UPDATE): deposits of one route are decided one poll at a time. */

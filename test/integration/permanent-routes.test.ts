@@ -165,6 +165,28 @@ describe('Permanent routes: challenges and verified creation', () => {
       expect(networks.length).to.be.below(Object.keys(route.addresses).length);
     });
 
+    it('fills the addresses of a job whose other route is gone (deleted with its partner)', async () => {
+      const route = await createVerifiedRoute(client, 'user-42');
+      await server.knex('route_addresses').where({ route_id: route.route_id }).delete();
+      const networks = [...new Set(Object.keys(route.addresses).map(assetNetwork))];
+      const gone = randomUUID();
+      await queueAllocation({
+        routes: [
+          { routeId: gone, networks: ['BTC'] },
+          { routeId: route.route_id, networks },
+        ],
+      });
+      try {
+        expect(await waitForAddresses(client, route.route_id)).to.deep.equal(route);
+      } finally {
+        // The tests below count allocation jobs naming routes that do not exist: this one's is not theirs.
+        await server.knex.raw(`delete from ??.job where name = 'route-addresses' and data->'routes' @> ?::jsonb`, [
+          server.jobSchema ?? 'pgboss',
+          JSON.stringify([{ routeId: gone }]),
+        ]);
+      }
+    });
+
     it('allocates the addresses of a route whose job names it alone, as jobs queued by earlier releases did', async () => {
       const route = await createVerifiedRoute(client, 'user-42');
       await server.knex('route_addresses').where({ route_id: route.route_id }).delete();
