@@ -194,6 +194,47 @@ describe('embedded database', () => {
     }
   });
 
+  it('refuses migration 0012, changing nothing, when a route has two addresses on one network', async () => {
+    const db = await openDatabase({});
+    try {
+      await migrateThrough(db.knex, '0011_route_asset_keys');
+      const [{ id: partnerId }] = await db.knex('partners').insert({ key_id: 'pk_split', name: 'Split', secret_sealed: 'x' }, ['id']);
+      const id = randomUUID();
+      await db.knex('permanent_routes').insert({
+        id,
+        partner_id: partnerId,
+        external_user: 'u',
+        destination_asset: 'ZANO',
+        destination_network: 'ZANO',
+        destination_address: 'address',
+        fee_percent: '1',
+        markup_percent: '0',
+        fee_floor_usd: '1',
+        min_swap_usd: '5',
+        max_auto_swap_usd: '10000',
+        asset_keys: ['USDC/ETH', 'USDT/ETH'],
+        created_at: new Date(),
+        updated_at: new Date(),
+      });
+      const rows = [
+        { route_id: id, asset_key: 'USDC/ETH', network: 'ETH', address: '0xabc' },
+        { route_id: id, asset_key: 'USDT/ETH', network: 'ETH', address: '0xdef' },
+      ];
+      await db.knex('route_addresses').insert(rows);
+
+      const refusal = await migrate(db.knex).then(
+        () => 'applied',
+        (err: Error) => err.message,
+      );
+      expect(refusal).to.contain(`route ${id} has several addresses on network ETH`);
+      expect(await db.knex('route_addresses').select('route_id', 'asset_key', 'network', 'address').orderBy('asset_key')).to.deep.equal(
+        rows,
+      );
+    } finally {
+      await db.close();
+    }
+  });
+
   it('runs concurrent transactions over the socket, each seeing only its own writes until commit', async () => {
     const db = await openDatabase({});
     try {

@@ -14,6 +14,13 @@ import type { Knex } from 'knex';
 
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`delete from route_addresses where address = ''`);
+  // Collapsing must lose nothing: refuse (and change nothing) if a network's rows ever disagreed.
+  const { rows } = await knex.raw(
+    `select route_id, network from route_addresses group by route_id, network having count(distinct address) > 1 limit 1`,
+  );
+  if (rows.length > 0) {
+    throw new Error(`route ${rows[0].route_id} has several addresses on network ${rows[0].network}; resolve before upgrading`);
+  }
   await knex.raw(
     `delete from route_addresses a using route_addresses b
       where a.route_id = b.route_id and a.network = b.network and a.asset_key > b.asset_key`,
