@@ -1,15 +1,23 @@
 /** Translates driver errors into AppErrors once, at the store boundary, keeping the original as `cause`. */
 import { AppError } from '../domain/errors.js';
 
-const UNIQUE_VIOLATION = '23505';
+/** SQLSTATE of a unique or primary-key violation. */
+export const UNIQUE_VIOLATION = '23505';
+/** SQLSTATE of a foreign-key violation. */
+export const FOREIGN_KEY_VIOLATION = '23503';
 const CHECK_VIOLATION = '23514';
+
+/** The SQLSTATE of a driver error, or undefined for anything else. */
+export function sqlState(err: unknown): string | undefined {
+  return (err as { code?: string } | undefined)?.code;
+}
 
 /** Runs `operation`; a unique violation becomes 409 `conflict`, a check violation 400, anything else rethrows. */
 export async function translateDbErrors<T>(operation: () => Promise<T>, what: string): Promise<T> {
   try {
     return await operation();
   } catch (err) {
-    const code = (err as { code?: string }).code;
+    const code = sqlState(err);
     if (code === UNIQUE_VIOLATION) throw new AppError(409, 'conflict', `${what} already exists.`, undefined, { cause: err });
     if (code === CHECK_VIOLATION)
       throw new AppError(400, 'invalid_request', `${what} breaks a rule of the data model.`, undefined, { cause: err });

@@ -2,7 +2,7 @@
 import type { Knex } from 'knex';
 import { assetNetwork } from '../domain/catalog.js';
 import type { DepositOrder, DepositRecord } from '../domain/route-deposit-view.js';
-import { guardRefusal } from './errors.js';
+import { FOREIGN_KEY_VIOLATION, guardRefusal, sqlState, UNIQUE_VIOLATION } from './errors.js';
 import { columnArrays, groupCommit, groupCommitClaims, groupReadByUuid, groupReadRows, recordInsert } from './group-commit.js';
 import { toKnexRaw, type NativeStatement } from './raw-sql.js';
 import { BEFORE_ALL, fromJsonRow, fromRow, isUuid, pageKey } from './rows.js';
@@ -474,9 +474,8 @@ export async function listRouteAssetKeys(db: Knex, routeIds: string[]): Promise<
 
 // The addresses of an allocation, as arrays of route ids, networks and addresses.
 const GIVEN_ADDRESSES = `select * from unnest(?::uuid[], ?::text[], ?::text[]) as given(route_id, network, address)`;
-// SQLSTATEs of an allocation that is not the first for its rows (unique_violation) or whose route is gone
-// (foreign_key_violation).
-const REFILL_CODES = new Set(['23505', '23503']);
+// What refuses an allocation that is not the first for its rows, or whose route is gone.
+const REFILL_CODES = new Set([UNIQUE_VIOLATION, FOREIGN_KEY_VIOLATION]);
 
 /**
  * Stores the addresses `fills` names, of any number of routes: a row for each route and network. A job's
@@ -493,7 +492,7 @@ export async function fillRouteAddresses(db: Knex, fills: RouteNetworkAddress[])
     const result = await db.raw(`insert into route_addresses (route_id, network, address) ${GIVEN_ADDRESSES}`, arrays);
     return result.rowCount ?? 0;
   } catch (err) {
-    if (!REFILL_CODES.has((err as { code?: string }).code ?? '')) throw err;
+    if (!REFILL_CODES.has(sqlState(err) ?? '')) throw err;
     const result = await db.raw(
       `insert into route_addresses (route_id, network, address)
        select given.* from (${GIVEN_ADDRESSES}) as given

@@ -149,24 +149,9 @@ describe('embedded database', () => {
     try {
       // The schema before 0011: no asset_keys column; a route's rows, one per asset key, some still empty.
       await migrateThrough(db.knex, '0010_route_address_lookup');
-      const [{ id: partnerId }] = await db.knex('partners').insert({ key_id: 'pk_routes', name: 'Routes', secret_sealed: 'x' }, ['id']);
-      const route = (id: string) => ({
-        id,
-        partner_id: partnerId,
-        external_user: 'u',
-        destination_asset: 'ZANO',
-        destination_network: 'ZANO',
-        destination_address: `address-${id}`,
-        fee_percent: '1',
-        markup_percent: '0',
-        fee_floor_usd: '1',
-        min_swap_usd: '5',
-        max_auto_swap_usd: '10000',
-        created_at: new Date(),
-        updated_at: new Date(),
-      });
+      const partnerId = await insertPartner(db.knex, 'pk_routes');
       const [withRows, withoutRows] = [randomUUID(), randomUUID()];
-      await db.knex('permanent_routes').insert([route(withRows), route(withoutRows)]);
+      await db.knex('permanent_routes').insert([storedRoute(partnerId, withRows), storedRoute(partnerId, withoutRows)]);
       await db.knex('route_addresses').insert([
         { route_id: withRows, asset_key: 'fUSD/ZANO', network: 'ZANO', address: '' },
         { route_id: withRows, asset_key: 'USDT/ETH', network: 'ETH', address: '0xabc' },
@@ -198,24 +183,9 @@ describe('embedded database', () => {
     const db = await openDatabase({});
     try {
       await migrateThrough(db.knex, '0011_route_asset_keys');
-      const [{ id: partnerId }] = await db.knex('partners').insert({ key_id: 'pk_split', name: 'Split', secret_sealed: 'x' }, ['id']);
+      const partnerId = await insertPartner(db.knex, 'pk_split');
       const id = randomUUID();
-      await db.knex('permanent_routes').insert({
-        id,
-        partner_id: partnerId,
-        external_user: 'u',
-        destination_asset: 'ZANO',
-        destination_network: 'ZANO',
-        destination_address: 'address',
-        fee_percent: '1',
-        markup_percent: '0',
-        fee_floor_usd: '1',
-        min_swap_usd: '5',
-        max_auto_swap_usd: '10000',
-        asset_keys: ['USDC/ETH', 'USDT/ETH'],
-        created_at: new Date(),
-        updated_at: new Date(),
-      });
+      await db.knex('permanent_routes').insert(storedRoute(partnerId, id, { asset_keys: ['USDC/ETH', 'USDT/ETH'] }));
       const rows = [
         { route_id: id, asset_key: 'USDC/ETH', network: 'ETH', address: '0xabc' },
         { route_id: id, asset_key: 'USDT/ETH', network: 'ETH', address: '0xdef' },
@@ -254,6 +224,33 @@ describe('embedded database', () => {
     }
   });
 });
+
+/** Provisions a bare partner row (no usable secret) for a migration test; its id. */
+async function insertPartner(knex: Knex, keyId: string): Promise<string> {
+  const [{ id }] = await knex('partners').insert({ key_id: keyId, name: keyId, secret_sealed: 'x' }, ['id']);
+  return id as string;
+}
+
+/** A permanent_routes row as any release stored it, with `columns` of a later schema (e.g. asset_keys) added. */
+function storedRoute(partnerId: string, id: string, columns: Record<string, unknown> = {}): Record<string, unknown> {
+  const at = new Date();
+  return {
+    id,
+    partner_id: partnerId,
+    external_user: 'u',
+    destination_asset: 'ZANO',
+    destination_network: 'ZANO',
+    destination_address: `address-${id}`,
+    fee_percent: '1',
+    markup_percent: '0',
+    fee_floor_usd: '1',
+    min_swap_usd: '5',
+    max_auto_swap_usd: '10000',
+    created_at: at,
+    updated_at: at,
+    ...columns,
+  };
+}
 
 /** Applies the migrations one at a time up to and including `last`, as a database of an older release has them. */
 async function migrateThrough(knex: Knex, last: string): Promise<void> {
