@@ -4,11 +4,11 @@
  * transaction hashes in the same formats. Pure: the sandbox's randomness arrives as a seed.
  */
 import { sha256, sha512 } from '@noble/hashes/sha2.js';
-import { keccak_256 } from '@noble/hashes/sha3.js';
 import { concatBytes, utf8ToBytes } from '@noble/hashes/utils.js';
 import { base58, base58xrp, base64, base64url, bech32, bech32m, createBase58check, hex } from '@scure/base';
 import sodium from 'sodium-native';
 import type { CatalogAsset } from './catalog.js';
+import { keccak256 } from './keccak.js';
 import { decodeZanoAddress, encodeZanoAddress, ZANO_ADDRESS_TAGS, ZanoAddressError } from './zano-address.js';
 
 /** Result of a check: ok, or a human-readable reason that tells a partner what is wrong. */
@@ -216,7 +216,7 @@ function checkEvm(address: string): string | undefined {
 }
 
 function eip55(lowerHex: string): string {
-  const hash = hex.encode(keccak_256(utf8ToBytes(lowerHex)));
+  const hash = hex.encode(keccak256(utf8ToBytes(lowerHex)));
   return [...lowerHex].map((ch, i) => (parseInt(hash[i], 16) >= 8 ? ch.toUpperCase() : ch)).join('');
 }
 
@@ -369,7 +369,7 @@ const zano: NetworkFormat = {
 // in one step: searching hashes for a valid encoding took several square-root tests and most of an address.
 function zanoPublicKey(seed: Uint8Array, role: string): Uint8Array {
   const key = new Uint8Array(32);
-  sodium.crypto_core_ed25519_from_uniform(key, keccak_256(concatBytes(utf8ToBytes(`zano-sandbox-${role}`), seed)));
+  sodium.crypto_core_ed25519_from_uniform(key, keccak256(utf8ToBytes(`zano-sandbox-${role}`), seed));
   return key;
 }
 

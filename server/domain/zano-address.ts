@@ -4,9 +4,9 @@
  * (hyle-team/zano `currency_format_utils.cpp` get_account_address_and_payment_id_from_str), so a partner
  * hears about a mistyped or unusable address before a payout is sent to it.
  */
-import { keccak_256 } from '@noble/hashes/sha3.js';
 import { concatBytes } from '@noble/hashes/utils.js';
 import { base58xmr } from '@scure/base';
+import { keccak256 } from './keccak.js';
 
 /** Address tags (varint prefixes) from Zano's `currency_config.h`; each comment names the form's first characters. */
 export const ZANO_ADDRESS_TAGS = {
@@ -78,7 +78,7 @@ export function decodeZanoAddress(address: string): ZanoAddress {
   if (bytes.length <= CHECKSUM_BYTES + 1) throw new ZanoAddressError('it is too short to be a Zano address');
 
   const signed = bytes.subarray(0, bytes.length - CHECKSUM_BYTES);
-  const expected = keccak_256(signed).subarray(0, CHECKSUM_BYTES);
+  const expected = keccak256(signed).subarray(0, CHECKSUM_BYTES);
   if (!bytesEqual(expected, bytes.subarray(bytes.length - CHECKSUM_BYTES))) {
     throw new ZanoAddressError('the checksum does not match: a character is probably mistyped');
   }
@@ -114,7 +114,7 @@ export function decodeZanoAddress(address: string): ZanoAddress {
 /** Builds the address text for a tag and body; the inverse of decodeZanoAddress, used for sandbox addresses and test vectors. */
 export function encodeZanoAddress(tag: number, body: Uint8Array): string {
   const signed = concatBytes(writeVarint(tag), body);
-  return base58xmr.encode(concatBytes(signed, keccak_256(signed).subarray(0, CHECKSUM_BYTES)));
+  return base58xmr.encode(concatBytes(signed, keccak256(signed).subarray(0, CHECKSUM_BYTES)));
 }
 
 /** Whether 32 bytes are a public key Zano's `check_key` accepts: a canonical encoding of a point on Ed25519. */

@@ -9,9 +9,9 @@
  * Both are accepted, v2 tried first. keccak256 is the original Keccak-256, not SHA3-256.
  */
 import { ed25519 } from '@noble/curves/ed25519.js';
-import { keccak_256 } from '@noble/hashes/sha3.js';
 import { bytesToHex, concatBytes, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';
 import sodium from 'sodium-native';
+import { keccak256 } from './keccak.js';
 import { decodeZanoAddress } from './zano-address.js';
 
 /** Which hash a wallet signed: `v2` (domain-separated, Zano 2.2.0.486 and later) or `legacy` (older wallets). */
@@ -115,8 +115,8 @@ export function zanoPublicKey(secretKey: Uint8Array): string {
 /** The 32-byte hash a wallet signs for a message in a format. */
 export function zanoSignedHash(message: string, format: ZanoProofFormat): Uint8Array {
   // TextEncoder never throws: a lone surrogate becomes U+FFFD, which can only fail verification.
-  const dh = keccak_256(new TextEncoder().encode(message));
-  return format === 'v2' ? keccak_256(concatBytes(ZANO_SIGN_HDS, dh)) : dh;
+  const dh = keccak256(new TextEncoder().encode(message));
+  return format === 'v2' ? keccak256(ZANO_SIGN_HDS, dh) : dh;
 }
 
 /**
@@ -153,7 +153,7 @@ function commitment(r: bigint, c: bigint, pub: Uint8Array): Uint8Array | undefin
 
 // Zano's hash_to_scalar: Keccak-256 of h || pub || comm, read little-endian and reduced mod l (sc_reduce32).
 function challengeScalar(h: Uint8Array, pub: Uint8Array, comm: Uint8Array): bigint {
-  return mod(scalarFromBytes(keccak_256(concatBytes(h, pub, comm))));
+  return mod(scalarFromBytes(keccak256(h, pub, comm)));
 }
 
 function secretScalar(bytes: Uint8Array, name: string): bigint {
