@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { assetNetwork } from '../../server/domain/catalog.js';
+import { ROUTES_PER_FILL } from '../../server/jobs/route-addresses.js';
 import { signZanoMessage } from '../../server/domain/zano-proof.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { expectError, readJson, type JsonResponse } from '../support/http.js';
@@ -185,6 +186,16 @@ describe('Permanent routes: challenges and verified creation', () => {
           JSON.stringify([{ routeId: gone }]),
         ]);
       }
+    });
+
+    it('fills every route of a job naming more routes than one statement stores (ROUTES_PER_FILL)', async () => {
+      const routes = await Promise.all(Array.from({ length: 2 * ROUTES_PER_FILL + 1 }, () => createVerifiedRoute(client, 'user-42')));
+      const ids = routes.map((r) => r.route_id);
+      await server.knex('route_addresses').whereIn('route_id', ids).delete();
+      await queueAllocation({
+        routes: routes.map((r) => ({ routeId: r.route_id, networks: [...new Set(Object.keys(r.addresses).map(assetNetwork))] })),
+      });
+      for (const route of routes) expect(await waitForAddresses(client, route.route_id)).to.deep.equal(route);
     });
 
     it('allocates the addresses of a route whose job names it alone, as jobs queued by earlier releases did', async () => {
