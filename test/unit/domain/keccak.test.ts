@@ -22,6 +22,12 @@ describe('keccak256 (hash-wasm)', () => {
     expect(hex.encode(keccak256(a, b, c))).to.equal(hex.encode(keccak_256(Buffer.concat([a, b, c]))));
   });
 
+  it('hashes a view into a larger buffer as its own bytes only (byteOffset and length respected)', () => {
+    const whole = randomBytes(300);
+    const view = whole.subarray(17, 17 + 150);
+    expect(hex.encode(keccak256(view))).to.equal(hex.encode(keccak_256(Uint8Array.from(view))));
+  });
+
   it('returns a new array each time (a later hash leaves an earlier result as it was)', () => {
     const first = keccak256(utf8.decode('first'));
     const copy = hex.encode(first);
