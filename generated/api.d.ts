@@ -449,6 +449,9 @@ export interface paths {
          *        target, and `message` equals its text byte for byte (else `400 invalid_challenge`).
          *     3. `publicKey` is the spend public key of `destinationAddress` and `signature` is a valid wallet
          *        signature of `message` by it (else `403 ownership_not_verified`).
+         *     4. A new route must keep the partner within its route quota (20000 by default; else
+         *        `409 route_limit_reached`, with the quota in `details.limit`, and the challenge stays unused).
+         *        Recovering an existing route is always allowed.
          *
          *     Use the returned `addresses` (only non-empty entries; an empty string means the address is still
          *     being allocated), `fee`, `min_swap_usd` and `max_auto_swap_usd`.
@@ -495,11 +498,23 @@ export interface paths {
          *     next page (`nextCursor` is `null` on the last). `accumulations` always describes the whole route.
          *
          *     The route's addresses are polled every 60 s (every 5 s inside an `expect-deposit` window, and every
-         *     block while a deposit is confirming). A confirmed deposit worth more than `max_auto_swap_usd` is
+         *     block while a deposit is confirming). A route idle for a day (no deposit, no `expect-deposit` call) is
+         *     polled less often: the interval doubles after each further idle day, up to once an hour, so a payment
+         *     to a long-idle route is found within an hour at worst; any deposit or `expect-deposit` call brings it
+         *     back to 60 s. Call `expect-deposit` when a payment is due: routes inside a window are polled ahead of
+         *     every other route. A confirmed deposit worth more than `max_auto_swap_usd` is
          *     converted alone and its order waits in `review`. Other confirmed deposits below `min_swap_usd` wait
          *     with status `accumulating` in their same-asset bucket (see `accumulations`) until later deposits of
          *     the same asset and network reach the threshold; then all deposits of the bucket convert in one
          *     order at the route's fee (`fee.percent` of the value, at least `fee.floor_usd`).
+         *
+         *     A payment below its asset's dust floor (about one US cent; the network's own dust limit where that
+         *     is higher, e.g. 546 satoshi) is listed with status `dust` (terminal, `reasonCode`
+         *     `below_dust_floor`, its confirmation count as first seen): it is recorded, but never valued,
+         *     accumulated, converted or announced by webhook.
+         *
+         *     A waiting deposit's `accumulated_usd`, `threshold_usd`, `remaining_usd` and `valued_at` are its
+         *     bucket's, as in `accumulations`, and change for every deposit of the bucket when it grows.
          */
         get: operations["listRouteDeposits"];
         put?: never;
@@ -702,6 +717,11 @@ export interface webhooks {
          *     confirmations, starts or leaves an accumulation, or changes the public status of its order. `data`
          *     uses the field names of `GET /permanent-routes/{id}/deposits`: `route_id` and the deposit.
          *
+         *     Only the deposit that changed is sent: when a bucket grows, the new deposit's message carries the
+         *     bucket's new figures, and the deposits already waiting in it are not sent again (read them, with the
+         *     bucket's current figures, from `GET /permanent-routes/{id}/deposits`). A payment below the dust floor
+         *     (status `dust`) is never sent.
+         *
          *     Signing, retries and at-least-once delivery are exactly as for `swap.updated`: verify
          *     `webhook-signature` (`v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>">`, key =
          *     base64-decoded part of `whsec_<base64>`), drop duplicates by `webhook-id`, and answer `2xx` quickly.
@@ -772,6 +792,7 @@ export interface components {
          *     | `quote_expired` | 409 | The quote expired or was already used |
          *     | `idempotency_key_reused` | 409 | The `Idempotency-Key` is bound to a different request body |
          *     | `route_unavailable` | 409 | A permanent route cannot be created now |
+         *     | `route_limit_reached` | 409 | The partner has as many permanent routes as its quota allows; `details.limit` is the quota |
          *     | `invalid_state` | 409 | Sandbox only: the swap's status does not allow the requested action |
          *     | `webhook_not_configured` | 409 | `POST /partner/webhook/test` without a webhook, or with deliveries stopped |
          *     | `service_unavailable` on `POST /swaps` | 503 | Also: the request waited a few seconds for another one holding what it needs (an identical request with the same `Idempotency-Key`, another swap from the same quote) and gave up; nothing was created, retry after `Retry-After` with the same key and body |
@@ -1327,7 +1348,7 @@ export interface components {
             confirmationCount: number;
             /** Format: int32 */
             requiredConfirmations: number;
-            status: components["schemas"]["SwapStatus"];
+            status: components["schemas"]["PermanentDepositStatus"];
             terminal: boolean;
             actionRequired: components["schemas"]["ActionRequired"];
             retryable: boolean;
@@ -1357,6 +1378,14 @@ export interface components {
             valued_at: string | null;
             message: string | null;
         };
+        /**
+         * @description A permanent-route deposit's status: its own (`confirming`, `accumulating`) until it joins an order,
+         *     then its order's (`SwapStatus`, with that table's attributes). One more value: `dust`, a payment
+         *     below its asset's dust floor, recorded but never valued, accumulated, converted or announced
+         *     (`terminal` true, `actionRequired` `none`, `reasonCode` `below_dust_floor`, `retryable` false).
+         * @enum {string}
+         */
+        PermanentDepositStatus: "waiting" | "confirming" | "exchanging" | "sending" | "accumulating" | "finished" | "refunded" | "failed" | "expired" | "overdue" | "review" | "dust";
         PermanentDepositList: {
             /** Format: uuid */
             route_id: string;
@@ -1833,7 +1862,10 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The route cannot be created at this time (`route_unavailable`). */
+        /**
+         * @description The route cannot be created at this time (`route_unavailable`), or the partner has as many routes as
+         *     its quota allows (`route_limit_reached`, with `details.limit`; recovering an existing route still works).
+         */
         RouteConflict: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];

@@ -42,6 +42,15 @@ export interface Config {
   /** How often a permanent route's addresses are polled for deposits, and how often inside an expect-deposit window. */
   readonly routePollSeconds: number;
   readonly routeExpectPollSeconds: number;
+  /**
+   * Permanent routes under abuse (README "Permanent-route limits"): the per-partner route quota; the idle time
+   * after which a route's poll interval doubles (again after each further idle period) up to the cap; and the
+   * factor applied to every catalogue dust floor (decimal string; 0 turns the floors off).
+   */
+  readonly routeMaxPerPartner: number;
+  readonly routeIdleSeconds: number;
+  readonly routePollMaxSeconds: number;
+  readonly routeDustFloorFactor: string;
   readonly webhookRetrySeconds: readonly number[];
   /** Time limit of one webhook delivery attempt (connect, request and response). */
   readonly webhookTimeoutSeconds: number;
@@ -106,6 +115,10 @@ export function loadConfig(env: Env = process.env): Config {
     expectDepositSeconds: read.integer('EXPECT_DEPOSIT_SECONDS', 1800, { min: 1 }),
     routePollSeconds: read.positiveNumber('ROUTE_POLL_SECONDS', 60),
     routeExpectPollSeconds: read.positiveNumber('ROUTE_EXPECT_POLL_SECONDS', 5),
+    routeMaxPerPartner: read.integer('ROUTE_MAX_PER_PARTNER', 20_000, { min: 1 }),
+    routeIdleSeconds: read.positiveNumber('ROUTE_IDLE_SECONDS', 86_400),
+    routePollMaxSeconds: read.positiveNumber('ROUTE_POLL_MAX_SECONDS', 3_600),
+    routeDustFloorFactor: read.decimal('ROUTE_DUST_FLOOR_FACTOR', '1'),
     webhookRetrySeconds: read.secondsList('WEBHOOK_RETRY_SECONDS', [5, 300, 1800, 7200, 18000, 36000, 36000]),
     webhookTimeoutSeconds: read.positiveNumber('WEBHOOK_TIMEOUT_SECONDS', 10),
     sandboxBlockSeconds: read.positiveNumber('SANDBOX_BLOCK_SECONDS', 2),
@@ -126,6 +139,11 @@ export function loadConfig(env: Env = process.env): Config {
     if (!config.databaseUrl) problems.push('DATABASE_URL is required when SERVICE_MODE=production');
     if (!config.publicOrigin.startsWith('https://')) problems.push('PUBLIC_ORIGIN must be https when SERVICE_MODE=production');
     problems.push('SERVICE_MODE=production needs real rate, chain and payout adapters, which this build does not have yet');
+  }
+  if (config.routePollMaxSeconds < config.routePollSeconds) {
+    problems.push(
+      `ROUTE_POLL_MAX_SECONDS=${config.routePollMaxSeconds} must be at least ROUTE_POLL_SECONDS=${config.routePollSeconds}: it caps the idle backoff`,
+    );
   }
   if (config.metricsPort !== undefined && config.metricsPort === config.port) {
     problems.push(`METRICS_PORT=${config.metricsPort} must differ from PORT: metrics are never served on the API port`);
@@ -162,6 +180,15 @@ function createReader(env: Env, problems: string[]) {
         return fallback;
       }
       return n;
+    },
+    decimal(name: string, fallback: string): string {
+      const value = raw(name);
+      if (value === undefined) return fallback;
+      if (!/^\d{1,9}(\.\d{1,18})?$/.test(value)) {
+        problems.push(`${name}=${JSON.stringify(value)} must be a non-negative decimal number, e.g. 1 or 2.5`);
+        return fallback;
+      }
+      return value;
     },
     boolean(name: string, fallback: boolean): boolean {
       const value = raw(name);

@@ -59,6 +59,9 @@ export async function startSwapEngine(deps: {
     now: deps.now,
     pollSeconds: deps.config.routePollSeconds,
     expectPollSeconds: deps.config.routeExpectPollSeconds,
+    idleSeconds: deps.config.routeIdleSeconds,
+    pollMaxSeconds: deps.config.routePollMaxSeconds,
+    dustFloorFactor: deps.config.routeDustFloorFactor,
     logger: deps.logger,
   });
   const hub = await startSwapHub({ knex: deps.knex, databaseUrl: deps.config.databaseUrl, logger: deps.logger });

@@ -70,3 +70,25 @@ export function accumulationMessage(remainingUsd: string, asset: string, network
 
 /** A USD value rounded down to cents, with both digits (`12.40`). */
 export const usd = (value: Amount): string => value.toDecimalPlaces(USD_DECIMALS, Money.ROUND_DOWN).toFixed(USD_DECIMALS);
+
+/**
+ * Whether a route payment of `amount` is dust: below its asset's catalogue `dustFloor` times `factor`
+ * (ROUTE_DUST_FLOOR_FACTOR). Dust is recorded but never valued, accumulated or announced: anyone can pay a
+ * route address, and each payment handled costs the service more than dust is worth.
+ */
+export function isDust(amount: string, dustFloor: string, factor: string): boolean {
+  return new Money(amount).lessThan(new Money(dustFloor).times(factor));
+}
+
+/**
+ * The regular poll interval of a route idle (no deposit, no expect-deposit call) for `idleSeconds`: the base
+ * interval, doubled after each full idle period, up to the cap. All in seconds.
+ */
+export function idlePollSeconds(
+  idleSeconds: number,
+  policy: { pollSeconds: number; idlePeriodSeconds: number; maxSeconds: number },
+): number {
+  const doublings = Math.max(0, Math.floor(idleSeconds / policy.idlePeriodSeconds));
+  // 2^31 times any interval is past any cap; the exponent stays small enough to be exact.
+  return Math.min(policy.maxSeconds, policy.pollSeconds * 2 ** Math.min(doublings, 31));
+}

@@ -20,6 +20,11 @@ export interface CatalogAsset {
   priceUsd: string;
   /** Amplitude of the sandbox price drift, in percent. */
   driftPercent: string;
+  /**
+   * Permanent-route dust floor, in units of the asset: a route payment below it (times ROUTE_DUST_FLOOR_FACTOR)
+   * is recorded but never valued, accumulated or announced, since each would cost more to handle than it is worth.
+   */
+  dustFloor: string;
   /** Whether the asset can take part in fixed-rate swaps. */
   fixedRate: boolean;
   memoNeeded?: boolean;
@@ -102,6 +107,7 @@ export function validateCatalog(raw: unknown): Catalog {
       problems.push(`${where}: precision must be 0-18`);
     decimal(asset.priceUsd, `${where}: priceUsd`);
     decimal(asset.driftPercent, `${where}: driftPercent`);
+    decimal(asset.dustFloor, `${where}: dustFloor`);
   }
   if (problems.length > 0) throw new Error(`Invalid catalogue:\n  ${problems.join('\n  ')}`);
   return data;

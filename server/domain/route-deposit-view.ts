@@ -28,19 +28,31 @@ export interface DepositRecord {
   broadcastAt: Date;
   confirmationCount: number;
   requiredConfirmations: number;
-  /** `confirming` or `accumulating` without an order; `ordered` once it has one. */
-  status: 'confirming' | 'accumulating' | 'ordered';
+  /**
+   * `confirming` or `accumulating` without an order; `ordered` once it has one; `dust` below its asset's dust
+   * floor (recorded only: never valued, accumulated, followed or announced).
+   */
+  status: 'confirming' | 'accumulating' | 'ordered' | 'dust';
   firstSeenAt: Date;
   lastSeenAt: Date;
   confirmedAt: Date | null;
-  /** The bucket's valuation while accumulating. */
-  accumulatedUsd: string | null;
-  thresholdUsd: string | null;
-  valuedAt: Date | null;
   orderId: string | null;
   refundTxHash: string | null;
   createdAt: Date;
   updatedAt: Date;
+}
+
+/**
+ * The valuation of a waiting same-asset bucket, kept once per bucket (not on each of its deposits), so a
+ * bucket that grows by one deposit costs one write, whatever its size.
+ */
+export interface BucketRecord {
+  routeId: string;
+  asset: string;
+  network: string;
+  accumulatedUsd: string;
+  thresholdUsd: string;
+  valuedAt: Date;
 }
 
 /** The amount in the asset's smallest unit: `12.4` USDT of precision 6 is `12400000`. */
@@ -53,11 +65,18 @@ export function toBaseUnits(amount: string, precision: number): string {
 /** The part of a deposit's order its public view shows. */
 export type DepositOrder = Pick<SwapRecord, 'id' | 'status' | 'settlementTxHash' | 'actualOutputAmount'>;
 
-/** The PermanentDeposit body of a deposit and the order it joined (null: none yet). */
-export function toDepositBody(deposit: DepositRecord, order: DepositOrder | null): PermanentDeposit {
-  const status = order ? order.status : deposit.status === 'accumulating' ? 'accumulating' : 'confirming';
-  const waiting = !order && deposit.status === 'accumulating' && deposit.accumulatedUsd !== null && deposit.thresholdUsd !== null;
-  const remaining = waiting ? remainingOf(deposit) : null;
+// What a dust deposit shows: it is over for the service (nothing more happens to it) and asks nothing of anyone.
+const DUST_ATTRIBUTES = { terminal: true, actionRequired: 'none', retryable: false, reasonCode: 'below_dust_floor' } as const;
+
+/**
+ * The PermanentDeposit body of a deposit, the order it joined (null: none yet) and, while it waits, its
+ * bucket's valuation (read from the bucket, so every waiting deposit shows the bucket's latest figures).
+ */
+export function toDepositBody(deposit: DepositRecord, order: DepositOrder | null, bucket: BucketRecord | null = null): PermanentDeposit {
+  const dust = !order && deposit.status === 'dust';
+  const status = order ? order.status : dust ? 'dust' : deposit.status === 'accumulating' ? 'accumulating' : 'confirming';
+  const waiting = !order && deposit.status === 'accumulating' && bucket !== null ? bucket : null;
+  const remaining = waiting ? remainingOf(waiting) : null;
   return {
     id: deposit.id,
     asset: deposit.asset,
@@ -68,7 +87,7 @@ export function toDepositBody(deposit: DepositRecord, order: DepositOrder | null
     confirmationCount: deposit.confirmationCount,
     requiredConfirmations: deposit.requiredConfirmations,
     status,
-    ...attributesOf(status, true),
+    ...(status === 'dust' ? DUST_ATTRIBUTES : attributesOf(status, true)),
     orderId: order?.id ?? null,
     settlementTxHash: order?.settlementTxHash ?? null,
     actualOutputAmount: order?.actualOutputAmount ?? null,
@@ -76,39 +95,38 @@ export function toDepositBody(deposit: DepositRecord, order: DepositOrder | null
     firstSeenAt: deposit.firstSeenAt.toISOString(),
     lastSeenAt: deposit.lastSeenAt.toISOString(),
     confirmedAt: deposit.confirmedAt?.toISOString() ?? null,
-    accumulated_usd: waiting ? deposit.accumulatedUsd : null,
-    threshold_usd: waiting ? deposit.thresholdUsd : null,
+    accumulated_usd: waiting?.accumulatedUsd ?? null,
+    threshold_usd: waiting?.thresholdUsd ?? null,
     remaining_usd: remaining,
-    same_asset_required: waiting,
-    valued_at: waiting ? (deposit.valuedAt?.toISOString() ?? null) : null,
+    same_asset_required: waiting !== null,
+    valued_at: waiting?.valuedAt.toISOString() ?? null,
     message: remaining !== null ? accumulationMessage(remaining, deposit.asset, deposit.network) : null,
   };
 }
 
-/** The PermanentAccumulation bodies of a route's waiting deposits: one per same-asset bucket. */
-export function toAccumulationBodies(deposits: DepositRecord[]): PermanentAccumulation[] {
-  const buckets = new Map<string, DepositRecord>();
-  for (const deposit of deposits) {
-    if (deposit.status !== 'accumulating' || deposit.accumulatedUsd === null || deposit.thresholdUsd === null) continue;
-    // Every deposit of a bucket carries the bucket's latest valuation; any one of them describes it.
-    buckets.set(`${deposit.asset}/${deposit.network}`, deposit);
-  }
-  return [...buckets.values()].map((deposit) => {
-    const remaining = remainingOf(deposit);
+/** The PermanentAccumulation bodies of a route's waiting buckets. */
+export function toAccumulationBodies(buckets: BucketRecord[]): PermanentAccumulation[] {
+  return buckets.map((bucket) => {
+    const remaining = remainingOf(bucket);
     return {
-      asset: deposit.asset,
-      network: deposit.network,
-      accumulated_usd: deposit.accumulatedUsd!,
-      threshold_usd: deposit.thresholdUsd!,
+      asset: bucket.asset,
+      network: bucket.network,
+      accumulated_usd: bucket.accumulatedUsd,
+      threshold_usd: bucket.thresholdUsd,
       remaining_usd: remaining,
       same_asset_required: true,
-      valued_at: (deposit.valuedAt ?? deposit.updatedAt).toISOString(),
-      message: accumulationMessage(remaining, deposit.asset, deposit.network),
+      valued_at: bucket.valuedAt.toISOString(),
+      message: accumulationMessage(remaining, bucket.asset, bucket.network),
     };
   });
 }
 
+/** The bucket of `deposit` among `buckets` (same asset and network), if it waits in one. */
+export function bucketOf(deposit: Pick<DepositRecord, 'asset' | 'network'>, buckets: BucketRecord[]): BucketRecord | null {
+  return buckets.find((b) => b.asset === deposit.asset && b.network === deposit.network) ?? null;
+}
+
 // Derived from the stored valuation (both in cents), so the three figures always agree.
-function remainingOf(deposit: DepositRecord): string {
-  return Money.max(0, new Money(deposit.thresholdUsd!).minus(deposit.accumulatedUsd!)).toFixed(USD_DECIMALS);
+function remainingOf(bucket: BucketRecord): string {
+  return Money.max(0, new Money(bucket.thresholdUsd).minus(bucket.accumulatedUsd)).toFixed(USD_DECIMALS);
 }

@@ -9,7 +9,7 @@ import { assetKey } from '../domain/catalog.js';
 import { AppError } from '../domain/errors.js';
 import { Money } from '../domain/money.js';
 import { buildChallengeText } from '../domain/route-challenge.js';
-import { toAccumulationBodies, toDepositBody, type DepositRecord } from '../domain/route-deposit-view.js';
+import { bucketOf, toAccumulationBodies, toDepositBody, type BucketRecord } from '../domain/route-deposit-view.js';
 import { decodeZanoAddress } from '../domain/zano-address.js';
 import type { Handlers } from '../http/handler-types.js';
 import {
@@ -48,11 +48,11 @@ export function createRouteHandlers(
 
   const writeChallenge = createChallengeWriter(deps.knex);
   const readChallenge = createChallengeReader(deps.knex);
-  const createRoute = createRouteWriter(deps.knex, deps.jobs.routeAddressesJobsStatement);
+  const createRoute = createRouteWriter(deps.knex, deps.jobs.routeAddressesJobsStatement, deps.config.routeMaxPerPartner);
   const readRoutePage = createRoutePageReader(deps.knex);
   const readRouteView = createRouteViewReader(deps.knex);
   const notFound = () => new AppError(404, 'not_found', 'No such permanent route.');
-  const toBody = (view: RouteView): PermanentRoute => toRouteBody(view.route, view.addresses, view.waiting);
+  const toBody = (view: RouteView): PermanentRoute => toRouteBody(view.route, view.addresses, view.buckets);
 
   async function ownedRoute(partnerId: string, id: string): Promise<RouteView> {
     const view = await readRouteView(partnerId, id);
@@ -170,6 +170,15 @@ export function createRouteHandlers(
         deps.jobs.wakeRouteAddresses();
         return { status: 201, body: toBody(created.view) };
       }
+      if (created.outcome === 'route_limit_reached') {
+        const limit = deps.config.routeMaxPerPartner;
+        throw new AppError(
+          409,
+          'route_limit_reached',
+          `This partner has ${limit} permanent routes, the most it may have. Recovering an existing route still works.`,
+          { limit },
+        );
+      }
       if (created.outcome === 'challenge_refused') {
         await checkChallenge(target, body, at);
         // A challenge changes only by being spent, which the read shows; this answers it should it not.
@@ -215,15 +224,15 @@ export function createRouteHandlers(
       const found = await findRouteDeposits(deps.knex, partnerId, path.id, { limit: badCursor ? 0 : limit + 1, after });
       if (!found) throw notFound();
       if (badCursor) throw badCursor;
-      const { route, waiting, page: rows } = found;
+      const { route, buckets, page: rows } = found;
       const page = rows.slice(0, limit);
       const last = page[page.length - 1]?.deposit;
       return {
         status: 200,
         body: {
           route_id: route.id,
-          accumulations: toAccumulationBodies(waiting),
-          deposits: page.map(({ deposit, order }) => toDepositBody(deposit, order)),
+          accumulations: toAccumulationBodies(buckets),
+          deposits: page.map(({ deposit, order }) => toDepositBody(deposit, order, order ? null : bucketOf(deposit, buckets))),
           nextCursor: rows.length > limit && last ? encodeCursor({ c: last.createdAt.toISOString(), i: last.id }, route.id) : null,
         },
       };
@@ -258,7 +267,7 @@ function settlementTarget(
 }
 
 /** The PermanentRoute body of a route and its addresses; the fee includes the partner markup of its creation. */
-function toRouteBody(route: RouteRecord, addresses: RouteAddressRecord[], waiting: DepositRecord[]): PermanentRoute {
+function toRouteBody(route: RouteRecord, addresses: RouteAddressRecord[], buckets: BucketRecord[]): PermanentRoute {
   return {
     route_id: route.id,
     external_user_id: route.externalUser,
@@ -271,7 +280,7 @@ function toRouteBody(route: RouteRecord, addresses: RouteAddressRecord[], waitin
     fee: { percent: new Money(route.feePercent).plus(route.markupPercent).toNumber(), floor_usd: new Money(route.feeFloorUsd).toNumber() },
     min_swap_usd: new Money(route.minSwapUsd).toNumber(),
     max_auto_swap_usd: new Money(route.maxAutoSwapUsd).toNumber(),
-    accumulations: toAccumulationBodies(waiting),
+    accumulations: toAccumulationBodies(buckets),
     expect_deposit_until: route.expectDepositUntil?.toISOString() ?? null,
     created_at: route.createdAt.toISOString(),
     updated_at: route.updatedAt.toISOString(),

@@ -1,29 +1,43 @@
 /**
  * Watches permanent routes' reusable addresses (DESIGN 6.7). Each route is polled on its own schedule, kept
- * in `permanent_routes.next_poll_at`: every ROUTE_POLL_SECONDS, every ROUTE_EXPECT_POLL_SECONDS while an
- * expect-deposit window is open, and at the next block while one of its deposits is confirming. A sweeper
- * on every instance (startRoutePolling) polls the routes that are due; the schedule lives in the route row,
- * so no job can be lost between a commit and the next poll, and a failing poll is simply due again later.
+ * in `permanent_routes.next_poll_at`: every ROUTE_POLL_SECONDS, doubled after each ROUTE_IDLE_SECONDS the
+ * route has been idle (no deposit, no expect-deposit call) up to ROUTE_POLL_MAX_SECONDS; every
+ * ROUTE_EXPECT_POLL_SECONDS while an expect-deposit window is open; and at the next block while one of its
+ * deposits is confirming. A sweeper on every instance (startRoutePolling) polls the routes that are due,
+ * those inside an expect-deposit window first; the schedule lives in the route row, so no job can be lost
+ * between a commit and the next poll, and a failing poll is simply due again later.
  * A poll, in one transaction on the locked route:
- * 1. records transaction outputs paid to the route's addresses that it has not seen (`confirming`);
+ * 1. records transaction outputs paid to the route's addresses that it has not seen (`confirming`, or
+ *    `dust` below the asset's dust floor: recorded, and nothing more);
  * 2. counts the confirmations of those still confirming;
  * 3. decides each same-asset bucket of confirmed deposits without an order (domain/accumulation.ts): wait
- *    as `accumulating`, convert in one order (which runs the swap lifecycle at the route's fee), or convert
- *    alone into review above the automatic maximum;
- * 4. queues a `permanent_deposit.updated` message for every deposit it changed, and sets the next poll.
+ *    as `accumulating` (the bucket's valuation is stored once, in `route_buckets`), convert in one order
+ *    (which runs the swap lifecycle at the route's fee), or convert alone into review above the automatic
+ *    maximum;
+ * 4. queues a `permanent_deposit.updated` message for every deposit it changed (and no other: the deposits
+ *    already waiting in a bucket that grows are not rewritten), and sets the next poll.
  * The route lock makes polls of one route run one at a time, so two workers never convert a deposit twice.
  */
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { ChainAdapter } from '../adapters/chain.js';
 import type { RatesAdapter } from '../adapters/rates.js';
-import { decideBucket, usd, type BucketDecision } from '../domain/accumulation.js';
+import { decideBucket, idlePollSeconds, isDust, usd, type BucketDecision } from '../domain/accumulation.js';
 import { assetKey, findAsset, type Catalog, type CatalogAsset } from '../domain/catalog.js';
 import { Money, type Amount } from '../domain/money.js';
 import { marketRate, priceRouteOrder } from '../domain/pricing.js';
-import { toBaseUnits, type DepositRecord } from '../domain/route-deposit-view.js';
+import { toBaseUnits, type BucketRecord, type DepositRecord } from '../domain/route-deposit-view.js';
 import { TERMS_VERSION } from '../domain/swap-view.js';
-import { insertDepositMessages, insertNewDeposits, listOpenDeposits, listRecordedOutputs, updateDeposit } from '../store/route-deposits.js';
+import {
+  deleteBucket,
+  insertDepositMessages,
+  insertNewDeposits,
+  listBuckets,
+  listOpenDeposits,
+  listRecordedOutputs,
+  saveBucket,
+  updateDeposit,
+} from '../store/route-deposits.js';
 import { listDueRoutes, listRouteAddresses, lockDueRoute, nextDuePoll, updateRoutePolling, type RouteRecord } from '../store/routes.js';
 import { createRouteOrder, transitionSwap } from '../store/swap-transitions.js';
 
@@ -37,6 +51,11 @@ export interface RouteDepositsDeps {
   /** ROUTE_POLL_SECONDS and ROUTE_EXPECT_POLL_SECONDS. */
   pollSeconds: number;
   expectPollSeconds: number;
+  /** ROUTE_IDLE_SECONDS and ROUTE_POLL_MAX_SECONDS: the idle backoff. */
+  idleSeconds: number;
+  pollMaxSeconds: number;
+  /** ROUTE_DUST_FLOOR_FACTOR: multiplies every catalogue dust floor (decimal string). */
+  dustFloorFactor: string;
   logger?: Logger;
 }
 
@@ -64,6 +83,7 @@ export function createRouteDeposits(deps: RouteDepositsDeps) {
     route: RouteRecord,
     at: Date,
   ): Promise<{ created: DepositRecord[]; confirmations: Map<string, number> }> {
+    // Returns every new row, dust included; the caller tells them apart by status.
     const addresses = await listRouteAddresses(trx, [route.id]);
     // An output counts when it pays the route's address on its network in an asset the route takes.
     const accepted = new Set(addresses.map((a) => `${a.address} ${a.network}`));
@@ -87,6 +107,7 @@ export function createRouteDeposits(deps: RouteDepositsDeps) {
         const asset = assetOf(tx.asset, tx.network);
         const required = deps.catalog.networks[asset.network].confirmations;
         const count = Math.min(tx.confirmations, required);
+        const dust = isDust(tx.amount, asset.dustFloor, deps.dustFloorFactor);
         rows.push({
           routeId: route.id,
           asset: tx.asset,
@@ -100,7 +121,8 @@ export function createRouteDeposits(deps: RouteDepositsDeps) {
           broadcastAt: tx.seenAt,
           confirmationCount: count,
           requiredConfirmations: required,
-          status: 'confirming' as const,
+          // Dust is recorded as first seen and never looked at again (its confirmations are not followed).
+          status: dust ? ('dust' as const) : ('confirming' as const),
           firstSeenAt: at,
           lastSeenAt: at,
           confirmedAt: count >= required ? at : null,
@@ -187,7 +209,9 @@ export function createRouteDeposits(deps: RouteDepositsDeps) {
   async function pollLocked(trx: Knex.Transaction, route: RouteRecord, at: Date, onOrder?: OrderCallback): Promise<PollResult> {
     const changed = new Map<string, DepositRecord>();
     const detected = await detect(trx, route, at);
-    for (const deposit of detected.created) changed.set(deposit.id, deposit);
+    // Dust is neither announced nor a sign of life: paying it must not keep a route polled often.
+    const paid = detected.created.filter((d) => d.status !== 'dust');
+    for (const deposit of paid) changed.set(deposit.id, deposit);
 
     const open: DepositRecord[] = [];
     for (let deposit of await listOpenDeposits(trx, route.id)) {
@@ -216,7 +240,10 @@ export function createRouteDeposits(deps: RouteDepositsDeps) {
       buckets.set(key, [...(buckets.get(key) ?? []), deposit]);
     }
     const orderIds: string[] = [];
-    for (const deposits of buckets.values()) {
+    const stored = await listBuckets(trx, route.id);
+    const waiting = new Map(stored.map((b) => [`${b.asset}/${b.network}`, b]));
+    for (const [key, deposits] of buckets) {
+      let waits = false;
       const price = await deps.rates.priceUsd(deposits[0].asset, deposits[0].network, at);
       const limits = { minSwapUsd: route.minSwapUsd, maxAutoSwapUsd: route.maxAutoSwapUsd };
       for (const decision of decideBucket(deposits, price, limits)) {
@@ -233,32 +260,48 @@ export function createRouteDeposits(deps: RouteDepositsDeps) {
         }
         // A waiting bucket is valued again only when its deposits change, so its figures and valued_at
         // describe the moment it last grew; the threshold is still checked at the current price every poll.
-        const grew = members.some((d) => d.status !== 'accumulating');
-        if (!grew) continue;
-        for (const member of members) {
-          changed.set(
-            member.id,
-            await updateDeposit(trx, member.id, {
-              status: 'accumulating',
-              accumulatedUsd: decision.accumulatedUsd,
-              thresholdUsd: usd(new Money(route.minSwapUsd)),
-              valuedAt: at,
-              updatedAt: at,
-            }),
-          );
+        // Only the deposits that join it are written and announced: one write each, and one of the bucket.
+        waits = true;
+        const joining = members.filter((d) => d.status !== 'accumulating');
+        if (joining.length === 0) continue;
+        const bucket: BucketRecord = {
+          routeId: route.id,
+          asset: deposits[0].asset,
+          network: deposits[0].network,
+          accumulatedUsd: decision.accumulatedUsd,
+          thresholdUsd: usd(new Money(route.minSwapUsd)),
+          valuedAt: at,
+        };
+        await saveBucket(trx, bucket);
+        waiting.set(key, bucket);
+        for (const member of joining) {
+          changed.set(member.id, await updateDeposit(trx, member.id, { status: 'accumulating', updatedAt: at }));
         }
       }
+      // Its waiting deposits joined an order: the bucket is gone.
+      if (!waits && waiting.has(key)) {
+        await deleteBucket(trx, waiting.get(key)!);
+        waiting.delete(key);
+      }
     }
-    await insertDepositMessages(trx, route.partnerId, route.id, [...changed.values()], null);
+    await insertDepositMessages(trx, route.partnerId, route.id, [...changed.values()], null, [...waiting.values()]);
 
     const fast = route.expectDepositUntil !== null && at < route.expectDepositUntil;
-    let next = at.getTime() + (fast ? deps.expectPollSeconds : deps.pollSeconds) * 1000;
+    const activeAt = paid.length > 0 ? at : route.activeAt;
+    const regularSeconds = fast
+      ? deps.expectPollSeconds
+      : idlePollSeconds((at.getTime() - activeAt.getTime()) / 1000, {
+          pollSeconds: deps.pollSeconds,
+          idlePeriodSeconds: deps.idleSeconds,
+          maxSeconds: deps.pollMaxSeconds,
+        });
+    let next = at.getTime() + regularSeconds * 1000;
     for (const deposit of open) {
       if (deposit.confirmationCount >= deposit.requiredConfirmations || deposit.orderId !== null) continue;
       next = Math.min(next, deps.chain.confirmationTime(deposit.broadcastAt, deposit.confirmationCount + 1).getTime());
     }
     const nextPollAt = new Date(Math.max(next, at.getTime() + MIN_POLL_GAP_MS));
-    await updateRoutePolling(trx, route.id, nextPollAt);
+    await updateRoutePolling(trx, route.id, nextPollAt, paid.length > 0 ? at : undefined);
     return { nextPollAt, orderIds };
   }
 

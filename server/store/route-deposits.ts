@@ -4,12 +4,12 @@
  * order's afterwards; reads therefore return each deposit with its order.
  */
 import type { Knex } from 'knex';
-import { toDepositBody, type DepositRecord } from '../domain/route-deposit-view.js';
+import { bucketOf, toDepositBody, type BucketRecord, type DepositRecord } from '../domain/route-deposit-view.js';
 import type { SwapRecord } from '../domain/swap-view.js';
 import { afterPosition, fromJsonRow, fromRow, toColumns } from './rows.js';
 import { insertOutboxMessage } from './swaps.js';
 
-export type { DepositRecord } from '../domain/route-deposit-view.js';
+export type { BucketRecord, DepositRecord } from '../domain/route-deposit-view.js';
 
 /** A markup earnings entry. */
 export interface EarningRecord {
@@ -28,7 +28,7 @@ export interface EarningRecord {
 /** Records deposits seen for the first time; a transaction output already recorded is skipped. Returns the new ones. */
 export async function insertNewDeposits(
   trx: Knex.Transaction,
-  deposits: Array<Omit<DepositRecord, 'id' | 'orderId' | 'refundTxHash' | 'accumulatedUsd' | 'thresholdUsd' | 'valuedAt'>>,
+  deposits: Array<Omit<DepositRecord, 'id' | 'orderId' | 'refundTxHash'>>,
 ): Promise<DepositRecord[]> {
   if (deposits.length === 0) return [];
   const rows = await trx('route_deposits')
@@ -39,11 +39,12 @@ export async function insertNewDeposits(
   return rows.map((row: Record<string, unknown>) => fromRow<DepositRecord>(row));
 }
 
-/** The route's deposits that belong to no order yet, oldest first. */
+/** The route's deposits that belong to no order yet, oldest first; dust is never open. */
 export async function listOpenDeposits(trx: Knex.Transaction, routeId: string): Promise<DepositRecord[]> {
   const rows = await trx('route_deposits')
     .where({ route_id: routeId })
     .whereNull('order_id')
+    .andWhereNot({ status: 'dust' })
     .orderBy([{ column: 'created_at' }, { column: 'id' }]);
   return rows.map((row: Record<string, unknown>) => fromRow<DepositRecord>(row));
 }
@@ -63,14 +64,36 @@ export async function updateDeposit(trx: Knex.Transaction, id: string, fields: P
 
 /** Puts deposits into `orderId`; they leave their bucket. */
 export async function attachDeposits(trx: Knex.Transaction, depositIds: string[], orderId: string, at: Date): Promise<void> {
-  await trx('route_deposits').whereIn('id', depositIds).update({
-    order_id: orderId,
-    status: 'ordered',
-    accumulated_usd: null,
-    threshold_usd: null,
-    valued_at: null,
-    updated_at: at,
-  });
+  await trx('route_deposits').whereIn('id', depositIds).update({ order_id: orderId, status: 'ordered', updated_at: at });
+}
+
+/** The route's waiting buckets, by asset and network. */
+export async function listBuckets(trx: Knex.Transaction, routeId: string): Promise<BucketRecord[]> {
+  const rows = await trx('route_buckets')
+    .where({ route_id: routeId })
+    .select(
+      'route_id',
+      'asset',
+      'network',
+      trx.raw('accumulated_usd::text as accumulated_usd'),
+      trx.raw('threshold_usd::text as threshold_usd'),
+      'valued_at',
+    )
+    .orderBy(['asset', 'network']);
+  return rows.map((row: Record<string, unknown>) => fromRow<BucketRecord>(row));
+}
+
+/** Stores a waiting bucket's valuation (one row per route, asset and network). */
+export async function saveBucket(trx: Knex.Transaction, bucket: BucketRecord): Promise<void> {
+  await trx('route_buckets')
+    .insert(toColumns(bucket))
+    .onConflict(['route_id', 'asset', 'network'])
+    .merge(['accumulated_usd', 'threshold_usd', 'valued_at']);
+}
+
+/** Removes a bucket that no longer waits (its deposits joined an order). */
+export async function deleteBucket(trx: Knex.Transaction, bucket: Pick<BucketRecord, 'routeId' | 'asset' | 'network'>): Promise<void> {
+  await trx('route_buckets').where({ route_id: bucket.routeId, asset: bucket.asset, network: bucket.network }).delete();
 }
 
 /** The deposits an order converts, oldest first. */
@@ -81,18 +104,23 @@ export async function listOrderDeposits(db: Knex, orderId: string): Promise<Depo
   return rows.map((row: Record<string, unknown>) => fromRow<DepositRecord>(row));
 }
 
-/** Queues a `permanent_deposit.updated` message for each deposit, in the caller's transaction. */
+/**
+ * Queues a `permanent_deposit.updated` message for each deposit, in the caller's transaction; a waiting one
+ * carries its bucket's figures (from `buckets`) as they are now.
+ */
 export async function insertDepositMessages(
   trx: Knex.Transaction,
   partnerId: string,
   routeId: string,
   deposits: DepositRecord[],
   order: SwapRecord | null,
+  buckets: BucketRecord[] = [],
 ): Promise<void> {
   for (const deposit of deposits) {
+    const ordered = deposit.orderId && order?.id === deposit.orderId ? order : null;
     await insertOutboxMessage(trx, partnerId, 'permanent_deposit.updated', {
       route_id: routeId,
-      deposit: toDepositBody(deposit, deposit.orderId && order?.id === deposit.orderId ? order : null),
+      deposit: toDepositBody(deposit, ordered, ordered ? null : bucketOf(deposit, buckets)),
     });
   }
 }

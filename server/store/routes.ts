@@ -1,7 +1,7 @@
 /** Permanent routes, their ownership challenges and their reusable deposit addresses. */
 import type { Knex } from 'knex';
 import { assetNetwork } from '../domain/catalog.js';
-import type { DepositOrder, DepositRecord } from '../domain/route-deposit-view.js';
+import type { BucketRecord, DepositOrder, DepositRecord } from '../domain/route-deposit-view.js';
 import { FOREIGN_KEY_VIOLATION, guardRefusal, sqlState, UNIQUE_VIOLATION } from './errors.js';
 import { columnArrays, groupCommit, groupCommitClaims, groupReadByUuid, groupReadRows, recordInsert } from './group-commit.js';
 import { toKnexRaw, type NativeStatement } from './raw-sql.js';
@@ -40,6 +40,8 @@ export interface RouteRecord {
   expectDepositUntil: Date | null;
   /** When the route's addresses are next looked at for deposits. */
   nextPollAt: Date | null;
+  /** The route's last sign of life (creation, a deposit other than dust, an expect-deposit call): idle polling backs off from it. */
+  activeAt: Date;
   /** The assets (`ASSET/NETWORK`) that can be paid into the route, sorted: a deposit address each. */
   assetKeys: string[];
   createdAt: Date;
@@ -91,7 +93,7 @@ export function createChallengeReader(db: Knex): (id: string) => Promise<Challen
 }
 
 /** A route to create: its id is made by the caller; the partner's markup is read by the statement that stores it. */
-export type NewRoute = Omit<RouteRecord, 'status' | 'markupPercent' | 'expectDepositUntil' | 'nextPollAt' | 'updatedAt'> & {
+export type NewRoute = Omit<RouteRecord, 'status' | 'markupPercent' | 'expectDepositUntil' | 'nextPollAt' | 'activeAt' | 'updatedAt'> & {
   nextPollAt: Date;
 };
 
@@ -117,9 +119,10 @@ const NEW_ROUTE_FIELDS = [
  * What the creating statement did: stored the route, or why it did not (and then it wrote nothing):
  * `challenge_refused` when the challenge cannot be spent on this route (unknown, used, expired, issued to
  * another partner, user or target, or for another text), `route_exists` when the partner has a route for this
- * user and target.
+ * user and target, `route_limit_reached` when the route would take the partner past its quota.
  */
-export type RouteCreation = { outcome: 'created'; view: RouteView } | { outcome: 'challenge_refused' | 'route_exists' };
+export type RouteCreation =
+  { outcome: 'created'; view: RouteView } | { outcome: 'challenge_refused' | 'route_exists' | 'route_limit_reached' };
 
 // When a create (its `input` row) may spend challenge `c`: issued to this partner and user for this target with
 // this text, unused and unexpired at the route's creation. Its twin in words is checkChallenge
@@ -132,7 +135,9 @@ const CHALLENGE_SPENDABLE = `c.used_at is null and c.expires_at > input.created_
 // For each create of the group (its position `i`): spends the challenge if it may (so the challenge needs no
 // read before), then stores the route (only if it spent it) with the challenge's label unless the request
 // named one, the partner's markup at this moment and its asset keys (addresses are stored once allocated).
-// The creates of a group use distinct challenges and targets (createRouteWriter). The job's insert
+// The creates of a group use distinct challenges and targets (createRouteWriter). Each partner's count of
+// routes (partner_route_counts) grows by the routes it stored, only while it stays within the quota (the first
+// binding after the arrays); its row lock orders concurrent creates of one partner, so the quota is exact. The job's insert
 // (pg-boss's own, one job for the group) runs unconditionally: unless every create stored its route the
 // statement fails as a whole through pss_route_not_created (migration 0009), naming for a lone create why, and
 // that failure is what removes the job, with the spendings. A concurrent spend of the same challenge waits for
@@ -153,18 +158,25 @@ const CREATE_ROUTES = (job: string) => `
   ), inserted as (
     insert into permanent_routes (id, partner_id, external_user, destination_asset, destination_network, destination_address, label,
                                   fee_percent, markup_percent, fee_floor_usd, min_swap_usd, max_auto_swap_usd, next_poll_at,
-                                  asset_keys, created_at, updated_at)
+                                  active_at, asset_keys, created_at, updated_at)
     select n.id, n.partner_id, n.external_user, n.destination_asset, n.destination_network, n.destination_address, coalesce(n.label, s.label),
            n.fee_percent, coalesce((select m.percent from partner_markups m where m.partner_id = n.partner_id), 0), n.fee_floor_usd,
-           n.min_swap_usd, n.max_auto_swap_usd, n.next_poll_at, string_to_array(n.asset_keys, ','), n.created_at, n.created_at
+           n.min_swap_usd, n.max_auto_swap_usd, n.next_poll_at, n.created_at, string_to_array(n.asset_keys, ','), n.created_at, n.created_at
       from input n join spent s on s.i = n.i
     on conflict (partner_id, external_user, destination_asset, destination_address) do nothing
     returning *
+  ), counted as (
+    insert into partner_route_counts as c (partner_id, routes)
+    select partner_id, count(*) from inserted group by partner_id having count(*) <= ?::int
+    on conflict (partner_id) do update set routes = c.routes + excluded.routes where c.routes + excluded.routes <= ?::int
+    returning c.partner_id
   ), job as (${job})
-  select case when (select count(*) from inserted) = ? then 'created'
+  select case when (select count(*) from inserted) = ?
+               and (select count(*) from counted) = (select count(distinct partner_id) from inserted) then 'created'
               when (select count(*) from spent) < ? then pss_route_not_created('challenge_refused')
-              else pss_route_not_created('route_exists') end as outcome,
-         i.*, null::json as view_addresses, '[]'::json as view_waiting
+              when (select count(*) from inserted) < ? then pss_route_not_created('route_exists')
+              else pss_route_not_created('route_limit_reached') end as outcome,
+         i.*, null::json as view_addresses, '[]'::json as view_buckets
     from (select) as one left join inserted i on true`;
 
 // Which creates of a group may spend their challenges (positions `i`), read as CREATE_ROUTES would spend them.
@@ -203,6 +215,8 @@ export interface RouteCreate {
 export function createRouteWriter(
   db: Knex,
   allocations: (routes: Array<{ routeId: string; networks: string[] }>) => Promise<NativeStatement>,
+  /** ROUTE_MAX_PER_PARTNER: the most routes one partner may have. */
+  maxRoutesPerPartner: number,
 ): (create: RouteCreate) => Promise<RouteCreation> {
   // Waits for locks as long as they are held (a create of the same challenge or target in progress commits
   // at once), alone or not.
@@ -216,7 +230,10 @@ export function createRouteWriter(
         ...columnArrays(routes, NEW_ROUTE_FIELDS),
         routes.map((r) => r.assetKeys.join(',')),
         creates.map((c) => c.message),
+        maxRoutesPerPartner,
+        maxRoutesPerPartner,
         ...job.bindings,
+        creates.length,
         creates.length,
         creates.length,
       ]);
@@ -227,7 +244,7 @@ export function createRouteWriter(
       }
       return creates.map((c) => ({ outcome: 'created', view: views.get(c.route.id)! }));
     } catch (err) {
-      const reason = guardRefusal(err, ROUTE_NOT_CREATED, ['challenge_refused', 'route_exists'] as const);
+      const reason = guardRefusal(err, ROUTE_NOT_CREATED, ['challenge_refused', 'route_exists', 'route_limit_reached'] as const);
       // A group's refusal names one of its creates' reasons, not each one's.
       if (reason && creates.length === 1) return [{ outcome: reason }];
       // A challenge that cannot be spent (expired while its wallet signed, brought again by a retry) is found
@@ -296,29 +313,29 @@ export async function recoverRoute(
   return spent ? toRouteView(route) : undefined;
 }
 
-/** A route with the rest of what its public view shows: its addresses and its waiting (accumulating) deposits. */
+/** A route with the rest of what its public view shows: its addresses and its waiting (accumulating) buckets. */
 export interface RouteView {
   route: RouteRecord;
   addresses: RouteAddressRecord[];
-  waiting: DepositRecord[];
+  buckets: BucketRecord[];
 }
 
 // The view's other rows, read with the route in the same statement (a route read is one round trip, not
-// three): the allocated addresses by network, waiting deposits oldest first, each as JSON with its numeric
-// columns cast to text (see fromJsonRow).
+// three): the allocated addresses by network, waiting buckets by asset and network, each as JSON with its
+// numeric columns cast to text (see fromJsonRow).
 const VIEW_COLUMNS = `
   (select json_object_agg(a.network, a.address) from route_addresses a where a.route_id = r.id) as view_addresses,
-  coalesce((select json_agg(to_jsonb(d) || jsonb_build_object('amount', d.amount::text, 'accumulated_usd', d.accumulated_usd::text,
-                                                               'threshold_usd', d.threshold_usd::text)
-                            order by d.created_at)
-              from route_deposits d where d.route_id = r.id and d.status = 'accumulating'), '[]') as view_waiting`;
-const DEPOSIT_TIMESTAMPS = ['broadcastAt', 'firstSeenAt', 'lastSeenAt', 'confirmedAt', 'valuedAt', 'createdAt', 'updatedAt'] as const;
+  coalesce((select json_agg(to_jsonb(b) || jsonb_build_object('accumulated_usd', b.accumulated_usd::text,
+                                                               'threshold_usd', b.threshold_usd::text)
+                            order by b.asset, b.network)
+              from route_buckets b where b.route_id = r.id), '[]') as view_buckets`;
+const DEPOSIT_TIMESTAMPS = ['broadcastAt', 'firstSeenAt', 'lastSeenAt', 'confirmedAt', 'createdAt', 'updatedAt'] as const;
 
 // A route's address for each of its asset keys (its network's): '' for a key whose address is not allocated yet.
 function toRouteView(row: Record<string, unknown>): RouteView {
-  const { view_addresses, view_waiting, ...columns } = row as {
+  const { view_addresses, view_buckets, ...columns } = row as {
     view_addresses: Record<string, string> | null;
-    view_waiting: Array<Record<string, unknown>>;
+    view_buckets: Array<Record<string, unknown>>;
   };
   const route = fromRow<RouteRecord>(columns);
   return {
@@ -327,7 +344,7 @@ function toRouteView(row: Record<string, unknown>): RouteView {
       const network = assetNetwork(assetKey);
       return { routeId: route.id, assetKey, network, address: view_addresses?.[network] ?? '' };
     }),
-    waiting: view_waiting.map((d) => fromJsonRow<DepositRecord>(d, DEPOSIT_TIMESTAMPS)),
+    buckets: view_buckets.map((b) => fromJsonRow<BucketRecord>(b, ['valuedAt'])),
   };
 }
 
@@ -364,8 +381,7 @@ export interface DepositWithOrder {
 const pageColumn = (position: string) => `
   coalesce((select json_agg(p.entry order by p.created_at desc, p.id desc)
               from (select d.created_at, d.id,
-                           to_jsonb(d) || jsonb_build_object('amount', d.amount::text, 'accumulated_usd', d.accumulated_usd::text,
-                                                             'threshold_usd', d.threshold_usd::text,
+                           to_jsonb(d) || jsonb_build_object('amount', d.amount::text,
                                                              'order', (select jsonb_build_object('id', s.id, 'status', s.status,
                                                                                                  'settlement_tx_hash', s.settlement_tx_hash,
                                                                                                  'actual_output_amount', s.actual_output_amount::text)
@@ -511,10 +527,15 @@ export async function lockRoute(trx: Knex.Transaction, id: string): Promise<Rout
   return row ? fromRow<RouteRecord>(row) : undefined;
 }
 
-/** Sets when route `id` is next polled (internal to polling: `updatedAt` stays). */
-export async function updateRoutePolling(db: Knex, id: string, nextPollAt: Date): Promise<void> {
+/**
+ * Sets when route `id` is next polled, and, given `activeAt`, its last sign of life (internal to polling:
+ * `updatedAt` stays).
+ */
+export async function updateRoutePolling(db: Knex, id: string, nextPollAt: Date, activeAt?: Date): Promise<void> {
   if (!isUuid(id)) return;
-  await db('permanent_routes').where({ id }).update({ next_poll_at: nextPollAt });
+  await db('permanent_routes')
+    .where({ id })
+    .update({ next_poll_at: nextPollAt, ...(activeAt ? { active_at: activeAt } : {}) });
 }
 
 /**
@@ -528,21 +549,27 @@ export async function openExpectWindow(db: Knex, partnerId: string, id: string, 
   if (!isUuid(id)) return false;
   const { rowCount } = await db.raw(
     `with relaxed as (select set_config('synchronous_commit', 'off', true) as setting)
-     update permanent_routes set expect_deposit_until = ?, next_poll_at = ?, updated_at = ?
+     update permanent_routes set expect_deposit_until = ?, next_poll_at = ?, active_at = ?, updated_at = ?
       where id = ? and partner_id = ? and exists (select from relaxed where setting is not null)`,
-    [until, at, at, id, partnerId],
+    [until, at, at, at, id, partnerId],
   );
   return rowCount === 1;
 }
 
-/** Up to `limit` active routes whose next poll has come, the most overdue first. */
+/**
+ * Up to `limit` active routes whose next poll has come: first those inside an expect-deposit window (a partner
+ * awaits a payment there), then the rest; each the most overdue first. However large the backlog of idle
+ * routes, a route whose window is open waits for at most one sweep.
+ */
 export async function listDueRoutes(db: Knex, at: Date, limit: number): Promise<string[]> {
-  return db('permanent_routes')
-    .where({ status: 'active' })
-    .andWhere('next_poll_at', '<=', at)
-    .orderBy('next_poll_at')
-    .limit(limit)
+  const due = () => db('permanent_routes').where({ status: 'active' }).andWhere('next_poll_at', '<=', at).orderBy('next_poll_at');
+  const expecting: string[] = await due().andWhere('expect_deposit_until', '>', at).limit(limit).pluck('id');
+  if (expecting.length === limit) return expecting;
+  const backlog: string[] = await due()
+    .andWhere((q) => q.whereNull('expect_deposit_until').orWhere('expect_deposit_until', '<=', at))
+    .limit(limit - expecting.length)
     .pluck('id');
+  return [...expecting, ...backlog];
 }
 
 /** When the next active route is due, if any route is active. */

@@ -124,14 +124,17 @@ function seedDepositsSql(ids: Ids, base: string, from: number, to: number): stri
     join orders o on o.rn = 1 + d.g % (select c from order_count)`;
 }
 
-/** Five deposits still waiting in the route's accumulation (what the deposits page lists on top). */
+/** Five deposits still waiting in the route's accumulation (what the deposits page lists on top), and their bucket. */
 function seedAccumulatingSql(ids: Ids, base: string): string {
   return `
+    with bucket as (
+      insert into route_buckets (route_id, asset, network, accumulated_usd, threshold_usd, valued_at)
+      values ('${ids.routeId}', 'BTC', 'BTC', 5, 20, timestamptz '${base}'))
     insert into route_deposits (route_id, asset, network, address, tx_hash, output_index, from_address, amount, amount_base_units,
       broadcast_at, confirmation_count, required_confirmations, status, first_seen_at, last_seen_at, confirmed_at,
-      accumulated_usd, threshold_usd, valued_at, created_at, updated_at)
+      created_at, updated_at)
     select '${ids.routeId}', 'BTC', 'BTC', '${ids.routeAddress}', 'bench-accumulating-${ids.routeId}-' || g, 0, 'bench-sender', 0.0001, '10000',
-      t, 2, 2, 'accumulating', t, t, t, 5 * g, 20, t, t, t
+      t, 2, 2, 'accumulating', t, t, t, t, t
     from (select g, timestamptz '${base}' - g * interval '1 second' as t from generate_series(1, 5) as g) as d`;
 }
 

@@ -51,6 +51,31 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ PORT: '9464', METRICS_PORT: '9464' })).to.throw(ConfigError, /must differ from PORT/);
   });
 
+  it('reads the permanent-route limits, with their defaults, and refuses a backoff cap below the poll interval', () => {
+    expect(loadConfig({})).to.include({
+      routeMaxPerPartner: 20_000,
+      routeIdleSeconds: 86_400,
+      routePollMaxSeconds: 3_600,
+      routeDustFloorFactor: '1',
+    });
+    expect(
+      loadConfig({ ROUTE_MAX_PER_PARTNER: '3', ROUTE_IDLE_SECONDS: '0.5', ROUTE_POLL_MAX_SECONDS: '120', ROUTE_DUST_FLOOR_FACTOR: '2.5' }),
+    ).to.include({ routeMaxPerPartner: 3, routeIdleSeconds: 0.5, routePollMaxSeconds: 120, routeDustFloorFactor: '2.5' });
+    expect(loadConfig({ ROUTE_DUST_FLOOR_FACTOR: '0' }).routeDustFloorFactor).to.equal('0');
+    expect(() => loadConfig({ ROUTE_MAX_PER_PARTNER: '0' })).to.throw(
+      ConfigError,
+      /ROUTE_MAX_PER_PARTNER="0" must be an integer of at least 1/,
+    );
+    expect(() => loadConfig({ ROUTE_DUST_FLOOR_FACTOR: '-1' })).to.throw(
+      ConfigError,
+      /ROUTE_DUST_FLOOR_FACTOR="-1" must be a non-negative decimal/,
+    );
+    expect(() => loadConfig({ ROUTE_POLL_SECONDS: '60', ROUTE_POLL_MAX_SECONDS: '30' })).to.throw(
+      ConfigError,
+      /ROUTE_POLL_MAX_SECONDS=30 must be at least ROUTE_POLL_SECONDS=60/,
+    );
+  });
+
   it('refuses production mode without real adapters and secrets', () => {
     expect(() => loadConfig({ SERVICE_MODE: 'production' })).to.throw(ConfigError, /SECRETS_KEY is required/);
   });

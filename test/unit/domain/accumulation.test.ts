@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { decideBucket, type BucketDecision } from '../../../server/domain/accumulation.js';
+import { decideBucket, idlePollSeconds, isDust, type BucketDecision } from '../../../server/domain/accumulation.js';
 import { Money } from '../../../server/domain/money.js';
 
 const LIMITS = { minSwapUsd: '25', maxAutoSwapUsd: '10000' };
@@ -120,5 +120,26 @@ describe('accumulation: deciding a same-asset bucket (properties)', () => {
         LIMITS,
       ),
     ).to.deep.equal([{ kind: 'convert', depositIds: ['a', 'b'], amount: '25', valueUsd: '25.00', review: false }]);
+  });
+});
+
+describe('isDust(amount, dustFloor, factor)', () => {
+  it('is true strictly below the floor times the factor, and never with a factor of 0', () => {
+    expect(isDust('0.00000545', '0.00000546', '1')).to.equal(true);
+    expect(isDust('0.00000546', '0.00000546', '1')).to.equal(false);
+    expect(isDust('0.00001', '0.00000546', '2')).to.equal(true);
+    expect(isDust('0.00000001', '0.00000546', '0')).to.equal(false);
+  });
+});
+
+describe('idlePollSeconds(idleSeconds, policy)', () => {
+  const policy = { pollSeconds: 60, idlePeriodSeconds: 86_400, maxSeconds: 3_600 };
+  it('keeps the base interval for the first idle period, doubles it after each further one, and stops at the cap', () => {
+    expect(idlePollSeconds(0, policy)).to.equal(60);
+    expect(idlePollSeconds(86_399, policy)).to.equal(60);
+    expect(idlePollSeconds(86_400, policy)).to.equal(120);
+    expect(idlePollSeconds(5 * 86_400, policy)).to.equal(1_920);
+    expect(idlePollSeconds(6 * 86_400, policy)).to.equal(3_600);
+    expect(idlePollSeconds(1e12, policy)).to.equal(3_600);
   });
 });

@@ -13,8 +13,26 @@ function catalog(): Catalog {
       ZANO: { code: 'zano', name: 'Zano', confirmations: 10, blockSeconds: 60, payoutFeeUsd: '0.05' },
     },
     assets: [
-      { symbol: 'BTC', name: 'Bitcoin', network: 'BTC', precision: 8, priceUsd: '60000', driftPercent: '0', fixedRate: true },
-      { symbol: 'ZANO', name: 'Zano', network: 'ZANO', precision: 12, priceUsd: '1', driftPercent: '0', fixedRate: false },
+      {
+        symbol: 'BTC',
+        name: 'Bitcoin',
+        network: 'BTC',
+        precision: 8,
+        priceUsd: '60000',
+        driftPercent: '0',
+        dustFloor: '0.00000546',
+        fixedRate: true,
+      },
+      {
+        symbol: 'ZANO',
+        name: 'Zano',
+        network: 'ZANO',
+        precision: 12,
+        priceUsd: '1',
+        driftPercent: '0',
+        dustFloor: '0.01',
+        fixedRate: false,
+      },
     ],
   };
 }
