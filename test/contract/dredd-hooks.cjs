@@ -48,7 +48,8 @@ const NOT_PROVOKABLE_FOR = {
   'createSwap 503':
     'needs the database down, or an identical request with the same Idempotency-Key still in progress (a race no ' +
     'single request provokes reliably); covered by test/integration/swaps.test.ts (50 concurrent requests)',
-  'createPermanentRoute 409': 'no route is unavailable in the sandbox catalogue; the server never answers 409 here yet',
+  'createPermanentRoute 409':
+    'a contract run reaches neither an unavailable route nor the per-partner route quota (ROUTE_MAX_PER_PARTNER, 20000); route_limit_reached is covered by test/integration/route-limits.test.ts',
   'expectRouteDeposit 503':
     'needs the database down, or every database connection busy past the acquire timeout (KnexTimeoutError, ' +
     'server/http/errors.ts); no single request provokes that from outside a healthy server. The database-down ' +

@@ -205,6 +205,63 @@ describe('embedded database', () => {
     }
   });
 
+  it("moves a waiting bucket's valuation from its deposits to one bucket row, and counts each partner's routes (migration 0013)", async () => {
+    const db = await openDatabase({});
+    try {
+      await migrateThrough(db.knex, '0012_route_addresses_per_network');
+      const partnerId = await insertPartner(db.knex, 'pk_buckets');
+      const [routeId, idleId] = [randomUUID(), randomUUID()];
+      const created = new Date('2026-01-01T00:00:00Z');
+      await db
+        .knex('permanent_routes')
+        .insert([
+          storedRoute(partnerId, routeId, { asset_keys: ['BTC/BTC'], created_at: created, updated_at: created }),
+          storedRoute(partnerId, idleId, { asset_keys: ['BTC/BTC'], created_at: created, updated_at: created }),
+        ]);
+      // Two deposits waiting in one bucket: each carries a copy of the valuation, the later one the newest.
+      const deposit = (n: number, valuedAt: string, accumulated: string) => ({
+        route_id: routeId,
+        asset: 'BTC',
+        network: 'BTC',
+        address: 'bc1q',
+        tx_hash: `tx${n}`,
+        output_index: 0,
+        from_address: 'sender',
+        amount: '0.0001',
+        amount_base_units: '10000',
+        broadcast_at: new Date(valuedAt),
+        confirmation_count: 2,
+        required_confirmations: 2,
+        status: 'accumulating',
+        first_seen_at: new Date(valuedAt),
+        last_seen_at: new Date(valuedAt),
+        confirmed_at: new Date(valuedAt),
+        accumulated_usd: accumulated,
+        threshold_usd: '25.00',
+        valued_at: new Date(valuedAt),
+        created_at: new Date(valuedAt),
+        updated_at: new Date(valuedAt),
+      });
+      await db.knex('route_deposits').insert([deposit(1, '2026-01-02T00:00:00Z', '6.80'), deposit(2, '2026-01-03T00:00:00Z', '13.60')]);
+
+      expect(await migrate(db.knex)).to.include('0013_route_buckets_and_limits');
+      const buckets = await db
+        .knex('route_buckets')
+        .select('route_id', 'asset', 'network', db.knex.raw('accumulated_usd::text as accumulated_usd'));
+      expect(buckets).to.deep.equal([{ route_id: routeId, asset: 'BTC', network: 'BTC', accumulated_usd: '13.60' }]);
+      expect(await db.knex('route_deposits').columnInfo()).to.not.have.any.keys('accumulated_usd', 'threshold_usd', 'valued_at');
+      expect(await db.knex('partner_route_counts').select('partner_id', 'routes')).to.deep.equal([{ partner_id: partnerId, routes: 2 }]);
+      // A route's last sign of life: its newest deposit, or its creation.
+      const active = await db.knex('permanent_routes').select('id', 'active_at');
+      expect(Object.fromEntries(active.map((r) => [r.id, r.active_at.toISOString()]))).to.deep.equal({
+        [routeId]: '2026-01-03T00:00:00.000Z',
+        [idleId]: '2026-01-01T00:00:00.000Z',
+      });
+    } finally {
+      await db.close();
+    }
+  });
+
   it('runs concurrent transactions over the socket, each seeing only its own writes until commit', async () => {
     const db = await openDatabase({});
     try {
