@@ -540,7 +540,8 @@ export interface paths {
          *     at once (usually within 50 ms: an instance starts its polls of due routes at least 50 ms apart, so
          *     calling this in a loop does not poll more often), then every 5 s instead of every 60 s (by default)
          *     for the next 1800 seconds, so the deposit is seen sooner. Calling it again extends the window from
-         *     now. No request body.
+         *     now. Routes inside a window are polled ahead of all other due routes, and the call ends any idle
+         *     backoff (a route idle for days is otherwise polled as rarely as once an hour). No request body.
          */
         post: operations["expectRouteDeposit"];
         delete?: never;
