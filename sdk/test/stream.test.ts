@@ -322,13 +322,16 @@ describe('sdk swaps.stream against a server that bounds its streams', function (
     const { order, accessToken } = await createSwap(client);
     const events: SwapStreamEvent[] = [];
     // maxReconnects 1: lifetimes that bring nothing new must not count as failed reconnects.
+    let thrown: unknown;
     const following = (async () => {
       for await (const event of client.swaps.stream(order.id, accessToken, { maxReconnects: 1, reconnectDelayMs: 10 })) events.push(event);
-    })();
-    for (const deadline = Date.now() + 10_000; streamRequests.length < 4 && Date.now() < deadline;) await delay(50);
+    })().catch((err: unknown) => void (thrown = err));
+    for (const deadline = Date.now() + 10_000; streamRequests.length < 4 && !thrown && Date.now() < deadline;) await delay(50);
+    expect(thrown).to.equal(undefined);
     expect(streamRequests.length, 'connections while the swap waits').to.be.at.least(4);
     await pay(client, order.id);
     await following;
+    expect(thrown).to.equal(undefined);
 
     const statuses = statusesOf(events);
     const timeline = await timelineIds(client, order.id);
