@@ -235,6 +235,15 @@ export interface paths {
          *     5. A comment line (`: heartbeat`) every 15 seconds to keep proxies from closing an idle stream.
          *     6. The server closes the stream after sending the terminal `event: status` (and the final
          *        `event: order`). Do not reconnect once `terminal` is true.
+         *     7. A stream also ends after its maximum lifetime (1 hour by default, configurable per deployment;
+         *        each stream ends between 90 % and 100 % of it so that streams opened together do not reconnect
+         *        together), after the entries it has sent and a comment line. The swap is not terminal then:
+         *        reconnect with `Last-Event-ID` as after a dropped connection; nothing is lost or repeated.
+         *
+         *     Concurrent streams are limited per server instance: per access token (3 by default), per client
+         *     IP, per partner and in total. A stream past a limit is refused with `429 too_many_streams` before
+         *     it starts; `error.details` names the limit (`scope`: `token`, `ip`, `partner` or `instance`) and
+         *     its value (`limit`). Close streams you no longer read, and retry after `Retry-After` seconds.
          *
          *     Each `data` field is a single line of JSON. Errors before the stream starts are ordinary JSON
          *     `Error` responses.
@@ -800,6 +809,7 @@ export interface components {
          *     | `payload_too_large` | 413 | The body exceeds 64 KiB |
          *     | `unsupported_media_type` | 415 | The body is not `application/json` |
          *     | `rate_limited` | 429 | Rate limit exceeded; see `Retry-After` |
+         *     | `too_many_streams` | 429 | `GET /swaps/{id}/stream` past a limit of concurrent streams; `details.scope` (`token`, `ip`, `partner`, `instance`) and `details.limit` name it; see `Retry-After` |
          *     | `internal_error` | 500 | Unexpected failure; no internals are exposed |
          *     | `not_implemented` | 501 | The operation is specified but not yet served by this server version (not documented per operation; the mock serves it meanwhile) |
          *     | `service_unavailable` | 503 | Temporarily unavailable (database, price source or another dependency) |
@@ -2360,7 +2370,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The event stream. It stays open until the swap is terminal. */
+            /** @description The event stream. It stays open until the swap is terminal or the stream reaches its maximum lifetime. */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2375,7 +2385,24 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["StreamUnauthorized"];
-            429: components["responses"]["TooManyRequests"];
+            /**
+             * @description Too many concurrent streams (`too_many_streams`; `details.scope` names the limit reached and
+             *     `details.limit` its value), or the client IP's request rate limit (`rate_limited`). Sent instead
+             *     of the stream, before it starts. Wait `Retry-After` seconds before retrying.
+             */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             500: components["responses"]["InternalError"];
         };
     };

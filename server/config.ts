@@ -62,6 +62,7 @@ export interface Config {
   /** Address the metrics listener binds to. */
   readonly metricsHost: string;
   readonly rateLimits: RateLimitConfig;
+  readonly streamLimits: StreamLimitConfig;
 }
 
 /** Which proxies' X-Forwarded-For to believe: none, the nearest `n` hops, or those at these addresses/ranges. */
@@ -74,6 +75,16 @@ export interface RateLimitConfig {
   readonly signedPerMinute: number;
   readonly quotesPerMinute: number;
   readonly swapsPerMinute: number;
+}
+
+/** Concurrent swap streams allowed on one instance, by scope, and how long one stream may stay open. */
+export interface StreamLimitConfig {
+  readonly maxPerToken: number;
+  readonly maxPerIp: number;
+  readonly maxPerPartner: number;
+  readonly maxPerInstance: number;
+  /** The server ends a stream after this long (less up to 10 % jitter); the client resumes with Last-Event-ID. */
+  readonly maxLifetimeSeconds: number;
 }
 
 /** Raised when the environment holds a value the service cannot run with. */
@@ -132,6 +143,13 @@ export function loadConfig(env: Env = process.env): Config {
       quotesPerMinute: read.integer('RATE_LIMIT_QUOTES_PER_MINUTE', 120, { min: 1 }),
       swapsPerMinute: read.integer('RATE_LIMIT_SWAPS_PER_MINUTE', 60, { min: 1 }),
     },
+    streamLimits: {
+      maxPerToken: read.integer('STREAM_MAX_PER_TOKEN', 3, { min: 1 }),
+      maxPerIp: read.integer('STREAM_MAX_PER_IP', 200, { min: 1 }),
+      maxPerPartner: read.integer('STREAM_MAX_PER_PARTNER', 1000, { min: 1 }),
+      maxPerInstance: read.integer('STREAM_MAX_PER_INSTANCE', 10000, { min: 1 }),
+      maxLifetimeSeconds: read.positiveNumber('STREAM_MAX_LIFETIME_SECONDS', 3600),
+    },
   };
 
   if (serviceMode === 'production') {
@@ -149,7 +167,7 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push(`METRICS_PORT=${config.metricsPort} must differ from PORT: metrics are never served on the API port`);
   }
   if (problems.length > 0) throw new ConfigError(problems);
-  return Object.freeze({ ...config, rateLimits: Object.freeze(config.rateLimits) });
+  return Object.freeze({ ...config, rateLimits: Object.freeze(config.rateLimits), streamLimits: Object.freeze(config.streamLimits) });
 }
 
 function createReader(env: Env, problems: string[]) {

@@ -9,6 +9,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Knex } from 'knex';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { AppError } from './domain/errors.js';
+import { STREAM_LIMIT_SCOPES } from './domain/stream-limits.js';
 
 /** Longest a scrape waits for the job queue depths before it reports none. */
 export const QUEUE_SAMPLE_TIMEOUT_MS = 2_000;
@@ -24,7 +25,7 @@ export interface Metrics {
   readonly registry: Registry;
   /** Middleware: observes every request's duration by operation and status class when its response finishes. */
   observeRequests(): RequestHandler;
-  /** Error middleware: counts 429 rate-limit refusals by limit class and passes the error on. */
+  /** Error middleware: counts 429 refusals (rate limits by class, swap streams by limit) and passes the error on. */
   countRateLimitRefusals(): ErrorRequestHandler;
   /** Counts one webhook delivery attempt by how it ended. */
   countWebhookAttempt(outcome: { succeeded: boolean; statusCode: number | null; error: string | null }): void;
@@ -111,6 +112,14 @@ export function createMetrics(): Metrics {
       this.set(streamSources.reduce((sum, source) => sum + source.size(), 0));
     },
   });
+  const refusedStreams = new Counter({
+    name: 'pss_sse_streams_refused_total',
+    help: 'Swap streams refused with 429 too_many_streams, by the limit reached (token, ip, partner, instance).',
+    labelNames: ['reason'] as const,
+    registers,
+  });
+  // Every reason is reported from the start (at 0), so an alert on its rate has a series before the first refusal.
+  for (const reason of STREAM_LIMIT_SCOPES) refusedStreams.inc({ reason }, 0);
   const refusals = new Counter({
     name: 'pss_rate_limit_refusals_total',
     help: 'Requests refused with 429 rate_limited, by limit class (public, signed, quotes, swaps).',
@@ -149,6 +158,8 @@ export function createMetrics(): Metrics {
     countRateLimitRefusals() {
       return (err, _req, _res, next) => {
         if (err instanceof AppError && err.code === 'rate_limited') refusals.inc({ class: String(err.details?.scope ?? 'unknown') });
+        if (err instanceof AppError && err.code === 'too_many_streams')
+          refusedStreams.inc({ reason: String(err.details?.scope ?? 'unknown') });
         next(err);
       };
     },

@@ -1,7 +1,8 @@
 /**
  * swaps.stream: GET /swaps/{id}/stream (Server-Sent Events, parsed by eventsource-parser) as an async iterator
- * of typed events. It reconnects after a dropped connection with Last-Event-ID, never yields an event twice,
- * and ends after the terminal status entry.
+ * of typed events. It reconnects after a dropped connection with Last-Event-ID (also after the server ends a
+ * stream at its maximum lifetime), waits Retry-After when refused with 429, never yields an event twice, and
+ * ends after the terminal status entry.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { Client } from 'openapi-fetch';
@@ -23,7 +24,10 @@ export type SwapStreamEvent = { type: 'order'; order: Swap } | { type: 'status';
 export interface StreamOptions {
   /** Milliseconds to wait before reconnecting (default: the server's `retry:` value, 3000 until it sends one). */
   reconnectDelayMs?: number;
-  /** Reconnects tried in a row without receiving anything new before the iterator throws (default 5; 0: none). */
+  /**
+   * Reconnects tried in a row without receiving anything new before the iterator throws (default 5; 0: none).
+   * A stream the server ends itself (its maximum lifetime, a restart) is resumed without counting against it.
+   */
   maxReconnects?: number;
   /** Resume after this status event id (sent as Last-Event-ID), e.g. StreamDisconnectedError.lastEventId. */
   lastEventId?: string;
@@ -119,10 +123,15 @@ async function* follow(
       let failure: unknown;
       let retryAfterMs: number | undefined;
       let progressed = false;
+      // The server ended a stream it had opened: its lifetime ran out or the instance is stopping. That is
+      // no failure; resume with Last-Event-ID, however often it happens.
+      let endedByServer = false;
       if ('body' in connection) {
         reader = connection.body.getReader();
         const decoder = new TextDecoder();
         const messages: EventSourceMessage[] = [];
+        // Whether this connection delivered its opening event: the server accepted the stream.
+        let opened = false;
         const parser = createParser({ onEvent: (message) => messages.push(message), onRetry: (ms) => (serverRetryMs = ms) });
         for (;;) {
           let chunk: Awaited<ReturnType<typeof reader.read>>;
@@ -134,10 +143,12 @@ async function* follow(
           }
           if (chunk.done) {
             failure = new Error('the stream ended before the terminal status event');
+            endedByServer = opened;
             break;
           }
           parser.feed(decoder.decode(chunk.value, { stream: true }));
           for (const message of messages.splice(0)) {
+            opened = true;
             const event = toEvent(message);
             // An event type this SDK does not know (the API may add some within v1) is skipped.
             if (!event) continue;
@@ -162,7 +173,7 @@ async function* follow(
       }
 
       // A connection that brought something new counts as the first failure of a new run.
-      failures = progressed ? 1 : failures + 1;
+      failures = endedByServer ? 0 : progressed ? 1 : failures + 1;
       if (failures > options.maxReconnects) {
         throw new StreamDisconnectedError(
           `The stream of swap ${id} failed ${failures} times in a row (${describe(failure)}); resume later with lastEventId or read GET /swaps/{id}.`,

@@ -65,7 +65,7 @@ export interface SwapsApi {
   waitForDepositAddress(id: string, options?: WaitOptions): Promise<WaitResult<SwapDetail>>;
   /**
    * GET /swaps/{id}/stream with the access token: order and status events until the terminal status, resuming
-   * with Last-Event-ID after a drop. Throws a PartnerApiError on a refusal (e.g. 401 invalid_token) and a
+   * with Last-Event-ID after a drop or the server's end of the stream, and after Retry-After on 429. Throws a PartnerApiError on a refusal (e.g. 401 invalid_token) and a
    * StreamDisconnectedError after `maxReconnects` failed reconnects in a row; `break` closes the connection.
    */
   stream(id: string, accessToken: string, options?: StreamOptions): AsyncGenerator<SwapStreamEvent, void, undefined>;

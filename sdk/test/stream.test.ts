@@ -9,6 +9,7 @@ import {
   type SwapCreated,
   type SwapStreamEvent,
 } from '../src/index.js';
+import { openStream, type SseSession } from '../../test/support/sse.js';
 import { startTestServer, type TestServer } from '../../test/support/server.js';
 
 const QUOTE: QuoteRequest = {
@@ -65,6 +66,42 @@ function cutAfterConfirming(response: Response): Response {
   return new Response(body, { status: response.status, headers: response.headers });
 }
 
+// Every test acts as a partner of its own, so no swap of one test shows up in another.
+async function partnerClient(server: TestServer, extra: Partial<PartnerClientOptions> = {}): Promise<PartnerClient> {
+  const { keyId, secret } = await server.createPartner();
+  return createPartnerClient({
+    baseUrl: server.baseUrl,
+    audience: server.config.publicOrigin,
+    keyId,
+    secret,
+    userId: 'customer-1',
+    ...extra,
+  });
+}
+
+async function createSwap(client: PartnerClient): Promise<SwapCreated> {
+  const quoted = await client.quotes.create(QUOTE);
+  if (quoted.error) throw quoted.error;
+  const { quote } = quoted.data;
+  const created = await client.swaps.create({ ...QUOTE, quoteId: quote.id, rateType: quote.rateType, destinationAddress: DESTINATION });
+  if (created.error) throw created.error;
+  return created.data;
+}
+
+async function pay(client: PartnerClient, id: string): Promise<void> {
+  const ready = await client.swaps.waitForDepositAddress(id, { intervalMs: 50, timeoutMs: 10_000 });
+  if (ready.error) throw ready.error;
+  const { depositAddress, depositAmount } = ready.data.order;
+  const paid = await client.sandbox.deposit({ address: depositAddress!, asset: 'BTC', network: 'BTC', amount: depositAmount! });
+  if (paid.error) throw paid.error;
+}
+
+async function timelineIds(client: PartnerClient, id: string): Promise<string[]> {
+  const { data, error } = await client.swaps.get(id);
+  if (error) throw error;
+  return data.events.map((e) => e.id);
+}
+
 describe('sdk swaps.stream against the real server', function () {
   this.timeout(60_000);
   let server: TestServer;
@@ -74,41 +111,7 @@ describe('sdk swaps.stream against the real server', function () {
   });
   after(() => server.close());
 
-  // Every test acts as a partner of its own, so no swap of one test shows up in another.
-  async function newClient(extra: Partial<PartnerClientOptions> = {}): Promise<PartnerClient> {
-    const { keyId, secret } = await server.createPartner();
-    return createPartnerClient({
-      baseUrl: server.baseUrl,
-      audience: server.config.publicOrigin,
-      keyId,
-      secret,
-      userId: 'customer-1',
-      ...extra,
-    });
-  }
-
-  async function createSwap(client: PartnerClient): Promise<SwapCreated> {
-    const quoted = await client.quotes.create(QUOTE);
-    if (quoted.error) throw quoted.error;
-    const { quote } = quoted.data;
-    const created = await client.swaps.create({ ...QUOTE, quoteId: quote.id, rateType: quote.rateType, destinationAddress: DESTINATION });
-    if (created.error) throw created.error;
-    return created.data;
-  }
-
-  async function pay(client: PartnerClient, id: string): Promise<void> {
-    const ready = await client.swaps.waitForDepositAddress(id, { intervalMs: 50, timeoutMs: 10_000 });
-    if (ready.error) throw ready.error;
-    const { depositAddress, depositAmount } = ready.data.order;
-    const paid = await client.sandbox.deposit({ address: depositAddress!, asset: 'BTC', network: 'BTC', amount: depositAmount! });
-    if (paid.error) throw paid.error;
-  }
-
-  async function timelineIds(client: PartnerClient, id: string): Promise<string[]> {
-    const { data, error } = await client.swaps.get(id);
-    if (error) throw error;
-    return data.events.map((e) => e.id);
-  }
+  const newClient = (extra: Partial<PartnerClientOptions> = {}) => partnerClient(server, extra);
 
   describe('.swaps.stream(id, accessToken, options)', () => {
     it('follows a swap from waiting to finished: the order first, every status in order, then the end', async () => {
@@ -290,4 +293,94 @@ describe('sdk swaps.stream against the real server', function () {
       expect(() => client.swaps.stream('id', 'sat_x', { lastEventId: 'not an id' })).to.throw(TypeError, /lastEventId/);
     });
   });
+});
+
+describe('sdk swaps.stream against a server that bounds its streams', function () {
+  this.timeout(60_000);
+  let oneStreamPerToken: TestServer;
+  let shortLived: TestServer;
+
+  before(async () => {
+    [oneStreamPerToken, shortLived] = await Promise.all([
+      startTestServer({ env: { ...ENV, STREAM_MAX_PER_TOKEN: '1' } }),
+      startTestServer({ env: { ...ENV, STREAM_MAX_LIFETIME_SECONDS: '0.5', SANDBOX_BLOCK_SECONDS: '0.2' } }),
+    ]);
+  });
+  after(async () => {
+    await oneStreamPerToken?.close();
+    await shortLived?.close();
+  });
+
+  it('resumes with Last-Event-ID whenever the server ends the stream at its maximum lifetime, yielding every entry once', async () => {
+    const streamRequests: Request[] = [];
+    const client = await partnerClient(shortLived, {
+      fetch: (request) => {
+        if (isStream(request)) streamRequests.push(request.clone());
+        return fetch(request);
+      },
+    });
+    const { order, accessToken } = await createSwap(client);
+    const events: SwapStreamEvent[] = [];
+    // maxReconnects 1: lifetimes that bring nothing new must not count as failed reconnects.
+    let thrown: unknown;
+    const following = (async () => {
+      for await (const event of client.swaps.stream(order.id, accessToken, { maxReconnects: 1, reconnectDelayMs: 10 })) events.push(event);
+    })().catch((err: unknown) => void (thrown = err));
+    for (const deadline = Date.now() + 10_000; streamRequests.length < 4 && !thrown && Date.now() < deadline;) await delay(50);
+    expect(thrown).to.equal(undefined);
+    expect(streamRequests.length, 'connections while the swap waits').to.be.at.least(4);
+    await pay(client, order.id);
+    await following;
+    expect(thrown).to.equal(undefined);
+
+    const statuses = statusesOf(events);
+    const timeline = await timelineIds(client, order.id);
+    expect(statuses.map((e) => e.id)).to.deep.equal(timeline);
+    expect(statuses.pop()?.status).to.equal('finished');
+    expect(streamRequests[0].headers.get('last-event-id')).to.equal(null);
+    // Each connection after the first resumes after an entry already yielded, never going back.
+    const resumedAfter = streamRequests.slice(1).map((r) => timeline.indexOf(r.headers.get('last-event-id') ?? ''));
+    expect(resumedAfter[0]).to.equal(0);
+    expect(resumedAfter.every((at, i) => at >= 0 && (i === 0 || at >= resumedAfter[i - 1]))).to.equal(true);
+  });
+
+  for (const [retries, path] of [
+    [3, 'its transport'],
+    [0, 'the stream itself'],
+  ] as const) {
+    it(`waits the Retry-After of a 429 too_many_streams, then streams (retried by ${path})`, async () => {
+      const answers: number[] = [];
+      const sleeps: number[] = [];
+      const held: { session?: SseSession } = {};
+      const client = await partnerClient(oneStreamPerToken, {
+        fetch: async (request) => {
+          const response = await fetch(request);
+          if (isStream(request)) answers.push(response.status);
+          return response;
+        },
+        retry: { maxRetries: retries },
+        sleep: async (ms) => {
+          sleeps.push(ms);
+          // The wait is where another client would give its place back: this one frees it now.
+          held.session?.abort();
+          for (const deadline = Date.now() + 5_000; oneStreamPerToken.engine.hub.size() > 0 && Date.now() < deadline;) await delay(20);
+        },
+      });
+      const { order, accessToken } = await createSwap(client);
+      const session = (held.session = await openStream(`${oneStreamPerToken.baseUrl}/swaps/${order.id}/stream`, {
+        authorization: `Bearer ${accessToken}`,
+      }));
+      expect(session.status).to.equal(200);
+      await session.waitFor((m) => m.event === 'order');
+
+      const following = collect(client.swaps.stream(order.id, accessToken, { maxReconnects: 1 }));
+      for (const deadline = Date.now() + 10_000; !answers.includes(200) && Date.now() < deadline;) await delay(50);
+      await pay(client, order.id);
+      const events = await following;
+
+      expect(answers.slice(0, 2)).to.deep.equal([429, 200]);
+      expect(sleeps[0]).to.equal(5_000);
+      expect(statusesOf(events).map((e) => e.id)).to.deep.equal(await timelineIds(client, order.id));
+    });
+  }
 });

@@ -7,6 +7,10 @@
  *   swap's deposit deadline is moved to now (sandbox clock): a committed `overdue` transition that each
  *   stream must deliver. Latency is from sending that request to the stream's event, so it includes the
  *   request itself: an upper bound of commit-to-client.
+ *
+ *   Every stream comes from this one process, address and partner, about STREAMS / SWAPS per access token:
+ *   far past the production limits per token, IP and partner. The server is started with stream limits
+ *   that fit exactly what the bench opens (and a lifetime longer than the run), so nothing is refused.
  */
 import http from 'node:http';
 import path from 'node:path';
@@ -55,7 +59,16 @@ function open(origin: string, swapId: string, token: string): OpenStream {
 }
 
 async function main(): Promise<void> {
-  const server = await startServerProcess(root);
+  const perToken = Math.ceil(STREAMS / SWAPS);
+  const server = await startServerProcess(root, {
+    env: {
+      STREAM_MAX_PER_TOKEN: String(perToken),
+      STREAM_MAX_PER_IP: String(STREAMS),
+      STREAM_MAX_PER_PARTNER: String(STREAMS),
+      STREAM_MAX_PER_INSTANCE: String(STREAMS),
+      STREAM_MAX_LIFETIME_SECONDS: String(24 * 3600),
+    },
+  });
   const streams: OpenStream[] = [];
   try {
     const client = swapClient(server.origin, server.signer);

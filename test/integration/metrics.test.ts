@@ -126,6 +126,29 @@ describe('Prometheus metrics', function () {
       expect(valueOf(samples, 'pss_http_request_duration_seconds_count', { operation_id: 'createQuote', status_class: '4xx' })).to.equal(1);
     });
 
+    it('counts streams refused by a limit by reason, and keeps the open-streams gauge at the streams admitted', async () => {
+      const client = swapClient(server.origin, await server.createSigner('Streams everywhere'));
+      const { order, accessToken } = await client.create();
+      const open = () => openStream(`${server.baseUrl}/swaps/${order.id}/stream`, { authorization: `Bearer ${accessToken}` });
+      const admitted = [await open(), await open(), await open()];
+      const refused = await open();
+      try {
+        expect(admitted.map((s) => s.status)).to.deep.equal([200, 200, 200]);
+        expect(refused.status).to.equal(429);
+        const samples = await scrape();
+        expect(valueOf(samples, 'pss_sse_streams_refused_total', { reason: 'token' })).to.equal(1);
+        for (const reason of ['ip', 'partner', 'instance']) {
+          expect(valueOf(samples, 'pss_sse_streams_refused_total', { reason }), reason).to.equal(0);
+        }
+        expect(valueOf(samples, 'pss_sse_streams_open')).to.equal(3);
+        // A refused stream is no rate-limit refusal.
+        expect(valueOf(samples, 'pss_rate_limit_refusals_total', { class: 'public' })).to.equal(undefined);
+      } finally {
+        for (const session of admitted) session.abort();
+      }
+      expect(valueOf(await scrapeUntil((s) => valueOf(s, 'pss_sse_streams_open') === 0), 'pss_sse_streams_open')).to.equal(0);
+    });
+
     it('samples the job queues, the database pool and the process', async () => {
       const samples = await scrape();
       for (const queue of ['swap-advance', 'webhook-delivery', 'route-addresses']) {

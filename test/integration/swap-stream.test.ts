@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { expectError, readJson } from '../support/http.js';
 import { signHeaders } from '../support/signer.js';
-import { openStream } from '../support/sse.js';
+import { openStream, type SseSession } from '../support/sse.js';
 import { swapClient, type Swap, type SwapEvent } from '../support/swaps.js';
 
 const LIMITS = {
@@ -131,6 +131,126 @@ describe('GET /swaps/{id}/stream', function () {
     await late.ended;
     expect(late.messages[0].event).to.equal('order');
     expect(late.messages.filter((m) => m.event === 'status').map((m) => m.id)).to.deep.equal(events.map((e) => e.id));
+  });
+});
+
+describe('GET /swaps/{id}/stream limits (DESIGN 6.8)', function () {
+  this.timeout(60_000);
+  const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+  const statusOf = (m: { data: string }) => (JSON.parse(m.data) as SwapEvent).status;
+  const opened: SseSession[] = [];
+  const servers: TestServer[] = [];
+  afterEach(async () => {
+    for (const session of opened.splice(0)) session.abort();
+    for (const server of servers.splice(0)) await server.close();
+  });
+
+  // A server with these stream limits; every stream it opens is aborted after the test.
+  async function serverWith(env: Record<string, string>) {
+    const server = await startTestServer({ env: { ...LIMITS, STREAM_HEARTBEAT_SECONDS: '0.2', TRUST_PROXY: '127.0.0.1', ...env } });
+    servers.push(server);
+    const open = async (swap: { order: Swap; accessToken: string }, headers: Record<string, string> = {}) => {
+      const session = await openStream(`${server.baseUrl}/swaps/${swap.order.id}/stream`, { ...bearer(swap.accessToken), ...headers });
+      opened.push(session);
+      if (session.status === 200) await session.waitFor((m) => m.event === 'order');
+      return session;
+    };
+    return { server, open, partner: async (name: string) => swapClient(server.origin, await server.createSigner(name)) };
+  }
+
+  // The 429 is the spec's Error body, sent instead of the stream, naming the limit that was reached.
+  function expectRefused(session: SseSession, scope: string, limit: number): void {
+    expect(session.status, session.raw).to.equal(429);
+    expect(session.headers.get('content-type')).to.match(/^application\/json/);
+    expect(session.headers.get('retry-after')).to.match(/^\d+$/);
+    expect(Number(session.headers.get('retry-after'))).to.be.at.least(1);
+    const body = JSON.parse(session.raw) as { error: { code: string; message: string; details: unknown; requestId: string } };
+    expect(body.error.code).to.equal('too_many_streams');
+    expect(body.error.details).to.deep.equal({ scope, limit });
+    expect(body.error.message).to.contain(String(limit));
+    expect(body.error.requestId).to.be.a('string');
+    expect(session.raw).not.to.contain('retry: 3000');
+  }
+
+  it('refuses a 4th concurrent stream of one token with 429 while the first three keep flowing; closing one frees a place', async () => {
+    const { open, partner } = await serverWith({});
+    const client = await partner('Token limit');
+    const swap = await client.create();
+    const three = [await open(swap), await open(swap), await open(swap)];
+    expect(three.map((s) => s.status)).to.deep.equal([200, 200, 200]);
+
+    expectRefused(await open(swap), 'token', 3);
+    // Another swap's token from the same client is a place of its own.
+    expect((await open(await client.create())).status).to.equal(200);
+
+    // The three streams still deliver: the deposit deadline passes and each one sends the overdue entry.
+    const moved = await client.send('POST', `/api/v1/sandbox/swaps/${swap.order.id}/clock`, { deadline: 'deposit' });
+    expect(moved.status, moved.text).to.equal(200);
+    await Promise.all(three.map((s) => s.waitFor((m) => m.event === 'status' && statusOf(m) === 'overdue', 10_000)));
+
+    three[0].abort();
+    let again = await open(swap);
+    // The server learns of the closed connection from its socket; give it a moment.
+    for (const deadline = Date.now() + 5_000; again.status === 429 && Date.now() < deadline;) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      again = await open(swap);
+    }
+    expect(again.status, again.raw).to.equal(200);
+    expect(statusOf(await again.waitFor((m) => m.event === 'status' && statusOf(m) === 'overdue'))).to.equal('overdue');
+    expectRefused(await open(swap), 'token', 3);
+  });
+
+  it('caps streams per client IP, the IP being the one TRUST_PROXY lets X-Forwarded-For name', async () => {
+    const { open, partner } = await serverWith({ STREAM_MAX_PER_IP: '2' });
+    const client = await partner('IP limit');
+    const [a, b, c] = [await client.create(), await client.create(), await client.create()];
+    const from = (ip: string) => ({ 'x-forwarded-for': ip });
+    expect((await open(a, from('203.0.113.7'))).status).to.equal(200);
+    expect((await open(b, from('203.0.113.7'))).status).to.equal(200);
+    expectRefused(await open(c, from('203.0.113.7')), 'ip', 2);
+    expect((await open(c, from('203.0.113.8'))).status).to.equal(200);
+  });
+
+  it("caps streams per partner, whatever the token and IP, leaving other partners' streams alone", async () => {
+    const { open, partner } = await serverWith({ STREAM_MAX_PER_PARTNER: '2' });
+    const first = await partner('Partner limit');
+    const other = await partner('Other partner');
+    const swaps = [await first.create(), await first.create(), await first.create()];
+    expect((await open(swaps[0], { 'x-forwarded-for': '203.0.113.1' })).status).to.equal(200);
+    expect((await open(swaps[1], { 'x-forwarded-for': '203.0.113.2' })).status).to.equal(200);
+    expectRefused(await open(swaps[2], { 'x-forwarded-for': '203.0.113.3' }), 'partner', 2);
+    expect((await open(await other.create(), { 'x-forwarded-for': '203.0.113.3' })).status).to.equal(200);
+  });
+
+  it('caps the streams of the whole instance', async () => {
+    const { open, partner } = await serverWith({ STREAM_MAX_PER_INSTANCE: '2' });
+    const swaps = [await (await partner('One')).create(), await (await partner('Two')).create(), await (await partner('Three')).create()];
+    expect((await open(swaps[0], { 'x-forwarded-for': '203.0.113.1' })).status).to.equal(200);
+    expect((await open(swaps[1], { 'x-forwarded-for': '203.0.113.2' })).status).to.equal(200);
+    expectRefused(await open(swaps[2], { 'x-forwarded-for': '203.0.113.3' }), 'instance', 2);
+  });
+
+  it('ends a stream after its maximum lifetime, flushed and clean, and the client resumes after its last entry', async () => {
+    const { server, open, partner } = await serverWith({ STREAM_MAX_LIFETIME_SECONDS: '1' });
+    const client = await partner('Lifetime');
+    const swap = await client.create();
+    const started = Date.now();
+    const first = await open(swap);
+    const ended = await Promise.race([first.ended.then(() => true), new Promise((resolve) => setTimeout(resolve, 5_000, false))]);
+    expect(ended, 'the server ended the stream within 5 s').to.equal(true);
+    const lived = Date.now() - started;
+    expect(lived).to.be.within(800, 3_000);
+    expect(first.raw).to.match(/: stream lifetime reached; reconnect with Last-Event-ID\n\n$/);
+    const seen = first.messages.filter((m) => m.event === 'status');
+    expect(seen.map(statusOf)).to.deep.equal(['waiting']);
+    expect((await client.get(swap.order.id)).order.terminal).to.equal(false);
+    // The place is free again, and the resumed stream starts after the last entry the first one sent.
+    await client.send('POST', `/api/v1/sandbox/swaps/${swap.order.id}/clock`, { deadline: 'deposit' });
+    const resumed = await open(swap, { 'last-event-id': seen[seen.length - 1].id! });
+    expect(resumed.status).to.equal(200);
+    await resumed.waitFor((m) => m.event === 'status');
+    expect(resumed.messages.filter((m) => m.event === 'status').map(statusOf)[0]).to.equal('overdue');
+    expect(server.engine.hub.size()).to.equal(1);
   });
 });
 

@@ -76,6 +76,40 @@ describe('loadConfig', () => {
     );
   });
 
+  it('caps swap streams per token, IP, partner and instance, and their lifetime, by default and as configured', () => {
+    expect(loadConfig({}).streamLimits).to.deep.equal({
+      maxPerToken: 3,
+      maxPerIp: 200,
+      maxPerPartner: 1000,
+      maxPerInstance: 10000,
+      maxLifetimeSeconds: 3600,
+    });
+    const config = loadConfig({
+      STREAM_MAX_PER_TOKEN: '1',
+      STREAM_MAX_PER_IP: '2',
+      STREAM_MAX_PER_PARTNER: '3',
+      STREAM_MAX_PER_INSTANCE: '4',
+      STREAM_MAX_LIFETIME_SECONDS: '0.5',
+    });
+    expect(config.streamLimits).to.deep.equal({
+      maxPerToken: 1,
+      maxPerIp: 2,
+      maxPerPartner: 3,
+      maxPerInstance: 4,
+      maxLifetimeSeconds: 0.5,
+    });
+    expect(Object.isFrozen(config.streamLimits)).to.equal(true);
+    expect(() => loadConfig({ STREAM_MAX_PER_TOKEN: '0' })).to.throw(
+      ConfigError,
+      /STREAM_MAX_PER_TOKEN="0" must be an integer of at least 1/,
+    );
+    expect(() => loadConfig({ STREAM_MAX_PER_INSTANCE: 'lots' })).to.throw(ConfigError, /STREAM_MAX_PER_INSTANCE/);
+    expect(() => loadConfig({ STREAM_MAX_LIFETIME_SECONDS: '0' })).to.throw(
+      ConfigError,
+      /STREAM_MAX_LIFETIME_SECONDS="0" must be a positive number/,
+    );
+  });
+
   it('refuses production mode without real adapters and secrets', () => {
     expect(() => loadConfig({ SERVICE_MODE: 'production' })).to.throw(ConfigError, /SECRETS_KEY is required/);
   });

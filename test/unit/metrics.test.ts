@@ -54,6 +54,13 @@ describe('metrics', () => {
       expect(await second.registry.getSingleMetricAsString('pss_job_failures_total')).not.to.contain('swap-advance');
     });
 
+    it('reports every reason a stream can be refused for, at 0 before any refusal', async () => {
+      const text = await createMetrics().registry.getSingleMetricAsString('pss_sse_streams_refused_total');
+      expect(text).to.contain('# TYPE pss_sse_streams_refused_total counter');
+      for (const reason of ['token', 'ip', 'partner', 'instance'])
+        expect(text).to.contain(`pss_sse_streams_refused_total{reason="${reason}"} 0`);
+    });
+
     it('leaves the queue depths out of a scrape when sampling them fails', async () => {
       const metrics = createMetrics();
       metrics.watchQueues(['swap-advance'], () => Promise.reject(new Error('database down')));
