@@ -54,6 +54,8 @@ async function main(): Promise<number> {
       LOG_LEVEL: 'warn',
       VALIDATE_RESPONSES: 'true',
       PUBLIC_ORIGIN: audience,
+      // The hooks' webhook receiver listens on this machine (test/contract/dredd-hooks.cjs).
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     };
     const server = spawnGroup(process.execPath, ['--import', 'tsx', 'server/main.ts'], serverEnv, root);
     children.push(server);

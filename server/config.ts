@@ -54,6 +54,12 @@ export interface Config {
   readonly webhookRetrySeconds: readonly number[];
   /** Time limit of one webhook delivery attempt (connect, request and response). */
   readonly webhookTimeoutSeconds: number;
+  /** Let webhooks reach loopback, private and other non-public addresses (local development; sandbox only). */
+  readonly webhookAllowPrivateTargets: boolean;
+  /** Webhook requests one instance has in flight to one partner's receiver at most. */
+  readonly webhookMaxConcurrentPerPartner: number;
+  /** Webhook requests one instance has in flight at most, all partners together. */
+  readonly webhookMaxInFlight: number;
   readonly sandboxBlockSeconds: number;
   /** Interval of the comment heartbeat on open swap streams. */
   readonly streamHeartbeatSeconds: number;
@@ -132,6 +138,9 @@ export function loadConfig(env: Env = process.env): Config {
     routeDustFloorFactor: read.decimal('ROUTE_DUST_FLOOR_FACTOR', '1'),
     webhookRetrySeconds: read.secondsList('WEBHOOK_RETRY_SECONDS', [5, 300, 1800, 7200, 18000, 36000, 36000]),
     webhookTimeoutSeconds: read.positiveNumber('WEBHOOK_TIMEOUT_SECONDS', 10),
+    webhookAllowPrivateTargets: read.boolean('WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
+    webhookMaxConcurrentPerPartner: read.integer('WEBHOOK_MAX_CONCURRENT_PER_PARTNER', 4, { min: 1, max: 1000 }),
+    webhookMaxInFlight: read.integer('WEBHOOK_MAX_IN_FLIGHT', 128, { min: 1, max: 10000 }),
     sandboxBlockSeconds: read.positiveNumber('SANDBOX_BLOCK_SECONDS', 2),
     streamHeartbeatSeconds: read.positiveNumber('STREAM_HEARTBEAT_SECONDS', 15),
     metricsPort: read.optionalInteger('METRICS_PORT', { min: 1, max: 65535 }),
@@ -161,6 +170,16 @@ export function loadConfig(env: Env = process.env): Config {
   if (config.routePollMaxSeconds < config.routePollSeconds) {
     problems.push(
       `ROUTE_POLL_MAX_SECONDS=${config.routePollMaxSeconds} must be at least ROUTE_POLL_SECONDS=${config.routePollSeconds}: it caps the idle backoff`,
+    );
+  }
+  if (serviceMode === 'production' && config.webhookAllowPrivateTargets) {
+    problems.push(
+      'WEBHOOK_ALLOW_PRIVATE_TARGETS=true is for local development in sandbox mode; production webhooks reach public addresses only',
+    );
+  }
+  if (config.webhookMaxInFlight < config.webhookMaxConcurrentPerPartner) {
+    problems.push(
+      `WEBHOOK_MAX_IN_FLIGHT=${config.webhookMaxInFlight} must be at least WEBHOOK_MAX_CONCURRENT_PER_PARTNER=${config.webhookMaxConcurrentPerPartner}`,
     );
   }
   if (config.metricsPort !== undefined && config.metricsPort === config.port) {

@@ -2,6 +2,7 @@
  * Assembles what moves swaps, for the server process and the tests alike: the chain adapter (the sandbox
  * simulator), the lifecycle, the job engine with its workers, the stream hub and the access-token derivation.
  */
+import type { LookupFunction } from 'node:net';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { ChainAdapter } from './adapters/chain.js';
@@ -48,6 +49,8 @@ export async function startSwapEngine(deps: {
   jobSchema?: string;
   /** This instance's metrics: transitions, the pool, streams, jobs and webhooks are measured (none: not measured). */
   metrics?: Metrics;
+  /** Name resolution of webhook hosts (default dns.lookup); tests resolve names of their own. */
+  webhookLookup?: LookupFunction;
 }): Promise<SwapEngine> {
   const chain = createChainAdapter(deps.config);
   const lifecycle = createSwapLifecycle({ knex: deps.knex, catalog: deps.catalog, rates: deps.rates, chain, now: deps.now });
@@ -75,7 +78,7 @@ export async function startSwapEngine(deps: {
     routeDeposits,
     logger: deps.logger,
     schema: deps.jobSchema,
-    webhooks: { config: deps.config, secretsKey: deps.secretsKey, now: deps.now },
+    webhooks: { config: deps.config, secretsKey: deps.secretsKey, now: deps.now, lookup: deps.webhookLookup },
     metrics: deps.metrics,
   });
   return {

@@ -8,7 +8,7 @@ import {
   type WebhookDeliveryList,
 } from '../src/index.js';
 import { startTestServer, type TestServer } from '../../test/support/server.js';
-import { createReceiver, type ReceivedDelivery, type Receiver } from '../../test/support/webhook-receiver.js';
+import { createReceiver, type ReceivedDelivery, type Receiver, LOCAL_RECEIVER_ENV } from '../../test/support/webhook-receiver.js';
 
 describe('sdk webhook configuration against the real server', function () {
   this.timeout(60_000);
@@ -16,7 +16,7 @@ describe('sdk webhook configuration against the real server', function () {
   const receivers: Receiver[] = [];
 
   before(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ env: LOCAL_RECEIVER_ENV });
   });
   after(async () => {
     for (const receiver of receivers) await receiver.close();

@@ -1,15 +1,25 @@
 /**
- * Which webhook URLs the service may call (DESIGN 6.6). In production a URL must be https and every address
- * its host resolves to must be public: no loopback, private, carrier-grade NAT, link-local (cloud metadata
- * lives there), multicast or reserved address, in IPv4, IPv6 or IPv4 mapped into IPv6. Sandbox mode accepts
- * http and local addresses, so partners (and tests) can receive on their own machine.
+ * Which webhook URLs the service may call (DESIGN 6.6). In every mode a URL's host must be, or resolve only
+ * to, global unicast addresses: no loopback, private, carrier-grade NAT, link-local (cloud metadata lives
+ * there), multicast, reserved or documentation address, in IPv4 or IPv6. IPv6 forms that carry an IPv4
+ * address are judged by that address where it can be read reliably (mapped, translated, the well-known
+ * NAT64 prefix) and refused outright where it cannot (local-use NAT64, 6to4, Teredo): see IPV6_RULES.
+ * Production also requires https. `allowPrivateTargets` (WEBHOOK_ALLOW_PRIVATE_TARGETS, sandbox only) lifts
+ * the address rules for local development.
  * Pure: name resolution is handed in by the caller.
  */
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
 import type { ServiceMode } from '../config.js';
 
 /** Resolves a host name to every address it has (dns.promises.lookup with `all: true` fits). */
 export type ResolveHost = (hostname: string) => Promise<Array<{ address: string; family: number }>>;
+
+/** What decides whether an address may receive webhooks. */
+export interface TargetPolicy {
+  mode: ServiceMode;
+  /** Accept any address (local development; config.ts allows it in sandbox mode only). */
+  allowPrivateTargets: boolean;
+}
 
 /** A URL or address the service will not call, with the reason in words a partner can act on. */
 export class WebhookTargetError extends Error {
@@ -19,8 +29,8 @@ export class WebhookTargetError extends Error {
   }
 }
 
-// [first address, prefix length, what it is]
-const FORBIDDEN_IPV4: Array<[string, number, string]> = [
+// [first address, prefix length, what it is]. Everything not listed is a global unicast IPv4 address.
+const IPV4_RULES: Array<[string, number, string]> = [
   ['0.0.0.0', 8, 'an unspecified ("this network") address'],
   ['10.0.0.0', 8, 'a private address'],
   ['100.64.0.0', 10, 'a carrier-grade NAT (shared) address'],
@@ -29,6 +39,7 @@ const FORBIDDEN_IPV4: Array<[string, number, string]> = [
   ['172.16.0.0', 12, 'a private address'],
   ['192.0.0.0', 24, 'an IETF protocol address'],
   ['192.0.2.0', 24, 'a documentation address'],
+  ['192.88.99.0', 24, 'a 6to4 relay anycast address (deprecated)'],
   ['192.168.0.0', 16, 'a private address'],
   ['198.18.0.0', 15, 'a benchmarking address'],
   ['198.51.100.0', 24, 'a documentation address'],
@@ -36,62 +47,87 @@ const FORBIDDEN_IPV4: Array<[string, number, string]> = [
   ['224.0.0.0', 4, 'a multicast address'],
   ['240.0.0.0', 4, 'a reserved address'],
 ];
-const FORBIDDEN_IPV6: Array<[string, number, string]> = [
+
+// [first address, prefix length, what it is, where its IPv4 address sits (last 32 bits) when judged by it].
+// The first match decides. Only global unicast (2000::/3) passes; inside it, the listed ranges do not.
+// Judged by the IPv4 address they carry: mapped and translated addresses (how a dual-stack socket names an
+// IPv4 peer) and the well-known NAT64 prefix (how an IPv6-only network with DNS64 reaches a public IPv4
+// receiver): refusing them would refuse legitimate receivers, and their IPv4 address is exactly what is
+// reached. Refused outright: local-use NAT64 (RFC 8215: where the IPv4 address sits depends on the prefix
+// length the local network chose, so it cannot be read, and it is local by definition), 6to4 (deprecated by
+// RFC 7526; a relay on the service's network would deliver to the IPv4 address inside) and Teredo (a NAT
+// traversal tunnel whose client address is obfuscated; no receiver is served from one).
+const IPV6_RULES: Array<[string, number, string, 'embedded'?]> = [
   ['::', 128, 'the unspecified address'],
   ['::1', 128, 'a loopback address'],
+  ['::ffff:0:0', 96, 'an IPv4-mapped address', 'embedded'],
+  ['::ffff:0:0:0', 96, 'an IPv4-translated address', 'embedded'],
+  ['64:ff9b::', 96, 'a NAT64 address', 'embedded'],
+  ['64:ff9b:1::', 48, 'a local-use NAT64 address (the IPv4 address it reaches cannot be told)'],
   ['::', 96, 'an IPv4-compatible (deprecated) address'],
   ['100::', 64, 'a discard-only address'],
-  ['2001:db8::', 32, 'a documentation address'],
   ['fc00::', 7, 'a unique local (private) address'],
   ['fe80::', 10, 'a link-local address'],
   ['fec0::', 10, 'a site-local address'],
   ['ff00::', 8, 'a multicast address'],
+  ['2001::', 32, 'a Teredo tunnel address (it carries a NAT client, not a server)'],
+  ['2001:2::', 48, 'a benchmarking address'],
+  ['2001:10::', 28, 'an ORCHID identifier, not a routable address'],
+  ['2001:20::', 28, 'an ORCHID identifier, not a routable address'],
+  ['2001:db8::', 32, 'a documentation address'],
+  ['2002::', 16, 'a 6to4 address (deprecated; it tunnels to the IPv4 address inside)'],
+  ['3fff::', 20, 'a documentation address'],
 ];
-// NAT64 (RFC 6052) carries an IPv4 address in its last 32 bits; that address is judged like any other.
-const NAT64_PREFIX = new BlockList();
-NAT64_PREFIX.addSubnet('64:ff9b::', 96, 'ipv6');
-
-const rules = [
-  ...FORBIDDEN_IPV4.map(([address, prefix, label]) => ({ list: subnet(address, prefix, 'ipv4'), label })),
-  ...FORBIDDEN_IPV6.map(([address, prefix, label]) => ({ list: subnet(address, prefix, 'ipv6'), label })),
-];
-
-function subnet(address: string, prefix: number, type: 'ipv4' | 'ipv6'): BlockList {
-  const list = new BlockList();
-  list.addSubnet(address, prefix, type);
-  return list;
-}
+const GLOBAL_UNICAST_IPV6: [string, number] = ['2000::', 3];
 
 /**
- * Why `address` (an IP literal) may not receive webhooks, or undefined when it is a public address.
- * IPv4-mapped IPv6 addresses (::ffff:127.0.0.1) are judged by their IPv4 address.
+ * Why `address` (an IP literal, brackets and zone allowed) may not receive webhooks, or undefined when it
+ * is a global unicast address. An IPv6 address carrying an IPv4 address is judged as IPV6_RULES says.
  */
 export function forbiddenAddressReason(address: string): string | undefined {
   const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
   const family = isIP(bare);
   if (family === 0) return 'not an IP address';
-  const type = family === 4 ? 'ipv4' : 'ipv6';
-  if (type === 'ipv6' && NAT64_PREFIX.check(bare, 'ipv6')) {
-    const words = expandIpv6(bare);
-    const embedded = [words[6] >> 8, words[6] & 0xff, words[7] >> 8, words[7] & 0xff].join('.');
-    return forbiddenAddressReason(embedded);
+  if (family === 4) {
+    const value = ipv4Value(bare);
+    return IPV4_RULES.find(([first, prefix]) => inPrefix(value, ipv4Value(first), prefix, 32))?.[2];
   }
-  return rules.find((rule) => rule.list.check(bare, type))?.label;
+  const value = ipv6Value(bare);
+  const rule = IPV6_RULES.find(([first, prefix]) => inPrefix(value, ipv6Value(first), prefix, 128));
+  if (rule?.[3] === 'embedded') {
+    const embedded = [24n, 16n, 8n, 0n].map((shift) => Number((value >> shift) & 0xffn)).join('.');
+    const reason = forbiddenAddressReason(embedded);
+    return reason && `${rule[2]} of ${embedded}, ${reason}`;
+  }
+  if (rule) return rule[2];
+  if (!inPrefix(value, ipv6Value(GLOBAL_UNICAST_IPV6[0]), GLOBAL_UNICAST_IPV6[1], 128)) {
+    return 'not a global unicast address (outside 2000::/3)';
+  }
+  return undefined;
 }
 
-// The eight 16-bit words of an IPv6 address (with an optional dotted IPv4 tail).
-function expandIpv6(address: string): number[] {
+function inPrefix(value: bigint, first: bigint, prefix: number, bits: number): boolean {
+  const shift = BigInt(bits - prefix);
+  return value >> shift === first >> shift;
+}
+
+function ipv4Value(address: string): bigint {
+  return address.split('.').reduce((sum, part) => (sum << 8n) | BigInt(Number(part)), 0n);
+}
+
+// An IPv6 address (valid, per isIP; with an optional dotted IPv4 tail) as a 128-bit number.
+function ipv6Value(address: string): bigint {
   let text = address;
   const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
   if (dotted) {
-    const [a, b, c, d] = dotted[1].split('.').map(Number);
-    text = `${text.slice(0, -dotted[1].length)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+    const v4 = ipv4Value(dotted[1]);
+    text = `${text.slice(0, -dotted[1].length)}${(v4 >> 16n).toString(16)}:${(v4 & 0xffffn).toString(16)}`;
   }
   const [head, tail] = text.split('::');
   const headWords = head ? head.split(':') : [];
   const tailWords = tail === undefined ? [] : tail ? tail.split(':') : [];
-  const fill = tail === undefined ? [] : new Array(8 - headWords.length - tailWords.length).fill('0');
-  return [...headWords, ...fill, ...tailWords].map((word) => parseInt(word, 16));
+  const fill = tail === undefined ? [] : new Array<string>(8 - headWords.length - tailWords.length).fill('0');
+  return [...headWords, ...fill, ...tailWords].reduce((sum, word) => (sum << 16n) | BigInt(parseInt(word, 16)), 0n);
 }
 
 /** The host of a URL without IPv6 brackets. */
@@ -120,11 +156,26 @@ export function checkWebhookUrlForm(text: string, mode: ServiceMode): URL {
 }
 
 /**
- * Checks that every address `url`'s host resolves to may receive webhooks in `mode` (always, in sandbox).
- * Throws WebhookTargetError naming the address and why it is refused, or when the name does not resolve.
+ * The error for a connection to `address` that `policy` refuses (`host` the name that resolved to it, if
+ * any), or undefined when it may be made.
  */
-export async function checkWebhookTarget(url: URL, mode: ServiceMode, resolve: ResolveHost): Promise<void> {
-  if (mode !== 'production') return;
+export function refusedAddress(address: string, policy: TargetPolicy, host?: string): WebhookTargetError | undefined {
+  if (policy.allowPrivateTargets) return undefined;
+  const reason = forbiddenAddressReason(address);
+  if (!reason) return undefined;
+  const via = host && host !== address ? ` (${host} resolves to it)` : '';
+  // A developer running the sandbox on their own machine can lift the rule; a partner of a hosted one cannot.
+  const hint =
+    policy.mode === 'sandbox' ? ' (a sandbox server run for local development can allow it: WEBHOOK_ALLOW_PRIVATE_TARGETS=true)' : '';
+  return new WebhookTargetError(`url must reach a public address; ${address}${via} is ${reason}${hint}.`);
+}
+
+/**
+ * Checks that every address `url`'s host resolves to may receive webhooks under `policy`. Throws
+ * WebhookTargetError naming the address and why it is refused, or when the name does not resolve.
+ */
+export async function checkWebhookTarget(url: URL, policy: TargetPolicy, resolve: ResolveHost): Promise<void> {
+  if (policy.allowPrivateTargets) return;
   const host = urlHost(url);
   let addresses: string[];
   if (isIP(host)) {
@@ -138,10 +189,7 @@ export async function checkWebhookTarget(url: URL, mode: ServiceMode, resolve: R
     if (addresses.length === 0) throw new WebhookTargetError(`url host ${host} does not resolve to any address.`);
   }
   for (const address of addresses) {
-    const reason = forbiddenAddressReason(address);
-    if (reason) {
-      const via = address === host ? '' : ` (${host} resolves to it)`;
-      throw new WebhookTargetError(`url must reach a public address in production mode; ${address}${via} is ${reason}.`);
-    }
+    const refused = refusedAddress(address, policy, host);
+    if (refused) throw refused;
   }
 }

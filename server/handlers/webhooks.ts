@@ -3,11 +3,10 @@
  * rotatable), turning deliveries off and on, the record of delivery attempts, and a test send.
  */
 import { randomBytes } from 'node:crypto';
-import dns from 'node:dns';
 import type { components } from '../../generated/api.js';
 import { AppError, invalidRequest } from '../domain/errors.js';
 import { createWebhookSecret, secretHint, WEBHOOK_SECRET_BYTES } from '../domain/webhook-signing.js';
-import { checkWebhookTarget, checkWebhookUrlForm, WebhookTargetError, type ResolveHost } from '../domain/webhook-targets.js';
+import { checkWebhookUrlForm, WebhookTargetError } from '../domain/webhook-targets.js';
 import type { Handlers } from '../http/handler-types.js';
 import {
   createAttemptPageReader,
@@ -29,8 +28,6 @@ type WebhookDeliveryBody = components['schemas']['WebhookDelivery'];
 /** The event types every webhook receives (webhook.test only on request). */
 export const DELIVERED_EVENT_TYPES: WebhookEventType[] = ['swap.updated', 'permanent_deposit.updated'];
 
-const resolveAll: ResolveHost = (hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true });
-
 /** Handlers for the webhook operations of the Partner tag. */
 export function createWebhookHandlers(
   deps: HandlerDeps,
@@ -48,8 +45,9 @@ export function createWebhookHandlers(
       const mode = deps.config.serviceMode;
       try {
         const url = checkWebhookUrlForm(body.url, mode);
-        // Nothing is sent while deliveries are off; the address is checked when they are turned on.
-        if (enabled) await checkWebhookTarget(url, mode, resolveAll);
+        // Nothing is sent while deliveries are off; the address is checked when they are turned on (and
+        // again by the delivery machinery at every connection, with the same rules and name resolution).
+        if (enabled) await deps.jobs.webhooks.checkTarget(url);
       } catch (err) {
         if (err instanceof WebhookTargetError) throw invalidRequest(err.message, { field: 'url' });
         throw err;

@@ -5,9 +5,10 @@
  * Jobs are retried by pg-boss when they fail; at start every unfinished swap gets a job, so a crash between a
  * commit and its follow-up job costs a restart, never a stuck swap.
  * A second queue delivers webhooks (jobs/webhook-delivery.ts): a dispatcher loop turns outbox rows into
- * delivery jobs, and delivery workers send them and queue their retries.
+ * delivery jobs, and a delivery pump (jobs/delivery-pump.ts) sends each on its own and queues its retries.
  */
 import { randomUUID } from 'node:crypto';
+import type { LookupFunction } from 'node:net';
 import type { Knex } from 'knex';
 import PgBoss from 'pg-boss';
 import type { Logger } from 'pino';
@@ -22,6 +23,7 @@ import { listActiveSwapIds } from '../store/swaps.js';
 import { allocateRouteAddresses } from './route-addresses.js';
 import { startRoutePolling, type RouteDeposits } from './route-deposits.js';
 import type { SwapLifecycle } from './swap-lifecycle.js';
+import { startDeliveryPump, type PumpJob } from './delivery-pump.js';
 import {
   createWebhookDelivery,
   derivedJobId,
@@ -64,10 +66,6 @@ export const ROUTE_ADDRESSES_BATCH_SIZE = 24;
 export const WEBHOOK_DELIVERY_QUEUE = 'webhook-delivery';
 /** How often the dispatcher looks for outbox rows without a delivery job. */
 export const WEBHOOK_DISPATCH_INTERVAL_MS = 200;
-/** Delivery workers per process (a slow receiver holds up only its worker's batch). */
-export const WEBHOOK_WORKERS = 4;
-/** Delivery jobs one worker takes per fetch; all of a fetch are sent concurrently. */
-export const WEBHOOK_BATCH_SIZE = 25;
 
 /** Running job workers. */
 export interface JobEngine {
@@ -95,8 +93,8 @@ export interface JobEngine {
   wakeRouteAddresses(): void;
   /** Sweeps due permanent routes soon (a route was made due on this instance: an expect-deposit window); see startRoutePolling. */
   wakeRoutePolling(): void;
-  /** Webhook delivery: the test send, and the dispatcher for callers that want outbox rows queued now. */
-  webhooks: Pick<WebhookDelivery, 'sendTest' | 'dispatch'>;
+  /** Webhook delivery: the test send, the check of a URL's addresses, and the dispatcher for callers that want outbox rows queued now. */
+  webhooks: Pick<WebhookDelivery, 'sendTest' | 'checkTarget' | 'dispatch'>;
   /** Stops fetching, waits for running jobs (up to a few seconds) and releases the engine. */
   stop(): Promise<void>;
 }
@@ -112,8 +110,11 @@ export interface JobEngineDeps {
   crypto: Pick<CryptoThread, 'sandboxAddress'>;
   /** Schema of pg-boss's tables (default `pgboss`); tests give each database schema its own. */
   schema?: string;
-  /** What webhook delivery needs: the configuration (mode, retry schedule, timeout), the secrets key and the clock. */
-  webhooks: { config: Config; secretsKey: Buffer; now: () => Date };
+  /**
+   * What webhook delivery needs: the configuration (mode, retry schedule, timeout, limits), the secrets key,
+   * the clock, and name resolution (default dns.lookup; tests resolve names of their own).
+   */
+  webhooks: { config: Config; secretsKey: Buffer; now: () => Date; lookup?: LookupFunction };
   /** Counts job failures and webhook attempts, and samples queue depths (none: not measured). */
   metrics?: Metrics;
 }
@@ -275,8 +276,9 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
 }
 
 // One delivery attempt as a pg-boss job. Its id is derived from the message and attempt number unless given,
-// so queuing an attempt twice queues it once. A job outlives its request's time limit by a margin before
-// pg-boss counts its worker as dead and runs it again.
+// so queuing an attempt twice queues it once. A job outlives its request's time limit (and a wait in its
+// partner's line, delivery-pump.ts LINE_WAIT_MS) by a margin before pg-boss counts its worker as dead and
+// runs it again.
 function deliveryInsert(job: DeliveryJob & { startAfter?: Date }, timeoutSeconds: number, id = deliveryJobId(job)): PgBoss.JobInsert {
   return {
     id,
@@ -287,10 +289,20 @@ function deliveryInsert(job: DeliveryJob & { startAfter?: Date }, timeoutSeconds
   } as PgBoss.JobInsert;
 }
 
-// The delivery workers and the dispatcher loop. Each queued job is one attempt (deliveryInsert).
+// A job put back by the pump: the same attempt, due `delaySeconds` after the database's now. Its id is
+// derived from the job it replaces, so putting one job back twice (an instance that held it past its expiry,
+// and the one that took it then) leaves one.
+function putBackInsert(job: PumpJob, delaySeconds: number, timeoutSeconds: number): PgBoss.JobInsert {
+  return {
+    ...deliveryInsert(job.data, timeoutSeconds, derivedJobId(`webhook-delivery-put-back:${job.id}`)),
+    data: { messageId: job.data.messageId, attempt: job.data.attempt, putBacks: (job.data.putBacks ?? 0) + 1 },
+    startAfter: String(delaySeconds),
+  } as PgBoss.JobInsert;
+}
+
+// The delivery pump and the dispatcher loop. Each queued job is one attempt (deliveryInsert).
 async function startWebhookDelivery(boss: PgBoss, deps: JobEngineDeps) {
-  const { config, secretsKey, now } = deps.webhooks;
-  const work = countingFailures(boss, deps.metrics);
+  const { config, secretsKey, now, lookup } = deps.webhooks;
   const delivery = createWebhookDelivery({
     knex: deps.knex,
     config,
@@ -298,6 +310,7 @@ async function startWebhookDelivery(boss: PgBoss, deps: JobEngineDeps) {
     logger: deps.logger,
     now,
     metrics: deps.metrics,
+    lookup,
     async enqueue(jobs, trx) {
       await boss.insert(
         jobs.map((job) => deliveryInsert(job, config.webhookTimeoutSeconds)),
@@ -306,21 +319,37 @@ async function startWebhookDelivery(boss: PgBoss, deps: JobEngineDeps) {
     },
   });
 
-  const workerIds: string[] = [];
-  for (let i = 0; i < WEBHOOK_WORKERS; i++) {
-    workerIds.push(
-      await work<DeliveryJob>(
-        WEBHOOK_DELIVERY_QUEUE,
-        { pollingIntervalSeconds: POLLING_INTERVAL_SECONDS, batchSize: WEBHOOK_BATCH_SIZE },
-        async (jobs) => {
-          // A job that throws (a database failure) is retried by pg-boss; the others of the batch still count.
-          const results = await Promise.allSettled(jobs.map((job) => delivery.deliver(job.data)));
-          const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
-          if (failed) throw failed.reason;
-        },
-      ),
-    );
-  }
+  // pg-boss's public job operations; a job is completed, failed or put back on its own, as soon as it is done.
+  const pump = startDeliveryPump({
+    fetch: (count) => boss.fetch<PumpJob['data']>(WEBHOOK_DELIVERY_QUEUE, { batchSize: count }),
+    async complete(ids) {
+      await boss.complete(WEBHOOK_DELIVERY_QUEUE, ids);
+    },
+    // A job that throws (a database failure) is retried by pg-boss.
+    async fail(job, err) {
+      await boss.fail(WEBHOOK_DELIVERY_QUEUE, job.id, { message: err instanceof Error ? err.message : String(err) });
+    },
+    async putBack(items) {
+      await deps.knex.transaction(async (trx) => {
+        const db = transactionDb(trx);
+        await boss.insert(
+          items.map(({ job, delaySeconds }) => putBackInsert(job, delaySeconds, config.webhookTimeoutSeconds)),
+          { db },
+        );
+        await boss.deleteJob(
+          WEBHOOK_DELIVERY_QUEUE,
+          items.map(({ job }) => job.id),
+          { db },
+        );
+      });
+    },
+    deliver: (job, takeSlot) => delivery.deliver(job, takeSlot),
+    maxPerPartner: config.webhookMaxConcurrentPerPartner,
+    maxInFlight: config.webhookMaxInFlight,
+    pollIntervalMs: POLLING_INTERVAL_SECONDS * 1000,
+    logger: deps.logger,
+    onJobFailure: () => deps.metrics?.countJobFailures(WEBHOOK_DELIVERY_QUEUE, 1),
+  });
 
   // The loop reports failures and keeps going; a full batch means more rows wait, so it goes again at once.
   let stopped = false;
@@ -331,7 +360,7 @@ async function startWebhookDelivery(boss: PgBoss, deps: JobEngineDeps) {
     try {
       const result = await delivery.dispatch();
       claimed = result.claimed;
-      if (result.queued > 0) for (const id of workerIds) boss.notifyWorker(id);
+      if (result.queued > 0) pump.wake();
     } catch (err) {
       deps.logger.warn({ err }, 'webhook dispatch failed; will retry');
     }
@@ -345,9 +374,10 @@ async function startWebhookDelivery(boss: PgBoss, deps: JobEngineDeps) {
   return {
     delivery: {
       sendTest: delivery.sendTest,
+      checkTarget: delivery.checkTarget,
       async dispatch() {
         const result = await delivery.dispatch();
-        if (result.queued > 0) for (const id of workerIds) boss.notifyWorker(id);
+        if (result.queued > 0) pump.wake();
         return result;
       },
     },
@@ -355,6 +385,7 @@ async function startWebhookDelivery(boss: PgBoss, deps: JobEngineDeps) {
       stopped = true;
       clearTimeout(timer);
       await running;
+      await pump.stop();
     },
   };
 }

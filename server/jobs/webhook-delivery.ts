@@ -11,8 +11,11 @@
  *
  * No database transaction is open while a request is in flight (on the embedded database an open
  * transaction holds up every other connection).
- * Redirects are not followed; in production every address the URL's host resolves to is checked when the
- * connection is made (so DNS that changed since the URL was set cannot point deliveries inward).
+ * Redirects are not followed; in every mode (unless WEBHOOK_ALLOW_PRIVATE_TARGETS) every address the URL's
+ * host resolves to is checked when the connection is made, so DNS that changed since the URL was set cannot
+ * point deliveries inward. What an attempt records, and so what a partner sees, is the status code, the
+ * timing and an error of our own words: never the receiver's status text, headers or body (a partner must
+ * not be able to read anything off a host by pointing its webhook at it).
  */
 import { createHash, randomUUID } from 'node:crypto';
 import dns from 'node:dns';
@@ -23,7 +26,15 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { signWebhook, webhookBody } from '../domain/webhook-signing.js';
-import { checkWebhookUrlForm, forbiddenAddressReason, urlHost, WebhookTargetError } from '../domain/webhook-targets.js';
+import {
+  checkWebhookTarget,
+  checkWebhookUrlForm,
+  refusedAddress,
+  urlHost,
+  WebhookTargetError,
+  type ResolveHost,
+  type TargetPolicy,
+} from '../domain/webhook-targets.js';
 import type { Metrics } from '../metrics.js';
 import type { SecretBox } from '../store/secret-box.js';
 import {
@@ -67,23 +78,34 @@ export interface AttemptOutcome {
 /** What delivery needs. */
 export interface WebhookDeliveryDeps {
   knex: Knex;
-  config: Pick<Config, 'serviceMode' | 'webhookRetrySeconds' | 'webhookTimeoutSeconds'>;
+  config: Pick<Config, 'serviceMode' | 'webhookRetrySeconds' | 'webhookTimeoutSeconds' | 'webhookAllowPrivateTargets'>;
   secretBox: SecretBox;
   logger: Logger;
   now: () => Date;
   enqueue: EnqueueDeliveries;
-  /** Name resolution used when connecting (default dns.lookup); production mode checks what it returns. */
+  /** Name resolution used when setting a URL and when connecting (default dns.lookup); its answers are checked. */
   lookup?: LookupFunction;
   /** Counts every attempt by outcome (none: not counted). */
   metrics?: Pick<Metrics, 'countWebhookAttempt'>;
 }
 
+/**
+ * Waits for one of `partnerId`'s sending slots: resolves with the function that frees it once the request is
+ * over, or undefined when the job should go back to the queue for later instead (jobs/delivery-pump.ts).
+ */
+export type TakeSlot = (partnerId: string) => Promise<(() => void) | undefined>;
+
+/** What a delivery job came to: its attempt made (or nothing to send), or put off because its partner's slots were taken. */
+export type DeliverOutcome = 'done' | 'deferred';
+
 /** The delivery machinery of one process. */
 export interface WebhookDelivery {
   /** Dispatches up to DISPATCH_BATCH_SIZE outbox rows; returns how many rows it claimed and how many jobs it queued. */
   dispatch(): Promise<{ claimed: number; queued: number }>;
-  /** Runs one delivery job. */
-  deliver(job: DeliveryJob): Promise<void>;
+  /** Runs one delivery job, sending only once `takeSlot` (none: no limit) gave it a slot of its partner's. */
+  deliver(job: DeliveryJob, takeSlot?: TakeSlot): Promise<DeliverOutcome>;
+  /** Throws WebhookTargetError when deliveries to `url` would be refused for its address (checked again at every connection). */
+  checkTarget(url: URL): Promise<void>;
   /** Sends a webhook.test message to the partner's webhook now and returns the recorded attempt; undefined when it has none on. */
   sendTest(partnerId: string): Promise<AttemptRecord | undefined>;
 }
@@ -104,6 +126,7 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps): WebhookDeliver
   const schedule = deps.config.webhookRetrySeconds;
   const timeoutMs = deps.config.webhookTimeoutSeconds * 1000;
   const lookup = deps.lookup ?? (dns.lookup as unknown as LookupFunction);
+  const policy: TargetPolicy = { mode: deps.config.serviceMode, allowPrivateTargets: deps.config.webhookAllowPrivateTargets };
 
   // Read and recorded in groups (store/group-commit.ts): what the deliveries of a batch need, test deliveries'
   // webhooks, and the attempts of test deliveries and of last attempts.
@@ -128,11 +151,7 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps): WebhookDeliver
         durationMs: 0,
       };
     }
-    const outcome = await postWebhook(webhook.url, { ...signWebhook(secret, messageId, at, body) }, body, {
-      timeoutMs,
-      mode: deps.config.serviceMode,
-      lookup,
-    });
+    const outcome = await postWebhook(webhook.url, { ...signWebhook(secret, messageId, at, body) }, body, { timeoutMs, policy, lookup });
     return { ...outcome, at };
   }
 
@@ -154,14 +173,21 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps): WebhookDeliver
       return { claimed, queued };
     },
 
-    async deliver(job) {
+    async deliver(job, takeSlot) {
       const context = await readDeliveryContext(job.messageId, job.attempt);
-      if (!context || context.recorded) return;
+      if (!context || context.recorded) return 'done';
       const { message, webhook } = context;
       // Deliveries were stopped (or never started): the message is dropped, nothing is sent.
-      if (!webhook || !webhook.enabled) return;
+      if (!webhook || !webhook.enabled) return 'done';
+      const release = takeSlot ? await takeSlot(message.partnerId) : () => undefined;
+      if (!release) return 'deferred';
       const body = webhookBody(message.type, message.createdAt, message.payload);
-      const outcome = await attempt(webhook, message.id, body);
+      let outcome: Awaited<ReturnType<typeof attempt>>;
+      try {
+        outcome = await attempt(webhook, message.id, body);
+      } finally {
+        release();
+      }
       deps.metrics?.countWebhookAttempt(outcome);
       const delaySeconds = outcome.succeeded ? undefined : schedule[job.attempt - 1];
       const nextAttemptAt = delaySeconds === undefined ? null : new Date(outcome.at.getTime() + delaySeconds * 1000);
@@ -182,6 +208,11 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps): WebhookDeliver
           nextAttemptAt ? 'webhook delivery failed; will retry' : 'webhook delivery failed; no retries left',
         );
       }
+      return 'done';
+    },
+
+    async checkTarget(url) {
+      await checkWebhookTarget(url, policy, resolveWith(lookup));
     },
 
     async sendTest(partnerId) {
@@ -217,14 +248,15 @@ function attemptRecord(
 }
 
 /**
- * POSTs `body` to `url` once: no redirects followed, the whole exchange bounded by `timeoutMs`, and in
- * production the connection refused when the host is or resolves to a non-public address. Never throws.
+ * POSTs `body` to `url` once: no redirects followed, the whole exchange bounded by `timeoutMs`, and the
+ * connection refused when the host is or resolves to an address `policy` refuses. Never throws. The outcome
+ * carries the status code and timing; its error text is ours, never the receiver's words.
  */
 export async function postWebhook(
   url: string,
   headers: Record<string, string>,
   body: string,
-  options: { timeoutMs: number; mode: Config['serviceMode']; lookup: LookupFunction },
+  options: { timeoutMs: number; policy: TargetPolicy; lookup: LookupFunction },
 ): Promise<AttemptOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
@@ -237,16 +269,15 @@ export async function postWebhook(
 
   let target: URL;
   try {
-    target = checkWebhookUrlForm(url, options.mode);
-    if (options.mode === 'production' && isIP(urlHost(target))) {
-      const reason = forbiddenAddressReason(urlHost(target));
-      if (reason) throw new WebhookTargetError(`refused: ${urlHost(target)} is ${reason}`);
-    }
+    target = checkWebhookUrlForm(url, options.policy.mode);
+    // An address in the URL is connected to without a lookup, so it is checked here.
+    const refused = isIP(urlHost(target)) ? refusedAddress(urlHost(target), options.policy) : undefined;
+    if (refused) throw refused;
   } catch (err) {
-    return failed(err instanceof Error ? err.message : String(err));
+    return failed(err instanceof Error ? `refused: ${err.message}` : String(err));
   }
 
-  const lookup: LookupFunction = options.mode === 'production' ? publicOnlyLookup(options.lookup) : options.lookup;
+  const lookup: LookupFunction = options.policy.allowPrivateTargets ? options.lookup : checkedLookup(options.lookup, options.policy);
   const send = target.protocol === 'https:' ? https.request : http.request;
   const agent = target.protocol === 'https:' ? KEPT_HTTPS : KEPT_HTTP;
   // One limit for the whole exchange, the response body included (read after the status settled the attempt).
@@ -284,11 +315,11 @@ export async function postWebhook(
         res.resume();
         res.on('error', () => undefined);
         if (status >= 200 && status < 300) return settle({ succeeded: true, statusCode: status, error: null, durationMs: elapsed() });
+        // Only the status: the receiver's reason phrase, Location and other headers are never shown to the partner.
         if (status >= 300 && status < 400) {
-          const location = res.headers.location ? ` to ${res.headers.location}` : '';
-          return settle(failed(`answered ${status} (a redirect${location}); redirects are not followed, set the final URL`, status));
+          return settle(failed(`answered ${status} (a redirect); redirects are not followed, set the final URL`, status));
         }
-        settle(failed(`answered ${status}${res.statusMessage ? ` ${res.statusMessage}` : ''}; only 2xx acknowledges a delivery`, status));
+        settle(failed(`answered ${status}; only 2xx acknowledges a delivery`, status));
       });
       req.on('error', (err: NodeJS.ErrnoException) => {
         // A kept connection the receiver closed while it was idle fails before any answer. The request then
@@ -306,29 +337,41 @@ export async function postWebhook(
 
 // Connections to receivers are kept between deliveries, one pool per host and port: a delivery then costs
 // no connection set-up (and no TLS handshake). A connection is made only through the `lookup` of the delivery
-// that needs it, so in production every connection goes to an address that was checked when it was made.
+// that needs it, so every connection goes to an address that was checked when it was made.
 // An idle connection is closed after KEPT_CONNECTION_IDLE_MS, or sooner when the receiver's Keep-Alive
 // header says it closes sooner (Node's agent honours the hint).
 const KEPT_CONNECTION_IDLE_MS = 4_000;
 const KEPT_HTTP = new http.Agent({ keepAlive: true, timeout: KEPT_CONNECTION_IDLE_MS });
 const KEPT_HTTPS = new https.Agent({ keepAlive: true, timeout: KEPT_CONNECTION_IDLE_MS });
 
-// dns.lookup, refusing (with a WebhookTargetError) when any address of the name is not public. Called by
-// net when the connection is made, so the address checked is the address connected to.
-function publicOnlyLookup(lookup: LookupFunction): LookupFunction {
+// `lookup`, refusing (with a WebhookTargetError) when any address of the name is one `policy` refuses.
+// Called by net when the connection is made, so the address checked is the address connected to (a name
+// that resolved to a public address when the URL was set and to an inward one now is refused now).
+function checkedLookup(lookup: LookupFunction, policy: TargetPolicy): LookupFunction {
   return ((hostname: string, options: dns.LookupOptions, callback: (...args: unknown[]) => void) => {
     lookup(hostname, options, ((err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => {
       if (err) return callback(err);
       const entries = Array.isArray(address) ? address : [{ address, family: family ?? 4 }];
       for (const entry of entries) {
-        const reason = forbiddenAddressReason(entry.address);
-        if (reason) return callback(new WebhookTargetError(`refused: ${hostname} resolves to ${entry.address}, ${reason}`));
+        const refused = refusedAddress(entry.address, policy, hostname);
+        if (refused) return callback(new WebhookTargetError(`refused: ${refused.message}`));
       }
       callback(null, address, family);
     }) as never);
   }) as unknown as LookupFunction;
 }
 
+// Every address `lookup` gives a name, as checkWebhookTarget takes them.
+function resolveWith(lookup: LookupFunction): ResolveHost {
+  return (hostname) =>
+    new Promise((resolve, reject) => {
+      lookup(hostname, { all: true, verbatim: true }, ((err: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) =>
+        err ? reject(err) : resolve(addresses)) as never);
+    });
+}
+
+// Our words for a failure before any answer: the error code, never a message that could quote the receiver
+// (a TLS error names the certificate's subject, a parse error what the receiver sent).
 function describeNetworkError(err: NodeJS.ErrnoException, url: URL): string {
   if (err instanceof WebhookTargetError) return err.message;
   const where = `${url.hostname}:${url.port || (url.protocol === 'https:' ? 443 : 80)}`;
@@ -343,7 +386,10 @@ function describeNetworkError(err: NodeJS.ErrnoException, url: URL): string {
     case 'ETIMEDOUT':
       return `connection to ${where} timed out`;
     default:
-      return `${err.code ? `${err.code}: ` : ''}${err.message}`;
+      if (url.protocol === 'https:' && /CERT|TLS|SSL|SELF_SIGNED|VERIFY/.test(err.code ?? '')) {
+        return `TLS handshake with ${where} failed (${err.code}); the receiver needs a certificate valid for ${url.hostname}`;
+      }
+      return `failed before a response (${err.code ?? 'network error'})`;
   }
 }
 

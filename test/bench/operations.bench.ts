@@ -552,7 +552,8 @@ async function main(): Promise<void> {
   const started = performance.now();
   const server = await startServerProcess(root, {
     // Pools are made before their row runs; route deposits made by a row are not converted under later rows.
-    env: { QUOTE_TTL_SECONDS: '3600', CHALLENGE_TTL_SECONDS: '3600', ROUTE_POLL_SECONDS: '3600' },
+    // The webhook receiver (fixtures.ts) listens on this machine.
+    env: { QUOTE_TTL_SECONDS: '3600', CHALLENGE_TTL_SECONDS: '3600', ROUTE_POLL_SECONDS: '3600', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
   });
   const stops: Array<() => Promise<unknown>> = [];
   try {

@@ -26,7 +26,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { percentile, startServerProcess } from './server-process.js';
-import { POLLING_INTERVAL_SECONDS, WEBHOOK_BATCH_SIZE, WEBHOOK_WORKERS } from '../../server/jobs/engine.js';
+import { PUMP_FETCH_MAX } from '../../server/jobs/delivery-pump.js';
 import { freePort } from '../support/process.js';
 import { swapClient } from '../support/swaps.js';
 
@@ -37,6 +37,9 @@ const CREATE_CONCURRENCY = 10;
 const CLOCK_CONCURRENCY = 20;
 const RETRY_SECONDS = [5, 10, 30];
 const AIM_PER_SECOND = 1_000;
+// The one bench partner may use the whole instance: this measures the instance's delivery capacity, not the
+// per-partner limit (WEBHOOK_MAX_CONCURRENT_PER_PARTNER, 4 by default, which spreads it among partners).
+const MAX_IN_FLIGHT = 128;
 const root = path.resolve(import.meta.dirname, '../..');
 const now = () => performance.timeOrigin + performance.now();
 const out = (line: string) => process.stdout.write(`${line}\n`);
@@ -172,7 +175,14 @@ async function main(): Promise<void> {
   const cpuProfileDir = process.env.BENCH_CPU_PROF;
   const server = await startServerProcess(root, {
     // Long enough that a held request (phase 3) does not time out; retries soon enough to wait for (phase 4).
-    env: { WEBHOOK_RETRY_SECONDS: RETRY_SECONDS.join(','), WEBHOOK_TIMEOUT_SECONDS: '300' },
+    // The receiver listens on this machine (WEBHOOK_ALLOW_PRIVATE_TARGETS).
+    env: {
+      WEBHOOK_RETRY_SECONDS: RETRY_SECONDS.join(','),
+      WEBHOOK_TIMEOUT_SECONDS: '300',
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      WEBHOOK_MAX_IN_FLIGHT: String(MAX_IN_FLIGHT),
+      WEBHOOK_MAX_CONCURRENT_PER_PARTNER: String(MAX_IN_FLIGHT),
+    },
     nodeArgs: cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(cpuProfileDir)] : [],
   });
   const receiver = new Receiver(await freePort());
@@ -263,8 +273,8 @@ async function main(): Promise<void> {
       `   after the release:  ${afterRelease.length} more arrived in ${((lastArrival - releasedAt) / 1000).toFixed(2)} s: ${vsAim(capacity)}`,
       `   delivered:          ${backlog.length} of ${expectedBacklog}`,
       `   server CPU while draining: ${(drainCpuShare * 100).toFixed(0)}% of one core; ` +
-        `pg-boss polling bound: ${WEBHOOK_WORKERS} workers x ${WEBHOOK_BATCH_SIZE} jobs per ${POLLING_INTERVAL_SECONDS} s = ` +
-        `${(WEBHOOK_WORKERS * WEBHOOK_BATCH_SIZE) / POLLING_INTERVAL_SECONDS}/s while no new message notifies the workers`,
+        `delivery pump: up to ${MAX_IN_FLIGHT} requests in flight (WEBHOOK_MAX_IN_FLIGHT, the partner's limit as high), ` +
+        `taken up to ${PUMP_FETCH_MAX} jobs per fetch as requests end`,
     );
 
     // 4. Retry: receiver down while messages are written; back before the first retry.

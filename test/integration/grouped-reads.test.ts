@@ -15,7 +15,7 @@ import { startTestServer, type TestServer } from '../support/server.js';
 import { signedFetch, type SignerOptions } from '../support/signer.js';
 import { createVerifiedRoute, type Route } from '../support/routes.js';
 import { swapClient, type Swap } from '../support/swaps.js';
-import { createReceiver, type Receiver } from '../support/webhook-receiver.js';
+import { createReceiver, type Receiver, LOCAL_RECEIVER_ENV } from '../support/webhook-receiver.js';
 
 /**
  * Runs `reads` (started in this very turn) and lists the statements sent meanwhile that read `table` (the
@@ -40,7 +40,7 @@ describe('Grouped reads (one statement per group, each lookup its own answer)', 
   const partners: Array<{ id: string; signer: SignerOptions; client: ReturnType<typeof swapClient>; swaps: Swap[]; routes: Route[] }> = [];
 
   before(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ env: LOCAL_RECEIVER_ENV });
     receiver = await createReceiver('/hooks');
     await receiver.listen();
     for (const name of ['Grouped A', 'Grouped B']) {

@@ -9,7 +9,7 @@ import { startTestServer, type TestServer } from '../support/server.js';
 import { signedFetch } from '../support/signer.js';
 import { openStream } from '../support/sse.js';
 import { btcToUsdt, swapClient } from '../support/swaps.js';
-import { createReceiver, type Receiver } from '../support/webhook-receiver.js';
+import { createReceiver, type Receiver, LOCAL_RECEIVER_ENV } from '../support/webhook-receiver.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
@@ -63,7 +63,7 @@ describe('Prometheus metrics', function () {
     before(async () => {
       receiver = await createReceiver();
       await receiver.listen();
-      server = await startTestServer({ metrics: true, env: { RATE_LIMIT_QUOTES_PER_MINUTE: '2' } });
+      server = await startTestServer({ metrics: true, env: { ...LOCAL_RECEIVER_ENV, RATE_LIMIT_QUOTES_PER_MINUTE: '2' } });
     });
     after(async () => {
       await server?.close();

@@ -10,7 +10,7 @@ import { openDatabase } from '../../server/store/database.js';
 import { freePort, startServerChild, type ServerChild } from '../support/process.js';
 import { createVerifiedRoute, waitForDeposits, type Route } from '../support/routes.js';
 import { btcToUsdt, swapClient, type Swap } from '../support/swaps.js';
-import { createReceiver, type ReceivedDelivery, type Receiver } from '../support/webhook-receiver.js';
+import { createReceiver, type ReceivedDelivery, type Receiver, LOCAL_RECEIVER_ENV } from '../support/webhook-receiver.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const run = promisify(execFile);
@@ -81,6 +81,7 @@ describe('the ops CLI (npm run ops) next to a running server', function () {
       dataDir,
       env: {
         ...SHARED_ENV,
+        ...LOCAL_RECEIVER_ENV,
         DATABASE_URL: database?.url ?? '',
         RATE_LIMIT_SWAPS_PER_MINUTE: '10000',
         RATE_LIMIT_QUOTES_PER_MINUTE: '10000',

@@ -8,7 +8,7 @@ import { expectError } from '../support/http.js';
 import type { SignerOptions } from '../support/signer.js';
 import { swapClient, type Swap } from '../support/swaps.js';
 import { createVerifiedRoute, waitForDeposits, type Deposit, type Route } from '../support/routes.js';
-import { createReceiver } from '../support/webhook-receiver.js';
+import { createReceiver, LOCAL_RECEIVER_ENV } from '../support/webhook-receiver.js';
 import type { components } from '../../generated/api.js';
 
 type EarningsPage = components['schemas']['EarningsPage'];
@@ -22,7 +22,7 @@ describe('Permanent routes: deposits, accumulation, conversion and earnings', ()
   let client: ReturnType<typeof swapClient>;
 
   before(async () => {
-    server = await startTestServer({ env: ENV });
+    server = await startTestServer({ env: { ...ENV, ...LOCAL_RECEIVER_ENV } });
     signer = { ...(await server.createSigner('Router')), user: 'user-7' };
     client = swapClient(server.origin, signer);
     expect((await client.send('PUT', '/api/v1/partner/markup', { percent: 0.5 })).status).to.equal(200);

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { createPartnerClient, verifyWebhook, type QuoteRequest, type SwapStreamEvent } from '../../sdk/src/index.js';
 import { freePort, startServerChild, type Child } from '../support/process.js';
 import { swapClient } from '../support/swaps.js';
-import { createReceiver } from '../support/webhook-receiver.js';
+import { createReceiver, LOCAL_RECEIVER_ENV } from '../support/webhook-receiver.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const QUOTE: QuoteRequest = {
@@ -29,7 +29,7 @@ describe('live status against the real server process (SDK stream and webhooks)'
     const started = await startServerChild(root, {
       port: await freePort(),
       dataDir,
-      env: { SANDBOX_BLOCK_SECONDS: '0.2', WEBHOOK_RETRY_SECONDS: '0.5,0.5,1' },
+      env: { ...LOCAL_RECEIVER_ENV, SANDBOX_BLOCK_SECONDS: '0.2', WEBHOOK_RETRY_SECONDS: '0.5,0.5,1' },
     });
     child = started.child;
     origin = started.origin;

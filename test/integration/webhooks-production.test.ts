@@ -44,6 +44,14 @@ describe('partner webhooks in production mode (SSRF refusals)', function () {
     ['https://[fd00:ec2::254]/hooks', /unique local/],
     ['https://[fe80::1]/hooks', /link-local/],
     ['https://localhost/hooks', /localhost resolves to it/],
+    // IPv6 forms that carry an IPv4 address: judged by it, or refused outright where it cannot be read.
+    ['https://[::ffff:0:127.0.0.1]/hooks', /IPv4-translated address of 127\.0\.0\.1, a loopback address/],
+    ['https://[::ffff:0:a9fe:a9fe]/latest/meta-data/', /IPv4-translated address of 169\.254\.169\.254, a link-local/],
+    ['https://[64:ff9b::a00:1]/hooks', /NAT64 address of 10\.0\.0\.1, a private address/],
+    ['https://[64:ff9b:1::a00:1]/hooks', /local-use NAT64 address/],
+    ['https://[2002:a00:1::1]/hooks', /6to4 address/],
+    ['https://[2002:808:808::1]/hooks', /6to4 address/],
+    ['https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/hooks', /Teredo tunnel address/],
   ];
   for (const [url, reason] of refusals) {
     it(`refuses ${url} when it is set (400 invalid_request)`, async () => {
@@ -71,7 +79,8 @@ describe('partner webhooks in production mode (SSRF refusals)', function () {
     const test = await readJson<Delivery>(signedFetch(server.origin, owner, 'POST', '/api/v1/partner/webhook/test'));
     expect(test.status, test.text).to.equal(200);
     expect(test.body).to.include({ succeeded: false, statusCode: null, url: inward });
-    expect(test.body.error).to.match(/refused: localhost resolves to (127\.0\.0\.1|::1), a loopback address/);
+    const refused = /^refused: url must reach a public address; (127\.0\.0\.1|::1) \(localhost resolves to it\) is a loopback address\.$/;
+    expect(test.body.error).to.match(refused);
 
     // A swap's messages meet the same check on every attempt, and are retried on the schedule.
     const { order } = await swapClient(server.origin, owner).create();
@@ -86,9 +95,7 @@ describe('partner webhooks in production mode (SSRF refusals)', function () {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(attempts.map((d) => d.attempt).sort()).to.deep.equal([1, 2, 3]);
-    expect(attempts.every((d) => !d.succeeded && d.statusCode === null && /refused: localhost resolves to/.test(d.error ?? ''))).to.equal(
-      true,
-    );
+    expect(attempts.every((d) => !d.succeeded && d.statusCode === null && refused.test(d.error ?? ''))).to.equal(true);
     expect(attempts.find((d) => d.attempt === 3)!.nextAttemptAt).to.equal(null);
     expect(order.id).to.be.a('string');
     expect(receiver.received).to.have.length(0);

@@ -9,7 +9,7 @@ import { freePort, startServerChild, type Child } from '../support/process.js';
 import { signedFetch, type SignerOptions } from '../support/signer.js';
 import { btcToUsdt, swapClient } from '../support/swaps.js';
 import type { components } from '../../generated/api.js';
-import { createReceiver, type ReceivedDelivery, type Receiver } from '../support/webhook-receiver.js';
+import { createReceiver, type ReceivedDelivery, type Receiver, LOCAL_RECEIVER_ENV } from '../support/webhook-receiver.js';
 
 type Delivery = components['schemas']['WebhookDelivery'];
 
@@ -38,7 +38,7 @@ describe('webhook delivery across a restart (the real process, SIGKILL with deli
       port,
       dataDir,
       // The first retry waits long enough that no attempt is in flight when the process is killed.
-      env: { SANDBOX_BLOCK_SECONDS: '0.1', WEBHOOK_RETRY_SECONDS: '3,0.5,0.5,0.5,1,1,1,1,1,1' },
+      env: { ...LOCAL_RECEIVER_ENV, SANDBOX_BLOCK_SECONDS: '0.1', WEBHOOK_RETRY_SECONDS: '3,0.5,0.5,0.5,1,1,1,1,1,1' },
     });
     child = started.child;
     return started.demo;

@@ -7,14 +7,15 @@ import { startTestServer, type TestServer } from '../support/server.js';
 import { signedFetch, type SignerOptions } from '../support/signer.js';
 import { btcToUsdt, swapClient } from '../support/swaps.js';
 import type { components } from '../../generated/api.js';
-import { createReceiver, type ReceivedDelivery, type Receiver } from '../support/webhook-receiver.js';
+import { createReceiver, LOCAL_RECEIVER_ENV, type Answer, type ReceivedDelivery, type Receiver } from '../support/webhook-receiver.js';
 
 type PartnerWebhook = components['schemas']['PartnerWebhookUpdate'];
 type Delivery = components['schemas']['WebhookDelivery'];
 type DeliveryList = components['schemas']['WebhookDeliveryList'];
 
 // Short retries so an outage of a few seconds is retried through; a short timeout for the hanging receiver.
-const ENV = { WEBHOOK_RETRY_SECONDS: '0.2,0.2,0.5,0.5,1,1,1,1,1,1,1,1', WEBHOOK_TIMEOUT_SECONDS: '1' };
+// Receivers listen on this machine (LOCAL_RECEIVER_ENV).
+const ENV = { ...LOCAL_RECEIVER_ENV, WEBHOOK_RETRY_SECONDS: '0.2,0.2,0.5,0.5,1,1,1,1,1,1,1,1', WEBHOOK_TIMEOUT_SECONDS: '1' };
 
 describe('partner webhooks', function () {
   this.timeout(60_000);
@@ -225,6 +226,30 @@ describe('partner webhooks', function () {
       expect(res.body.error).to.match(/redirect/);
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect(receiver.received.map((d) => d.path)).to.deep.equal(['/hooks']);
+    });
+
+    // Otherwise a partner could read whatever a host answers by pointing its webhook at it.
+    it('reports only the status code and timing, never the receiver’s reason phrase, headers or body', async () => {
+      const receiver = await newReceiver();
+      const { api } = await partnerWithWebhook(receiver);
+      const leaks = ['Location-Secret-7f3a', 'Reason-Secret-91c2', 'Body-Secret-4d5e', 'Header-Secret-08b1'];
+      const answers: Answer[] = [
+        { status: 302, statusText: `Found ${leaks[1]}`, headers: { location: `http://internal.example/${leaks[0]}` }, body: leaks[2] },
+        { status: 418, statusText: `Teapot ${leaks[1]}`, headers: { 'x-internal': leaks[3] }, body: leaks[2] },
+        { status: 500, statusText: leaks[1], headers: { 'www-authenticate': `Basic realm="${leaks[3]}"` }, body: leaks[2] },
+      ];
+      for (const answer of answers) {
+        receiver.respond = () => answer;
+        const res = await api.test();
+        expect(res.status, res.text).to.equal(200);
+        expect(res.body).to.include({ succeeded: false, statusCode: answer.status });
+        expect(res.body.durationMs).to.be.a('number');
+        expect(res.body.error).to.match(new RegExp(`^answered ${answer.status}[ ;(]`));
+        for (const leak of leaks) expect(res.text).not.to.contain(leak);
+      }
+      const log = await api.deliveries();
+      expect(log.body.deliveries).to.have.length(answers.length);
+      for (const leak of leaks) expect(log.text).not.to.contain(leak);
     });
 
     // Test deliveries read their webhook and are recorded in groups (store/webhooks.ts): the requests of

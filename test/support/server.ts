@@ -3,7 +3,7 @@
  * DATABASE_URL is set, a fresh schema in that PostgreSQL (dropped on close). Listens on a free port.
  */
 import { randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, LookupFunction } from 'node:net';
 import knexFactory, { type Knex } from 'knex';
 import { loadConfig, type Config } from '../../server/config.js';
 import { createLogger } from '../../server/logger.js';
@@ -55,6 +55,8 @@ export interface TestServerOptions {
   deps?: Partial<Pick<AppDeps, 'handlers' | 'now' | 'rates'>>;
   /** Measure this server with a registry of its own, served on a metrics listener on a free port. */
   metrics?: boolean;
+  /** Resolve webhook hosts with this instead of DNS (names of the test's own; the answers are still checked). */
+  webhookLookup?: LookupFunction;
 }
 
 /** The environment tests run with unless they override it. */
@@ -99,6 +101,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     now,
     jobSchema,
     metrics,
+    webhookLookup: options.webhookLookup,
   });
   const app = createApp({
     config,

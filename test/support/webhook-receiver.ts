@@ -1,11 +1,17 @@
 /**
  * A local webhook receiver for the webhook tests: listens on 127.0.0.1 (only when told to, so a test can
  * first have it refuse connections), records every request with its raw body, and answers with whatever
- * `respond` decides (200 by default).
+ * `respond` decides (200 by default). A server delivers to it only with LOCAL_RECEIVER_ENV.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { freePort } from './process.js';
+
+/**
+ * What a sandbox server's environment needs to deliver to a receiver on this machine: webhooks reach only
+ * public addresses unless WEBHOOK_ALLOW_PRIVATE_TARGETS lifts the rule. Tests that use a receiver set it.
+ */
+export const LOCAL_RECEIVER_ENV = { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } as const;
 
 /** One request the receiver got. */
 export interface ReceivedDelivery {
@@ -23,12 +29,28 @@ export interface Receiver {
   port: number;
   url: string;
   received: ReceivedDelivery[];
-  /** How to answer a request: a status (and optional headers), 'hang' to never answer, or 'drop' to close the connection without an answer. */
-  respond: (delivery: ReceivedDelivery) => { status: number; headers?: Record<string, string> } | 'hang' | 'drop';
+  /**
+   * How to answer a request: a status (and optional reason phrase, headers and body), 'hang' to never answer,
+   * or 'drop' to close the connection without an answer.
+   */
+  respond: (delivery: ReceivedDelivery) => Answer | 'hang' | 'drop';
+  /** Connections open now, and the most that were open at once since listen(). */
+  openConnections(): number;
+  maxOpenConnections(): number;
+  /** Closes every open connection (hanging requests included) and keeps listening. */
+  dropConnections(): void;
   listen(): Promise<void>;
   close(): Promise<void>;
   /** Resolves once `done(received)` holds; rejects after `timeoutMs`. */
   waitFor(done: (received: ReceivedDelivery[]) => boolean, timeoutMs?: number): Promise<ReceivedDelivery[]>;
+}
+
+/** An answer the receiver gives. */
+export interface Answer {
+  status: number;
+  statusText?: string;
+  headers?: Record<string, string>;
+  body?: string;
 }
 
 /** A receiver on a free port, not listening yet (connections to it are refused until listen()). */
@@ -37,11 +59,18 @@ export async function createReceiver(path = '/hooks'): Promise<Receiver> {
   let server: http.Server | undefined;
   const connections = new WeakMap<object, number>();
   let connectionCount = 0;
+  const open = new Set<Socket>();
+  let maxOpen = 0;
   const receiver: Receiver = {
     port,
     url: `http://127.0.0.1:${port}${path}`,
     received: [],
     respond: () => ({ status: 200 }),
+    openConnections: () => open.size,
+    maxOpenConnections: () => maxOpen,
+    dropConnections() {
+      for (const socket of open) socket.destroy();
+    },
     async listen() {
       server = http.createServer((req, res) => {
         if (!connections.has(req.socket)) connections.set(req.socket, ++connectionCount);
@@ -60,9 +89,16 @@ export async function createReceiver(path = '/hooks'): Promise<Receiver> {
           const answer = receiver.respond(delivery);
           if (answer === 'hang') return;
           if (answer === 'drop') return void req.socket.destroy();
-          res.writeHead(answer.status, answer.headers);
-          res.end();
+          if (answer.statusText) res.writeHead(answer.status, answer.statusText, answer.headers);
+          else res.writeHead(answer.status, answer.headers);
+          res.end(answer.body);
         });
+      });
+      maxOpen = 0;
+      server.on('connection', (socket) => {
+        open.add(socket);
+        maxOpen = Math.max(maxOpen, open.size);
+        socket.on('close', () => open.delete(socket));
       });
       await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve));
       if ((server.address() as AddressInfo).port !== port) throw new Error('receiver port moved');

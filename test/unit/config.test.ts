@@ -113,6 +113,32 @@ describe('loadConfig', () => {
   it('refuses production mode without real adapters and secrets', () => {
     expect(() => loadConfig({ SERVICE_MODE: 'production' })).to.throw(ConfigError, /SECRETS_KEY is required/);
   });
+
+  describe('webhook targets and concurrency', () => {
+    it('keeps webhooks to public addresses, 4 requests per partner and 128 in all by default', () => {
+      expect(loadConfig({})).to.include({ webhookAllowPrivateTargets: false, webhookMaxConcurrentPerPartner: 4, webhookMaxInFlight: 128 });
+    });
+
+    it('accepts WEBHOOK_ALLOW_PRIVATE_TARGETS=true in sandbox mode', () => {
+      expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }).webhookAllowPrivateTargets).to.equal(true);
+    });
+
+    it('refuses to start in production mode with WEBHOOK_ALLOW_PRIVATE_TARGETS=true', () => {
+      expect(() => loadConfig({ SERVICE_MODE: 'production', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' })).to.throw(
+        ConfigError,
+        /WEBHOOK_ALLOW_PRIVATE_TARGETS=true is for local development in sandbox mode/,
+      );
+      expect(() => loadConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'sometimes' })).to.throw(ConfigError, /must be true or false/);
+    });
+
+    it('refuses a per-partner limit below 1, and a total below the per-partner limit', () => {
+      expect(() => loadConfig({ WEBHOOK_MAX_CONCURRENT_PER_PARTNER: '0' })).to.throw(ConfigError, /WEBHOOK_MAX_CONCURRENT_PER_PARTNER="0"/);
+      expect(() => loadConfig({ WEBHOOK_MAX_CONCURRENT_PER_PARTNER: '8', WEBHOOK_MAX_IN_FLIGHT: '4' })).to.throw(
+        ConfigError,
+        /WEBHOOK_MAX_IN_FLIGHT=4 must be at least WEBHOOK_MAX_CONCURRENT_PER_PARTNER=8/,
+      );
+    });
+  });
 });
 
 describe('loadConfig behind a proxy and on another port', () => {

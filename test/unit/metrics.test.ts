@@ -24,7 +24,11 @@ describe('metrics', () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     });
     const post = (target: string) =>
-      postWebhook(target, {}, '{}', { timeoutMs: 200, mode: 'sandbox', lookup: dns.lookup as unknown as LookupFunction });
+      postWebhook(target, {}, '{}', {
+        timeoutMs: 200,
+        policy: { mode: 'sandbox', allowPrivateTargets: true },
+        lookup: dns.lookup as unknown as LookupFunction,
+      });
 
     it('classifies a 2xx answer as succeeded', async () => {
       expect(webhookOutcome(await post(`${url}/ok`))).to.equal('succeeded');

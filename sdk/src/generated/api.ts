@@ -288,13 +288,18 @@ export interface paths {
          *       are dropped. `enabled: true` turns deliveries back on for messages created from then on.
          *     - A changed URL applies at once, to retries of earlier messages too.
          *     - The URL must not contain a user name, password or `#fragment`.
-         *     - In production mode the URL must use `https` and its host must resolve only to public addresses:
-         *       loopback (`127.0.0.0/8`, `::1`), private (`10.0.0.0/8`, `172.16.0.0/12`, `192.168.0.0/16`,
-         *       `fc00::/7`), link-local and cloud metadata (`169.254.0.0/16`, `fe80::/10`), carrier-grade NAT
-         *       (`100.64.0.0/10`), unspecified (`0.0.0.0`), multicast and reserved addresses are refused with
-         *       `400 invalid_request` (checked when deliveries are on). The check is made again on every delivery
-         *       attempt, when the connection is made, because DNS can change; a refused attempt is recorded and
-         *       retried like any failed one. Sandbox mode also accepts `http` and local addresses.
+         *     - In every mode the URL's host must be, or resolve only to, global unicast addresses: loopback
+         *       (`127.0.0.0/8`, `::1`), private (`10.0.0.0/8`, `172.16.0.0/12`, `192.168.0.0/16`, `fc00::/7`),
+         *       link-local and cloud metadata (`169.254.0.0/16`, `fe80::/10`), carrier-grade NAT
+         *       (`100.64.0.0/10`), unspecified (`0.0.0.0`), multicast, reserved, documentation and anything
+         *       outside `2000::/3` are refused with `400 invalid_request` naming the address and why (checked when
+         *       deliveries are on). An IPv6 address carrying an IPv4 address is judged by it (mapped
+         *       `::ffff:0:0/96`, translated `::ffff:0:0:0/96`, NAT64 `64:ff9b::/96`) or refused outright
+         *       (local-use NAT64 `64:ff9b:1::/48`, 6to4 `2002::/16`, Teredo `2001::/32`). The check is made again
+         *       on every delivery attempt, when the connection is made, because DNS can change; a refused attempt
+         *       is recorded and retried like any failed one. Production mode also requires `https`; sandbox mode
+         *       accepts `http`. A sandbox server run for local development may lift the address rule
+         *       (`WEBHOOK_ALLOW_PRIVATE_TARGETS`); a hosted one does not.
          */
         put: operations["putPartnerWebhook"];
         post?: never;
@@ -317,7 +322,8 @@ export interface paths {
          *     of every message (`swap.updated`, `permanent_deposit.updated`, `webhook.test`), successful or not,
          *     with the HTTP status the receiver answered (`null` when there was no answer: connection refused,
          *     timeout, refused address), the error, the duration and, for a failed attempt that will be retried,
-         *     `nextAttemptAt`. `eventId` is the `webhook-id` of the message; `eventId=<id>` lists the attempts of
+         *     `nextAttemptAt`. Only the status code and the timing of the receiver's answer are kept: never its
+         *     reason phrase, headers (such as `Location`) or body; `error` is the service's own description. `eventId` is the `webhook-id` of the message; `eventId=<id>` lists the attempts of
          *     one message. Pass `nextCursor` of a page as `cursor` to get the next one (`null` on the last page).
          */
         get: operations["listWebhookDeliveries"];
@@ -343,9 +349,10 @@ export interface paths {
          * @description Sends one `webhook.test` message (see `webhooks`) to the partner's webhook URL at once, signed like
          *     every delivery, and answers with the recorded attempt once the receiver answered (or the attempt
          *     failed or timed out). A test message is attempted once, not retried; the attempt also appears in
-         *     `GET /partner/webhook/deliveries`. `200` means the attempt was made: check `succeeded`. Without a
-         *     webhook, or with deliveries stopped (`enabled: false`), the answer is `409 webhook_not_configured`.
-         *     No request body.
+         *     `GET /partner/webhook/deliveries`. `200` means the attempt was made: check `succeeded`. The answer
+         *     reports the receiver's status code and the timing only, never its reason phrase, headers (such as
+         *     `Location`) or body. Without a webhook, or with deliveries stopped (`enabled: false`), the answer is
+         *     `409 webhook_not_configured`. No request body.
          */
         post: operations["sendTestWebhook"];
         delete?: never;
@@ -699,7 +706,9 @@ export interface webhooks {
          *     **Delivery**: at least once, from a transactional outbox. Any non-`2xx` answer (redirects are not
          *     followed: a `3xx` is a failed attempt), a connection error or a timeout (10 s by default) is retried
          *     after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (the schedule is configurable per
-         *     deployment); every attempt is recorded and listed by `GET /partner/webhook/deliveries`.
+         *     deployment); every attempt is recorded and listed by `GET /partner/webhook/deliveries`. A server
+         *     instance sends a partner's receiver at most a few deliveries at a time (4 by default); later ones
+         *     wait their turn, which is not an attempt, so a slow receiver delays its own deliveries only.
          *     `webhook-id` is the same on every attempt of one message, so use it to drop duplicates;
          *     `webhook-timestamp` is the time of the attempt, `timestamp` in the body the time of the change.
          *     Deliveries may arrive out of order: compare `data.order.updatedAt`, or read `GET /swaps/{id}` for
@@ -1495,7 +1504,11 @@ export interface components {
              * @description The receiver's HTTP status; `null` when it did not answer (connection error, timeout, refused address).
              */
             statusCode: number | null;
-            /** @description Why the attempt failed, `null` when it succeeded. */
+            /**
+             * @description Why the attempt failed, in the service's words (the status code, or what failed before an answer:
+             *     refused address, connection refused, timeout), `null` when it succeeded. Never the receiver's
+             *     reason phrase, headers or body.
+             */
             error: string | null;
             /**
              * Format: int32
