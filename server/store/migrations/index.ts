@@ -16,6 +16,7 @@ import * as routeCreationGuard from './0009_route_creation_guard.js';
 import * as routeAddressLookup from './0010_route_address_lookup.js';
 import * as routeAssetKeys from './0011_route_asset_keys.js';
 import * as routeAddressesPerNetwork from './0012_route_addresses_per_network.js';
+import * as operatorActions from './0014_operator_actions.js';
 
 /** What a migration may need besides the database: data migrations that re-seal secrets need the key. */
 export interface MigrationContext {
@@ -39,6 +40,7 @@ const migrations: Array<[name: string, migration: Migration]> = [
   ['0010_route_address_lookup', routeAddressLookup],
   ['0011_route_asset_keys', routeAssetKeys],
   ['0012_route_addresses_per_network', routeAddressesPerNetwork],
+  ['0014_operator_actions', operatorActions],
 ];
 
 /** A knex migration source over the static list above, handing each migration `context`. */
