@@ -49,6 +49,8 @@ export interface Acting {
 export interface ActionOutcome<T> {
   value: T;
   details: Record<string, unknown>;
+  /** The time the action stamped on what it changed, so its record shows the same; else the database's now(). */
+  at?: Date;
 }
 
 /**
@@ -62,14 +64,13 @@ export async function runOperatorAction<T>(
   action: OperatorAction,
   target: string,
   act: (trx: Knex.Transaction) => Promise<ActionOutcome<T>>,
-  at?: Date,
 ): Promise<{ value: T; record: OperatorActionRecord }> {
   const { actor, reason } = checkActing(acting, action);
-  const entry = { actor, action, target, reason, actedAt: at };
+  const entry = { actor, action, target, reason };
   try {
     return await knex.transaction(async (trx) => {
-      const { value, details } = await act(trx);
-      const record = await insertOperatorAction(trx, { ...entry, outcome: 'succeeded', details });
+      const { value, details, at } = await act(trx);
+      const record = await insertOperatorAction(trx, { ...entry, outcome: 'succeeded', details, actedAt: at });
       return { value, record };
     });
   } catch (err) {

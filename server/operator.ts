@@ -3,8 +3,9 @@
  * redelivery of a webhook message. Decisions run through the same lifecycle code as the sandbox's review
  * decision, so each is an ordinary transition of DESIGN 6.5 (timeline entry, `swap.updated` webhook), recorded
  * with the operator's name and reason in the same transaction, in operator_decisions and in the operator
- * action trail (server/operator-actions.ts), as a redelivery is in the trail. This process runs no workers: the job that
- * carries a swap on, and a redelivery attempt, are queued in that transaction for the running servers' workers.
+ * action trail (server/operator-actions.ts), as a redelivery is in the trail. This process runs no workers:
+ * the job that carries a swap on, and a redelivery attempt, are queued in that transaction for the running
+ * servers' workers.
  */
 import type { Knex } from 'knex';
 import { AppError, notFound } from './domain/errors.js';
@@ -98,35 +99,30 @@ export async function decideReview(
   input: { swapId: string; decision: OperatorDecision } & Required<Acting>,
 ): Promise<{ swap: SwapRecord; decision: OperatorDecisionRecord }> {
   const to = DECISION_TARGETS[input.decision];
-  const at = deps.now();
-  const { value } = await runOperatorAction(
-    deps.knex,
-    input,
-    'review.decide',
-    input.swapId,
-    async (trx) => {
-      const swap = await lockSwap(trx, input.swapId);
-      if (!swap) throw notFound(`No swap with id ${input.swapId}.`);
-      if (swap.status !== 'review') throw notInReview(swap, input.decision, to);
-      const change = await deps.lifecycle.decideReview(trx, swap, LIFECYCLE_DECISIONS[input.decision], at);
-      const decision = await insertOperatorDecision(trx, {
-        swapId: swap.id,
-        operator: input.actor.trim(),
-        decision: input.decision,
-        reason: input.reason.trim(),
-        fromStatus: swap.status,
-        toStatus: change.swap.status,
-        createdAt: at,
-      });
-      // Committed with the decision: whichever server's worker takes it carries the swap on (exchange, payout).
-      if (!STATUS_ATTRIBUTES[change.swap.status].terminal) await deps.jobs.scheduleAdvance(swap.id, trx);
-      return {
-        value: { swap: change.swap, decision },
-        details: { decision: input.decision, decisionId: decision.id, fromStatus: decision.fromStatus, toStatus: decision.toStatus },
-      };
-    },
-    at,
-  );
+  const { value } = await runOperatorAction(deps.knex, input, 'review.decide', input.swapId, async (trx) => {
+    const swap = await lockSwap(trx, input.swapId);
+    if (!swap) throw notFound(`No swap with id ${input.swapId}.`);
+    if (swap.status !== 'review') throw notInReview(swap, input.decision, to);
+    // Read once the swap is locked, so the decision's timeline entry follows every change before it.
+    const at = deps.now();
+    const change = await deps.lifecycle.decideReview(trx, swap, LIFECYCLE_DECISIONS[input.decision], at);
+    const decision = await insertOperatorDecision(trx, {
+      swapId: swap.id,
+      operator: input.actor.trim(),
+      decision: input.decision,
+      reason: input.reason.trim(),
+      fromStatus: swap.status,
+      toStatus: change.swap.status,
+      createdAt: at,
+    });
+    // Committed with the decision: whichever server's worker takes it carries the swap on (exchange, payout).
+    if (!STATUS_ATTRIBUTES[change.swap.status].terminal) await deps.jobs.scheduleAdvance(swap.id, trx);
+    return {
+      value: { swap: change.swap, decision },
+      details: { decision: input.decision, decisionId: decision.id, fromStatus: decision.fromStatus, toStatus: decision.toStatus },
+      at,
+    };
+  });
   return value;
 }
 
