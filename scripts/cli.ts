@@ -3,6 +3,7 @@
  * prints the message and the usage (exit 2); a refusal of the service (AppError) and a configuration error
  * print their message alone; anything else prints its stack (exit 1).
  */
+import os from 'node:os';
 import { ConfigError } from '../server/config.js';
 import { AppError } from '../server/domain/errors.js';
 
@@ -11,6 +12,23 @@ export const EXIT_USAGE = 2;
 
 /** A mistake in how the tool was called; answered with the usage text. */
 export class UsageError extends Error {}
+
+/**
+ * Who is acting, for the operator action trail: `--actor NAME` when given, else the OS user this process
+ * runs as (os.userInfo(), which an environment variable cannot change), else $USER where the OS has no name
+ * for the user (a container's bare uid). The operator's identity is not service configuration, so it is read
+ * here rather than in loadConfig.
+ */
+export function actorOf(given: string | undefined): string {
+  if (given !== undefined) return given;
+  try {
+    return os.userInfo().username;
+  } catch {
+    const fromEnv = process.env.USER?.trim();
+    if (fromEnv) return fromEnv;
+    throw new UsageError('cannot tell who you are (this user has no name on this machine and $USER is unset); give --actor NAME');
+  }
+}
 
 /**
  * Runs `main` with the process's arguments and exits: 0 when it resolves, else as described above.

@@ -2,14 +2,15 @@
  * Operator CLI: `npm run ops -- <command> [options]`, on the same store as the server (see service-store.ts).
  *
  *   swaps list --action-required operator [--limit N] [--json]      swaps held for a person (review, failed)
- *   review decide ID --exchange|--refund|--fail --reason TEXT [--operator NAME] [--json]
- *   webhooks redeliver EVENT_ID [--json]                            send an outbox message again
+ *   review decide ID --exchange|--refund|--fail --reason TEXT [--actor NAME] [--json]
+ *   webhooks redeliver EVENT_ID [--reason TEXT] [--actor NAME] [--json]   send an outbox message again
+ *   audit list [--action X] [--target T] [--limit N] [--json]       the operator action trail, newest first
  *
  * Decisions follow DESIGN 6.5 through the swap lifecycle (server/operator.ts). This process runs no workers:
  * the job that carries a decided swap on, and a redelivery, are queued in pg-boss in the decision's own
- * transaction and run by whichever server instance takes them (or by the next one to start).
+ * transaction and run by whichever server instance takes them (or by the next one to start). Every action
+ * is recorded in the operator action trail (server/operator-actions.ts) with its actor and reason.
  */
-import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { loadSandboxCatalog } from '../server/adapters/sandbox/catalog.js';
 import { createSandboxRates } from '../server/adapters/sandbox/rates.js';
@@ -19,9 +20,10 @@ import { openJobQueue, type JobQueue } from '../server/jobs/engine.js';
 import { createSwapLifecycle } from '../server/jobs/swap-lifecycle.js';
 import { decideReview, listOperatorQueue, redeliverWebhook, type OperatorQueueItem } from '../server/operator.js';
 import type { Database } from '../server/store/database.js';
+import { listOperatorActions, type OperatorActionRecord } from '../server/store/operator-actions.js';
 import type { OperatorDecision } from '../server/store/operator-decisions.js';
 import { createChainAdapter } from '../server/swap-engine.js';
-import { EXIT_USAGE, runCli, UsageError } from './cli.js';
+import { actorOf, EXIT_USAGE, runCli, UsageError } from './cli.js';
 import { openServiceStore } from './service-store.js';
 
 // Exit codes: 0 done; 1 configuration or unexpected failure; these three say what the operator must change.
@@ -31,15 +33,19 @@ const EXIT_INVALID_STATE = 4;
 const USAGE = `usage: npm run ops -- <command> [options]
   swaps list --action-required operator [--limit N] [--json]
       swaps waiting for an operator (status review or failed), review first, longest waiting first (default limit 100)
-  review decide ID --exchange|--refund|--fail --reason TEXT [--operator NAME] [--json]
+  review decide ID --exchange|--refund|--fail --reason TEXT [--actor NAME] [--json]
       decide a swap in review: --exchange (review -> exchanging, then on to finished), --refund (-> refunded),
-      --fail (-> failed); recorded with the operator (default: $USER) and the reason; the partner gets swap.updated
-  webhooks redeliver EVENT_ID [--json]
+      --fail (-> failed); recorded with the actor and the reason; the partner gets swap.updated
+  webhooks redeliver EVENT_ID [--reason TEXT] [--actor NAME] [--json]
       queue a webhook message (its webhook-id) for delivery again, as its next attempt, to the partner's current URL
+  audit list [--action ACTION] [--target TARGET] [--limit N] [--json]
+      the operator action trail, newest first (default limit 100): actor, action, target, reason, time, outcome
+--actor defaults to the OS user running the command (--operator is the older spelling). Every action is
+recorded, refused ones too (outcome refused, with the reason the service gave).
 exit codes: 0 done, 1 configuration or unexpected error, ${EXIT_USAGE} usage, ${EXIT_NOT_FOUND} not found, ${EXIT_INVALID_STATE} refused in the current state
 (e.g. a decision on a swap that is not in review, a redelivery to a partner whose webhook is off)`;
 
-/** Default number of swaps `swaps list` shows. */
+/** Default number of rows `swaps list` and `audit list` show. */
 const DEFAULT_LIST_LIMIT = 100;
 
 async function run(argv: string[]): Promise<void> {
@@ -53,7 +59,10 @@ async function run(argv: string[]): Promise<void> {
       refund: { type: 'boolean', default: false },
       fail: { type: 'boolean', default: false },
       reason: { type: 'string' },
+      actor: { type: 'string' },
       operator: { type: 'string' },
+      action: { type: 'string' },
+      target: { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -76,8 +85,7 @@ async function run(argv: string[]): Promise<void> {
       if (values['action-required'] !== 'operator') {
         throw new UsageError('swaps list needs --action-required operator (the only list this tool shows)');
       }
-      const limit = values.limit === undefined ? DEFAULT_LIST_LIMIT : Number(values.limit);
-      if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit must be a positive integer, not ${values.limit}`);
+      const limit = listLimit();
       const swaps = await withStore(loadConfig(), (db) => listOperatorQueue(db.knex, limit));
       print(swaps, formatQueue(swaps, limit));
       return;
@@ -87,12 +95,12 @@ async function run(argv: string[]): Promise<void> {
       const chosen = (['exchange', 'refund', 'fail'] as const).filter((decision) => values[decision]);
       if (chosen.length !== 1) throw new UsageError('review decide needs exactly one of --exchange, --refund, --fail');
       if (!values.reason?.trim()) throw new UsageError('review decide needs --reason TEXT (why; it is kept with the decision)');
-      const operator = values.operator ?? defaultOperator();
+      const actor = actingActor();
       const config = loadConfig();
       const { swap, decision } = await withJobQueue(config, (db, jobs) =>
         decideReview(
           { knex: db.knex, lifecycle: createLifecycle(config, db), jobs, now: () => new Date() },
-          { swapId: args[0], decision: chosen[0] as OperatorDecision, reason: values.reason!, operator },
+          { swapId: args[0], decision: chosen[0] as OperatorDecision, reason: values.reason!, actor },
         ),
       );
       print(
@@ -104,12 +112,36 @@ async function run(argv: string[]): Promise<void> {
     }
     case 'webhooks redeliver': {
       expectArgs(1, 'the message id: webhooks redeliver EVENT_ID');
-      const queued = await withJobQueue(loadConfig(), (db, jobs) => redeliverWebhook({ knex: db.knex, jobs }, args[0]));
+      const acting = { actor: actingActor(), reason: values.reason };
+      const queued = await withJobQueue(loadConfig(), (db, jobs) => redeliverWebhook({ knex: db.knex, jobs }, acting, args[0]));
       print(queued, `queued ${queued.type} ${queued.messageId} as attempt ${queued.attempt} to ${queued.url}`);
+      return;
+    }
+    case 'audit list': {
+      expectArgs(0, '');
+      const limit = listLimit();
+      const entries = await withStore(loadConfig(), (db) =>
+        listOperatorActions(db.knex, { limit, action: values.action, target: values.target }),
+      );
+      print(
+        entries.map((entry) => ({ ...entry, actedAt: entry.actedAt.toISOString() })),
+        formatTrail(entries, limit),
+      );
       return;
     }
     default:
       throw new UsageError(`unknown command: ${positionals.join(' ')}`);
+  }
+
+  function listLimit(): number {
+    const limit = values.limit === undefined ? DEFAULT_LIST_LIMIT : Number(values.limit);
+    if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit must be a positive integer, not ${values.limit}`);
+    return limit;
+  }
+
+  function actingActor(): string {
+    if (values.actor !== undefined && values.operator !== undefined) throw new UsageError('give --actor or --operator, not both');
+    return actorOf(values.actor ?? values.operator);
   }
 }
 
@@ -147,16 +179,18 @@ function createLifecycle(config: Config, db: Database) {
   });
 }
 
-// Who is deciding: the login name, as a person is known on this machine (the operator's identity is not
-// service configuration, so it is read here rather than in loadConfig).
-function defaultOperator(): string {
-  const fromEnv = process.env.USER?.trim();
-  if (fromEnv) return fromEnv;
-  try {
-    return os.userInfo().username;
-  } catch {
-    throw new UsageError('cannot tell who you are ($USER is unset); give --operator NAME');
-  }
+function formatTrail(entries: OperatorActionRecord[], limit: number): string {
+  if (entries.length === 0) return 'no operator actions recorded';
+  const rows = entries.map((e) => [
+    e.actedAt.toISOString(),
+    e.actor,
+    e.action,
+    e.target,
+    e.outcome,
+    // One line per entry: a reason typed over several lines is shown on one.
+    (e.reason ?? '-').replace(/\s+/g, ' '),
+  ]);
+  return formatTable(['TIME', 'ACTOR', 'ACTION', 'TARGET', 'OUTCOME', 'REASON'], rows, entries.length === limit ? limit : undefined);
 }
 
 function formatQueue(swaps: OperatorQueueItem[], limit: number): string {
@@ -173,14 +207,19 @@ function formatQueue(swaps: OperatorQueueItem[], limit: number): string {
     s.updatedAt,
   ]);
   const header = ['ID', 'PARTNER', 'MODE', 'STATUS', 'REASON', 'FAILURE', 'RECEIVED', 'EXPECTED OUT', 'UPDATED'];
+  return formatTable(header, rows, swaps.length === limit ? limit : undefined);
+}
+
+// Columns padded to their widest cell; `more` notes that the list stopped at that limit.
+function formatTable(header: string[], rows: string[][], more: number | undefined): string {
   const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i].length)));
   const line = (cells: string[]) =>
     cells
       .map((cell, i) => cell.padEnd(widths[i]))
       .join('  ')
       .trimEnd();
-  const more = swaps.length === limit ? `\n(the first ${limit}; --limit N shows more)` : '';
-  return [line(header), ...rows.map(line)].join('\n') + more;
+  const note = more === undefined ? '' : `\n(the first ${more}; --limit N shows more)`;
+  return [line(header), ...rows.map(line)].join('\n') + note;
 }
 
 function exitCodeOf(err: AppError): number {

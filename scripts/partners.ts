@@ -1,30 +1,33 @@
 /**
  * Partner provisioning CLI: `npm run partners -- <command> [options]`.
  *
- *   create --name NAME [--key-id ID] [--secret-stdin] [--json]   new partner; prints keyId and secret (once)
+ *   create --name NAME [--key-id ID] [--secret-stdin] [--reason TEXT] [--json]   new partner; prints keyId and secret (once)
  *   list [--json]                                                every partner, without secrets
- *   rotate-secret --key-id ID [--secret-stdin] [--json]          new secret; the old one stops working at once
- *   disable --key-id ID [--json]                             refuse the key's requests (401 partner_disabled)
- *   enable --key-id ID [--json]                              accept them again
+ *   rotate-secret --key-id ID [--secret-stdin] [--reason TEXT] [--json]   new secret; the old one stops working at once
+ *   disable --key-id ID --reason TEXT [--json]               refuse the key's requests (401 partner_disabled)
+ *   enable --key-id ID --reason TEXT [--json]                accept them again
  *
+ * Every command but list is recorded in the operator action trail (`npm run ops -- audit list`) with the
+ * actor (--actor NAME, default: the OS user) and the reason, in the transaction of the change.
  * A chosen secret is read from standard input (--secret-stdin), where other users cannot see it; --secret S
  * still works but shows the secret in the process list. Uses the same configuration as the server
  * (DATABASE_URL, or the embedded database in DATA_DIR, shared with a running server) and the same SECRETS_KEY.
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../server/config.js';
-import { AppError } from '../server/domain/errors.js';
-import { provisionPartner, rotatePartnerSecret } from '../server/partners.js';
-import { listPartners, setPartnerStatus } from '../server/store/partners.js';
-import { runCli, UsageError } from './cli.js';
+import { createPartnerAs, rotatePartnerSecretAs, setPartnerStatusAs } from '../server/partners.js';
+import { listPartners } from '../server/store/partners.js';
+import { actorOf, runCli, UsageError } from './cli.js';
 import { openServiceStore } from './service-store.js';
 
 const USAGE = `usage: npm run partners -- <command> [options]
-  create --name NAME [--key-id ID] [--secret-stdin] [--json]
+  create --name NAME [--key-id ID] [--secret-stdin] [--reason TEXT] [--json]
   list [--json]
-  rotate-secret --key-id ID [--secret-stdin] [--json]
-  disable --key-id ID [--json]
-  enable --key-id ID [--json]
+  rotate-secret --key-id ID [--secret-stdin] [--reason TEXT] [--json]
+  disable --key-id ID --reason TEXT [--json]
+  enable --key-id ID --reason TEXT [--json]
+Every command but list is recorded in the operator action trail (npm run ops -- audit list) with the actor
+(--actor NAME, default: the OS user running the command) and the reason.
 Without --secret-stdin a secret is generated. --secret-stdin reads a chosen secret from standard input
 (e.g. printf %s "$SECRET" | npm run partners -- create --name X --secret-stdin). --secret S also works, but
 any user of the machine can read it in the process list.`;
@@ -38,6 +41,8 @@ async function run(argv: string[]): Promise<void> {
       'key-id': { type: 'string' },
       secret: { type: 'string' },
       'secret-stdin': { type: 'boolean', default: false },
+      actor: { type: 'string' },
+      reason: { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -54,6 +59,12 @@ async function run(argv: string[]): Promise<void> {
     return value;
   };
 
+  // Switching a key off or on is a judgement someone will ask about later: it needs a reason.
+  if (command === 'disable' || command === 'enable') {
+    need('key-id');
+    if (!values.reason?.trim()) throw new UsageError(`${command} needs --reason TEXT (why; it is kept in the operator action trail)`);
+  }
+  const acting = { actor: actorOf(values.actor), reason: values.reason };
   const secret = await chosenSecret(values.secret, values['secret-stdin']);
 
   const config = loadConfig();
@@ -62,7 +73,7 @@ async function run(argv: string[]): Promise<void> {
   try {
     switch (command) {
       case 'create': {
-        const issued = await provisionPartner(db.knex, box, {
+        const issued = await createPartnerAs(db.knex, box, acting, {
           name: need('name'),
           keyId: values['key-id'],
           secret,
@@ -87,15 +98,14 @@ async function run(argv: string[]): Promise<void> {
         return;
       }
       case 'rotate-secret': {
-        const issued = await rotatePartnerSecret(db.knex, box, need('key-id'), secret);
+        const issued = await rotatePartnerSecretAs(db.knex, box, acting, need('key-id'), secret);
         print(issued, `new secret for ${issued.keyId}: ${issued.secret}\nThe old secret no longer works. This one is shown once.`);
         return;
       }
       case 'disable':
       case 'enable': {
         const keyId = need('key-id');
-        const partner = await setPartnerStatus(db.knex, keyId, command === 'disable' ? 'disabled' : 'active');
-        if (!partner) throw new AppError(404, 'not_found', `No partner with key id ${keyId}`);
+        const partner = await setPartnerStatusAs(db.knex, acting, keyId, command === 'disable' ? 'disabled' : 'active');
         print({ partnerId: partner.id, keyId, status: partner.status }, `${keyId} is now ${partner.status}`);
         return;
       }

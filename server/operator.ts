@@ -2,8 +2,10 @@
  * Operator decisions (scripts/ops.ts): the swaps held for a person, a decision on a swap in review, and the
  * redelivery of a webhook message. Decisions run through the same lifecycle code as the sandbox's review
  * decision, so each is an ordinary transition of DESIGN 6.5 (timeline entry, `swap.updated` webhook), recorded
- * with the operator's name and reason in the same transaction. This process runs no workers: the job that
- * carries a swap on, and a redelivery attempt, are queued in that transaction for the running servers' workers.
+ * with the operator's name and reason in the same transaction, in operator_decisions and in the operator
+ * action trail (server/operator-actions.ts), as a redelivery is in the trail. This process runs no workers:
+ * the job that carries a swap on, and a redelivery attempt, are queued in that transaction for the running
+ * servers' workers.
  */
 import type { Knex } from 'knex';
 import { AppError, notFound } from './domain/errors.js';
@@ -11,6 +13,7 @@ import { STATUS_ATTRIBUTES, SWAP_STATUSES, TRANSITIONS, type SwapStatus } from '
 import type { SwapRecord } from './domain/swap-view.js';
 import type { JobQueue } from './jobs/engine.js';
 import type { SwapLifecycle } from './jobs/swap-lifecycle.js';
+import { runOperatorAction, type Acting } from './operator-actions.js';
 import { insertOperatorDecision, type OperatorDecision, type OperatorDecisionRecord } from './store/operator-decisions.js';
 import { listPartners } from './store/partners.js';
 import { listSwapsInStatuses, lockSwap } from './store/swaps.js';
@@ -85,48 +88,42 @@ export const DECISION_TARGETS: Readonly<Record<OperatorDecision, SwapStatus>> = 
 // The lifecycle's name of each decision (the sandbox's review-decision body uses the same three).
 const LIFECYCLE_DECISIONS = { exchange: 'approve', refund: 'refund', fail: 'fail' } as const;
 
-/** Longest reason kept with a decision. */
-export const DECISION_REASON_MAX_CHARS = 2000;
-
 /**
- * Decides swap `swapId`, which must be in review: the transition, the decision's record and (when the swap is
- * not terminal afterwards) the job that carries it on commit together. 404 for an unknown swap, 409
- * `invalid_state` for one not in review, 400 for an empty or overlong reason or operator.
+ * Decides swap `swapId`, which must be in review: the transition, the decision's record, its entry in the
+ * operator action trail (`review.decide`) and (when the swap is not terminal afterwards) the job that carries
+ * it on commit together. 404 for an unknown swap, 409 `invalid_state` for one not in review (both recorded
+ * as refused), 400 for an empty or overlong reason or actor.
  */
 export async function decideReview(
   deps: OperatorDeps,
-  input: { swapId: string; decision: OperatorDecision; reason: string; operator: string },
+  input: { swapId: string; decision: OperatorDecision } & Required<Acting>,
 ): Promise<{ swap: SwapRecord; decision: OperatorDecisionRecord }> {
-  const reason = input.reason.trim();
-  const operator = input.operator.trim();
-  if (!reason || reason.length > DECISION_REASON_MAX_CHARS) {
-    throw new AppError(
-      400,
-      'invalid_request',
-      `A reason is 1-${DECISION_REASON_MAX_CHARS} characters; say why, for whoever reads the record later.`,
-    );
-  }
-  if (!operator || operator.length > 200) throw new AppError(400, 'invalid_request', 'An operator name is 1-200 characters.');
   const to = DECISION_TARGETS[input.decision];
-  return deps.knex.transaction(async (trx) => {
+  const { value } = await runOperatorAction(deps.knex, input, 'review.decide', input.swapId, async (trx) => {
     const swap = await lockSwap(trx, input.swapId);
     if (!swap) throw notFound(`No swap with id ${input.swapId}.`);
     if (swap.status !== 'review') throw notInReview(swap, input.decision, to);
+    // Read once the swap is locked, so the decision's timeline entry follows every change before it.
     const at = deps.now();
     const change = await deps.lifecycle.decideReview(trx, swap, LIFECYCLE_DECISIONS[input.decision], at);
     const decision = await insertOperatorDecision(trx, {
       swapId: swap.id,
-      operator,
+      operator: input.actor.trim(),
       decision: input.decision,
-      reason,
+      reason: input.reason.trim(),
       fromStatus: swap.status,
       toStatus: change.swap.status,
       createdAt: at,
     });
     // Committed with the decision: whichever server's worker takes it carries the swap on (exchange, payout).
     if (!STATUS_ATTRIBUTES[change.swap.status].terminal) await deps.jobs.scheduleAdvance(swap.id, trx);
-    return { swap: change.swap, decision };
+    return {
+      value: { swap: change.swap, decision },
+      details: { decision: input.decision, decisionId: decision.id, fromStatus: decision.fromStatus, toStatus: decision.toStatus },
+      at,
+    };
   });
+  return value;
 }
 
 function notInReview(swap: SwapRecord, decision: OperatorDecision, to: SwapStatus): AppError {
@@ -144,31 +141,34 @@ function notInReview(swap: SwapRecord, decision: OperatorDecision, to: SwapStatu
 
 /**
  * Queues outbox message `messageId` (the `webhook-id` partners see) for delivery again, now, as its next
- * attempt number, to the partner's current webhook URL and secret. 404 for an unknown message (test
- * deliveries are not kept), 409 `invalid_state` when the partner's webhook is off or was never set.
+ * attempt number, to the partner's current webhook URL and secret, recorded as `webhook.redeliver` in the
+ * same transaction. 404 for an unknown message (test deliveries are not kept), 409 `invalid_state` when the
+ * partner's webhook is off or was never set; both recorded as refused.
  */
 export async function redeliverWebhook(
   deps: Pick<OperatorDeps, 'knex' | 'jobs'>,
+  acting: Acting,
   messageId: string,
 ): Promise<{ messageId: string; type: string; partnerId: string; attempt: number; url: string }> {
-  const message = await findOutboxMessage(deps.knex, messageId);
-  if (!message) {
-    throw notFound(
-      `No webhook message with id ${messageId}. Give the webhook-id of a swap.updated or permanent_deposit.updated delivery (eventId in GET /partner/webhook/deliveries); webhook.test messages are not kept.`,
-    );
-  }
-  const webhook = await findWebhook(deps.knex, message.partnerId);
-  if (!webhook || !webhook.enabled) {
-    throw new AppError(
-      409,
-      'invalid_state',
-      `The partner of message ${messageId} has ${webhook ? 'its webhook switched off' : 'no webhook set'}; a delivery would be dropped. The partner sets one with PUT /partner/webhook.`,
-    );
-  }
-  const attempt = await deps.knex.transaction(async (trx) => {
-    const next = (await lastAttemptNumber(trx, messageId)) + 1;
-    await deps.jobs.redeliver(messageId, next, trx);
-    return next;
+  const { value } = await runOperatorAction(deps.knex, acting, 'webhook.redeliver', messageId, async (trx) => {
+    const message = await findOutboxMessage(trx, messageId);
+    if (!message) {
+      throw notFound(
+        `No webhook message with id ${messageId}. Give the webhook-id of a swap.updated or permanent_deposit.updated delivery (eventId in GET /partner/webhook/deliveries); webhook.test messages are not kept.`,
+      );
+    }
+    const webhook = await findWebhook(trx, message.partnerId);
+    if (!webhook || !webhook.enabled) {
+      throw new AppError(
+        409,
+        'invalid_state',
+        `The partner of message ${messageId} has ${webhook ? 'its webhook switched off' : 'no webhook set'}; a delivery would be dropped. The partner sets one with PUT /partner/webhook.`,
+      );
+    }
+    const attempt = (await lastAttemptNumber(trx, messageId)) + 1;
+    await deps.jobs.redeliver(messageId, attempt, trx);
+    const queued = { messageId, type: message.type, partnerId: message.partnerId, attempt, url: webhook.url };
+    return { value: queued, details: { type: queued.type, partnerId: queued.partnerId, attempt, url: queued.url } };
   });
-  return { messageId, type: message.type, partnerId: message.partnerId, attempt, url: webhook.url };
+  return value;
 }

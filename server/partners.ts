@@ -1,13 +1,24 @@
 /**
  * Partner provisioning shared by the CLI (scripts/partners.ts) and the sandbox demo partner: generates
  * credentials, seals the secret and stores the partner. The plaintext secret is returned once, here.
+ * What an operator does through the CLI goes through the `...As` functions, which record it in the operator
+ * action trail (server/operator-actions.ts) in the same transaction.
  */
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { AppError } from './domain/errors.js';
 import { formatKeyId, formatSecret, KEY_ID_RANDOM_BYTES, keyIdProblem, SECRET_RANDOM_BYTES, secretProblem } from './domain/credentials.js';
+import { runOperatorAction, type Acting } from './operator-actions.js';
 import { partnerSecretOwner, type SecretBox } from './store/secret-box.js';
-import { findPartnerByKeyId, insertPartner, listPartners, replacePartnerSecret, type PartnerRecord } from './store/partners.js';
+import {
+  findPartnerByKeyId,
+  insertPartner,
+  listPartners,
+  lockPartnerByKeyId,
+  replacePartnerSecret,
+  setPartnerStatus,
+  type PartnerRecord,
+} from './store/partners.js';
 
 /** Credentials as shown to the operator, once. */
 export interface IssuedCredentials {
@@ -40,6 +51,54 @@ export async function rotatePartnerSecret(db: Knex, box: SecretBox, keyId: strin
   const partner = await replacePartnerSecret(db, keyId, box.seal(next, partnerSecretOwner(keyId)));
   if (!partner) throw new AppError(404, 'not_found', `No partner with key id ${keyId}`);
   return { partnerId: partner.id, keyId, secret: next };
+}
+
+/** provisionPartner as an operator action: the partner and its `partner.create` record (target: the key id) commit together. */
+export async function createPartnerAs(
+  db: Knex,
+  box: SecretBox,
+  acting: Acting,
+  input: { name: string; keyId?: string; secret?: string; mode: 'sandbox' | 'production' },
+): Promise<IssuedCredentials> {
+  // The key id is chosen before the transaction, so a refused create is recorded against the key id it tried.
+  const keyId = input.keyId ?? formatKeyId(randomBytes(KEY_ID_RANDOM_BYTES), input.mode);
+  const { value } = await runOperatorAction(db, acting, 'partner.create', keyId, async (trx) => {
+    const issued = await provisionPartner(trx, box, { ...input, keyId });
+    return { value: issued, details: { partnerId: issued.partnerId, name: input.name.trim() } };
+  });
+  return value;
+}
+
+/** rotatePartnerSecret as an operator action (`partner.rotate_secret`); the record keeps no secret. */
+export async function rotatePartnerSecretAs(
+  db: Knex,
+  box: SecretBox,
+  acting: Acting,
+  keyId: string,
+  secret?: string,
+): Promise<IssuedCredentials> {
+  const { value } = await runOperatorAction(db, acting, 'partner.rotate_secret', keyId, async (trx) => {
+    const issued = await rotatePartnerSecret(trx, box, keyId, secret);
+    return { value: issued, details: { partnerId: issued.partnerId } };
+  });
+  return value;
+}
+
+/** Disables or enables a partner's key as an operator action (`partner.disable` / `partner.enable`); 404 for an unknown key id. */
+export async function setPartnerStatusAs(db: Knex, acting: Acting, keyId: string, status: PartnerRecord['status']): Promise<PartnerRecord> {
+  const { value } = await runOperatorAction(
+    db,
+    acting,
+    status === 'disabled' ? 'partner.disable' : 'partner.enable',
+    keyId,
+    async (trx) => {
+      const before = await lockPartnerByKeyId(trx, keyId);
+      const partner = before && (await setPartnerStatus(trx, keyId, status));
+      if (!before || !partner) throw new AppError(404, 'not_found', `No partner with key id ${keyId}`);
+      return { value: partner, details: { partnerId: partner.id, from: before.status, to: partner.status } };
+    },
+  );
+  return value;
 }
 
 /**

@@ -1,9 +1,11 @@
 /**
- * Page cursors of the list operations: opaque to partners, they carry the position of a page's last row and
- * the filter the pages are made with. A cursor that this API did not make, or one made with another filter,
- * is a 400 naming the cursor.
+ * Page cursors and time filters of the list operations. Cursors are opaque to partners: they carry the
+ * position of a page's last row and the filter the pages are made with. A cursor that this API did not make,
+ * or one made with another filter, is a 400 naming the cursor. Every time a request carries (a filter or a
+ * cursor's position) becomes a Date here and nowhere else, so none can reach a query or `toISOString()` as
+ * an Invalid Date and end in a 500.
  */
-import { AppError } from '../domain/errors.js';
+import { AppError, invalidRequest } from '../domain/errors.js';
 
 /** Patterns of the position fields cursors carry. */
 export const CURSOR_FIELDS = {
@@ -58,11 +60,40 @@ export function positionOf(position: { c: string; i: string }): { createdAt: Dat
  * impossible one (month 99), which no cursor this API made carries.
  */
 export function cursorTime(text: string): Date {
-  const time = new Date(text);
-  if (Number.isNaN(time.getTime()) || time.toISOString() !== text) {
+  const time = instantOf(text);
+  if (!time || time.toISOString() !== text) {
     throw new AppError(400, 'invalid_request', 'cursor is not a cursor this API returned; pass nextCursor of the previous page.', {
       field: 'cursor',
     });
   }
   return time;
+}
+
+/**
+ * The instant a `format: date-time` parameter names. The validator checks RFC 3339's shape, which admits
+ * times a JavaScript Date cannot hold: a leap second (`23:59:60`, POSIX time has none) and an offset of
+ * hours alone (`+01`). Those are a 400 naming the parameter and giving its value back, never a 500.
+ */
+export function parseTimeParameter(text: string, field: string): Date {
+  const time = instantOf(text);
+  if (time) return time;
+  if (LEAP_SECOND.test(text)) {
+    throw invalidRequest(
+      `${field} names a leap second (${text}), which this API cannot represent: its times, like POSIX time, have no leap seconds. Give the second before or after it.`,
+      { field, value: text },
+    );
+  }
+  throw invalidRequest(
+    `${field} is not a time this API can read (${text}): give an RFC 3339 date-time with Z or a ±hh:mm offset, e.g. 2026-06-30T12:00:00Z.`,
+    { field, value: text },
+  );
+}
+
+// Seconds field 60, after the date's separator.
+const LEAP_SECOND = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:60/;
+
+// The instant `text` names, or undefined when a Date cannot hold it (Invalid Date), whatever else the text is.
+function instantOf(text: string): Date | undefined {
+  const time = new Date(text);
+  return Number.isNaN(time.getTime()) ? undefined : time;
 }

@@ -5,7 +5,7 @@ import { Money } from '../domain/money.js';
 import type { AuthenticatedPartner, Handlers } from '../http/handler-types.js';
 import { findMarkup, upsertMarkup } from '../store/markups.js';
 import { listEarnings } from '../store/route-deposits.js';
-import { decodeCursor, encodeCursor, PAGE_POSITION, positionOf } from './cursors.js';
+import { decodeCursor, encodeCursor, PAGE_POSITION, parseTimeParameter, positionOf } from './cursors.js';
 import type { HandlerDeps } from './deps.js';
 
 /** Most decimal places a markup percent may have. */
@@ -16,8 +16,8 @@ export function createPartnerHandlers(deps: HandlerDeps): Pick<Handlers, 'getPar
   return {
     async listPartnerEarnings({ partner, query }) {
       const { partnerId } = requirePartner(partner);
-      const from = query.from === undefined ? undefined : new Date(query.from);
-      const to = query.to === undefined ? undefined : new Date(query.to);
+      const from = query.from === undefined ? undefined : parseTimeParameter(query.from, 'from');
+      const to = query.to === undefined ? undefined : parseTimeParameter(query.to, 'to');
       if (from && to && from >= to) throw invalidRequest('from must be before to.', { field: 'from' });
       const limit = query.limit ?? 50;
       // The cursor is bound to the filters, normalised so equal instants written differently still match.

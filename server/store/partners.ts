@@ -53,6 +53,12 @@ export async function findPartnerByKeyId(db: Knex, keyId: string): Promise<Partn
   return row ? toRecord(row) : undefined;
 }
 
+/** The partner owning `keyId`, locked until the caller's transaction ends (its status is about to change). */
+export async function lockPartnerByKeyId(trx: Knex.Transaction, keyId: string): Promise<PartnerRecord | undefined> {
+  const row = await trx<PartnerRow>('partners').where({ key_id: keyId }).forUpdate().first();
+  return row ? toRecord(row) : undefined;
+}
+
 /** Every partner, oldest first. */
 export async function listPartners(db: Knex): Promise<PartnerRecord[]> {
   return (await db<PartnerRow>('partners').orderBy('created_at').orderBy('key_id')).map(toRecord);

@@ -159,6 +159,7 @@ describe('embedded database', () => {
         { route_id: withRows, asset_key: 'BTC/BTC', network: 'BTC', address: '' },
       ]);
 
+      // The migrations after 0012 follow; these two are the ones this test is about.
       expect((await migrate(db.knex)).slice(0, 2)).to.deep.equal(['0011_route_asset_keys', '0012_route_addresses_per_network']);
       const keys = await db.knex('permanent_routes').select('id', 'asset_keys').orderBy('id');
       expect(Object.fromEntries(keys.map((r) => [r.id, r.asset_keys]))).to.deep.equal({

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
+import type { Knex } from 'knex';
 import { verifyWebhook, type SwapUpdatedEvent } from '../../sdk/src/webhooks.js';
 import { createScratchDatabase, type ScratchDatabase } from '../support/postgres.js';
 import { openDatabase } from '../../server/store/database.js';
@@ -26,6 +27,21 @@ const SHARED_ENV = {
   EXPECT_DEPOSIT_SECONDS: '60',
 };
 
+/** An entry of the operator action trail as `ops audit list --json` prints it. */
+interface TrailEntry {
+  id: string;
+  actor: string;
+  action: string;
+  target: string;
+  reason: string | null;
+  outcome: 'succeeded' | 'refused' | 'failed';
+  details: Record<string, unknown> | null;
+  actedAt: string;
+}
+
+/** Who the CLI names as actor by default: the user this process (and the CLI it starts) runs as. */
+const OS_USER = os.userInfo().username;
+
 const terminal = (o: Swap) => ['finished', 'refunded', 'expired', 'failed'].includes(o.status);
 
 describe('the ops CLI (npm run ops) next to a running server', function () {
@@ -42,6 +58,7 @@ describe('the ops CLI (npm run ops) next to a running server', function () {
     try {
       const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'scripts/ops.ts', ...args], {
         cwd: root,
+        // $USER says alice, but the actor is the OS user unless --actor names another.
         env: { ...process.env, ...SHARED_ENV, DATA_DIR: dataDir, DATABASE_URL: database?.url ?? '', USER: 'alice' },
       });
       return { code: 0, stdout, stderr };
@@ -50,14 +67,22 @@ describe('the ops CLI (npm run ops) next to a running server', function () {
       return { code: e.code, stdout: e.stdout, stderr: e.stderr };
     }
   };
-  const decisionsOf = async (swapId: string) => {
-    // The test process reaches the server's database as the CLI does (the embedded one through its socket).
+  // The test process reaches the server's database as the CLI does (the embedded one through its socket).
+  const withDatabase = async <T>(use: (knex: Knex) => Promise<T>): Promise<T> => {
     const db = await openDatabase({ databaseUrl: database?.url, dataDir });
     try {
-      return await db.knex('operator_decisions').where({ swap_id: swapId }).orderBy('created_at');
+      return await use(db.knex);
     } finally {
       await db.close();
     }
+  };
+  const decisionsOf = (swapId: string) =>
+    withDatabase((knex) => knex('operator_decisions').where({ swap_id: swapId }).orderBy('created_at'));
+  /** The trail's entries about `target`, newest first, as `ops audit list --json` prints them. */
+  const trailOf = async (target: string): Promise<TrailEntry[]> => {
+    const listed = await cli('audit', 'list', '--target', target, '--json');
+    expect(listed.code, listed.stderr).to.equal(0);
+    return JSON.parse(listed.stdout) as TrailEntry[];
   };
   const swapUpdates = (swapId: string): Array<{ delivery: ReceivedDelivery; event: SwapUpdatedEvent }> =>
     receiver.received
@@ -141,7 +166,7 @@ describe('the ops CLI (npm run ops) next to a running server', function () {
       const held = await swapInReview();
       const decided = await cli('review', 'decide', held.id, '--exchange', '--reason', 'KYC documents checked');
       expect(decided.code, decided.stderr).to.equal(0);
-      expect(decided.stdout).to.contain(`swap ${held.id}: review -> exchanging (exchange by alice`);
+      expect(decided.stdout).to.contain(`swap ${held.id}: review -> exchanging (exchange by ${OS_USER}`);
 
       // The server's workers carry it on from the job the CLI queued with the decision.
       const { order, events } = await client.waitFor(held.id, terminal);
@@ -159,7 +184,7 @@ describe('the ops CLI (npm run ops) next to a running server', function () {
 
       const [record, ...others] = await decisionsOf(held.id);
       expect(others).to.deep.equal([]);
-      expect(record).to.include({ operator: 'alice', decision: 'exchange', reason: 'KYC documents checked', from_status: 'review' });
+      expect(record).to.include({ operator: OS_USER, decision: 'exchange', reason: 'KYC documents checked', from_status: 'review' });
       expect(record.to_status).to.equal('exchanging');
       expect(Math.abs(new Date(record.created_at).getTime() - Date.parse(exchanging.occurredAt))).to.be.below(1000);
     });
@@ -276,9 +301,10 @@ describe('the ops CLI (npm run ops) next to a running server', function () {
       const copies = () => receiver.received.filter((d) => d.headers['webhook-id'] === id);
       expect(copies()).to.have.length(1);
 
-      const queued = await cli('webhooks', 'redeliver', id);
-      expect(queued.code, queued.stderr).to.equal(0);
-      expect(queued.stdout).to.contain(`queued swap.updated ${id} as attempt 2 to ${receiver.url}`);
+      const redelivered = await cli('webhooks', 'redeliver', id);
+      expect(redelivered.code, redelivered.stderr).to.equal(0);
+      expect(redelivered.stdout).to.contain(`queued swap.updated ${id} as attempt 2 to ${receiver.url}`);
+      const queued = JSON.parse((await cli('audit', 'list', '--target', id, '--json')).stdout)[0].details as { partnerId: string };
       await receiver.waitFor(() => copies().length === 2);
       const [, again] = copies();
       expect(again.body).to.equal(original.body);
@@ -292,6 +318,12 @@ describe('the ops CLI (npm run ops) next to a running server', function () {
         [1, true],
         [2, true],
       ]);
+
+      // Recorded with the OS user (no --actor) and no reason (optional for a redelivery).
+      const [entry, ...others] = await trailOf(id);
+      expect(others).to.deep.equal([]);
+      expect(entry).to.deep.include({ actor: OS_USER, action: 'webhook.redeliver', target: id, reason: null, outcome: 'succeeded' });
+      expect(entry.details).to.deep.equal({ type: 'swap.updated', partnerId: queued.partnerId, attempt: 2, url: receiver.url });
     });
 
     it('answers an unknown message id with exit code 3 and says what to give', async () => {
@@ -299,6 +331,104 @@ describe('the ops CLI (npm run ops) next to a running server', function () {
       expect(unknown.code).to.equal(3);
       expect(unknown.stderr).to.contain('No webhook message with id msg_not-a-message').and.contain('webhook-id');
       expect((await cli('webhooks', 'redeliver')).code).to.equal(2);
+      // The attempt is in the trail as refused, with what the service answered.
+      const [refused, ...others] = await trailOf('msg_not-a-message');
+      expect(others).to.deep.equal([]);
+      expect(refused).to.deep.include({ actor: OS_USER, action: 'webhook.redeliver', outcome: 'refused' });
+      expect(refused.details).to.have.nested.property('error.code', 'not_found');
+    });
+  });
+
+  describe('audit list: the operator action trail', () => {
+    it('records a decision with its actor, action, target, reason, time and outcome, in the transaction of the decision', async () => {
+      const held = await swapInReview();
+      const before = Date.now();
+      const decided = await cli('review', 'decide', held.id, '--refund', '--reason', 'customer asked', '--actor', 'Carol', '--json');
+      expect(decided.code, decided.stderr).to.equal(0);
+      const { decision } = JSON.parse(decided.stdout) as { decision: { id: string; createdAt: string } };
+
+      const [entry, ...others] = await trailOf(held.id);
+      expect(others).to.deep.equal([]);
+      expect(entry).to.deep.include({
+        actor: 'Carol',
+        action: 'review.decide',
+        target: held.id,
+        reason: 'customer asked',
+        outcome: 'succeeded',
+      });
+      expect(entry.details).to.deep.equal({ decision: 'refund', decisionId: decision.id, fromStatus: 'review', toStatus: 'refunded' });
+      // The decision's own record (operator_decisions) is kept as before, at the same instant.
+      expect(entry.actedAt).to.equal(decision.createdAt);
+      expect(Date.parse(entry.actedAt)).to.be.within(before - 1000, Date.now() + 1000);
+      expect((await decisionsOf(held.id)).map((d) => d.operator)).to.deep.equal(['Carol']);
+    });
+
+    it('records a refused action as refused, after the refusal changed nothing, and never as succeeded', async () => {
+      const held = await swapInReview();
+      expect((await cli('review', 'decide', held.id, '--fail', '--reason', 'first look')).code).to.equal(0);
+      const again = await cli('review', 'decide', held.id, '--exchange', '--reason', 'second thoughts', '--operator', 'Dan');
+      expect(again.code).to.equal(4);
+
+      const trail = await trailOf(held.id);
+      expect(trail.map((e) => [e.actor, e.outcome, e.reason])).to.deep.equal([
+        ['Dan', 'refused', 'second thoughts'],
+        [OS_USER, 'succeeded', 'first look'],
+      ]);
+      expect(trail[0].details).to.have.nested.property('error.code', 'invalid_state');
+      expect((await decisionsOf(held.id)).map((d) => d.decision)).to.deep.equal(['fail']);
+
+      const unknown = '00000000-0000-4000-8000-00000000a0d1';
+      expect((await cli('review', 'decide', unknown, '--exchange', '--reason', 'x')).code).to.equal(3);
+      expect((await trailOf(unknown)).map((e) => e.outcome)).to.deep.equal(['refused']);
+      // A usage mistake is not an action: nothing is recorded for it.
+      expect((await cli('review', 'decide', held.id, '--exchange')).code).to.equal(2);
+      expect(await trailOf(held.id)).to.have.length(2);
+    });
+
+    it('lists the trail newest first, as a table and as JSON, by action and with a limit', async () => {
+      const held = await swapInReview();
+      expect((await cli('review', 'decide', held.id, '--fail', '--reason', 'fraud suspected\nsee ticket 7')).code).to.equal(0);
+
+      const all = JSON.parse((await cli('audit', 'list', '--json')).stdout) as TrailEntry[];
+      expect(all.length).to.be.at.least(2);
+      expect(all.map((e) => BigInt(e.id))).to.deep.equal([...all.map((e) => BigInt(e.id))].sort((a, b) => (a > b ? -1 : a < b ? 1 : 0)));
+      expect(all[0]).to.include({ target: held.id, action: 'review.decide' });
+
+      const two = JSON.parse((await cli('audit', 'list', '--limit', '2', '--json')).stdout) as TrailEntry[];
+      expect(two).to.deep.equal(all.slice(0, 2));
+      const decisions = JSON.parse((await cli('audit', 'list', '--action', 'review.decide', '--json')).stdout) as TrailEntry[];
+      expect(decisions.length).to.be.at.least(1);
+      expect(decisions.every((e) => e.action === 'review.decide')).to.equal(true);
+
+      const table = await cli('audit', 'list', '--limit', '1');
+      expect(table.code, table.stderr).to.equal(0);
+      const [header, line, note] = table.stdout.trim().split('\n');
+      expect(header).to.match(/^TIME\s+ACTOR\s+ACTION\s+TARGET\s+OUTCOME\s+REASON$/);
+      expect(line).to.match(
+        new RegExp(`^\\S+Z\\s+${OS_USER}\\s+review\\.decide\\s+${held.id}\\s+succeeded\\s+fraud suspected see ticket 7$`),
+      );
+      expect(note).to.equal('(the first 1; --limit N shows more)');
+      expect((await cli('audit', 'list', '--limit', '0')).code).to.equal(2);
+    });
+
+    it('is append-only: the database refuses to update, delete or truncate it', async () => {
+      expect((await cli('webhooks', 'redeliver', 'msg_to-tamper-with')).code).to.equal(3);
+      const [newest] = await trailOf('msg_to-tamper-with');
+      for (const tamper of [
+        (knex: Knex) => knex('operator_actions').where({ id: newest.id }).update({ actor: 'mallory' }),
+        (knex: Knex) => knex('operator_actions').where({ id: newest.id }).delete(),
+        (knex: Knex) => knex.raw('truncate operator_actions'),
+      ]) {
+        const refused = await withDatabase((knex) =>
+          tamper(knex).then(
+            () => undefined,
+            (err: Error) => err,
+          ),
+        );
+        expect(refused, 'the statement must fail').to.be.instanceOf(Error);
+        expect(refused!.message).to.contain('operator_actions is append-only');
+      }
+      expect(await trailOf('msg_to-tamper-with')).to.deep.equal([newest]);
     });
   });
 
@@ -308,6 +438,8 @@ describe('the ops CLI (npm run ops) next to a running server', function () {
     expect(help.stdout)
       .to.contain('usage: npm run ops')
       .and.contain('review decide ID --exchange|--refund|--fail --reason TEXT')
+      .and.contain('audit list [--action ACTION] [--target TARGET] [--limit N] [--json]')
+      .and.contain('--actor defaults to the OS user')
       .and.contain('2 usage, 3 not found, 4 refused in the current state');
     const wrong = await cli('frobnicate');
     expect(wrong.code).to.equal(2);

@@ -10,6 +10,20 @@ import { expectError, readJson } from '../support/http.js';
 import { signedFetch, type SignerOptions } from '../support/signer.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
+
+/** An entry of the operator action trail as `ops audit list --json` prints it. */
+interface TrailEntry {
+  actor: string;
+  action: string;
+  target: string;
+  reason: string | null;
+  outcome: 'succeeded' | 'refused' | 'failed';
+  details: Record<string, unknown> | null;
+  actedAt: string;
+}
+
+/** Who the CLI names as actor by default: the user this process (and the CLI it starts) runs as. */
+const OS_USER = os.userInfo().username;
 const run = promisify(execFile);
 
 describe('the partners CLI (npm run partners) next to a running server', function () {
@@ -34,6 +48,14 @@ describe('the partners CLI (npm run partners) next to a running server', functio
     }
   };
   const cli = (...args: string[]) => cliWithInput('', ...args);
+  /** The operator action trail about `target`, newest first, as `npm run ops -- audit list --json` prints it. */
+  const trailOf = async (target: string): Promise<TrailEntry[]> => {
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/ops.ts', 'audit', 'list', '--target', target, '--json'], {
+      cwd: root,
+      env: { ...process.env, ...env },
+    });
+    return JSON.parse(stdout) as TrailEntry[];
+  };
   const markup = (signer: SignerOptions) => readJson(signedFetch(origin, signer, 'GET', '/api/v1/partner/markup'));
 
   before(async () => {
@@ -118,10 +140,84 @@ describe('the partners CLI (npm run partners) next to a running server', functio
   it('disables and re-enables a partner', async () => {
     const created = JSON.parse((await cli('create', '--name', 'Umbrella', '--json')).stdout);
     const signer = { keyId: created.keyId, secret: created.secret, audience: origin };
-    expect((await cli('disable', '--key-id', created.keyId)).code).to.equal(0);
+    expect((await cli('disable', '--key-id', created.keyId, '--reason', 'unpaid invoices')).code).to.equal(0);
     expectError(await markup(signer), 401, 'partner_disabled');
-    expect((await cli('enable', '--key-id', created.keyId)).code).to.equal(0);
+    expect((await cli('enable', '--key-id', created.keyId, '--reason', 'invoices paid')).code).to.equal(0);
     expect((await markup(signer)).status).to.equal(200);
+  });
+
+  describe('the operator action trail', () => {
+    it('records create, rotate-secret, disable and enable with actor, action, target, reason, time and outcome', async () => {
+      const before = Date.now();
+      const created = await cli(
+        'create',
+        '--name',
+        'Soylent',
+        '--key-id',
+        'pk_soylent',
+        '--reason',
+        'contract signed',
+        '--actor',
+        'erin',
+        '--json',
+      );
+      expect(created.code, created.stderr).to.equal(0);
+      const { partnerId, secret } = JSON.parse(created.stdout);
+      const rotated = await cli('rotate-secret', '--key-id', 'pk_soylent', '--json');
+      expect(rotated.code, rotated.stderr).to.equal(0);
+      expect((await cli('disable', '--key-id', 'pk_soylent', '--reason', 'leaked key reported', '--actor', 'frank')).code).to.equal(0);
+      expect((await cli('enable', '--key-id', 'pk_soylent', '--reason', 'new secret deployed', '--actor', 'frank')).code).to.equal(0);
+
+      const trail = await trailOf('pk_soylent');
+      expect(trail.map(({ actor, action, target, reason, outcome }) => ({ actor, action, target, reason, outcome }))).to.deep.equal([
+        { actor: 'frank', action: 'partner.enable', target: 'pk_soylent', reason: 'new secret deployed', outcome: 'succeeded' },
+        { actor: 'frank', action: 'partner.disable', target: 'pk_soylent', reason: 'leaked key reported', outcome: 'succeeded' },
+        // No --actor: the OS user running the command; no --reason: optional for a rotation.
+        { actor: OS_USER, action: 'partner.rotate_secret', target: 'pk_soylent', reason: null, outcome: 'succeeded' },
+        { actor: 'erin', action: 'partner.create', target: 'pk_soylent', reason: 'contract signed', outcome: 'succeeded' },
+      ]);
+      expect(trail.map((e) => e.details)).to.deep.equal([
+        { partnerId, from: 'disabled', to: 'active' },
+        { partnerId, from: 'active', to: 'disabled' },
+        { partnerId },
+        { partnerId, name: 'Soylent' },
+      ]);
+      for (const entry of trail) expect(Date.parse(entry.actedAt)).to.be.within(before - 1000, Date.now() + 1000);
+      // The trail never holds a secret.
+      const text = JSON.stringify(trail);
+      expect(text).not.to.contain(secret).and.not.to.contain(JSON.parse(rotated.stdout).secret).and.not.to.contain('pss_sk_');
+    });
+
+    it('records a refused action (a taken key id, an unknown key) as refused, and no success, changing nothing', async () => {
+      expect((await cli('create', '--name', 'Tyrell', '--key-id', 'pk_tyrell')).code).to.equal(0);
+      // The second create's insert fails inside its transaction: it rolls back, and is recorded as refused.
+      const taken = await cli('create', '--name', 'Tyrell again', '--key-id', 'pk_tyrell', '--reason', 'duplicate');
+      expect(taken.code).to.equal(1);
+      const trail = await trailOf('pk_tyrell');
+      expect(trail.map((e) => [e.action, e.outcome, e.reason])).to.deep.equal([
+        ['partner.create', 'refused', 'duplicate'],
+        ['partner.create', 'succeeded', null],
+      ]);
+      expect(trail[0].details).to.have.nested.property('error.code', 'conflict');
+      const partners = JSON.parse((await cli('list', '--json')).stdout) as Array<{ keyId: string; name: string }>;
+      expect(partners.filter((p) => p.keyId === 'pk_tyrell').map((p) => p.name)).to.deep.equal(['Tyrell']);
+
+      expect((await cli('rotate-secret', '--key-id', 'pk_nobody')).code).to.equal(1);
+      expect((await cli('disable', '--key-id', 'pk_nobody', '--reason', 'x')).code).to.equal(1);
+      expect((await trailOf('pk_nobody')).map((e) => [e.action, e.outcome])).to.deep.equal([
+        ['partner.disable', 'refused'],
+        ['partner.rotate_secret', 'refused'],
+      ]);
+    });
+
+    it('needs a reason to disable or enable, and records nothing without one', async () => {
+      expect((await cli('create', '--name', 'Wonka', '--key-id', 'pk_wonka')).code).to.equal(0);
+      const bare = await cli('disable', '--key-id', 'pk_wonka');
+      expect(bare.code).to.equal(2);
+      expect(bare.stderr).to.contain('disable needs --reason TEXT');
+      expect((await cli('enable', '--key-id', 'pk_wonka', '--reason', '  ')).code).to.equal(2);
+      expect((await trailOf('pk_wonka')).map((e) => e.action)).to.deep.equal(['partner.create']);
+    });
   });
 
   it('explains its usage on a wrong command and exits 2', async () => {

@@ -2643,12 +2643,16 @@ export interface operations {
                  */
                 limit?: number;
                 /**
-                 * @description Only earnings created at or after this time. `:` may be sent as is or as `%3A`.
+                 * @description Only earnings created at or after this time. `:` may be sent as is or as `%3A`. A leap second
+                 *     (`23:59:60`) or an offset of hours alone (`+01`) names no time the service can hold: 400
+                 *     `invalid_request` with `details.field` and `details.value`.
                  * @example 2026-06-01T00:00:00Z
                  */
                 from?: string;
                 /**
-                 * @description Only earnings created before this time. `:` may be sent as is or as `%3A`.
+                 * @description Only earnings created before this time. `:` may be sent as is or as `%3A`. A leap second
+                 *     (`23:59:60`) or an offset of hours alone (`+01`) names no time the service can hold: 400
+                 *     `invalid_request` with `details.field` and `details.value`.
                  * @example 2026-07-01T00:00:00Z
                  */
                 to?: string;
