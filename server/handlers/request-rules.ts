@@ -53,6 +53,16 @@ export function checkRefund(
         field: address !== null ? 'refundAddress' : 'refundMemo',
       });
     }
+    // A deposit on a memo network arrives from a shared exchange or custody address more often than not;
+    // a refund sent there without the customer's memo cannot be credited to anyone (DESIGN 6.9).
+    if (source.memoNeeded) {
+      throw new AppError(
+        400,
+        'invalid_refund_address',
+        `refundMode sender is not available for ${source.symbol} on ${source.network}: a refund there needs the customer's ${source.memoName ?? 'memo'}, which the deposit does not carry. Give refundMode address with refundAddress and refundMemo.`,
+        { field: 'refundMode', network: source.network, memoName: source.memoName ?? 'Memo' },
+      );
+    }
     return { refundAddress: null, refundMemo: null };
   }
   if (address === null) {

@@ -120,6 +120,24 @@ describe('POST /quotes', () => {
     expect((res.body as unknown as { error: { details: { field: string } } }).error.details.field).to.equal('refundAddress');
   });
 
+  it('refuses refundMode sender for a source asset that needs a memo (XRP, TON), naming why, and takes an address with a memo', async () => {
+    const fromXrp = { ...btcToUsdt('50'), sourceAsset: 'XRP', sourceNetwork: 'XRP' };
+    for (const body of [fromXrp, { ...fromXrp, sourceAsset: 'TON', sourceNetwork: 'TON', sourceAmount: '10' }]) {
+      const res = await quote(body);
+      expectError(res, 400, 'invalid_refund_address');
+      const error = (res.body as unknown as { error: { message: string; details: { field: string; network: string } } }).error;
+      expect(error.details).to.include({ field: 'refundMode', network: body.sourceNetwork });
+      expect(error.message).to.match(/refundMode sender is not available .* refundMode address with refundAddress and refundMemo/);
+    }
+    const withMemo = await quote({
+      ...fromXrp,
+      refundMode: 'address',
+      refundAddress: 'rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh',
+      refundMemo: '12345',
+    });
+    expect(withMemo.status, withMemo.text).to.equal(200);
+  });
+
   it('refuses every sourceAmount the reference pattern refuses (property, through HTTP)', async () => {
     const pattern = /^(?=.*[1-9])(?:0|[1-9]\d*)(?:\.\d{1,18})?$/;
     await fc.assert(
