@@ -71,14 +71,19 @@ describe('Permanent routes under a rain of small payments', function () {
         // A poll every ten payments at least, so the bucket grows over many polls (the sweeper adds more).
         if (i % 10 === 9) await server.engine.routeDeposits.poll(route.route_id, { force: true });
       }
+      // Wait until every payment has confirmed and joined the bucket (the list below shows only its first page).
+      const accumulating = async () =>
+        Number((await server.knex('route_deposits').where({ route_id: route.route_id, status: 'accumulating' }).count({ n: '*' }))[0].n);
+      for (const deadline = Date.now() + 60_000; (await accumulating()) < n && Date.now() < deadline;) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
       const list = await waitForDeposits(
         client,
         route.route_id,
         (l) => l.accumulations.length === 1 && l.deposits.length === 100 && l.deposits.every((d) => d.status === 'accumulating'),
       );
       // Every one of the 200 waits in the one bucket, which is worth all of them.
-      const all = await server.knex('route_deposits').where({ route_id: route.route_id, status: 'accumulating' }).count({ n: '*' });
-      expect(Number(all[0].n)).to.equal(n);
+      expect(await accumulating()).to.equal(n);
       const [bucket] = list.accumulations;
       const price = new Money(bucket.accumulated_usd).div(new Money(amount).times(n));
       expect(price.greaterThan(60_000) && price.lessThan(80_000), `bucket of ${bucket.accumulated_usd} USD`).to.equal(true);
