@@ -29,6 +29,8 @@ export interface Metrics {
   countRateLimitRefusals(): ErrorRequestHandler;
   /** Counts one webhook delivery attempt by how it ended. */
   countWebhookAttempt(outcome: { succeeded: boolean; statusCode: number | null; error: string | null }): void;
+  /** Counts webhook delivery jobs put back in the queue because their partner's slots were taken. */
+  countWebhookPutBacks(jobs: number): void;
   /** Counts jobs of `queue` that pg-boss records as failed (and retries). */
   countJobFailures(queue: string, jobs: number): void;
   /** Counts swap transitions committed through `knex` and samples its connection pool. */
@@ -103,6 +105,11 @@ export function createMetrics(): Metrics {
     labelNames: ['outcome'] as const,
     registers,
   });
+  const webhookPutBacks = new Counter({
+    name: 'pss_webhook_put_backs_total',
+    help: 'Webhook delivery jobs put back in the queue, not attempted, because their partner had every sending slot taken.',
+    registers,
+  });
   const streamSources: Array<{ size(): number }> = [];
   new Gauge({
     name: 'pss_sse_streams_open',
@@ -165,6 +172,9 @@ export function createMetrics(): Metrics {
     },
     countWebhookAttempt(outcome) {
       webhookDeliveries.inc({ outcome: webhookOutcome(outcome) });
+    },
+    countWebhookPutBacks(jobs) {
+      webhookPutBacks.inc(jobs);
     },
     countJobFailures(queue, jobs) {
       jobFailures.inc({ queue }, jobs);

@@ -91,6 +91,18 @@ export function createWebhookHandlers(
     async sendTestWebhook({ partner }) {
       const { partnerId } = requirePartner(partner);
       const attempt = await deps.jobs.webhooks.sendTest(partnerId);
+      if (attempt === 'busy') {
+        // Every slot of the partner's is taken (deliveries, or other test sends to a receiver that holds them):
+        // a test send would be one more connection to it, past WEBHOOK_MAX_CONCURRENT_PER_PARTNER.
+        const retryAfter = Math.ceil(deps.config.webhookTimeoutSeconds);
+        throw new AppError(
+          429,
+          'rate_limited',
+          `Your webhook receiver already has ${deps.config.webhookMaxConcurrentPerPartner} requests in flight from this service, the most it gets at once; retry after ${retryAfter} s.`,
+          { limit: deps.config.webhookMaxConcurrentPerPartner, scope: 'webhook_receiver' },
+          { headers: { 'Retry-After': String(retryAfter) } },
+        );
+      }
       if (!attempt) {
         throw new AppError(
           409,

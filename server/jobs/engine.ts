@@ -289,14 +289,12 @@ function deliveryInsert(job: DeliveryJob & { startAfter?: Date }, timeoutSeconds
   } as PgBoss.JobInsert;
 }
 
-// A job put back by the pump: the same attempt, due `delaySeconds` after the database's now. Its id is
-// derived from the job it replaces, so putting one job back twice (an instance that held it past its expiry,
-// and the one that took it then) leaves one.
-function putBackInsert(job: PumpJob, delaySeconds: number, timeoutSeconds: number): PgBoss.JobInsert {
+// A job put back by the pump: the same attempt, due at `startAfter` (this instance's clock; the pump's
+// reservation). Its id is derived from the job it replaces, so that one job is never put back as two.
+function putBackInsert(job: PumpJob, startAfter: Date, timeoutSeconds: number): PgBoss.JobInsert {
   return {
-    ...deliveryInsert(job.data, timeoutSeconds, derivedJobId(`webhook-delivery-put-back:${job.id}`)),
+    ...deliveryInsert({ ...job.data, startAfter }, timeoutSeconds, derivedJobId(`webhook-delivery-put-back:${job.id}`)),
     data: { messageId: job.data.messageId, attempt: job.data.attempt, putBacks: (job.data.putBacks ?? 0) + 1 },
-    startAfter: String(delaySeconds),
   } as PgBoss.JobInsert;
 }
 
@@ -321,7 +319,13 @@ async function startWebhookDelivery(boss: PgBoss, deps: JobEngineDeps) {
 
   // pg-boss's public job operations; a job is completed, failed or put back on its own, as soon as it is done.
   const pump = startDeliveryPump({
-    fetch: (count) => boss.fetch<PumpJob['data']>(WEBHOOK_DELIVERY_QUEUE, { batchSize: count }),
+    // With its metadata: retryCount tells this fetch of a job from a later one (put-back below).
+    fetch: async (count) =>
+      (await boss.fetch<PumpJob['data']>(WEBHOOK_DELIVERY_QUEUE, { batchSize: count, includeMetadata: true })).map((job) => ({
+        id: job.id,
+        data: job.data,
+        retryCount: job.retryCount,
+      })),
     async complete(ids) {
       await boss.complete(WEBHOOK_DELIVERY_QUEUE, ids);
     },
@@ -329,26 +333,38 @@ async function startWebhookDelivery(boss: PgBoss, deps: JobEngineDeps) {
     async fail(job, err) {
       await boss.fail(WEBHOOK_DELIVERY_QUEUE, job.id, { message: err instanceof Error ? err.message : String(err) });
     },
+    // Each job is completed (pg-boss completes only an active job, and the update locks it until commit) with
+    // a mark of this put-back, then read back: only when the mark is ours and its retryCount the one our fetch
+    // saw is it still the job we hold, and not one another instance fetched again after it expired (deleting
+    // or replacing that one would run the attempt twice at once). Otherwise nothing of the batch is changed:
+    // its jobs run again when they expire. Public operations only (complete, getJobById, insert, all in our
+    // transaction); the completed job is archived by pg-boss's maintenance like any other.
     async putBack(items) {
       await deps.knex.transaction(async (trx) => {
         const db = transactionDb(trx);
+        const mark = randomUUID();
+        for (const { job } of items) {
+          await boss.complete(WEBHOOK_DELIVERY_QUEUE, job.id, { putBack: mark }, { db });
+          const now = await boss.getJobById<PumpJob['data']>(WEBHOOK_DELIVERY_QUEUE, job.id, { db, includeArchive: false });
+          const output = now?.output as { putBack?: string } | null | undefined;
+          if (output?.putBack !== mark || now?.retryCount !== job.retryCount) {
+            throw new Error(`webhook job ${job.id} is no longer the one this instance fetched`);
+          }
+        }
         await boss.insert(
-          items.map(({ job, delaySeconds }) => putBackInsert(job, delaySeconds, config.webhookTimeoutSeconds)),
-          { db },
-        );
-        await boss.deleteJob(
-          WEBHOOK_DELIVERY_QUEUE,
-          items.map(({ job }) => job.id),
+          items.map(({ job, startAfter }) => putBackInsert(job, startAfter, config.webhookTimeoutSeconds)),
           { db },
         );
       });
     },
-    deliver: (job, takeSlot) => delivery.deliver(job, takeSlot),
+    deliver: (job, takeSlot, signal) => delivery.deliver(job, takeSlot, signal),
     maxPerPartner: config.webhookMaxConcurrentPerPartner,
     maxInFlight: config.webhookMaxInFlight,
+    attemptTimeoutMs: config.webhookTimeoutSeconds * 1000,
     pollIntervalMs: POLLING_INTERVAL_SECONDS * 1000,
     logger: deps.logger,
     onJobFailure: () => deps.metrics?.countJobFailures(WEBHOOK_DELIVERY_QUEUE, 1),
+    onPutBack: (jobs) => deps.metrics?.countWebhookPutBacks(jobs),
   });
 
   // The loop reports failures and keeps going; a full batch means more rows wait, so it goes again at once.
@@ -358,7 +374,7 @@ async function startWebhookDelivery(boss: PgBoss, deps: JobEngineDeps) {
   const dispatch = async () => {
     let claimed = 0;
     try {
-      const result = await delivery.dispatch();
+      const result = await delivery.dispatch(pump.dispatchAllowance());
       claimed = result.claimed;
       if (result.queued > 0) pump.wake();
     } catch (err) {
@@ -373,10 +389,11 @@ async function startWebhookDelivery(boss: PgBoss, deps: JobEngineDeps) {
 
   return {
     delivery: {
-      sendTest: delivery.sendTest,
+      // A test send takes one of the partner's slots, as a delivery does, or is refused ('busy').
+      sendTest: (partnerId: string) => delivery.sendTest(partnerId, pump.takeSlot),
       checkTarget: delivery.checkTarget,
       async dispatch() {
-        const result = await delivery.dispatch();
+        const result = await delivery.dispatch(pump.dispatchAllowance());
         if (result.queued > 0) pump.wake();
         return result;
       },

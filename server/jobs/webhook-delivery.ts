@@ -7,7 +7,9 @@
  * - a delivery job sends one attempt of one message, records it, and (in the same transaction as the
  *   record) queues the next attempt on the WEBHOOK_RETRY_SECONDS schedule when this one failed; an attempt
  *   already recorded is never sent again, so a job that runs twice costs at most one extra request;
- * - `sendTest` sends a `webhook.test` message at once, for POST /partner/webhook/test.
+ * - `sendTest` sends a `webhook.test` message at once, for POST /partner/webhook/test, in one of the
+ *   partner's sending slots like any delivery (none free soon: it sends nothing), so test sends cannot hold
+ *   more connections to a receiver than the per-partner limit.
  *
  * No database transaction is open while a request is in flight (on the embedded database an open
  * transaction holds up every other connection).
@@ -100,14 +102,23 @@ export type DeliverOutcome = 'done' | 'deferred';
 
 /** The delivery machinery of one process. */
 export interface WebhookDelivery {
-  /** Dispatches up to DISPATCH_BATCH_SIZE outbox rows; returns how many rows it claimed and how many jobs it queued. */
-  dispatch(): Promise<{ claimed: number; queued: number }>;
-  /** Runs one delivery job, sending only once `takeSlot` (none: no limit) gave it a slot of its partner's. */
-  deliver(job: DeliveryJob, takeSlot?: TakeSlot): Promise<DeliverOutcome>;
+  /**
+   * Dispatches up to DISPATCH_BATCH_SIZE outbox rows, at most its number for each partner in `paced` (the
+   * pump's dispatchAllowance); returns how many rows it claimed and how many jobs it queued.
+   */
+  dispatch(paced?: ReadonlyMap<string, number>): Promise<{ claimed: number; queued: number }>;
+  /**
+   * Runs one delivery job, sending only once `takeSlot` (none: no limit) gave it a slot of its partner's.
+   * When `signal` aborts (the pump stops) the request is abandoned and nothing is recorded: 'deferred'.
+   */
+  deliver(job: DeliveryJob, takeSlot?: TakeSlot, signal?: AbortSignal): Promise<DeliverOutcome>;
   /** Throws WebhookTargetError when deliveries to `url` would be refused for its address (checked again at every connection). */
   checkTarget(url: URL): Promise<void>;
-  /** Sends a webhook.test message to the partner's webhook now and returns the recorded attempt; undefined when it has none on. */
-  sendTest(partnerId: string): Promise<AttemptRecord | undefined>;
+  /**
+   * Sends a webhook.test message to the partner's webhook now, in a slot `takeSlot` (none: no limit) gives
+   * it, and returns the recorded attempt; undefined when it has none on, 'busy' when no slot came free.
+   */
+  sendTest(partnerId: string, takeSlot?: TakeSlot): Promise<AttemptRecord | undefined | 'busy'>;
 }
 
 /** A job id derived from the message and attempt, so queuing the same attempt twice queues it once. */
@@ -136,7 +147,12 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps): WebhookDeliver
 
   const secretOf = (webhook: WebhookRecord) => deps.secretBox.open(webhook.secretSealed, webhookSecretOwner(webhook.partnerId));
 
-  async function attempt(webhook: WebhookRecord, messageId: string, body: string): Promise<AttemptOutcome & { at: Date }> {
+  async function attempt(
+    webhook: WebhookRecord,
+    messageId: string,
+    body: string,
+    signal?: AbortSignal,
+  ): Promise<AttemptOutcome & { at: Date }> {
     const at = deps.now();
     let secret: string;
     try {
@@ -151,15 +167,20 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps): WebhookDeliver
         durationMs: 0,
       };
     }
-    const outcome = await postWebhook(webhook.url, { ...signWebhook(secret, messageId, at, body) }, body, { timeoutMs, policy, lookup });
+    const outcome = await postWebhook(webhook.url, { ...signWebhook(secret, messageId, at, body) }, body, {
+      timeoutMs,
+      policy,
+      lookup,
+      signal,
+    });
     return { ...outcome, at };
   }
 
   return {
-    async dispatch() {
+    async dispatch(paced) {
       let queued = 0;
       const claimed = await deps.knex.transaction(async (trx) => {
-        const rows = await claimUndispatched(trx, DISPATCH_BATCH_SIZE);
+        const rows = await claimUndispatched(trx, DISPATCH_BATCH_SIZE, paced);
         const jobs = rows.filter((row) => row.deliver).map((row) => ({ messageId: row.id, attempt: 1 }));
         if (jobs.length > 0) await deps.enqueue(jobs, trx);
         await markDispatched(
@@ -173,21 +194,24 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps): WebhookDeliver
       return { claimed, queued };
     },
 
-    async deliver(job, takeSlot) {
+    async deliver(job, takeSlot, signal) {
       const context = await readDeliveryContext(job.messageId, job.attempt);
       if (!context || context.recorded) return 'done';
       const { message, webhook } = context;
       // Deliveries were stopped (or never started): the message is dropped, nothing is sent.
       if (!webhook || !webhook.enabled) return 'done';
+      // Built before a slot is taken: nothing between taking and freeing it may throw outside the try.
+      const body = webhookBody(message.type, message.createdAt, message.payload);
       const release = takeSlot ? await takeSlot(message.partnerId) : () => undefined;
       if (!release) return 'deferred';
-      const body = webhookBody(message.type, message.createdAt, message.payload);
       let outcome: Awaited<ReturnType<typeof attempt>>;
       try {
-        outcome = await attempt(webhook, message.id, body);
+        outcome = await attempt(webhook, message.id, body, signal);
       } finally {
         release();
       }
+      // Abandoned at shutdown: not an attempt the partner should see; the job goes back, due at once.
+      if (signal?.aborted && !outcome.succeeded) return 'deferred';
       deps.metrics?.countWebhookAttempt(outcome);
       const delaySeconds = outcome.succeeded ? undefined : schedule[job.attempt - 1];
       const nextAttemptAt = delaySeconds === undefined ? null : new Date(outcome.at.getTime() + delaySeconds * 1000);
@@ -215,7 +239,7 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps): WebhookDeliver
       await checkWebhookTarget(url, policy, resolveWith(lookup));
     },
 
-    async sendTest(partnerId) {
+    async sendTest(partnerId, takeSlot) {
       const webhook = await readWebhook(partnerId);
       if (!webhook || !webhook.enabled) return undefined;
       const messageId = randomUUID();
@@ -223,7 +247,14 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps): WebhookDeliver
       const body = webhookBody(WEBHOOK_TEST_TYPE, created, {
         message: 'This is a test delivery from the Partner Swap Service. Verify its webhook-signature and answer 2xx.',
       });
-      const outcome = await attempt(webhook, messageId, body);
+      const release = takeSlot ? await takeSlot(partnerId) : () => undefined;
+      if (!release) return 'busy';
+      let outcome: Awaited<ReturnType<typeof attempt>>;
+      try {
+        outcome = await attempt(webhook, messageId, body);
+      } finally {
+        release();
+      }
       deps.metrics?.countWebhookAttempt(outcome);
       const record = attemptRecord(partnerId, messageId, WEBHOOK_TEST_TYPE, 1, webhook.url, outcome, null);
       const stored = await recordAttempt(record);
@@ -256,7 +287,7 @@ export async function postWebhook(
   url: string,
   headers: Record<string, string>,
   body: string,
-  options: { timeoutMs: number; policy: TargetPolicy; lookup: LookupFunction },
+  options: { timeoutMs: number; policy: TargetPolicy; lookup: LookupFunction; signal?: AbortSignal },
 ): Promise<AttemptOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
@@ -308,7 +339,17 @@ export async function postWebhook(
         },
         Math.max(0, deadline - performance.now()),
       );
-      req.on('close', () => clearTimeout(timer));
+      // Stopping abandons the request (the pump puts its job back; the receiver may have read it).
+      const abandon = () => {
+        settle(failed('abandoned: the service is stopping'));
+        req.destroy();
+      };
+      if (options.signal?.aborted) abandon();
+      else options.signal?.addEventListener('abort', abandon, { once: true });
+      req.on('close', () => {
+        clearTimeout(timer);
+        options.signal?.removeEventListener('abort', abandon);
+      });
       req.on('response', (res) => {
         const status = res.statusCode ?? 0;
         // The body is not used; it is read (so the connection can serve the next delivery) until the time limit.

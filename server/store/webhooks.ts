@@ -138,19 +138,23 @@ export async function upsertWebhook(
 
 /**
  * Claims up to `limit` outbox rows not dispatched yet, oldest first, locked for the caller's transaction
- * (rows another dispatcher holds are skipped), with whether their partner's webhook is on.
+ * (rows another dispatcher holds are skipped), with whether their partner's webhook is on. A partner in
+ * `paced` gets at most its number of rows (0: none; its rows stay for a later claim).
  */
 export async function claimUndispatched(
   trx: Knex.Transaction,
   limit: number,
+  paced: ReadonlyMap<string, number> = new Map(),
 ): Promise<Array<{ seq: string; id: string; partnerId: string; deliver: boolean }>> {
-  const rows = await trx('webhook_outbox')
-    .whereNull('dispatched_at')
-    .orderBy('seq')
-    .limit(limit)
-    .forUpdate()
-    .skipLocked()
-    .select('seq', 'id', 'partner_id');
+  const claim = (partnerId?: string, count = limit) => {
+    const query = trx('webhook_outbox').whereNull('dispatched_at');
+    if (partnerId) query.where({ partner_id: partnerId });
+    else if (paced.size > 0) query.whereNotIn('partner_id', [...paced.keys()]);
+    return query.orderBy('seq').limit(count).forUpdate().skipLocked().select('seq', 'id', 'partner_id');
+  };
+  const rows = await claim();
+  for (const [partnerId, count] of paced) if (count > 0) rows.push(...(await claim(partnerId, count)));
+  rows.sort((x, y) => Number(x.seq) - Number(y.seq));
   if (rows.length === 0) return [];
   const enabled = new Set<string>(
     await trx('partner_webhooks')

@@ -356,6 +356,11 @@ export interface paths {
          *     reports the receiver's status code and the timing only, never its reason phrase, headers (such as
          *     `Location`) or body. Without a webhook, or with deliveries stopped (`enabled: false`), the answer is
          *     `409 webhook_not_configured`. No request body.
+         *
+         *     A test send takes one of the partner's sending slots, as deliveries do (a few requests in flight to
+         *     one receiver at most, per instance). When the receiver holds them all (it is slow, or does not answer)
+         *     and none frees within a second, the answer is `429 rate_limited` with `details.scope`
+         *     `webhook_receiver`, `details.limit` the number of slots, and `Retry-After`; no request is sent.
          */
         post: operations["sendTestWebhook"];
         delete?: never;
@@ -820,7 +825,7 @@ export interface components {
          *     | `service_unavailable` on `POST /swaps` | 503 | Also: the request waited a few seconds for another one holding what it needs (an identical request with the same `Idempotency-Key`, another swap from the same quote) and gave up; nothing was created, retry after `Retry-After` with the same key and body |
          *     | `payload_too_large` | 413 | The body exceeds 64 KiB |
          *     | `unsupported_media_type` | 415 | The body is not `application/json` |
-         *     | `rate_limited` | 429 | Rate limit exceeded; see `Retry-After` |
+         *     | `rate_limited` | 429 | Rate limit exceeded (or, on `POST /partner/webhook/test`, the webhook receiver holds every sending slot); see `Retry-After` |
          *     | `too_many_streams` | 429 | `GET /swaps/{id}/stream` past a limit of concurrent streams; `details.scope` (`token`, `ip`, `partner`, `instance`) and `details.limit` name it; see `Retry-After` |
          *     | `internal_error` | 500 | Unexpected failure; no internals are exposed |
          *     | `not_implemented` | 501 | The operation is specified but not yet served by this server version (not documented per operation; the mock serves it meanwhile) |
@@ -2568,7 +2573,24 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
-            429: components["responses"]["TooManyRequests"];
+            /**
+             * @description The partner's webhook receiver holds every sending slot (`rate_limited`, `details.scope`
+             *     `webhook_receiver`; nothing was sent), or the partner's request rate limit is reached
+             *     (`rate_limited`, `details.scope` `signed`). Wait `Retry-After` seconds before retrying.
+             */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             500: components["responses"]["InternalError"];
         };
     };
