@@ -259,7 +259,8 @@ describe('sdk swaps.stream against the real server', function () {
           if (!isStream(request)) return fetch(request);
           connections++;
           // A bound for the test itself: an SDK that never gives up is stopped here with an error it would not throw.
-          if (connections > 10) return Response.json({ error: { code: 'invalid_token', message: 'the test stopped a loop' } }, { status: 401 });
+          if (connections > 10)
+            return Response.json({ error: { code: 'invalid_token', message: 'the test stopped a loop' } }, { status: 401 });
           return endAfterFirstOrder(await fetch(request));
         },
         sleep: async (ms) => void sleeps.push(ms),
