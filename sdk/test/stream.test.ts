@@ -266,6 +266,9 @@ describe('sdk swaps.stream against the real server', function () {
         sleep: async (ms) => void sleeps.push(ms),
       });
       const { order, accessToken } = await createSwap(client);
+      // The order changes once more when its deposit address is set; a connection that brings that is progress.
+      const ready = await client.swaps.waitForDepositAddress(order.id, { intervalMs: 50, timeoutMs: 10_000 });
+      if (ready.error) throw ready.error;
       let thrown: unknown;
       const events: SwapStreamEvent[] = [];
       try {
