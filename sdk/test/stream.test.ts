@@ -269,6 +269,7 @@ describe('sdk swaps.stream against the real server', function () {
       // The order changes once more when its deposit address is set; a connection that brings that is progress.
       const ready = await client.swaps.waitForDepositAddress(order.id, { intervalMs: 50, timeoutMs: 10_000 });
       if (ready.error) throw ready.error;
+      sleeps.length = 0; // the waits of waitForDepositAddress
       let thrown: unknown;
       const events: SwapStreamEvent[] = [];
       try {
