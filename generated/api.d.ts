@@ -238,10 +238,14 @@ export interface paths {
          *     5. A comment line (`: heartbeat`) every 15 seconds to keep proxies from closing an idle stream.
          *     6. The server closes the stream after sending the terminal `event: status` (and the final
          *        `event: order`). Do not reconnect once `terminal` is true.
-         *     7. A stream also ends after its maximum lifetime (1 hour by default, configurable per deployment;
-         *        each stream ends between 90 % and 100 % of it so that streams opened together do not reconnect
-         *        together), after the entries it has sent and a comment line. The swap is not terminal then:
-         *        reconnect with `Last-Event-ID` as after a dropped connection; nothing is lost or repeated.
+         *     7. A stream also ends after its maximum lifetime (1 hour by default, configurable per deployment up
+         *        to a day; each stream ends between 90 % and 100 % of it so that streams opened together do not
+         *        reconnect together), after the entries it has sent. Its last event is then `event: reconnect`
+         *        with `data: {"reason":"lifetime"}` (no `id`, so your `Last-Event-ID` stays the last status id).
+         *        The swap is not terminal: reconnect with `Last-Event-ID` as after a dropped connection; nothing
+         *        is lost or repeated. Only a stream ended with this event was ended on purpose: treat one that
+         *        ends without it (and without a terminal entry) as a dropped connection, and give up after a few
+         *        in a row. Ignore event types you do not know; more may be added.
          *
          *     Concurrent streams are limited per server instance: per access token (3 by default), per client
          *     IP, per partner and in total. A stream past a limit is refused with `429 too_many_streams` before

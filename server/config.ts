@@ -83,6 +83,13 @@ export interface RateLimitConfig {
   readonly swapsPerMinute: number;
 }
 
+/**
+ * The largest STREAM_MAX_LIFETIME_SECONDS: a day. The lifetime exists to bound how long one connection holds
+ * a place and to move clients between instances; past a day it does neither. It also keeps the timer far
+ * below setTimeout's 2^31-1 ms (about 24.8 days), past which Node fires it after 1 ms and ends every stream.
+ */
+export const STREAM_MAX_LIFETIME_LIMIT_SECONDS = 86_400;
+
 /** Concurrent swap streams allowed on one instance, by scope, and how long one stream may stay open. */
 export interface StreamLimitConfig {
   readonly maxPerToken: number;
@@ -157,7 +164,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxPerIp: read.integer('STREAM_MAX_PER_IP', 200, { min: 1 }),
       maxPerPartner: read.integer('STREAM_MAX_PER_PARTNER', 1000, { min: 1 }),
       maxPerInstance: read.integer('STREAM_MAX_PER_INSTANCE', 10000, { min: 1 }),
-      maxLifetimeSeconds: read.positiveNumber('STREAM_MAX_LIFETIME_SECONDS', 3600),
+      maxLifetimeSeconds: read.positiveNumber('STREAM_MAX_LIFETIME_SECONDS', 3600, { max: STREAM_MAX_LIFETIME_LIMIT_SECONDS }),
     },
   };
 
@@ -208,12 +215,14 @@ function createReader(env: Env, problems: string[]) {
       }
       return n;
     },
-    positiveNumber(name: string, fallback: number): number {
+    positiveNumber(name: string, fallback: number, { max = Infinity } = {}): number {
       const value = raw(name);
       if (value === undefined) return fallback;
       const n = Number(value);
-      if (!/^\d+(\.\d+)?$/.test(value) || n <= 0) {
-        problems.push(`${name}=${JSON.stringify(value)} must be a positive number of seconds, e.g. 0.25`);
+      if (!/^\d+(\.\d+)?$/.test(value) || n <= 0 || n > max) {
+        problems.push(
+          `${name}=${JSON.stringify(value)} must be a positive number of seconds${max < Infinity ? ` of at most ${max}` : ''}, e.g. 0.25`,
+        );
         return fallback;
       }
       return n;

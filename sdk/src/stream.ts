@@ -1,8 +1,8 @@
 /**
  * swaps.stream: GET /swaps/{id}/stream (Server-Sent Events, parsed by eventsource-parser) as an async iterator
  * of typed events. It reconnects after a dropped connection with Last-Event-ID (also after the server ends a
- * stream at its maximum lifetime), waits Retry-After when refused with 429, never yields an event twice, and
- * ends after the terminal status entry.
+ * stream at its maximum lifetime, which it announces with `event: reconnect`), waits Retry-After when refused
+ * with 429, never yields an event twice, and ends after the terminal status entry.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { Client } from 'openapi-fetch';
@@ -26,7 +26,8 @@ export interface StreamOptions {
   reconnectDelayMs?: number;
   /**
    * Reconnects tried in a row without receiving anything new before the iterator throws (default 5; 0: none).
-   * A stream the server ends itself (its maximum lifetime, a restart) is resumed without counting against it.
+   * A stream the server ends at its maximum lifetime (announced by `event: reconnect`) is resumed without
+   * counting against it; a connection that simply ends early counts as a failed one.
    */
   maxReconnects?: number;
   /** Resume after this status event id (sent as Last-Event-ID), e.g. StreamDisconnectedError.lastEventId. */
@@ -123,15 +124,14 @@ async function* follow(
       let failure: unknown;
       let retryAfterMs: number | undefined;
       let progressed = false;
-      // The server ended a stream it had opened: its lifetime ran out or the instance is stopping. That is
-      // no failure; resume with Last-Event-ID, however often it happens.
+      // The server said it is ending this stream at its maximum lifetime (`event: reconnect`). That is no
+      // failure: resume with Last-Event-ID, however often it happens. A body that just ends without it (a
+      // proxy, a server that opens and closes) is a failed connection, so maxReconnects still applies.
       let endedByServer = false;
       if ('body' in connection) {
         reader = connection.body.getReader();
         const decoder = new TextDecoder();
         const messages: EventSourceMessage[] = [];
-        // Whether this connection delivered its opening event: the server accepted the stream.
-        let opened = false;
         const parser = createParser({ onEvent: (message) => messages.push(message), onRetry: (ms) => (serverRetryMs = ms) });
         for (;;) {
           let chunk: Awaited<ReturnType<typeof reader.read>>;
@@ -143,12 +143,11 @@ async function* follow(
           }
           if (chunk.done) {
             failure = new Error('the stream ended before the terminal status event');
-            endedByServer = opened;
             break;
           }
           parser.feed(decoder.decode(chunk.value, { stream: true }));
           for (const message of messages.splice(0)) {
-            opened = true;
+            if (message.event === 'reconnect') endedByServer = true;
             const event = toEvent(message);
             // An event type this SDK does not know (the API may add some within v1) is skipped.
             if (!event) continue;

@@ -66,6 +66,30 @@ function cutAfterConfirming(response: Response): Response {
   return new Response(body, { status: response.status, headers: response.headers });
 }
 
+/** A response whose body delivers the text up to the end of the first `order` event, then ends cleanly (a proxy cutting streams). */
+function endAfterFirstOrder(response: Response): Response {
+  const source = response.body!.getReader();
+  const decoder = new TextDecoder();
+  const encoder = new TextEncoder();
+  let text = '';
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      for (;;) {
+        const { done, value } = await source.read();
+        if (done) return controller.close();
+        text += decoder.decode(value, { stream: true });
+        const match = /event: order\ndata: [^\n]*\n\n/.exec(text);
+        if (!match) continue;
+        controller.enqueue(encoder.encode(text.slice(0, match.index + match[0].length)));
+        await source.cancel();
+        return controller.close();
+      }
+    },
+    cancel: (reason) => source.cancel(reason),
+  });
+  return new Response(body, { status: response.status, headers: response.headers });
+}
+
 // Every test acts as a partner of its own, so no swap of one test shows up in another.
 async function partnerClient(server: TestServer, extra: Partial<PartnerClientOptions> = {}): Promise<PartnerClient> {
   const { keyId, secret } = await server.createPartner();
@@ -225,6 +249,41 @@ describe('sdk swaps.stream against the real server', function () {
       expect((thrown as Error).message).to.contain('ECONNREFUSED');
       expect(attempts).to.equal(3);
       expect(sleeps).to.deep.equal([5, 5]);
+    });
+
+    it('gives up after maxReconnects when every connection sends the order and then ends cleanly, without the lifetime event', async () => {
+      let connections = 0;
+      const sleeps: number[] = [];
+      const client = await newClient({
+        fetch: async (request) => {
+          if (!isStream(request)) return fetch(request);
+          connections++;
+          // A bound for the test itself: an SDK that never gives up is stopped here with an error it would not throw.
+          if (connections > 10)
+            return Response.json({ error: { code: 'invalid_token', message: 'the test stopped a loop' } }, { status: 401 });
+          return endAfterFirstOrder(await fetch(request));
+        },
+        sleep: async (ms) => void sleeps.push(ms),
+      });
+      const { order, accessToken } = await createSwap(client);
+      // The order changes once more when its deposit address is set; a connection that brings that is progress.
+      const ready = await client.swaps.waitForDepositAddress(order.id, { intervalMs: 50, timeoutMs: 10_000 });
+      if (ready.error) throw ready.error;
+      sleeps.length = 0; // the waits of waitForDepositAddress
+      let thrown: unknown;
+      const events: SwapStreamEvent[] = [];
+      try {
+        for await (const event of client.swaps.stream(order.id, accessToken, { maxReconnects: 2 })) events.push(event);
+      } catch (err) {
+        thrown = err;
+      }
+      expect(thrown, String(thrown)).to.be.instanceOf(StreamDisconnectedError);
+      // The first connection brought the order (the first failure of a run); two reconnects brought nothing new.
+      expect(thrown).to.include({ code: 'stream_disconnected', attempts: 3 });
+      expect((thrown as Error).message).to.contain('ended before the terminal status event');
+      expect(connections).to.equal(3);
+      expect(sleeps).to.deep.equal([3_000, 3_000]);
+      expect(events.map((e) => e.type)).to.deep.equal(['order']);
     });
 
     it("throws a PartnerApiError (401 invalid_token) for another swap's token, without reconnecting", async () => {

@@ -8,7 +8,7 @@
  *
  * Streams are bounded (DESIGN 6.8): this instance holds at most so many at once per access token, client IP,
  * partner and in all (429 `too_many_streams` before the stream starts), and ends each one after its maximum
- * lifetime, when the client resumes with Last-Event-ID.
+ * lifetime with `event: reconnect` (`{"reason":"lifetime"}`), when the client resumes with Last-Event-ID.
  */
 import type { Response } from 'express';
 import { AppError } from '../domain/errors.js';
@@ -27,6 +27,13 @@ export const STREAM_RETRY_MS = 3_000;
  * few seconds lets a client whose old connection is still being torn down get its place back soon.
  */
 export const STREAM_REFUSED_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * Sent last when a stream ends at its maximum lifetime: the swap is not terminal, resume with Last-Event-ID.
+ * It tells a planned end from a dropped connection, so clients count only the latter against their reconnect
+ * limit (a proxy that cuts streams early then still makes them give up). No `id:`, so Last-Event-ID stays.
+ */
+export const STREAM_LIFETIME_EVENT = 'event: reconnect\ndata: {"reason":"lifetime"}\n\n';
 
 /** Streams end between this fraction of their maximum lifetime and all of it, so streams opened together do not all reconnect together. */
 export const STREAM_LIFETIME_JITTER = 0.1;
@@ -118,7 +125,7 @@ export function createSwapStreamHandlers(deps: HandlerDeps): Pick<Handlers, 'str
       const lifetimeMs = limits.maxLifetimeSeconds * 1000 * (1 - STREAM_LIFETIME_JITTER * Math.random());
       const lifetime = setTimeout(() => {
         queue = queue.then(() => {
-          write(': stream lifetime reached; reconnect with Last-Event-ID\n\n');
+          write(STREAM_LIFETIME_EVENT);
           end();
         });
       }, lifetimeMs);

@@ -230,27 +230,58 @@ describe('GET /swaps/{id}/stream limits (DESIGN 6.8)', function () {
     expectRefused(await open(swaps[2], { 'x-forwarded-for': '203.0.113.3' }), 'instance', 2);
   });
 
-  it('ends a stream after its maximum lifetime, flushed and clean, and the client resumes after its last entry', async () => {
-    const { server, open, partner } = await serverWith({ STREAM_MAX_LIFETIME_SECONDS: '1' });
+  it('ends a stream after its maximum lifetime with event: reconnect, frees its place, and the client resumes after its last entry', async () => {
+    // One stream per token: the resumed stream is admitted only if the ended one gave its place back.
+    const { server, open, partner } = await serverWith({ STREAM_MAX_LIFETIME_SECONDS: '1', STREAM_MAX_PER_TOKEN: '1' });
     const client = await partner('Lifetime');
     const swap = await client.create();
-    const started = Date.now();
     const first = await open(swap);
-    const ended = await Promise.race([first.ended.then(() => true), new Promise((resolve) => setTimeout(resolve, 5_000, false))]);
-    expect(ended, 'the server ended the stream within 5 s').to.equal(true);
-    const lived = Date.now() - started;
-    expect(lived).to.be.within(800, 3_000);
-    expect(first.raw).to.match(/: stream lifetime reached; reconnect with Last-Event-ID\n\n$/);
+    // From the first event: the lifetime runs from just before it, so this leaves out the time to open the stream.
+    const firstEventAt = Date.now();
+    expectRefused(await open(swap), 'token', 1);
+    const ended = await Promise.race([first.ended.then(() => true), new Promise((resolve) => setTimeout(resolve, 10_000, false))]);
+    expect(ended, 'the server ended the stream within 10 s').to.equal(true);
+    const lived = Date.now() - firstEventAt;
+    // 0.9 s to 1 s after the stream started; the upper bound leaves a loaded machine seconds of slack.
+    expect(lived, 'ms from the first event to the end').to.be.within(500, 5_000);
+    expect(first.raw).to.match(/\n\nevent: reconnect\ndata: \{"reason":"lifetime"\}\n\n$/);
+    const reconnect = first.messages[first.messages.length - 1];
+    expect(reconnect).to.deep.include({ event: 'reconnect' });
+    expect(reconnect.id ?? undefined, 'the reconnect event leaves Last-Event-ID alone').to.equal(undefined);
+    expect(JSON.parse(reconnect.data)).to.deep.equal({ reason: 'lifetime' });
     const seen = first.messages.filter((m) => m.event === 'status');
     expect(seen.map(statusOf)).to.deep.equal(['waiting']);
     expect((await client.get(swap.order.id)).order.terminal).to.equal(false);
-    // The place is free again, and the resumed stream starts after the last entry the first one sent.
+    // The place is free again at once, and the resumed stream starts after the last entry the first one sent.
     await client.send('POST', `/api/v1/sandbox/swaps/${swap.order.id}/clock`, { deadline: 'deposit' });
     const resumed = await open(swap, { 'last-event-id': seen[seen.length - 1].id! });
-    expect(resumed.status).to.equal(200);
+    expect(resumed.status, resumed.raw).to.equal(200);
     await resumed.waitFor((m) => m.event === 'status');
     expect(resumed.messages.filter((m) => m.event === 'status').map(statusOf)[0]).to.equal('overdue');
     expect(server.engine.hub.size()).to.equal(1);
+  });
+
+  it("frees a stream's place when the server ends it after the swap's terminal entry", async () => {
+    const { open, partner } = await serverWith({ STREAM_MAX_PER_TOKEN: '1' });
+    const client = await partner('Terminal');
+    const swap = await client.create();
+    const first = await open(swap);
+    expect(first.status).to.equal(200);
+    expectRefused(await open(swap), 'token', 1);
+    await client.pay(swap.order);
+    await first.ended;
+    const statuses = first.messages.filter((m) => m.event === 'status').map(statusOf);
+    expect(statuses[statuses.length - 1]).to.equal('finished');
+    // The server ended it, so it released the place before closing: the next stream is admitted at once.
+    const late = await open(swap);
+    expect(late.status, late.raw).to.equal(200);
+    await late.ended;
+    expect(
+      late.messages
+        .filter((m) => m.event === 'status')
+        .map(statusOf)
+        .pop(),
+    ).to.equal('finished');
   });
 });
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ConfigError, loadConfig } from '../../server/config.js';
+import { ConfigError, loadConfig, STREAM_MAX_LIFETIME_LIMIT_SECONDS } from '../../server/config.js';
 
 describe('loadConfig', () => {
   it('applies the documented defaults to an empty environment', () => {
@@ -108,6 +108,17 @@ describe('loadConfig', () => {
       ConfigError,
       /STREAM_MAX_LIFETIME_SECONDS="0" must be a positive number/,
     );
+  });
+
+  it('refuses a stream lifetime over a day, which would also overflow the timer and end every stream at once', () => {
+    expect(loadConfig({ STREAM_MAX_LIFETIME_SECONDS: '86400' }).streamLimits.maxLifetimeSeconds).to.equal(86_400);
+    expect(() => loadConfig({ STREAM_MAX_LIFETIME_SECONDS: '86400.5' })).to.throw(
+      ConfigError,
+      /STREAM_MAX_LIFETIME_SECONDS="86400.5" must be a positive number of seconds of at most 86400/,
+    );
+    // Past 2^31-1 ms Node fires a timer after 1 ms: the value that ended every stream at once.
+    expect(() => loadConfig({ STREAM_MAX_LIFETIME_SECONDS: '2147484' })).to.throw(ConfigError, /STREAM_MAX_LIFETIME_SECONDS="2147484"/);
+    expect(STREAM_MAX_LIFETIME_LIMIT_SECONDS).to.equal(86_400);
   });
 
   it('refuses production mode without real adapters and secrets', () => {
