@@ -5,10 +5,12 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import { Worker } from 'node:worker_threads';
-import type { EmbeddedWorkerData, EmbeddedWorkerMessage } from './embedded-worker.js';
+import type { EmbeddedDatabaseOptions, EmbeddedWorkerData, EmbeddedWorkerMessage } from './embedded-worker.js';
 import { createMigrationSource, type MigrationContext } from './migrations/index.js';
 import { workerModuleSource } from '../worker-module.js';
 
@@ -71,7 +73,19 @@ const SOCKET_PORT = 5432;
 // sun_path holds 108 bytes on Linux (104 on macOS); past that a socket cannot be bound at that path.
 const MAX_SOCKET_PATH_BYTES = 100;
 
+/**
+ * Postgres settings of the embedded database. PGlite's WebAssembly heap never shrinks, and Postgres's
+ * default 128 MB of shared buffers (and 4 MB of WAL buffers, 1/32 of them) ended up resident in it. 16 MB
+ * hold the sandbox's working set: over a `make bench` run, 99.9% of block reads were buffer hits (490
+ * reads, 768,511 hits; 998 reads with 128 MB). Measured with PGlite 0.5.14 (README, "The embedded
+ * database"): PGlite alone on an existing directory, idle, 311 -> 187 MB RSS; `make run` on an existing
+ * DATA_DIR, idle, 466-502 -> 310-381 MB.
+ */
+export const EMBEDDED_SETTINGS: readonly string[] = ['shared_buffers=16MB'];
+
 async function startEmbedded(dataDir: string | undefined, schema: string | undefined): Promise<Database> {
+  const pgliteDir = dataDir ? path.join(dataDir, 'pglite') : undefined;
+  if (pgliteDir) await createDataDirectory({ pgliteDir, settings: EMBEDDED_SETTINGS });
   const socketDir = await socketDirectory(dataDir);
   const socketPath = path.join(socketDir.path, `.s.PGSQL.${SOCKET_PORT}`);
   // No live process holds this directory (checked by the caller), so a socket file here is left over from
@@ -79,10 +93,7 @@ async function startEmbedded(dataDir: string | undefined, schema: string | undef
   await fs.rm(socketPath, { force: true });
   let worker: EmbeddedWorker;
   try {
-    worker = await startEmbeddedWorker({
-      pgliteDir: dataDir ? path.join(dataDir, 'pglite') : undefined,
-      socketPath,
-    });
+    worker = await startEmbeddedWorker({ pgliteDir, settings: EMBEDDED_SETTINGS, socketPath });
   } catch (err) {
     await socketDir.remove();
     throw err;
@@ -121,6 +132,29 @@ interface EmbeddedWorker {
 
 // The worker's module sits next to this one (worker-module.ts).
 const WORKER_SOURCE = workerModuleSource('embedded-worker', import.meta.url);
+
+const runFile = promisify(execFile);
+
+/**
+ * Creates the database in a data directory that has none yet, in a child process that then exits. Opening
+ * an empty directory runs initdb in a second, temporary PGlite instance, whose memory stayed with the
+ * process that opened it (no idle collection frees it, and a worker thread's exit left ~200 MB with the
+ * allocator): a first `make run` idled at 932-962 MB RSS. The child costs a few seconds, once.
+ */
+async function createDataDirectory(options: EmbeddedDatabaseOptions & { pgliteDir: string }): Promise<void> {
+  // PG_VERSION is the file Postgres (and PGlite, to decide whether to run initdb) finds in a data directory.
+  const exists = await fs.access(path.join(options.pgliteDir, 'PG_VERSION')).then(
+    () => true,
+    () => false,
+  );
+  if (exists) return;
+  try {
+    await runFile(process.execPath, ['--input-type=module', '--eval', WORKER_SOURCE, JSON.stringify(options)]);
+  } catch (err) {
+    const { stderr } = err as { stderr?: string };
+    throw new Error(`the embedded database could not be created in ${options.pgliteDir}: ${stderr || (err as Error).message}`);
+  }
+}
 
 function startEmbeddedWorker(data: EmbeddedWorkerData): Promise<EmbeddedWorker> {
   const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: data });

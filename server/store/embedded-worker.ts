@@ -6,45 +6,72 @@
  *
  * Messages: the worker posts `{ ready: true }` once the socket listens, or `{ error }` when start-up
  * failed; on `'close'` it stops the socket server, closes the database and posts `'closed'`.
+ *
+ * Started as a child process instead (database.ts does so for a data directory that has no database yet),
+ * it only creates the database in that directory and exits: see `createDataDirectory` there.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { EmbeddedSocketServer } from './embedded-socket.js';
 
-/** What database.ts hands the worker. */
-export interface EmbeddedWorkerData {
+/** How the embedded database is opened: where, and with which Postgres settings. */
+export interface EmbeddedDatabaseOptions {
   /** The PGlite data directory, or undefined for an in-memory database. */
   pgliteDir?: string;
+  /** Postgres settings, `name=value`, added to PGlite's own start parameters. */
+  settings: readonly string[];
+}
+
+/** What database.ts hands the worker. */
+export interface EmbeddedWorkerData extends EmbeddedDatabaseOptions {
   socketPath: string;
 }
 
 /** What the worker posts back. */
 export type EmbeddedWorkerMessage = { ready: true } | { error: string } | 'closed';
 
-const port = parentPort!;
-const data = workerData as EmbeddedWorkerData;
+function openPGlite(options: EmbeddedDatabaseOptions): Promise<PGlite> {
+  // startParams replaces PGlite's defaults (single-user mode, no parallel workers...), so they are kept first.
+  const startParams = [...PGlite.defaultStartParams, ...options.settings.flatMap((setting) => ['-c', setting])];
+  return PGlite.create(options.pgliteDir ?? 'memory://', { startParams });
+}
 
-try {
-  const pglite = await PGlite.create(data.pgliteDir ?? 'memory://');
-  const socketServer = new EmbeddedSocketServer(pglite);
-  await socketServer.listen(data.socketPath);
-  port.on('message', (message: unknown) => {
-    if (message !== 'close') return;
-    void (async () => {
-      try {
-        await socketServer.close();
-        await pglite.close();
-      } catch (err) {
-        process.stderr.write(`the embedded database did not close cleanly: ${(err as Error).stack ?? String(err)}\n`);
-      } finally {
-        // The thread ends once the port closes, whatever closing the database said.
-        port.postMessage('closed' satisfies EmbeddedWorkerMessage);
-        port.close();
-      }
-    })();
-  });
-  port.postMessage({ ready: true } satisfies EmbeddedWorkerMessage);
-} catch (err) {
-  port.postMessage({ error: (err as Error).stack ?? String(err) } satisfies EmbeddedWorkerMessage);
-  port.close();
+if (isMainThread) await createAndExit(JSON.parse(process.argv.at(-1)!) as EmbeddedDatabaseOptions);
+else await serve();
+
+// The child process's work: opening a directory that holds no database runs initdb, which PGlite does in a
+// second, temporary instance; closing both leaves the files, and the process's exit returns all their memory.
+async function createAndExit(options: EmbeddedDatabaseOptions): Promise<void> {
+  const pglite = await openPGlite(options);
+  await pglite.close();
+  process.exit(0);
+}
+
+async function serve(): Promise<void> {
+  const port = parentPort!;
+  const data = workerData as EmbeddedWorkerData;
+  try {
+    const pglite = await openPGlite(data);
+    const socketServer = new EmbeddedSocketServer(pglite);
+    await socketServer.listen(data.socketPath);
+    port.on('message', (message: unknown) => {
+      if (message !== 'close') return;
+      void (async () => {
+        try {
+          await socketServer.close();
+          await pglite.close();
+        } catch (err) {
+          process.stderr.write(`the embedded database did not close cleanly: ${(err as Error).stack ?? String(err)}\n`);
+        } finally {
+          // The thread ends once the port closes, whatever closing the database said.
+          port.postMessage('closed' satisfies EmbeddedWorkerMessage);
+          port.close();
+        }
+      })();
+    });
+    port.postMessage({ ready: true } satisfies EmbeddedWorkerMessage);
+  } catch (err) {
+    port.postMessage({ error: (err as Error).stack ?? String(err) } satisfies EmbeddedWorkerMessage);
+    port.close();
+  }
 }
