@@ -12,6 +12,7 @@ import { freePort, startServerChild, type ServerChild } from '../support/process
 import { createVerifiedRoute, waitForDeposits, type Route } from '../support/routes.js';
 import { btcToUsdt, swapClient, type Swap } from '../support/swaps.js';
 import { createReceiver, type ReceivedDelivery, type Receiver, LOCAL_RECEIVER_ENV } from '../support/webhook-receiver.js';
+import { OS_USER, type TrailEntry } from '../support/operator-trail.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const run = promisify(execFile);
@@ -26,21 +27,6 @@ const SHARED_ENV = {
   ROUTE_EXPECT_POLL_SECONDS: '0.1',
   EXPECT_DEPOSIT_SECONDS: '60',
 };
-
-/** An entry of the operator action trail as `ops audit list --json` prints it. */
-interface TrailEntry {
-  id: string;
-  actor: string;
-  action: string;
-  target: string;
-  reason: string | null;
-  outcome: 'succeeded' | 'refused' | 'failed';
-  details: Record<string, unknown> | null;
-  actedAt: string;
-}
-
-/** Who the CLI names as actor by default: the user this process (and the CLI it starts) runs as. */
-const OS_USER = os.userInfo().username;
 
 const terminal = (o: Swap) => ['finished', 'refunded', 'expired', 'failed'].includes(o.status);
 

@@ -8,22 +8,10 @@ import { expect } from 'chai';
 import { freePort, spawnGroup, waitForHttp, type Child } from '../support/process.js';
 import { expectError, readJson } from '../support/http.js';
 import { signedFetch, type SignerOptions } from '../support/signer.js';
+import { OS_USER, type TrailEntry } from '../support/operator-trail.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
-/** An entry of the operator action trail as `ops audit list --json` prints it. */
-interface TrailEntry {
-  actor: string;
-  action: string;
-  target: string;
-  reason: string | null;
-  outcome: 'succeeded' | 'refused' | 'failed';
-  details: Record<string, unknown> | null;
-  actedAt: string;
-}
-
-/** Who the CLI names as actor by default: the user this process (and the CLI it starts) runs as. */
-const OS_USER = os.userInfo().username;
 const run = promisify(execFile);
 
 describe('the partners CLI (npm run partners) next to a running server', function () {
