@@ -10,6 +10,7 @@ import type { Knex } from 'knex';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { AppError } from './domain/errors.js';
 import { STREAM_LIMIT_SCOPES } from './domain/stream-limits.js';
+import { afterCommit } from './store/after-commit.js';
 
 /** Longest a scrape waits for the job queue depths before it reports none. */
 export const QUEUE_SAMPLE_TIMEOUT_MS = 2_000;
@@ -52,10 +53,7 @@ const transitionCounters = new WeakMap<object, Counter<'status'>>();
 export function countSwapTransition(trx: Knex.Transaction, status: string): void {
   const counter = transitionCounters.get(trx.client.config);
   if (!counter) return;
-  (trx as unknown as { executionPromise: Promise<unknown> }).executionPromise.then(
-    () => counter.inc({ status }),
-    () => undefined,
-  );
+  afterCommit(trx, () => counter.inc({ status }));
 }
 
 /** Creates a fresh registry with every series of the service and Node's default process metrics. */

@@ -12,6 +12,7 @@
  */
 import type { Knex } from 'knex';
 import { AppError } from './domain/errors.js';
+import { transaction } from './store/after-commit.js';
 import { insertOperatorAction, type OperatorActionOutcome, type OperatorActionRecord } from './store/operator-actions.js';
 
 /** Longest actor name kept. */
@@ -68,7 +69,7 @@ export async function runOperatorAction<T>(
   const { actor, reason } = checkActing(acting, action);
   const entry = { actor, action, target, reason };
   try {
-    return await knex.transaction(async (trx) => {
+    return await transaction(knex, async (trx) => {
       const { value, details, at } = await act(trx);
       const record = await insertOperatorAction(trx, { ...entry, outcome: 'succeeded', details, actedAt: at });
       return { value, record };

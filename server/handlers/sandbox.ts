@@ -13,6 +13,7 @@ import { toAmount } from '../domain/money.js';
 import type { SwapStatus } from '../domain/swap-lifecycle.js';
 import { toSwapBody, type SwapRecord } from '../domain/swap-view.js';
 import type { Handlers } from '../http/handler-types.js';
+import { transaction } from '../store/after-commit.js';
 import { createAddressOwnerReader, createSandboxTransactionWriter, insertSandboxTransaction } from '../store/sandbox-chain.js';
 import { armSwapFailure, findSwap, lockSwap, updateSwapFields } from '../store/swaps.js';
 import type { HandlerDeps } from './deps.js';
@@ -59,7 +60,7 @@ export function createSandboxHandlers(
       return swap;
     };
     inStatus(await findSwap(deps.knex, id, partnerId));
-    const { swap, moved } = await deps.knex.transaction(async (trx) => {
+    const { swap, moved } = await transaction(deps.knex, async (trx) => {
       const changed = await change(trx, inStatus(await lockSwap(trx, id, partnerId)));
       const outcome = await deps.lifecycle.stepLocked(trx, changed, deps.now());
       if ('wakeAt' in outcome) {
@@ -136,7 +137,7 @@ export function createSandboxHandlers(
       // makes that sooner).
       const { swapId } = payee;
       const tx = swapId
-        ? await deps.knex.transaction(async (trx) => {
+        ? await transaction(deps.knex, async (trx) => {
             const recorded = await insertSandboxTransaction(trx, payment);
             await deps.jobs.scheduleAdvance(swapId, undefined, trx);
             return recorded;

@@ -8,6 +8,7 @@ import { AppError, invalidRequest } from '../domain/errors.js';
 import { createWebhookSecret, secretHint, WEBHOOK_SECRET_BYTES } from '../domain/webhook-signing.js';
 import { checkWebhookUrlForm, WebhookTargetError } from '../domain/webhook-targets.js';
 import type { Handlers } from '../http/handler-types.js';
+import { transaction } from '../store/after-commit.js';
 import {
   createAttemptPageReader,
   findWebhook,
@@ -58,7 +59,7 @@ export function createWebhookHandlers(
         const updated = await updateWebhook(deps.knex, partnerId, { url: body.url, enabled });
         if (updated) return { status: 200, body: { ...webhookBody(updated), secret: null } };
       }
-      const { webhook, secret } = await deps.knex.transaction(async (trx) => {
+      const { webhook, secret } = await transaction(deps.knex, async (trx) => {
         const existing = await lockWebhook(trx, partnerId);
         const secret = !existing || body.rotateSecret ? createWebhookSecret(randomBytes(WEBHOOK_SECRET_BYTES)) : undefined;
         const webhook = await upsertWebhook(trx, partnerId, {

@@ -15,7 +15,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { CryptoThread } from '../crypto-thread.js';
 import type { Metrics } from '../metrics.js';
-import { afterCommit } from '../store/after-commit.js';
+import { afterCommit, transaction } from '../store/after-commit.js';
 import { createSecretBox } from '../store/secret-box.js';
 import { queryInTransaction, queryOnPool, type NativeStatement } from '../store/raw-sql.js';
 import { retryStartupRace } from '../store/database.js';
@@ -340,7 +340,7 @@ async function startWebhookDelivery(boss: PgBoss, deps: JobEngineDeps) {
     // its jobs run again when they expire. Public operations only (complete, getJobById, insert, all in our
     // transaction); the completed job is archived by pg-boss's maintenance like any other.
     async putBack(items) {
-      await deps.knex.transaction(async (trx) => {
+      await transaction(deps.knex, async (trx) => {
         const db = transactionDb(trx);
         const mark = randomUUID();
         for (const { job } of items) {

@@ -28,6 +28,7 @@ import { Money, type Amount } from '../domain/money.js';
 import { marketRate, priceRouteOrder } from '../domain/pricing.js';
 import { toBaseUnits, type BucketRecord, type DepositRecord } from '../domain/route-deposit-view.js';
 import { TERMS_VERSION } from '../domain/swap-view.js';
+import { transaction } from '../store/after-commit.js';
 import {
   deleteBucket,
   insertDepositMessages,
@@ -311,7 +312,7 @@ export function createRouteDeposits(deps: RouteDepositsDeps) {
      * `force`, whenever it is free. `onOrder` runs in the poll's transaction for each order created.
      */
     async poll(routeId: string, options: { force?: boolean; onOrder?: OrderCallback } = {}): Promise<PollResult> {
-      return deps.knex.transaction(async (trx) => {
+      return transaction(deps.knex, async (trx) => {
         const at = deps.now();
         const route = await lockDueRoute(trx, routeId, options.force ? undefined : at);
         if (!route) return { nextPollAt: undefined, orderIds: [] };
@@ -322,7 +323,7 @@ export function createRouteDeposits(deps: RouteDepositsDeps) {
     /** Moves a route whose poll failed to its next regular poll, so it is retried without spinning. */
     async postpone(routeId: string): Promise<void> {
       const at = deps.now();
-      await deps.knex.transaction(async (trx) => {
+      await transaction(deps.knex, async (trx) => {
         await updateRoutePolling(trx, routeId, new Date(at.getTime() + deps.pollSeconds * 1000));
       });
     },

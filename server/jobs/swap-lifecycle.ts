@@ -17,6 +17,7 @@ import { findAsset, type Catalog, type CatalogAsset } from '../domain/catalog.js
 import { Money } from '../domain/money.js';
 import { priceRouteOrder, priceTerms, sourceLimits, usdValue } from '../domain/pricing.js';
 import type { SwapRecord } from '../domain/swap-view.js';
+import { transaction } from '../store/after-commit.js';
 import { groupCommit } from '../store/group-commit.js';
 import { insertEarning, listOrderDeposits, updateDeposit } from '../store/route-deposits.js';
 import type { NativeStatement } from '../store/raw-sql.js';
@@ -360,7 +361,7 @@ export function createSwapLifecycle(deps: SwapLifecycleDeps) {
       let last: SwapRecord | undefined;
       for (let i = 0; i < MAX_STEPS; i++) {
         const at = deps.now();
-        const result = await deps.knex.transaction(async (trx) => {
+        const result = await transaction(deps.knex, async (trx) => {
           const locked = await lockSwap(trx, swapId);
           if (!locked) return { kind: 'missing' as const };
           const outcome = await step(trx, locked, at);

@@ -38,6 +38,7 @@ import {
   type TargetPolicy,
 } from '../domain/webhook-targets.js';
 import type { Metrics } from '../metrics.js';
+import { transaction } from '../store/after-commit.js';
 import type { SecretBox } from '../store/secret-box.js';
 import {
   claimUndispatched,
@@ -179,7 +180,7 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps): WebhookDeliver
   return {
     async dispatch(paced) {
       let queued = 0;
-      const claimed = await deps.knex.transaction(async (trx) => {
+      const claimed = await transaction(deps.knex, async (trx) => {
         const rows = await claimUndispatched(trx, DISPATCH_BATCH_SIZE, paced);
         const jobs = rows.filter((row) => row.deliver).map((row) => ({ messageId: row.id, attempt: 1 }));
         if (jobs.length > 0) await deps.enqueue(jobs, trx);
@@ -219,7 +220,7 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps): WebhookDeliver
       if (!nextAttemptAt) {
         await recordAttempt(record);
       } else {
-        await deps.knex.transaction(async (trx) => {
+        await transaction(deps.knex, async (trx) => {
           // Only the run that recorded this attempt queues the next one (a second run of the job finds it recorded).
           if (await insertAttempt(trx, record)) {
             await deps.enqueue([{ messageId: message.id, attempt: job.attempt + 1, startAfter: nextAttemptAt }], trx);

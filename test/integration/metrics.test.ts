@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { countSwapTransition } from '../../server/metrics.js';
+import { transaction } from '../../server/store/after-commit.js';
 import { expectError, readJson } from '../support/http.js';
 import { freePort, startServerChild, type ServerChild } from '../support/process.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -179,7 +180,7 @@ describe('Prometheus metrics', function () {
     });
 
     it('counts a transition only once its transaction commits', async () => {
-      const rolledBack = server.knex.transaction(async (trx) => {
+      const rolledBack = transaction(server.knex, async (trx) => {
         countSwapTransition(trx, 'review');
         throw new Error('rolled back on purpose');
       });
@@ -189,7 +190,7 @@ describe('Prometheus metrics', function () {
           (err: Error) => err.message,
         ),
       ).to.equal('rolled back on purpose');
-      await server.knex.transaction(async (trx) => countSwapTransition(trx, 'review'));
+      await transaction(server.knex, async (trx) => countSwapTransition(trx, 'review'));
       const samples = await scrapeUntil((s) => valueOf(s, 'pss_swap_transitions_total', { status: 'review' }) !== undefined, 2_000);
       expect(valueOf(samples, 'pss_swap_transitions_total', { status: 'review' })).to.equal(1);
     });
