@@ -3,6 +3,7 @@ import type { components } from '../../generated/api.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { openStream } from '../support/sse.js';
 import { swapClient } from '../support/swaps.js';
+import { transaction } from '../../server/store/after-commit.js';
 import { changeSwapOrder, changeSwapOrdersIfUnchanged } from '../../server/store/swap-transitions.js';
 import { findSwap, lockSwap } from '../../server/store/swaps.js';
 import type { SwapRecord } from '../../server/domain/swap-view.js';
@@ -47,7 +48,7 @@ describe('Swap changes: the swap, its timeline entry and its message written tog
   it('rewrites the message from the stored row when the database writes a value in another notation', async () => {
     const { order } = await client.create();
     await client.waitFor(order.id, (o) => o.depositAddress !== null && o.depositAddress !== undefined);
-    const change = await server.knex.transaction(async (trx) => {
+    const change = await transaction(server.knex, async (trx) => {
       const locked = await lockSwap(trx, order.id);
       return changeSwapOrder(trx, locked!, { refundAmount: '1.5e-7' }, new Date(), { withEvent: true });
     });
