@@ -28,7 +28,6 @@ import {
 import { indexOperations, matchRoute, type OperationRoute } from './operations.js';
 import { requestId } from './request-id.js';
 import { requestLog } from './request-log.js';
-import { keepCompiledValidatorRoutes } from './validator-routes.js';
 
 /** The path prefix every operation is served under (the spec's server URL). */
 export const API_BASE_PATH = '/api/v1';
@@ -84,7 +83,6 @@ export function createApp(deps: AppDeps): Express {
   app.use(limits.countRefusals);
   app.use(parseJsonBody());
   app.use(headAsGet());
-  keepCompiledValidatorRoutes();
   app.use(
     OpenApiValidator.middleware({
       apiSpec: structuredClone(deps.apiDocument) as never,
