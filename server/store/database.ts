@@ -48,7 +48,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       client: 'pg',
       connection: options.databaseUrl,
       searchPath: options.schema ? [options.schema] : undefined,
-      pool: { min: 0, max: poolSize, afterCreate: prepareRepeatedStatements },
+      pool: { min: 0, max: poolSize },
       acquireConnectionTimeout: ACQUIRE_TIMEOUT_MS,
     });
     if (options.schema) await knex.raw('create schema if not exists ??', [options.schema]);
@@ -222,48 +222,9 @@ function embeddedKnex(socketDir: string, schema: string | undefined): Knex {
     // A host that is a path makes `pg` connect to the Unix socket <host>/.s.PGSQL.<port>.
     connection: { host: socketDir, port: SOCKET_PORT, user: 'postgres', database: 'postgres' },
     searchPath: schema ? [schema] : undefined,
-    pool: { min: 0, max: EMBEDDED_POOL_SIZE, afterCreate: prepareRepeatedStatements },
+    pool: { min: 0, max: EMBEDDED_POOL_SIZE },
     acquireConnectionTimeout: ACQUIRE_TIMEOUT_MS,
   });
-}
-
-/** How many distinct statements one connection keeps prepared; past that, new texts run unnamed. */
-export const MAX_PREPARED_STATEMENTS = 1_000;
-
-let connectionsPrepared = 0;
-
-/**
- * knex's pool hook: every parameterised query on this connection becomes a named prepared statement, so
- * the database parses and plans a text once per connection instead of on every execution. On the embedded
- * PGlite, where every statement runs in its WebAssembly build, parsing and planning were most of the cost
- * of a short query (a primary-key read ran about 3x faster prepared). Queries
- * without parameters (BEGIN, COMMIT, multi-statement scripts) keep the simple protocol.
- *
- * Names are unique per connection (process id, connection number, statement number) because the embedded
- * database serves every socket connection, including another process's, from one session, where a name
- * prepared by one connection would collide with another's.
- */
-function prepareRepeatedStatements(connection: pg.Client, done: (err: Error | null, connection: pg.Client) => void): void {
-  const prefix = `pss_${process.pid}_${++connectionsPrepared}_`;
-  const names = new Map<string, string>();
-  const query = connection.query.bind(connection) as (...args: unknown[]) => unknown;
-  (connection as unknown as { query: (...args: unknown[]) => unknown }).query = (config: unknown, ...rest: unknown[]) => {
-    if (isParameterised(config) && config.name === undefined) {
-      let name = names.get(config.text);
-      if (name === undefined && names.size < MAX_PREPARED_STATEMENTS) {
-        name = `${prefix}${names.size + 1}`;
-        names.set(config.text, name);
-      }
-      if (name !== undefined) config = { ...config, name };
-    }
-    return query(config, ...rest);
-  };
-  done(null, connection);
-}
-
-function isParameterised(config: unknown): config is { text: string; values: unknown[]; name?: string } {
-  const c = config as { text?: unknown; values?: unknown } | null;
-  return typeof c === 'object' && c !== null && typeof c.text === 'string' && Array.isArray(c.values) && c.values.length > 0;
 }
 
 async function connectToRunningEmbedded(dataDir: string, schema: string | undefined): Promise<Database | undefined> {

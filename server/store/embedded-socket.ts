@@ -16,8 +16,8 @@
  * first statement.
  *
  * What a connection leaves in the shared session goes with it: when it closes, its open transaction is
- * rolled back and the statements it prepared are deallocated (the server's pool names a statement per
- * connection, database.ts, and replaced connections would otherwise pile theirs up in the session).
+ * rolled back and the statements it prepared are deallocated (the server prepares none by name, but a
+ * client of the socket may, and replaced connections would otherwise pile theirs up in the session).
  *
  * With several connections the server's event loop can prepare the next query and handle HTTP while
  * PGlite runs the current one (in its own worker thread, embedded-worker.ts).

@@ -1,7 +1,7 @@
 /**
  * SQL handed to us by libraries (pg-boss) in node-postgres form: text with $n placeholders and a values
- * array. It runs on a connection of the knex pool (where a parameterised text becomes a prepared statement
- * of that connection, database.ts), or inside a knex transaction.
+ * array. It runs on a connection of the knex pool (unnamed, as every statement of the service: PgBouncer in
+ * transaction mode cannot keep a named one), or inside a knex transaction.
  */
 import type { Knex } from 'knex';
 
