@@ -1,6 +1,5 @@
 import { expect } from 'chai';
 import {
-  createPartnerClient,
   PartnerApiError,
   StreamDisconnectedError,
   type PartnerClient,
@@ -10,6 +9,7 @@ import {
   type SwapStreamEvent,
 } from '../src/index.js';
 import { openStream, type SseSession } from '../../test/support/sse.js';
+import { partnerClient } from './support/partner-client.js';
 import { startTestServer, type TestServer } from '../../test/support/server.js';
 
 const QUOTE: QuoteRequest = {
@@ -88,19 +88,6 @@ function endAfterFirstOrder(response: Response): Response {
     cancel: (reason) => source.cancel(reason),
   });
   return new Response(body, { status: response.status, headers: response.headers });
-}
-
-// Every test acts as a partner of its own, so no swap of one test shows up in another.
-async function partnerClient(server: TestServer, extra: Partial<PartnerClientOptions> = {}): Promise<PartnerClient> {
-  const { keyId, secret } = await server.createPartner();
-  return createPartnerClient({
-    baseUrl: server.baseUrl,
-    audience: server.config.publicOrigin,
-    keyId,
-    secret,
-    userId: 'customer-1',
-    ...extra,
-  });
 }
 
 async function createSwap(client: PartnerClient): Promise<SwapCreated> {

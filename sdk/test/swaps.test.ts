@@ -1,6 +1,5 @@
 import { expect } from 'chai';
 import {
-  createPartnerClient,
   PartnerApiError,
   WaitTimeoutError,
   type PartnerClient,
@@ -11,6 +10,7 @@ import {
   type SwapRequest,
 } from '../src/index.js';
 import { startTestServer, type TestServer } from '../../test/support/server.js';
+import { partnerClient } from './support/partner-client.js';
 
 const QUOTE: QuoteRequest = {
   sourceAsset: 'BTC',
@@ -47,17 +47,7 @@ describe('sdk swaps, quotes and sandbox against the real server', function () {
   after(() => server.close());
 
   // Every test acts as a partner of its own, so swaps and lists never leak from one test into another.
-  async function newClient(extra: Partial<PartnerClientOptions> = {}): Promise<PartnerClient> {
-    const { keyId, secret } = await server.createPartner();
-    return createPartnerClient({
-      baseUrl: server.baseUrl,
-      audience: server.config.publicOrigin,
-      keyId,
-      secret,
-      userId: 'customer-1',
-      ...extra,
-    });
-  }
+  const newClient = (extra: Partial<PartnerClientOptions> = {}) => partnerClient(server, extra);
 
   async function swapRequest(client: PartnerClient, quote: QuoteRequest = QUOTE): Promise<SwapRequest> {
     const { data, error } = await client.quotes.create(quote);

@@ -3,10 +3,10 @@
  * queued): after the transaction commits when the write is in one (never if it rolls back), at once when the
  * write was a statement of its own.
  *
- * knex documents no commit hook (its types declare a transaction's `executionPromise`, but that settles when a
- * savepoint is released, whatever its outer transaction does, and resolves on a rollback without an error), so
- * every transaction that may carry such work is opened through `transaction` below, which keeps the work
- * registered for it and runs it once its `knex.transaction` promise has resolved, that is once it has committed.
+ * knex documents no commit hook (and its transaction's own settling is no such hook: it settles when a
+ * savepoint is released, whatever the outer transaction does, and on a rollback without an error), so every
+ * transaction that may carry such work is opened through `transaction` below, which keeps the work registered
+ * for it and runs it once its `knex.transaction` promise has resolved, that is once it has committed.
  */
 import type { Knex } from 'knex';
 
