@@ -17,12 +17,12 @@ import { createSandboxRates } from '../server/adapters/sandbox/rates.js';
 import { loadConfig, type Config } from '../server/config.js';
 import { AppError } from '../server/domain/errors.js';
 import { openJobQueue, type JobQueue } from '../server/jobs/engine.js';
-import { createSwapLifecycle } from '../server/jobs/swap-lifecycle.js';
 import { decideReview, listOperatorQueue, redeliverWebhook, type OperatorQueueItem } from '../server/operator.js';
 import type { Database } from '../server/store/database.js';
 import { listOperatorActions, type OperatorActionRecord } from '../server/store/operator-actions.js';
 import type { OperatorDecision } from '../server/store/operator-decisions.js';
-import { createChainAdapter } from '../server/swap-engine.js';
+import { createSwapService } from '../server/services/swaps.js';
+import { createChainAdapters } from '../server/wiring.js';
 import { actorOf, EXIT_USAGE, runCli, UsageError } from './cli.js';
 import { openServiceStore } from './service-store.js';
 
@@ -99,7 +99,7 @@ async function run(argv: string[]): Promise<void> {
       const config = loadConfig();
       const { swap, decision } = await withJobQueue(config, (db, jobs) =>
         decideReview(
-          { knex: db.knex, lifecycle: createLifecycle(config, db), jobs, now: () => new Date() },
+          { knex: db.knex, lifecycle: createLifecycle(config, db, jobs), jobs, now: () => new Date() },
           { swapId: args[0], decision: chosen[0] as OperatorDecision, reason: values.reason!, actor },
         ),
       );
@@ -167,15 +167,18 @@ async function withJobQueue<T>(config: Config, action: (db: Database, jobs: JobQ
   });
 }
 
-// The lifecycle a server of this configuration runs; a refund decision sends the refund through its chain adapter.
-function createLifecycle(config: Config, db: Database) {
+// The swap service a server of this configuration runs; a refund decision commits the refund to the payout
+// outbox, and a running server's sender sends it.
+function createLifecycle(config: Config, db: Database, jobs: JobQueue) {
   const catalog = loadSandboxCatalog();
-  return createSwapLifecycle({
+  const now = () => new Date();
+  return createSwapService({
     knex: db.knex,
     catalog,
     rates: createSandboxRates(catalog),
-    chain: createChainAdapter(config),
-    now: () => new Date(),
+    adapters: createChainAdapters({ config, knex: db.knex, catalog, now }).registry,
+    jobs: () => jobs,
+    now,
   });
 }
 

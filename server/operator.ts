@@ -12,7 +12,7 @@ import { AppError, notFound } from './domain/errors.js';
 import { STATUS_ATTRIBUTES, SWAP_STATUSES, TRANSITIONS, type SwapStatus } from './domain/swap-lifecycle.js';
 import type { SwapRecord } from './domain/swap-view.js';
 import type { JobQueue } from './jobs/engine.js';
-import type { SwapLifecycle } from './jobs/swap-lifecycle.js';
+import type { SwapService } from './services/swaps.js';
 import { runOperatorAction, type Acting } from './operator-actions.js';
 import { insertOperatorDecision, type OperatorDecision, type OperatorDecisionRecord } from './store/operator-decisions.js';
 import { listPartners } from './store/partners.js';
@@ -22,7 +22,7 @@ import { findOutboxMessage, findWebhook, lastAttemptNumber } from './store/webho
 /** What the operator operations need. */
 export interface OperatorDeps {
   knex: Knex;
-  lifecycle: SwapLifecycle;
+  lifecycle: Pick<SwapService, 'decideReview'>;
   jobs: Pick<JobQueue, 'scheduleAdvance' | 'redeliver'>;
   now: () => Date;
 }

@@ -3,6 +3,7 @@
  * spec's Swap and SwapEvent bodies (the same shape in responses, the stream and webhooks).
  */
 import type { components } from '../../generated/api.js';
+import type { SwapDepositRecord } from './swap-decision.js';
 import { attributesOf, type SwapStatus } from './swap-lifecycle.js';
 
 /** The spec's Swap body. */
@@ -62,6 +63,8 @@ export interface SwapRecord {
   markupPercent: string | null;
   markupAmount: string | null;
   markupUsd: string | null;
+  /** Every payment to the deposit address, as the swap accounts for it (DESIGN 6.9). */
+  deposits: SwapDepositRecord[];
   createdAt: Date;
   updatedAt: Date;
 }

@@ -100,6 +100,7 @@ export function createSwapHandlers(deps: HandlerDeps, issued: IssuedQuotes): Pic
         markupPercent: null,
         markupAmount: null,
         markupUsd: null,
+        deposits: [],
         createdAt: at,
         updatedAt: at,
       };

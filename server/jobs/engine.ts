@@ -19,10 +19,12 @@ import { afterCommit, transaction } from '../store/after-commit.js';
 import { createSecretBox } from '../store/secret-box.js';
 import { queryInTransaction, queryOnPool, type NativeStatement } from '../store/raw-sql.js';
 import { retryStartupRace } from '../store/database.js';
+import { listOpenPayoutIds } from '../store/payouts.js';
 import { listActiveSwapIds } from '../store/swaps.js';
 import { allocateRouteAddresses } from './route-addresses.js';
 import { startRoutePolling, type RouteDeposits } from './route-deposits.js';
-import type { SwapLifecycle } from './swap-lifecycle.js';
+import type { SwapService } from '../services/swaps.js';
+import type { PayoutSender } from './payout-sender.js';
 import { startDeliveryPump, type PumpJob } from './delivery-pump.js';
 import {
   createWebhookDelivery,
@@ -46,6 +48,10 @@ export const WAKE_GATHER_MS = 100;
 export const POLLING_INTERVAL_SECONDS = 0.5;
 /** A job still active after this long (its worker died) is retried. */
 export const JOB_EXPIRY_SECONDS = 60;
+/** The queue of payout sends (the outbox's sender, jobs/payout-sender.ts): a job names a payout. */
+export const PAYOUT_SEND_QUEUE = 'payout-send';
+/** Payout sends one fetch takes (each runs on its own; a send is a few node calls). */
+export const PAYOUT_SEND_BATCH_SIZE = 4;
 /** The queue that allocates permanent routes' deposit addresses. */
 export const ROUTE_ADDRESSES_QUEUE = 'route-addresses';
 /**
@@ -74,6 +80,10 @@ export interface JobEngine {
    * transaction, so it exists exactly when the write that needs it commits.
    */
   scheduleAdvance(swapId: string, at?: Date, trx?: Knex.Transaction): Promise<void>;
+  /** Queues a step, due now, for each of `swapIds` in `trx`. */
+  scheduleAdvances(swapIds: string[], trx: Knex.Transaction): Promise<void>;
+  /** Queues the send of each payout of `payoutIds` in `trx` (the outbox's sender takes it from there). */
+  sendPayouts(payoutIds: string[], trx: Knex.Transaction): Promise<void>;
   /**
    * The statement that queues the first steps of new swaps `swapIds`, each due now, as pg-boss's bulk insert
    * would run it: one statement whose text is the same for any number of swaps, for the statement that
@@ -102,7 +112,9 @@ export interface JobEngine {
 /** What the engine needs. */
 export interface JobEngineDeps {
   knex: Knex;
-  lifecycle: SwapLifecycle;
+  lifecycle: SwapService;
+  /** Sends the outbox's payouts. */
+  payoutSender: PayoutSender;
   /** Polls permanent routes for deposits. */
   routeDeposits: RouteDeposits;
   logger: Logger;
@@ -132,9 +144,10 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
     await boss.createQueue(SWAP_ADVANCE_QUEUE);
     await boss.createQueue(WEBHOOK_DELIVERY_QUEUE);
     await boss.createQueue(ROUTE_ADDRESSES_QUEUE);
+    await boss.createQueue(PAYOUT_SEND_QUEUE);
   });
   const work = countingFailures(boss, deps.metrics);
-  const unwatchQueues = deps.metrics?.watchQueues([SWAP_ADVANCE_QUEUE, WEBHOOK_DELIVERY_QUEUE, ROUTE_ADDRESSES_QUEUE], (queue) =>
+  const unwatchQueues = deps.metrics?.watchQueues([SWAP_ADVANCE_QUEUE, WEBHOOK_DELIVERY_QUEUE, ROUTE_ADDRESSES_QUEUE, PAYOUT_SEND_QUEUE], (queue) =>
     boss.getQueueSize(queue),
   );
 
@@ -185,18 +198,44 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
   };
   const firstStepJobsStatement = (swapIds: string[]): Promise<NativeStatement> =>
     keptInsert(swapIds.map((swapId) => ({ name: SWAP_ADVANCE_QUEUE, data: { swapId, first: true } })));
-  // Steps due at given moments, each merged with any other for its swap and moment (as scheduleAdvance's).
-  const wakeUpJobsStatement = (wakeUps: Array<{ swapId: string; at: Date }>): Promise<NativeStatement> =>
-    keptInsert(
-      wakeUps.map(({ swapId, at }) => ({
-        name: SWAP_ADVANCE_QUEUE,
-        data: { swapId },
-        id: advanceJob(swapId, at).id,
-        startAfter: at.toISOString(),
-      })),
-    );
 
-  // A job's `first` marks a swap's first step, queued with its creation.
+  const scheduleAdvances = async (swapIds: string[], trx: Knex.Transaction) => {
+    if (swapIds.length === 0) return;
+    await boss.insert(
+      swapIds.map((swapId) => ({ name: SWAP_ADVANCE_QUEUE, data: { swapId } })),
+      { db: transactionDb(trx) },
+    );
+    afterCommit(trx, wakeAdvance);
+  };
+
+  // The outbox's sends: one job per payout; every payout still open at start gets one (a crash between a
+  // commit and its broadcast costs a restart, never a payout).
+  const payoutWorker: { id?: string } = {};
+  const wakePayouts = waker(payoutWorker);
+  const sendPayouts = async (payoutIds: string[], trx: Knex.Transaction) => {
+    if (payoutIds.length === 0) return;
+    await boss.insert(
+      payoutIds.map((payoutId) => ({ name: PAYOUT_SEND_QUEUE, data: { payoutId } })),
+      { db: transactionDb(trx) },
+    );
+    afterCommit(trx, wakePayouts);
+  };
+  payoutWorker.id = await work<{ payoutId: string }>(
+    PAYOUT_SEND_QUEUE,
+    { pollingIntervalSeconds: POLLING_INTERVAL_SECONDS, batchSize: PAYOUT_SEND_BATCH_SIZE },
+    async (jobs) => {
+      if (jobs.length === PAYOUT_SEND_BATCH_SIZE) wakePayouts.now();
+      const outcomes = await Promise.allSettled(jobs.map((job) => deps.payoutSender.send(job.data.payoutId)));
+      const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+      if (failed) throw failed.reason;
+    },
+  );
+  const openPayouts = await listOpenPayoutIds(deps.knex);
+  if (openPayouts.length > 0) {
+    await boss.insert(openPayouts.map((payoutId) => ({ name: PAYOUT_SEND_QUEUE, data: { payoutId } })));
+    wakePayouts.now();
+  }
+
   advanceWorker.id = await work<{ swapId: string; first?: boolean }>(
     SWAP_ADVANCE_QUEUE,
     { pollingIntervalSeconds: POLLING_INTERVAL_SECONDS, batchSize: ADVANCE_BATCH_SIZE },
@@ -205,8 +244,8 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
       // Every job of the batch runs even when one fails; the batch is then retried (steps are idempotent).
       const outcomes = await Promise.allSettled(
         jobs.map(async (job) => {
-          const { swapId, first } = job.data;
-          const { nextRunAt } = await deps.lifecycle.advance(swapId, first ? { wakeUp: wakeUpJobsStatement } : {});
+          const { swapId } = job.data;
+          const { nextRunAt } = await deps.lifecycle.advance(swapId);
           if (nextRunAt) await scheduleAdvance(swapId, nextRunAt);
         }),
       );
@@ -254,6 +293,8 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
 
   return {
     scheduleAdvance,
+    scheduleAdvances,
+    sendPayouts,
     wakeAdvance,
     firstStepJobsStatement,
     routeAddressesJobsStatement: (routes) =>
@@ -411,6 +452,8 @@ async function startWebhookDelivery(boss: PgBoss, deps: JobEngineDeps) {
 export interface JobQueue {
   /** Queues a step for `swapId`, due now, in `trx`: whichever server's worker takes it carries the swap on. */
   scheduleAdvance(swapId: string, trx: Knex.Transaction): Promise<void>;
+  /** Queues the send of each payout of `payoutIds` in `trx` (a decision committed them). */
+  sendPayouts(payoutIds: string[], trx: Knex.Transaction): Promise<void>;
   /**
    * Queues attempt `attempt` of outbox message `messageId`, due now, in `trx`. Its job id is new, so it is
    * never merged with a retry already queued for that attempt (which then finds the attempt recorded).
@@ -436,10 +479,18 @@ export async function openJobQueue(knex: Knex, options: { schema?: string; webho
     await boss.start();
     await boss.createQueue(SWAP_ADVANCE_QUEUE);
     await boss.createQueue(WEBHOOK_DELIVERY_QUEUE);
+    await boss.createQueue(PAYOUT_SEND_QUEUE);
   });
   return {
     async scheduleAdvance(swapId, trx) {
       await boss.send(SWAP_ADVANCE_QUEUE, { swapId }, { db: transactionDb(trx) });
+    },
+    async sendPayouts(payoutIds, trx) {
+      if (payoutIds.length === 0) return;
+      await boss.insert(
+        payoutIds.map((payoutId) => ({ name: PAYOUT_SEND_QUEUE, data: { payoutId } })),
+        { db: transactionDb(trx) },
+      );
     },
     async redeliver(messageId, attempt, trx) {
       await boss.insert([deliveryInsert({ messageId, attempt }, options.webhookTimeoutSeconds, randomUUID())], { db: transactionDb(trx) });

@@ -28,6 +28,7 @@ export type NewSwap = Omit<
   | 'status'
   | 'failureCode'
   | 'armedFailure'
+  | 'deposits'
   | 'createdAt'
   | 'updatedAt'
   | keyof RouteOrderFields
@@ -116,7 +117,7 @@ export async function lockSwap(trx: Knex.Transaction, id: string, partnerId?: st
 export async function updateSwapFields(trx: Knex.Transaction, id: string, fields: Partial<SwapRecord>, at: Date): Promise<SwapRecord> {
   const [row] = await trx('swaps')
     .where({ id })
-    .update(toColumns({ ...fields, updatedAt: at }))
+    .update(swapColumns({ ...fields, updatedAt: at }))
     .returning('*');
   return fromRow<SwapRecord>(row);
 }
@@ -143,7 +144,7 @@ export async function writeSwapChange(
   id: string,
   change: SwapChangeWrite,
 ): Promise<{ swap: SwapRecord; eventSeq: string | null; messageId: string; announced: boolean }> {
-  const set = Object.entries(toColumns(change.fields));
+  const set = Object.entries(swapColumns(change.fields));
   const event = change.event ? Object.entries(toColumns(change.event)) : [];
   const announce = announcementSql(db, 'updated.id');
   const { rows } = await db.raw(
@@ -395,4 +396,11 @@ export async function findSwapEventSeq(db: Knex, swapId: string, eventId: string
 /** Queues a webhook message for the partner in the caller's transaction. */
 export async function insertOutboxMessage(trx: Knex.Transaction, partnerId: string, type: string, payload: unknown): Promise<void> {
   await trx('webhook_outbox').insert({ partner_id: partnerId, type, payload: JSON.stringify(payload) });
+}
+
+// A swap's fields as columns; its deposits (jsonb) as JSON text, which the driver would send as an array.
+function swapColumns(fields: Partial<SwapRecord>): Record<string, unknown> {
+  const columns = toColumns(fields);
+  if (fields.deposits !== undefined) columns.deposits = JSON.stringify(fields.deposits);
+  return columns;
 }

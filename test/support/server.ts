@@ -2,6 +2,7 @@
  * Starts the real application on its own database for one test suite: a fresh in-memory PGlite, or, when
  * DATABASE_URL is set, a fresh schema in that PostgreSQL (dropped on close). Listens on a free port.
  */
+import { createChainAdapters } from '../../server/wiring.js';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo, LookupFunction } from 'node:net';
 import knexFactory, { type Knex } from 'knex';
@@ -91,11 +92,13 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const now = options.deps?.now ?? (() => new Date());
   const jobSchema = shared ? shared.jobSchema : schema ? `${schema}_jobs` : undefined;
   const metrics = options.metrics ? createMetrics() : undefined;
+  const chains = createChainAdapters({ config, knex: database.knex, catalog, now });
   const engine = await startSwapEngine({
     config,
     knex: database.knex,
     catalog,
     rates,
+    chains,
     secretsKey: Buffer.from(config.secretsKey!, 'hex'),
     logger,
     now,
@@ -113,6 +116,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     swapTokens: engine.swapTokens,
     crypto: engine.crypto,
     lifecycle: engine.lifecycle,
+    watching: engine.watching,
+    sandbox: chains.sandbox,
     hub: engine.hub,
     jobs: engine.jobs,
     apiDocument: document,

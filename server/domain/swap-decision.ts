@@ -1,0 +1,472 @@
+/**
+ * The swap's decisions (DESIGN 6.5, 6.9, 10), as one pure function: given the swap, what the chain ledger
+ * shows for its address, its payouts in the outbox, the prices and the time, `decide` returns the one step
+ * to take: a status transition or a change of the order's fields, the payouts to commit, the payouts to
+ * mark, and when to look again. The service (services/swaps.ts) loads, decides, saves and enqueues in one
+ * transaction; the payouts are sent later by the outbox, outside every lock.
+ *
+ * Every payment to the address is accounted for in `deposits`: the first while the swap waits is the
+ * swap's deposit; any other is an extra, returned once confirmed to the refund destination (or held for an
+ * operator where none is safe). A deposit a reorganisation removes before it is credited sends the swap
+ * back to waiting; after, to review.
+ */
+import type { Catalog, CatalogAsset } from './catalog.js';
+import { Money, type Amount } from './money.js';
+import { priceRouteOrder, priceTerms, sourceLimits, usdValue } from './pricing.js';
+import { isAllowedTransition, type SwapStatus } from './swap-lifecycle.js';
+import type { SwapRecord } from './swap-view.js';
+
+/** One payment to a swap's deposit address, as the swap accounts for it (Swap.deposits). */
+export interface SwapDepositRecord {
+  txHash: string;
+  outputIndex: number;
+  amount: string;
+  confirmationCount: number;
+  requiredConfirmations: number;
+  role: 'swap' | 'extra';
+  status: 'confirming' | 'credited' | 'refunding' | 'refunded' | 'review' | 'removed';
+  refundTxHash: string | null;
+  refundAmount: string | null;
+  seenAt: string;
+}
+
+/** A transaction output paid to the swap's address, as the ledger shows it now. */
+export interface OutputObservation {
+  txHash: string;
+  outputIndex: number;
+  amount: string;
+  fromAddress: string | null;
+  confirmations: number;
+  seenAt: Date;
+  removed: boolean;
+}
+
+/** A payout or refund of the swap in the outbox. */
+export interface PayoutObservation {
+  key: string;
+  purpose: 'payout' | 'refund' | 'extra_refund';
+  status: 'pending' | 'signed' | 'broadcast' | 'confirmed' | 'failed' | 'review';
+  txHash: string | null;
+  amount: string;
+  /** From the payout's block and the network's tip; 0 while unmined. */
+  confirmations: number;
+}
+
+/** A payout to commit: the amount is fixed here, once. */
+export interface PayoutIntent {
+  key: string;
+  purpose: PayoutObservation['purpose'];
+  asset: CatalogAsset;
+  address: string;
+  memo: string | null;
+  amount: string;
+  /** For a route order's refund: the route deposit it returns. */
+  routeDepositId?: string;
+}
+
+/** A route order's deposit (a route order converts deposits the route's polling confirmed). */
+export interface RouteDepositObservation {
+  id: string;
+  amount: string;
+  fromAddress: string;
+}
+
+/** What `decide` sees. */
+export interface Observations {
+  /** Outputs paid to the swap's deposit address (and memo), oldest first; none for route orders. */
+  outputs: OutputObservation[];
+  payouts: PayoutObservation[];
+  /** A route order's deposits. */
+  routeDeposits: RouteDepositObservation[];
+  /** USD prices of the source and destination assets now. */
+  prices: { source: Amount; destination: Amount };
+}
+
+/** The fixed inputs of a decision. */
+export interface DecisionContext {
+  catalog: Catalog;
+  source: CatalogAsset;
+  destination: CatalogAsset;
+  /** Confirmations a payout of ours needs before the swap is finished. */
+  payoutConfirmations: number;
+  now: Date;
+}
+
+/** One step. */
+export interface Decision {
+  /** A status change (with its timeline entry), or null. */
+  transition: { to: SwapStatus; fields: Partial<SwapRecord> } | null;
+  /** A change of the order's fields without a status change, or null. */
+  change: Partial<SwapRecord> | null;
+  /** Payouts to commit. */
+  payouts: PayoutIntent[];
+  /** Outbox rows to mark (a review approved: broadcast the same bytes again). */
+  payoutUpdates: Array<{ key: string; status: 'signed' }>;
+  /** A route order finished: its partner's markup is earned. */
+  earn: boolean;
+  /** When the clock alone moves the swap next (a deadline); undefined: a deposit, the chain or a person will. */
+  wakeAt: Date | undefined;
+}
+
+/** Why a swap was refunded or failed (`Swap.failureCode`). */
+export const FAILURE_CODES = {
+  outOfRange: 'amount_out_of_range',
+  mismatch: 'amount_mismatch',
+  late: 'late_deposit',
+  slippage: 'slippage_exceeded',
+  exchangeFailed: 'exchange_failed',
+  payoutFailed: 'payout_failed',
+  refundFailed: 'refund_failed',
+  depositRemoved: 'deposit_removed',
+  refundedInReview: 'refunded_by_review',
+  failedInReview: 'failed_by_review',
+} as const;
+
+/** A review decision (sandbox operation, operator CLI). */
+export type ReviewDecision = 'approve' | 'refund' | 'fail';
+
+const NOTHING: Decision = { transition: null, change: null, payouts: [], payoutUpdates: [], earn: false, wakeAt: undefined };
+
+/** Whether a deposit still holds customer funds the swap has not settled (Swap.retryable is false then). */
+export const isUnresolved = (deposit: Pick<SwapDepositRecord, 'status'>): boolean =>
+  deposit.status === 'confirming' || deposit.status === 'refunding' || deposit.status === 'review';
+
+/** The key of the swap's own payout, its refund, and an extra deposit's refund. */
+export const payoutKey = (swapId: string) => `${swapId}:payout`;
+export const refundKey = (swapId: string, routeDepositId?: string) => (routeDepositId ? `${swapId}:refund:${routeDepositId}` : `${swapId}:refund`);
+export const extraRefundKey = (swapId: string, output: { txHash: string; outputIndex: number }) =>
+  `${swapId}:extra:${output.txHash}:${output.outputIndex}`;
+
+/** The next step of `swap`. */
+export function decide(swap: SwapRecord, seen: Observations, context: DecisionContext): Decision {
+  const deposits = account(swap, seen, context);
+  const step = decideStatus(swap, seen, context, deposits);
+  // Any change of the deposits' accounting rides along with the step (or is the step).
+  const changedDeposits = JSON.stringify(deposits) !== JSON.stringify(swap.deposits) ? { deposits } : {};
+  if (step.transition) return { ...step, transition: { ...step.transition, fields: { ...changedDeposits, ...step.transition.fields } } };
+  if (step.change || Object.keys(changedDeposits).length > 0) return { ...step, change: { ...changedDeposits, ...step.change } };
+  return step;
+}
+
+// The deposits' accounting with what the ledger and the outbox show now: new outputs join (as the swap's or
+// as extras), confirmations move, removals and refunds are recorded.
+function account(swap: SwapRecord, seen: Observations, context: DecisionContext): SwapDepositRecord[] {
+  if (swap.routeId !== null) return swap.deposits;
+  const required = swap.requiredConfirmations;
+  const known = new Map(swap.deposits.map((d) => [`${d.txHash}:${d.outputIndex}`, d]));
+  const waiting = swap.status === 'waiting' || swap.status === 'overdue';
+  let swapDepositTaken = swap.deposits.some((d) => d.role === 'swap' && d.status !== 'removed');
+  const result: SwapDepositRecord[] = [];
+  for (const output of seen.outputs) {
+    const id = `${output.txHash}:${output.outputIndex}`;
+    const before = known.get(id);
+    if (!before && output.removed) continue;
+    // A swap that was confirming before deposits were accounted for names its deposit by hash.
+    const role = before?.role ?? (output.txHash === swap.sourceTxHash || (waiting && !swapDepositTaken) ? 'swap' : 'extra');
+    if (role === 'swap' && !before) swapDepositTaken = true;
+    const deposit: SwapDepositRecord = before
+      ? { ...before }
+      : {
+          txHash: output.txHash,
+          outputIndex: output.outputIndex,
+          amount: output.amount,
+          confirmationCount: 0,
+          requiredConfirmations: required,
+          role,
+          status: 'confirming',
+          refundTxHash: null,
+          refundAmount: null,
+          seenAt: output.seenAt.toISOString(),
+        };
+    deposit.confirmationCount = Math.min(output.confirmations, required);
+    if (output.removed && (deposit.status === 'confirming' || deposit.status === 'credited' || deposit.status === 'review')) {
+      deposit.status = 'removed';
+      deposit.confirmationCount = 0;
+    } else if (!output.removed && deposit.status === 'removed') {
+      // Mined again after all: counted afresh (as an extra when the swap took another meanwhile).
+      deposit.status = 'confirming';
+      if (deposit.role === 'swap' && swapDepositTaken) deposit.role = 'extra';
+    }
+    if (deposit.role === 'extra') settleExtra(swap, deposit, output, seen, context);
+    result.push(deposit);
+  }
+  // Deposits the ledger no longer lists (never expected) stay as they were.
+  for (const deposit of swap.deposits) if (!result.some((d) => d.txHash === deposit.txHash && d.outputIndex === deposit.outputIndex)) result.push(deposit);
+  return result;
+}
+
+// An extra deposit's refund: started once it is confirmed (by the caller, as a payout), followed through the outbox.
+function settleExtra(swap: SwapRecord, deposit: SwapDepositRecord, output: OutputObservation, seen: Observations, context: DecisionContext) {
+  const refund = seen.payouts.find((p) => p.key === extraRefundKey(swap.id, output));
+  if (!refund) return;
+  if (refund.txHash) deposit.refundTxHash = refund.txHash;
+  deposit.refundAmount = refund.amount;
+  if (refund.status === 'failed' || refund.status === 'review') deposit.status = 'review';
+  else if (refund.status === 'confirmed' || (refund.status === 'broadcast' && refund.confirmations >= context.payoutConfirmations)) deposit.status = 'refunded';
+  else deposit.status = 'refunding';
+}
+
+// Where an extra deposit goes back to: the refund address (with its memo), or the sender where the network
+// names one and needs no memo; null where no destination is safe.
+function extraRefundDestination(swap: SwapRecord, output: OutputObservation, source: CatalogAsset): { address: string; memo: string | null } | null {
+  if (swap.refundMode === 'address' && swap.refundAddress) return { address: swap.refundAddress, memo: swap.refundMemo };
+  if (swap.refundMode === 'sender' && output.fromAddress && !source.memoNeeded) return { address: output.fromAddress, memo: null };
+  return null;
+}
+
+function decideStatus(swap: SwapRecord, seen: Observations, context: DecisionContext, deposits: SwapDepositRecord[]): Decision {
+  // Confirmed extra deposits without a refund yet: one refund each (or review where none is safe).
+  const extraRefunds: PayoutIntent[] = [];
+  for (const deposit of deposits) {
+    if (deposit.role !== 'extra' || deposit.status !== 'confirming' || deposit.confirmationCount < deposit.requiredConfirmations) continue;
+    const output = seen.outputs.find((o) => o.txHash === deposit.txHash && o.outputIndex === deposit.outputIndex)!;
+    const destination = extraRefundDestination(swap, output, context.source);
+    if (!destination) {
+      deposit.status = 'review';
+      continue;
+    }
+    deposit.status = 'refunding';
+    deposit.refundAmount = deposit.amount;
+    extraRefunds.push({ key: extraRefundKey(swap.id, output), purpose: 'extra_refund', asset: context.source, ...destination, amount: deposit.amount });
+  }
+  const step = decideSwap(swap, seen, context, deposits);
+  return extraRefunds.length > 0 ? { ...step, payouts: [...extraRefunds, ...step.payouts] } : step;
+}
+
+function decideSwap(swap: SwapRecord, seen: Observations, context: DecisionContext, deposits: SwapDepositRecord[]): Decision {
+  const at = context.now;
+  const own = deposits.find((d) => d.role === 'swap' && d.status !== 'removed');
+  const removedOwn = deposits.some((d) => d.role === 'swap' && d.status === 'removed' && d.txHash === swap.sourceTxHash);
+  switch (swap.status) {
+    case 'waiting':
+    case 'overdue': {
+      if (swap.depositAddress === null) return NOTHING; // the service allocates it first
+      if (own) {
+        const output = seen.outputs.find((o) => o.txHash === own.txHash && o.outputIndex === own.outputIndex)!;
+        return transition('confirming', {
+          sourceTxHash: own.txHash,
+          receivedAmount: own.amount,
+          receivedFrom: output.fromAddress ?? '',
+          lateDeposit: swap.status === 'overdue' || output.seenAt.getTime() >= swap.quoteExpiresAt.getTime(),
+          confirmationCount: own.confirmationCount,
+        });
+      }
+      if (swap.status === 'waiting') {
+        if (at >= swap.quoteExpiresAt) return transition('overdue', {});
+        return { ...NOTHING, wakeAt: swap.quoteExpiresAt };
+      }
+      if (at >= swap.expiresAt) return transition('expired', {});
+      return { ...NOTHING, wakeAt: swap.expiresAt };
+    }
+    case 'confirming': {
+      if (swap.routeId !== null) return NOTHING; // route polling moves its orders on from here
+      if (removedOwn) {
+        // The deposit left the chain before it was credited: the swap waits again.
+        const back = at >= swap.quoteExpiresAt ? 'overdue' : 'waiting';
+        return transition(back, {
+          sourceTxHash: null,
+          receivedAmount: null,
+          receivedFrom: null,
+          lateDeposit: false,
+          confirmationCount: null,
+          failureCode: null,
+        });
+      }
+      const refunding = refundStep(swap, seen);
+      if (refunding) return refunding;
+      const confirmations = own?.confirmationCount ?? 0;
+      if (confirmations < swap.requiredConfirmations) {
+        if (confirmations > (swap.confirmationCount ?? 0)) return transition('confirming', { confirmationCount: confirmations });
+        return NOTHING;
+      }
+      return decideConfirmed(swap, seen, context, deposits);
+    }
+    case 'exchanging':
+    case 'sending': {
+      if (removedOwn && isAllowedTransition(swap.status, 'review')) {
+        return transition('review', { failureCode: FAILURE_CODES.depositRemoved });
+      }
+      const refunding = refundStep(swap, seen);
+      if (refunding) return refunding;
+      return swap.status === 'exchanging' ? exchange(swap, seen, context, deposits) : settle(swap, seen, context);
+    }
+    case 'review': {
+      const refunding = refundStep(swap, seen);
+      if (refunding) return refunding;
+      return NOTHING;
+    }
+    default:
+      // accumulating belongs to route polling; terminal statuses never change (their extra deposits still do).
+      return NOTHING;
+  }
+}
+
+// The swap's refund in the outbox: once its transaction is known the swap is refunded; a refund that failed
+// goes to review. Null when there is none.
+function refundStep(swap: SwapRecord, seen: Observations): Decision | null {
+  const refunds = seen.payouts.filter((p) => p.purpose === 'refund');
+  if (refunds.length === 0) return null;
+  if (refunds.some((p) => p.status === 'failed' || p.status === 'review')) {
+    return swap.status === 'review' ? NOTHING : transition('review', { failureCode: FAILURE_CODES.refundFailed });
+  }
+  if (refunds.some((p) => p.txHash === null)) return NOTHING; // the sender signs them
+  return transition('refunded', { refundTxHash: refunds[0].txHash, refundAmount: swap.receivedAmount });
+}
+
+function decideConfirmed(swap: SwapRecord, seen: Observations, context: DecisionContext, deposits: SwapDepositRecord[]): Decision {
+  const { catalog, source } = context;
+  const received = new Money(swap.receivedAmount!);
+  const confirmed = { confirmationCount: swap.requiredConfirmations };
+  credit(deposits, 'credited');
+  if (usdValue(received, seen.prices.source).greaterThan(catalog.limitsUsd.automaticMaximum)) {
+    credit(deposits, 'review');
+    return transition('review', confirmed);
+  }
+  const limits = sourceLimits(catalog, source, seen.prices.source);
+  if (received.lessThan(limits.minimumSourceAmount) || received.greaterThan(limits.maximumSourceAmount)) {
+    return refund(swap, seen, context, deposits, FAILURE_CODES.outOfRange, confirmed);
+  }
+  if (swap.lateDeposit && swap.lateDepositPolicy === 'refund') return refund(swap, seen, context, deposits, FAILURE_CODES.late, confirmed);
+  if (swap.rateType === 'fixed' && !swap.lateDeposit && !received.equals(swap.depositAmount)) {
+    return refund(swap, seen, context, deposits, FAILURE_CODES.mismatch, confirmed);
+  }
+  return transition('exchanging', confirmed);
+}
+
+// Marks the swap's own deposit.
+function credit(deposits: SwapDepositRecord[], status: SwapDepositRecord['status']) {
+  const own = deposits.find((d) => d.role === 'swap' && d.status !== 'removed');
+  if (own) own.status = status;
+}
+
+// Commits the refund of the swap's deposit (each of a route order's deposits back to its sender); the swap
+// is refunded once the outbox has signed them (refundStep).
+function refund(
+  swap: SwapRecord,
+  seen: Observations,
+  context: DecisionContext,
+  deposits: SwapDepositRecord[],
+  failureCode: string,
+  fields: Partial<SwapRecord> = {},
+): Decision {
+  const { source } = context;
+  const own = deposits.find((d) => d.role === 'swap' && d.status !== 'removed');
+  if (own) {
+    own.status = 'refunding';
+    own.refundAmount = swap.receivedAmount;
+  }
+  const payouts: PayoutIntent[] =
+    swap.routeId !== null
+      ? seen.routeDeposits.map((deposit) => ({
+          key: refundKey(swap.id, deposit.id),
+          purpose: 'refund' as const,
+          asset: source,
+          address: deposit.fromAddress,
+          memo: null,
+          amount: deposit.amount,
+          routeDepositId: deposit.id,
+        }))
+      : [
+          {
+            key: refundKey(swap.id),
+            purpose: 'refund' as const,
+            asset: source,
+            address: swap.refundMode === 'address' ? swap.refundAddress! : swap.receivedFrom!,
+            memo: swap.refundMode === 'address' ? swap.refundMemo : null,
+            amount: swap.receivedAmount!,
+          },
+        ];
+  if (payouts.length === 0) return transition('refunded', { ...fields, failureCode, refundTxHash: null, refundAmount: swap.receivedAmount });
+  return { ...NOTHING, change: { ...fields, failureCode }, payouts };
+}
+
+// In `exchanging`: prices the payout once and commits it; the swap is `sending` once the outbox signed it.
+function exchange(swap: SwapRecord, seen: Observations, context: DecisionContext, deposits: SwapDepositRecord[]): Decision {
+  const payout = seen.payouts.find((p) => p.purpose === 'payout');
+  if (payout) {
+    if (payout.status === 'failed') return transition('failed', { failureCode: FAILURE_CODES.payoutFailed });
+    if (payout.status === 'review') return transition('review', { failureCode: FAILURE_CODES.payoutFailed });
+    if (payout.txHash === null) return NOTHING; // the sender signs it
+    return transition('sending', { settlementTxHash: payout.txHash });
+  }
+  const { catalog, destination } = context;
+  if (swap.armedFailure === 'exchange') {
+    const step = refund(swap, seen, context, deposits, FAILURE_CODES.exchangeFailed);
+    return step.transition ? step : { ...step, change: { ...step.change, armedFailure: null } };
+  }
+  const received = new Money(swap.receivedAmount!);
+  let output: string;
+  let routeTerms: Partial<SwapRecord> = {};
+  // The quote guarantees its amount for exactly depositAmount before the deadline; anything else (an
+  // approved review of another amount, a late deposit) is exchanged at the market.
+  if (swap.routeId !== null) {
+    // A route order converts at the market, at the fee terms of its route (markup included).
+    const terms = priceRouteOrder({
+      destination,
+      sourceAmount: received,
+      sourcePriceUsd: seen.prices.source,
+      destinationPriceUsd: seen.prices.destination,
+      feePercent: swap.feePercent!,
+      feeFloorUsd: swap.feeFloorUsd!,
+      markupPercent: swap.markupPercent!,
+    });
+    output = terms.receiveAmount;
+    routeTerms = { feeUsd: terms.feeUsd, markupAmount: terms.markupAmount, markupUsd: terms.markupUsd };
+  } else if (swap.rateType === 'fixed' && !swap.lateDeposit && received.equals(swap.depositAmount)) {
+    output = swap.expectedOutputAmount!;
+  } else {
+    output = priceTerms(catalog, {
+      destination,
+      sourceAmount: received,
+      sourcePriceUsd: seen.prices.source,
+      destinationPriceUsd: seen.prices.destination,
+      rateType: 'floating',
+    }).receiveAmount;
+    if (swap.rateType === 'floating' && !swap.lateDeposit && swap.minimumOutputAmount !== null) {
+      // The slippage bound scales with what actually arrived.
+      const minimum = new Money(swap.minimumOutputAmount).times(received).div(swap.depositAmount);
+      if (new Money(output).lessThan(minimum.toDecimalPlaces(destination.precision, Money.ROUND_DOWN))) {
+        return refund(swap, seen, context, deposits, FAILURE_CODES.slippage);
+      }
+    }
+  }
+  if (new Money(output).isZero()) return refund(swap, seen, context, deposits, FAILURE_CODES.outOfRange);
+  return {
+    ...NOTHING,
+    change: { ...routeTerms, actualOutputAmount: output },
+    payouts: [{ key: payoutKey(swap.id), purpose: 'payout', asset: destination, address: swap.destination, memo: swap.destinationMemo, amount: output }],
+  };
+}
+
+// In `sending`: finished once the watcher saw the payout confirmed.
+function settle(swap: SwapRecord, seen: Observations, context: DecisionContext): Decision {
+  const payout = seen.payouts.find((p) => p.purpose === 'payout');
+  if (!payout) throw new Error(`swap ${swap.id} is sending without a payout`);
+  // The payout never went out: its hash names nothing on the chain.
+  if (payout.status === 'failed') return transition('failed', { failureCode: FAILURE_CODES.payoutFailed, settlementTxHash: null });
+  if (payout.status === 'review') return transition('review', { failureCode: FAILURE_CODES.payoutFailed });
+  if (payout.status === 'confirmed' || (payout.status === 'broadcast' && payout.confirmations >= context.payoutConfirmations)) {
+    return { ...transition('finished', {}), earn: swap.routeId !== null };
+  }
+  return NOTHING;
+}
+
+/** The step a review decision takes. */
+export function decideReview(swap: SwapRecord, decision: ReviewDecision, seen: Observations, context: DecisionContext): Decision {
+  const deposits = swap.deposits.map((d) => ({ ...d }));
+  if (decision === 'approve') {
+    credit(deposits, 'credited');
+    // A payout held for an ambiguous broadcast: the same bytes go out again (they cannot pay twice).
+    const held = seen.payouts.find((p) => p.purpose === 'payout' && p.status === 'review');
+    return { ...transition('exchanging', { deposits, failureCode: null }), payoutUpdates: held ? [{ key: held.key, status: 'signed' }] : [] };
+  }
+  if (decision === 'refund') {
+    const step = refund(swap, seen, context, deposits, FAILURE_CODES.refundedInReview);
+    return step.transition ? step : { ...step, change: { ...step.change, deposits } };
+  }
+  return transition('failed', { failureCode: FAILURE_CODES.failedInReview });
+}
+
+function transition(to: SwapStatus, fields: Partial<SwapRecord>): Decision {
+  return { ...NOTHING, transition: { to, fields } };
+}
