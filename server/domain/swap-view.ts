@@ -3,12 +3,18 @@
  * spec's Swap and SwapEvent bodies (the same shape in responses, the stream and webhooks).
  */
 import type { components } from '../../generated/api.js';
-import { attributesOf, type SwapStatus } from './swap-lifecycle.js';
+import { attributesOf, STATUS_ATTRIBUTES, type SwapStatus } from './swap-lifecycle.js';
 
 /** The spec's Swap body. */
 export type SwapBody = components['schemas']['Swap'];
 /** The spec's SwapEvent body. */
 export type SwapEventBody = components['schemas']['SwapEvent'];
+/** The spec's SwapDeposit body: one payment to a swap's deposit address. */
+export type SwapDepositBody = components['schemas']['SwapDeposit'];
+/** Whether a payment is the swap's own deposit (`swap`) or any other (`extra`). */
+export type SwapDepositRole = SwapDepositBody['role'];
+/** What became of a payment to a swap's deposit address. */
+export type SwapDepositStatus = SwapDepositBody['status'];
 
 /** Version (date) of the terms new swaps are created under. */
 export const TERMS_VERSION = '2026-06-01';
@@ -87,8 +93,52 @@ export interface SwapEventRecord {
   occurredAt: Date;
 }
 
-/** The Swap body of a record. */
-export function toSwapBody(swap: SwapRecord): SwapBody {
+/** One payment to a swap's deposit address, as the chain ledger records it (DESIGN 6.9). Amounts are decimal strings. */
+export interface SwapDepositRecord {
+  txHash: string;
+  outputIndex: number;
+  amount: string;
+  confirmationCount: number;
+  requiredConfirmations: number;
+  role: SwapDepositRole;
+  status: SwapDepositStatus;
+  refundTxHash: string | null;
+  refundAmount: string | null;
+  seenAt: Date;
+}
+
+/** Deposit statuses that hold customer funds not yet settled: while any is present, a swap is not retryable. */
+export const UNRESOLVED_DEPOSIT_STATUSES: ReadonlySet<SwapDepositStatus> = new Set(['confirming', 'refunding', 'review']);
+
+/**
+ * `retryable` of a swap (DESIGN 6.5): its status's value, but false while any payment to its deposit address
+ * is unresolved, whatever the status says. Swap bodies, timeline entries and webhooks all take it from here.
+ */
+export function isRetryable(status: SwapStatus, deposits: readonly Pick<SwapDepositRecord, 'status'>[] = []): boolean {
+  return STATUS_ATTRIBUTES[status].retryable && !deposits.some((deposit) => UNRESOLVED_DEPOSIT_STATUSES.has(deposit.status));
+}
+
+/** The SwapDeposit body of a recorded payment. */
+export function toSwapDepositBody(deposit: SwapDepositRecord): SwapDepositBody {
+  return {
+    txHash: deposit.txHash,
+    outputIndex: deposit.outputIndex,
+    amount: deposit.amount,
+    confirmationCount: deposit.confirmationCount,
+    requiredConfirmations: deposit.requiredConfirmations,
+    role: deposit.role,
+    status: deposit.status,
+    refundTxHash: deposit.refundTxHash,
+    refundAmount: deposit.refundAmount,
+    seenAt: deposit.seenAt.toISOString(),
+  };
+}
+
+/**
+ * The Swap body of a record. With `deposits` (every payment to its address), the body lists them and
+ * `retryable` accounts for them; without, the body has no `deposits` key.
+ */
+export function toSwapBody(swap: SwapRecord, deposits?: readonly SwapDepositRecord[]): SwapBody {
   const attributes = attributesOf(swap.status, swap.depositAddress !== null);
   return {
     id: swap.id,
@@ -120,8 +170,10 @@ export function toSwapBody(swap: SwapRecord): SwapBody {
     lateDepositPolicy: swap.lateDepositPolicy,
     status: swap.status,
     ...attributes,
+    retryable: isRetryable(swap.status, deposits),
     failureCode: swap.failureCode,
     termsVersion: swap.termsVersion,
+    ...(deposits && { deposits: deposits.map(toSwapDepositBody) }),
     createdAt: swap.createdAt.toISOString(),
     updatedAt: swap.updatedAt.toISOString(),
   };

@@ -30,7 +30,10 @@ const FAILURE_STAGE_STATUS = { exchange: 'exchanging', payout: 'sending' } as co
 /** Handlers for the sandbox operations. */
 export function createSandboxHandlers(
   deps: HandlerDeps,
-): Pick<Handlers, 'createSandboxDeposit' | 'decideSandboxReview' | 'injectSandboxFailure' | 'advanceSandboxSwapClock'> {
+): Pick<
+  Handlers,
+  'createSandboxDeposit' | 'decideSandboxReview' | 'injectSandboxFailure' | 'advanceSandboxSwapClock' | 'reorganizeSandboxChain'
+> {
   const notFound = () => new AppError(404, 'not_found', 'No such swap.');
   // A payment's address lookup and a route payment's insert are each grouped with those of concurrent
   // payments (store/sandbox-chain.ts).
@@ -192,6 +195,11 @@ export function createSandboxHandlers(
         }
         return updateSwapFields(trx, swap.id, { expiresAt: at }, at);
       });
+    },
+
+    // Temporary: the chain ledger that reorganisations act on is being built (DESIGN 10).
+    async reorganizeSandboxChain() {
+      throw new AppError(501, 'not_implemented', 'Reorganisations are being built.');
     },
   };
 }
