@@ -14,21 +14,7 @@ import type { Catalog, CatalogAsset } from './catalog.js';
 import { Money, type Amount } from './money.js';
 import { priceRouteOrder, priceTerms, sourceLimits, usdValue } from './pricing.js';
 import { isAllowedTransition, type SwapStatus } from './swap-lifecycle.js';
-import type { SwapRecord } from './swap-view.js';
-
-/** One payment to a swap's deposit address, as the swap accounts for it (Swap.deposits). */
-export interface SwapDepositRecord {
-  txHash: string;
-  outputIndex: number;
-  amount: string;
-  confirmationCount: number;
-  requiredConfirmations: number;
-  role: 'swap' | 'extra';
-  status: 'confirming' | 'credited' | 'refunding' | 'refunded' | 'review' | 'removed';
-  refundTxHash: string | null;
-  refundAmount: string | null;
-  seenAt: string;
-}
+import type { SwapDepositRecord, SwapRecord } from './swap-view.js';
 
 /** A transaction output paid to the swap's address, as the ledger shows it now. */
 export interface OutputObservation {
@@ -126,10 +112,6 @@ export const FAILURE_CODES = {
 export type ReviewDecision = 'approve' | 'refund' | 'fail';
 
 const NOTHING: Decision = { transition: null, change: null, payouts: [], payoutUpdates: [], earn: false, wakeAt: undefined };
-
-/** Whether a deposit still holds customer funds the swap has not settled (Swap.retryable is false then). */
-export const isUnresolved = (deposit: Pick<SwapDepositRecord, 'status'>): boolean =>
-  deposit.status === 'confirming' || deposit.status === 'refunding' || deposit.status === 'review';
 
 /** The key of the swap's own payout, its refund, and an extra deposit's refund. */
 export const payoutKey = (swapId: string) => `${swapId}:payout`;

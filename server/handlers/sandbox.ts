@@ -28,7 +28,10 @@ const FAILURE_STAGE_STATUS = { exchange: 'exchanging', payout: 'sending' } as co
 /** Handlers for the sandbox operations. */
 export function createSandboxHandlers(
   deps: HandlerDeps,
-): Pick<Handlers, 'createSandboxDeposit' | 'decideSandboxReview' | 'injectSandboxFailure' | 'advanceSandboxSwapClock' | 'reorganizeSandboxChain'> {
+): Pick<
+  Handlers,
+  'createSandboxDeposit' | 'decideSandboxReview' | 'injectSandboxFailure' | 'advanceSandboxSwapClock' | 'reorganizeSandboxChain'
+> {
   const notFound = () => new AppError(404, 'not_found', 'No such swap.');
   // A payment's address lookup is grouped with those of concurrent payments (store/sandbox-chain.ts).
   const readAddressOwners = createAddressOwnerReader(deps.knex);
@@ -165,6 +168,9 @@ export function createSandboxHandlers(
     },
 
     async reorganizeSandboxChain({ path, body }) {
+      if (!deps.catalog.networks[path.network]) {
+        throw invalidRequest(`Unknown network ${path.network}: GET /assets lists the networks.`, { field: 'network' });
+      }
       const reorganized = await chain().reorganize(path.network, body.blocks);
       // The watcher reads the removals at once: the swaps and routes they touch move on from there.
       await deps.watching.scanNow(path.network);

@@ -164,7 +164,7 @@ export function createSwapHandlers(deps: HandlerDeps, issued: IssuedQuotes): Pic
       return {
         status: 200,
         body: {
-          orders: page.map(toSwapBody),
+          orders: page.map((swap) => toSwapBody(swap)),
           nextCursor: rows.length > limit && last ? encodeCursor({ c: last.createdAt.toISOString(), i: last.id }, query.status) : null,
         },
       };

@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { attributesOf, checkTransition, type SwapStatus } from '../domain/swap-lifecycle.js';
-import { toSwapBody, toSwapEventBody, type SwapEventRecord, type SwapRecord } from '../domain/swap-view.js';
+import { isRetryable, toSwapBody, toSwapEventBody, type SwapEventRecord, type SwapRecord } from '../domain/swap-view.js';
 import { countSwapTransition } from '../metrics.js';
 import { announceOrderDeposits, attachDeposits } from './route-deposits.js';
 import { announceSwapChange } from './swap-notifications.js';
@@ -176,6 +176,7 @@ function eventOf(swap: SwapRecord, at: Date): Omit<SwapEventRecord, 'seq'> {
     swapId: swap.id,
     status: swap.status,
     ...attributes,
+    retryable: isRetryable(swap.status, swap.deposits),
     confirmationCount: confirming ? swap.confirmationCount : null,
     requiredConfirmations: confirming || swap.status === 'waiting' ? swap.requiredConfirmations : null,
     sourceTxHash: swap.sourceTxHash,

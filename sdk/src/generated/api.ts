@@ -689,6 +689,37 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandbox/networks/{network}/reorganizations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reorganise a simulated chain (sandbox only)
+         * @description Removes the last `blocks` blocks of the simulated chain of `network`, as a chain reorganisation on a
+         *     real network would. The payments mined in them leave the chain: the sandbox does not mine them
+         *     again, so their confirmations are gone for good. What that does to a swap:
+         *
+         *     - a swap whose deposit is removed before it was credited goes back to `waiting` (or `overdue`, once
+         *       its deposit deadline has passed), and the deposit is listed in `deposits` with `status: removed`;
+         *     - a swap whose deposit is removed after it was credited goes to `review` (`actionRequired: operator`);
+         *     - an extra payment that is removed before its refund counts for nothing.
+         *
+         *     New blocks follow at the usual pace (`SANDBOX_BLOCK_SECONDS`) on top of the new tip. An unknown
+         *     `network` is `400 invalid_request` (`details.field: network`). Mounted only when
+         *     `SERVICE_MODE=sandbox`; otherwise `404`.
+         */
+        post: operations["reorganizeSandboxChain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "swap.updated": {
@@ -1191,7 +1222,12 @@ export interface components {
             /** @description True when this record will not change again. */
             terminal: boolean;
             actionRequired: components["schemas"]["ActionRequired"];
-            /** @description True when starting over with a new swap is safe and useful. */
+            /**
+             * @description True when starting over with a new swap (a new quote, a new `Idempotency-Key`) is safe and useful
+             *     because no customer funds are held for this one. It follows the status (true for `refunded` and
+             *     `expired`), except that it is false while any payment to the swap's deposit address is unresolved
+             *     (a `deposits` entry in `confirming`, `refunding` or `review`), whatever the status says.
+             */
             retryable: boolean;
             reasonCode: components["schemas"]["SwapReasonCode"];
             /** @description Machine-readable cause when the swap failed or was refunded, for example `amount_out_of_range`. */
@@ -1201,10 +1237,69 @@ export interface components {
              * @example 2026-06-01
              */
             termsVersion: string;
+            /**
+             * @description Every payment to the swap's deposit address (and memo), oldest first: the swap's own deposit
+             *     (`role: swap`) and any other payment (`role: extra`: a second payment, or one that arrived after
+             *     the swap ended). No payment is ignored. Extra payments are returned automatically to the refund
+             *     destination once confirmed (`refundAddress` with `refundMemo`, or the sender in `refundMode:
+             *     sender`), or wait for an operator (`status: review`) where no safe destination exists. The swap
+             *     keeps its status while this happens (a terminal swap stays terminal); each change of an entry
+             *     sends `swap.updated`. While an entry is `confirming`, `refunding` or `review`, `retryable` is
+             *     false. Optional: absent where the server does not list deposits (records that predate it).
+             */
+            deposits?: components["schemas"]["SwapDeposit"][];
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+        };
+        /** @description One payment to a swap's deposit address, with its confirmations and what became of it. */
+        SwapDeposit: {
+            /** @description The transaction that paid the deposit address. */
+            txHash: components["schemas"]["TxHash"];
+            /**
+             * Format: int32
+             * @description The output (or log) index of the payment within its transaction; `txHash` and `outputIndex` identify it.
+             */
+            outputIndex: number;
+            /** @description The amount paid, in units of the swap's source asset. */
+            amount: components["schemas"]["DecimalAmount"];
+            /**
+             * Format: int32
+             * @description Confirmations so far (the chain's tip height minus the payment's block height, plus one; `0` while unmined).
+             */
+            confirmationCount: number;
+            /**
+             * Format: int32
+             * @description Confirmations the network needs before the payment counts.
+             */
+            requiredConfirmations: number;
+            /**
+             * @description `swap` - the payment the swap converts (the first one while the swap was `waiting` or `overdue`);
+             *     `extra` - any other payment: a second payment, or one that arrived after the swap ended.
+             * @enum {string}
+             */
+            role: "swap" | "extra";
+            /**
+             * @description - `confirming` - seen, not yet confirmed `requiredConfirmations` times.
+             *     - `credited` - the swap's own deposit, confirmed and counted by the swap.
+             *     - `refunding` - a refund of this payment is on its way (`refundTxHash` once it is broadcast).
+             *     - `refunded` - the refund was sent (`refundTxHash`, `refundAmount`).
+             *     - `review` - no safe destination for a refund; waits for an operator.
+             *     - `removed` - a chain reorganisation took the payment out before it was credited; it counts for
+             *       nothing (the swap went back to `waiting` or `overdue` if it was its deposit).
+             * @enum {string}
+             */
+            status: "confirming" | "credited" | "refunding" | "refunded" | "review" | "removed";
+            /** @description The transaction returning this payment, once broadcast; otherwise `null`. */
+            refundTxHash: string | null;
+            /** @description The amount returned (the payment less the network fee), once known; otherwise `null`. */
+            refundAmount: string | null;
+            /**
+             * Format: date-time
+             * @description When the service first saw the payment.
+             */
+            seenAt: string;
         };
         /** @description One entry of a swap's public timeline. */
         SwapEvent: {
@@ -1214,6 +1309,10 @@ export interface components {
             status: components["schemas"]["SwapStatus"];
             terminal: boolean;
             actionRequired: components["schemas"]["ActionRequired"];
+            /**
+             * @description `Swap.retryable` when the entry was recorded: the status's value, but false while any payment to the
+             *     swap's deposit address was unresolved (a deposit `confirming`, `refunding` or `review`).
+             */
             retryable: boolean;
             /** @description Reason code; a free string here (new values may appear), usually one of `SwapReasonCode`. */
             reasonCode: string;
@@ -1624,6 +1723,38 @@ export interface components {
         SandboxFailureInjection: {
             /** @enum {string} */
             stage: "exchange" | "payout";
+        };
+        SandboxReorganizationRequest: {
+            /**
+             * Format: int32
+             * @description How many blocks to remove from the tip of the simulated chain.
+             */
+            blocks: number;
+        };
+        /** @description What a simulated chain reorganisation removed, and the chain's tip after it. */
+        SandboxReorganization: {
+            network: components["schemas"]["NetworkCode"];
+            /**
+             * Format: int32
+             * @description Blocks removed; fewer than asked when the simulated chain is shorter.
+             */
+            removedBlocks: number;
+            /** @description The last block of the simulated chain after the reorganisation. */
+            tip: {
+                /**
+                 * Format: int64
+                 * @description The tip's height (the genesis block is height 0).
+                 */
+                height: number;
+                /** @description The block's hash, 64 lowercase hex digits. */
+                hash: string;
+            };
+            /** @description The payments that were mined in the removed blocks; they have left the chain. */
+            removedTransactions: {
+                txHash: components["schemas"]["TxHash"];
+                /** Format: int32 */
+                outputIndex: number;
+            }[];
         };
         SwapUpdatedEvent: {
             /** @constant */
@@ -3095,6 +3226,46 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["SwapNotFound"];
             409: components["responses"]["SandboxConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    reorganizeSandboxChain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The network whose simulated chain to reorganise, as listed by `GET /assets` (`Asset.network`).
+                 * @example LTC
+                 */
+                network: components["schemas"]["NetworkCode"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxReorganizationRequest"];
+            };
+        };
+        responses: {
+            /** @description The blocks were removed; the chain's new tip and the payments that left it. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxReorganization"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
