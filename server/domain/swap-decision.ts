@@ -64,8 +64,8 @@ export interface Observations {
   payouts: PayoutObservation[];
   /** A route order's deposits. */
   routeDeposits: RouteDepositObservation[];
-  /** USD prices of the source and destination assets now. */
-  prices: { source: Amount; destination: Amount };
+  /** USD prices of the source and destination assets now (each throws when its price is unavailable). */
+  prices: { source(): Amount; destination(): Amount };
 }
 
 /** The fixed inputs of a decision. */
@@ -121,7 +121,7 @@ export const extraRefundKey = (swapId: string, output: { txHash: string; outputI
 
 /** The next step of `swap`. */
 export function decide(swap: SwapRecord, seen: Observations, context: DecisionContext): Decision {
-  const deposits = account(swap, seen, context);
+  const deposits = account(swap, seen);
   const step = decideStatus(swap, seen, context, deposits);
   // Any change of the deposits' accounting rides along with the step (or is the step).
   const changedDeposits = JSON.stringify(deposits) !== JSON.stringify(swap.deposits) ? { deposits } : {};
@@ -132,7 +132,7 @@ export function decide(swap: SwapRecord, seen: Observations, context: DecisionCo
 
 // The deposits' accounting with what the ledger and the outbox show now: new outputs join (as the swap's or
 // as extras), confirmations move, removals and refunds are recorded.
-function account(swap: SwapRecord, seen: Observations, context: DecisionContext): SwapDepositRecord[] {
+function account(swap: SwapRecord, seen: Observations): SwapDepositRecord[] {
   if (swap.routeId !== null) return swap.deposits;
   const required = swap.requiredConfirmations;
   const known = new Map(swap.deposits.map((d) => [`${d.txHash}:${d.outputIndex}`, d]));
@@ -169,7 +169,8 @@ function account(swap: SwapRecord, seen: Observations, context: DecisionContext)
       deposit.status = 'confirming';
       if (deposit.role === 'swap' && swapDepositTaken) deposit.role = 'extra';
     }
-    if (deposit.role === 'extra') settleExtra(swap, deposit, output, seen, context);
+    const refund = seen.payouts.find((p) => p.key === (deposit.role === 'extra' ? extraRefundKey(swap.id, output) : refundKey(swap.id)));
+    if (refund) followRefund(deposit, refund);
     result.push(deposit);
   }
   // Deposits the ledger no longer lists (never expected) stay as they were.
@@ -177,14 +178,13 @@ function account(swap: SwapRecord, seen: Observations, context: DecisionContext)
   return result;
 }
 
-// An extra deposit's refund: started once it is confirmed (by the caller, as a payout), followed through the outbox.
-function settleExtra(swap: SwapRecord, deposit: SwapDepositRecord, output: OutputObservation, seen: Observations, context: DecisionContext) {
-  const refund = seen.payouts.find((p) => p.key === extraRefundKey(swap.id, output));
-  if (!refund) return;
-  if (refund.txHash) deposit.refundTxHash = refund.txHash;
+// A deposit being returned follows its refund in the outbox: refunding until the chain accepted the
+// refund's transaction, refunded from then on, and held for an operator when it failed.
+function followRefund(deposit: SwapDepositRecord, refund: PayoutObservation) {
+  deposit.refundTxHash = refund.txHash;
   deposit.refundAmount = refund.amount;
   if (refund.status === 'failed' || refund.status === 'review') deposit.status = 'review';
-  else if (refund.status === 'confirmed' || (refund.status === 'broadcast' && refund.confirmations >= context.payoutConfirmations)) deposit.status = 'refunded';
+  else if (refund.status === 'broadcast' || refund.status === 'confirmed') deposit.status = 'refunded';
   else deposit.status = 'refunding';
 }
 
@@ -283,15 +283,15 @@ function decideSwap(swap: SwapRecord, seen: Observations, context: DecisionConte
   }
 }
 
-// The swap's refund in the outbox: once its transaction is known the swap is refunded; a refund that failed
-// goes to review. Null when there is none.
+// The swap's refund in the outbox: once the chain accepted it the swap is refunded; a refund that failed goes
+// to review. Null when there is none.
 function refundStep(swap: SwapRecord, seen: Observations): Decision | null {
   const refunds = seen.payouts.filter((p) => p.purpose === 'refund');
   if (refunds.length === 0) return null;
   if (refunds.some((p) => p.status === 'failed' || p.status === 'review')) {
     return swap.status === 'review' ? NOTHING : transition('review', { failureCode: FAILURE_CODES.refundFailed });
   }
-  if (refunds.some((p) => p.txHash === null)) return NOTHING; // the sender signs them
+  if (refunds.some((p) => p.status !== 'broadcast' && p.status !== 'confirmed')) return NOTHING; // the sender is on it
   return transition('refunded', { refundTxHash: refunds[0].txHash, refundAmount: swap.receivedAmount });
 }
 
@@ -300,11 +300,11 @@ function decideConfirmed(swap: SwapRecord, seen: Observations, context: Decision
   const received = new Money(swap.receivedAmount!);
   const confirmed = { confirmationCount: swap.requiredConfirmations };
   credit(deposits, 'credited');
-  if (usdValue(received, seen.prices.source).greaterThan(catalog.limitsUsd.automaticMaximum)) {
+  if (usdValue(received, seen.prices.source()).greaterThan(catalog.limitsUsd.automaticMaximum)) {
     credit(deposits, 'review');
     return transition('review', confirmed);
   }
-  const limits = sourceLimits(catalog, source, seen.prices.source);
+  const limits = sourceLimits(catalog, source, seen.prices.source());
   if (received.lessThan(limits.minimumSourceAmount) || received.greaterThan(limits.maximumSourceAmount)) {
     return refund(swap, seen, context, deposits, FAILURE_CODES.outOfRange, confirmed);
   }
@@ -337,6 +337,7 @@ function refund(
     own.status = 'refunding';
     own.refundAmount = swap.receivedAmount;
   }
+  // (A refund once committed is followed by refundStep and followRefund.)
   const payouts: PayoutIntent[] =
     swap.routeId !== null
       ? seen.routeDeposits.map((deposit) => ({
@@ -366,10 +367,11 @@ function refund(
 function exchange(swap: SwapRecord, seen: Observations, context: DecisionContext, deposits: SwapDepositRecord[]): Decision {
   const payout = seen.payouts.find((p) => p.purpose === 'payout');
   if (payout) {
+    // Signed: the swap is sending (then settle() follows the broadcast, even one already refused).
+    if (payout.txHash !== null) return transition('sending', { settlementTxHash: payout.txHash });
     if (payout.status === 'failed') return transition('failed', { failureCode: FAILURE_CODES.payoutFailed });
     if (payout.status === 'review') return transition('review', { failureCode: FAILURE_CODES.payoutFailed });
-    if (payout.txHash === null) return NOTHING; // the sender signs it
-    return transition('sending', { settlementTxHash: payout.txHash });
+    return NOTHING; // the sender signs it
   }
   const { catalog, destination } = context;
   if (swap.armedFailure === 'exchange') {
@@ -386,8 +388,8 @@ function exchange(swap: SwapRecord, seen: Observations, context: DecisionContext
     const terms = priceRouteOrder({
       destination,
       sourceAmount: received,
-      sourcePriceUsd: seen.prices.source,
-      destinationPriceUsd: seen.prices.destination,
+      sourcePriceUsd: seen.prices.source(),
+      destinationPriceUsd: seen.prices.destination(),
       feePercent: swap.feePercent!,
       feeFloorUsd: swap.feeFloorUsd!,
       markupPercent: swap.markupPercent!,
@@ -400,8 +402,8 @@ function exchange(swap: SwapRecord, seen: Observations, context: DecisionContext
     output = priceTerms(catalog, {
       destination,
       sourceAmount: received,
-      sourcePriceUsd: seen.prices.source,
-      destinationPriceUsd: seen.prices.destination,
+      sourcePriceUsd: seen.prices.source(),
+      destinationPriceUsd: seen.prices.destination(),
       rateType: 'floating',
     }).receiveAmount;
     if (swap.rateType === 'floating' && !swap.lateDeposit && swap.minimumOutputAmount !== null) {

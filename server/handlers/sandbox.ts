@@ -12,6 +12,7 @@ import type { SwapStatus } from '../domain/swap-lifecycle.js';
 import { toSwapBody, type SwapRecord } from '../domain/swap-view.js';
 import type { Handlers } from '../http/handler-types.js';
 import { transaction } from '../store/after-commit.js';
+import { hasUnsentPayouts } from '../store/payouts.js';
 import { createAddressOwnerReader } from '../store/sandbox-chain.js';
 import { armSwapFailure, findSwap, lockSwap, updateSwapFields } from '../store/swaps.js';
 import type { HandlerDeps } from './deps.js';
@@ -22,6 +23,9 @@ const FAILURE_STAGES = {
   exchange: ['waiting', 'overdue', 'confirming', 'review', 'exchanging'],
   payout: ['waiting', 'overdue', 'confirming', 'review', 'exchanging', 'sending'],
 } as const;
+// How long a sandbox action waits for the payout or refund it caused to be broadcast, and how often it looks.
+const OUTBOX_WAIT_MS = 10_000;
+const OUTBOX_POLL_MS = 100;
 // The status in which each armed failure fires.
 const FAILURE_STAGE_STATUS = { exchange: 'exchanging', payout: 'sending' } as const;
 
@@ -66,12 +70,32 @@ export function createSandboxHandlers(
     return advanceNow(swap);
   }
 
-  // Runs the steps of `swap`, changed just now, and queues its next look; answers with the swap as it is then.
+  // Runs the steps of `swap`, changed just now, and queues its next look; answers with the swap as it is
+  // then. A step that committed a payout or refund waits (up to OUTBOX_WAIT_MS) for the outbox's sender to
+  // broadcast it, and then runs the steps that follows, so the answer shows the decision done (a refund
+  // `refunded`), as a partner expects of a sandbox action.
   async function advanceNow(swap: SwapRecord) {
-    const advanced = await deps.lifecycle.advance(swap.id);
+    const deadline = Date.now() + OUTBOX_WAIT_MS;
+    let advanced = await deps.lifecycle.advance(swap.id);
+    while (Date.now() < deadline && (await hasUnsentPayouts(deps.knex, swap.id))) {
+      await changeOf(swap.id, Math.min(OUTBOX_POLL_MS, deadline - Date.now()));
+      advanced = await deps.lifecycle.advance(swap.id);
+    }
     if (advanced.nextRunAt) await deps.jobs.scheduleAdvance(swap.id, advanced.nextRunAt);
     return { status: 200 as const, body: { order: toSwapBody(advanced.swap ?? swap) } };
   }
+
+  // Resolves at the next committed change of swap `swapId`, or after `ms`.
+  const changeOf = (swapId: string, ms: number) =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        unsubscribe();
+        clearTimeout(timer);
+        resolve();
+      };
+      const unsubscribe = deps.hub.subscribe(swapId, done);
+      const timer = setTimeout(done, ms);
+    });
 
   // The swap or permanent route of the partner's that owns a deposit address, and what it accepts.
   async function findPayee(partnerId: string, address: string) {

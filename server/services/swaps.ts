@@ -13,7 +13,7 @@ import type { Knex } from 'knex';
 import type { AdapterRegistry } from '../adapters/chain.js';
 import type { RatesAdapter } from '../adapters/rates.js';
 import { findAsset, type Catalog, type CatalogAsset } from '../domain/catalog.js';
-import { Money } from '../domain/money.js';
+import type { Amount } from '../domain/money.js';
 import {
   decide,
   decideReview,
@@ -83,12 +83,26 @@ export function createSwapService(deps: SwapServiceDeps) {
     now: at,
   });
 
-  // Prices, asked before the step's transaction: only the statuses that price anything need them.
+  // Prices, asked before the step's transaction (only the statuses that price anything ask). A price that
+  // is unavailable fails only the decision that needs it (the job is then retried).
   async function pricesFor(swap: SwapRecord, at: Date): Promise<Observations['prices']> {
-    if (swap.status !== 'confirming' && swap.status !== 'exchanging') return { source: new Money(0), destination: new Money(0) };
+    const wanted = swap.status === 'confirming' || swap.status === 'exchanging';
+    const ask = async (symbol: string, network: string): Promise<() => Amount> => {
+      if (!wanted) return () => {
+        throw new Error(`swap ${swap.id} in ${swap.status} asked for a price it was not given`);
+      };
+      try {
+        const price = await deps.rates.priceUsd(symbol, network, at);
+        return () => price;
+      } catch (err) {
+        return () => {
+          throw err;
+        };
+      }
+    };
     const [source, destination] = await Promise.all([
-      deps.rates.priceUsd(swap.sourceAsset, swap.sourceNetwork, at),
-      deps.rates.priceUsd(swap.destinationAsset, swap.destinationNetwork, at),
+      ask(swap.sourceAsset, swap.sourceNetwork),
+      ask(swap.destinationAsset, swap.destinationNetwork),
     ]);
     return { source, destination };
   }
@@ -238,7 +252,10 @@ export function createSwapService(deps: SwapServiceDeps) {
      * commits. The sandbox's review operation and the operator CLI use it.
      */
     async decideReview(trx: Knex.Transaction, swap: SwapRecord, decision: ReviewDecision, at: Date): Promise<SwapChange> {
-      const seen = await observe(trx, swap, { source: new Money(0), destination: new Money(0) });
+      const unpriced = () => {
+        throw new Error('a review decision prices nothing');
+      };
+      const seen = await observe(trx, swap, { source: unpriced, destination: unpriced });
       const context = contextOf(swap, at);
       const change = await apply(trx, swap, decideReview(swap, decision, seen, context), seen, context, at);
       if (!change) throw new Error(`review decision ${decision} on swap ${swap.id} changed nothing`);

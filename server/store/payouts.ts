@@ -113,6 +113,11 @@ export async function findPayout(db: Knex, id: string): Promise<PayoutRecord | u
   return rows.length > 0 ? toPayout(rows[0]) : undefined;
 }
 
+/** Whether swap `swapId` has a payout its sender has not broadcast yet. */
+export async function hasUnsentPayouts(db: Knex, swapId: string): Promise<boolean> {
+  return (await db('payouts').where({ swap_id: swapId }).whereIn('status', ['pending', 'signed']).first('id')) !== undefined;
+}
+
 /** The payouts a sender still has to move (signed but not broadcast, or not yet signed). */
 export async function listOpenPayoutIds(db: Knex): Promise<string[]> {
   const rows = await db('payouts').select('id').whereIn('status', ['pending', 'signed']).orderBy('created_at');
