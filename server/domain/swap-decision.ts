@@ -86,8 +86,11 @@ export interface Decision {
   change: Partial<SwapRecord> | null;
   /** Payouts to commit. */
   payouts: PayoutIntent[];
-  /** Outbox rows to mark (a review approved: broadcast the same bytes again). */
-  payoutUpdates: Array<{ key: string; status: 'signed' }>;
+  /**
+   * Outbox rows to mark: `signed` (a review approved: broadcast the same bytes again), or `failed` from
+   * `pending` (a refund not yet signed whose deposit left the chain: it must never go out).
+   */
+  payoutUpdates: Array<{ key: string; status: 'signed' | 'failed' }>;
   /** A route order finished: its partner's markup is earned. */
   earn: boolean;
   /** When the clock alone moves the swap next (a deadline); undefined: a deposit, the chain or a person will. */
@@ -115,14 +118,18 @@ const NOTHING: Decision = { transition: null, change: null, payouts: [], payoutU
 
 /** The key of the swap's own payout, its refund, and an extra deposit's refund. */
 export const payoutKey = (swapId: string) => `${swapId}:payout`;
-export const refundKey = (swapId: string, routeDepositId?: string) => (routeDepositId ? `${swapId}:refund:${routeDepositId}` : `${swapId}:refund`);
+export const refundKey = (swapId: string, routeDepositId?: string, attempt = 1) =>
+  `${swapId}:refund${routeDepositId ? `:${routeDepositId}` : ''}${attempt > 1 ? `#${attempt}` : ''}`;
+/** The route deposit a route order's refund key names, if any. */
+export const routeDepositOfRefund = (key: string): string | undefined => key.split(':refund:')[1]?.split('#')[0];
 export const extraRefundKey = (swapId: string, output: { txHash: string; outputIndex: number }) =>
   `${swapId}:extra:${output.txHash}:${output.outputIndex}`;
 
 /** The next step of `swap`. */
 export function decide(swap: SwapRecord, seen: Observations, context: DecisionContext): Decision {
-  const deposits = account(swap, seen);
-  const step = decideStatus(swap, seen, context, deposits);
+  const { deposits, cancelled } = account(swap, seen);
+  const decided = decideStatus(swap, seen, context, deposits);
+  const step = cancelled.length > 0 ? { ...decided, payoutUpdates: [...cancelled.map((key) => ({ key, status: 'failed' as const })), ...decided.payoutUpdates] } : decided;
   // Any change of the deposits' accounting rides along with the step (or is the step).
   const changedDeposits = JSON.stringify(deposits) !== JSON.stringify(swap.deposits) ? { deposits } : {};
   if (step.transition) return { ...step, transition: { ...step.transition, fields: { ...changedDeposits, ...step.transition.fields } } };
@@ -132,8 +139,9 @@ export function decide(swap: SwapRecord, seen: Observations, context: DecisionCo
 
 // The deposits' accounting with what the ledger and the outbox show now: new outputs join (as the swap's or
 // as extras), confirmations move, removals and refunds are recorded.
-function account(swap: SwapRecord, seen: Observations): SwapDepositRecord[] {
-  if (swap.routeId !== null) return swap.deposits;
+function account(swap: SwapRecord, seen: Observations): { deposits: SwapDepositRecord[]; cancelled: string[] } {
+  const cancelled: string[] = [];
+  if (swap.routeId !== null) return { deposits: swap.deposits, cancelled };
   const required = swap.requiredConfirmations;
   const known = new Map(swap.deposits.map((d) => [`${d.txHash}:${d.outputIndex}`, d]));
   const waiting = swap.status === 'waiting' || swap.status === 'overdue';
@@ -161,30 +169,48 @@ function account(swap: SwapRecord, seen: Observations): SwapDepositRecord[] {
           seenAt: output.seenAt.toISOString(),
         };
     deposit.confirmationCount = Math.min(output.confirmations, required);
-    if (output.removed && (deposit.status === 'confirming' || deposit.status === 'credited' || deposit.status === 'review')) {
-      deposit.status = 'removed';
+    const refund = deposit.role === 'extra' ? seen.payouts.find((p) => p.key === extraRefundKey(swap.id, output)) : latestRefund(swap, seen);
+    if (refund) followRefund(deposit, refund);
+    if (output.removed) {
       deposit.confirmationCount = 0;
-    } else if (!output.removed && deposit.status === 'removed') {
+      if (refund && refund.status === 'pending') {
+        // Its refund is not signed yet: it is cancelled, and never goes out for money the chain took back.
+        cancelled.push(refund.key);
+        deposit.status = 'removed';
+        deposit.refundAmount = null;
+      } else if (refund && refund.status !== 'failed') {
+        // Its refund may be on its way: an operator looks.
+        deposit.status = 'review';
+      } else if (deposit.status !== 'refunded') {
+        deposit.status = 'removed';
+      }
+    } else if (deposit.status === 'removed') {
       // Mined again after all: counted afresh (as an extra when the swap took another meanwhile).
       deposit.status = 'confirming';
       if (deposit.role === 'swap' && swapDepositTaken) deposit.role = 'extra';
     }
-    const refund = seen.payouts.find((p) => p.key === (deposit.role === 'extra' ? extraRefundKey(swap.id, output) : refundKey(swap.id)));
-    if (refund) followRefund(deposit, refund);
     result.push(deposit);
   }
   // Deposits the ledger no longer lists (never expected) stay as they were.
   for (const deposit of swap.deposits) if (!result.some((d) => d.txHash === deposit.txHash && d.outputIndex === deposit.outputIndex)) result.push(deposit);
-  return result;
+  return { deposits: result, cancelled };
+}
+
+// The swap's own refund being followed: the one still in play (not failed), else the last that failed.
+function latestRefund(swap: SwapRecord, seen: Observations): PayoutObservation | undefined {
+  const refunds = seen.payouts.filter((p) => p.purpose === 'refund');
+  return refunds.filter((p) => p.status !== 'failed').at(-1) ?? refunds.at(-1);
 }
 
 // A deposit being returned follows its refund in the outbox: refunding until the chain accepted the
 // refund's transaction, refunded from then on, and held for an operator when it failed.
 function followRefund(deposit: SwapDepositRecord, refund: PayoutObservation) {
-  deposit.refundTxHash = refund.txHash;
+  const accepted = refund.status === 'broadcast' || refund.status === 'confirmed';
+  // The hash is shown once the chain has the transaction: a signed one may yet be refused.
+  deposit.refundTxHash = accepted ? refund.txHash : null;
   deposit.refundAmount = refund.amount;
   if (refund.status === 'failed' || refund.status === 'review') deposit.status = 'review';
-  else if (refund.status === 'broadcast' || refund.status === 'confirmed') deposit.status = 'refunded';
+  else if (accepted) deposit.status = 'refunded';
   else deposit.status = 'refunding';
 }
 
@@ -219,6 +245,10 @@ function decideSwap(swap: SwapRecord, seen: Observations, context: DecisionConte
   const at = context.now;
   const own = deposits.find((d) => d.role === 'swap' && d.status !== 'removed');
   const removedOwn = deposits.some((d) => d.role === 'swap' && d.status === 'removed' && d.txHash === swap.sourceTxHash);
+  // The swap's deposit left the chain while money for it may be on its way out: an operator looks.
+  const ownGone =
+    removedOwn ||
+    seen.outputs.some((o) => o.removed && o.txHash === swap.sourceTxHash && deposits.some((d) => d.role === 'swap' && d.txHash === o.txHash && d.status === 'review'));
   switch (swap.status) {
     case 'waiting':
     case 'overdue': {
@@ -242,6 +272,7 @@ function decideSwap(swap: SwapRecord, seen: Observations, context: DecisionConte
     }
     case 'confirming': {
       if (swap.routeId !== null) return NOTHING; // route polling moves its orders on from here
+      if (ownGone && !removedOwn) return transition('review', { failureCode: FAILURE_CODES.depositRemoved });
       if (removedOwn) {
         // The deposit left the chain before it was credited: the swap waits again.
         const back = at >= swap.quoteExpiresAt ? 'overdue' : 'waiting';
@@ -265,7 +296,7 @@ function decideSwap(swap: SwapRecord, seen: Observations, context: DecisionConte
     }
     case 'exchanging':
     case 'sending': {
-      if (removedOwn && isAllowedTransition(swap.status, 'review')) {
+      if (ownGone && isAllowedTransition(swap.status, 'review')) {
         return transition('review', { failureCode: FAILURE_CODES.depositRemoved });
       }
       const refunding = refundStep(swap, seen);
@@ -288,11 +319,14 @@ function decideSwap(swap: SwapRecord, seen: Observations, context: DecisionConte
 function refundStep(swap: SwapRecord, seen: Observations): Decision | null {
   const refunds = seen.payouts.filter((p) => p.purpose === 'refund');
   if (refunds.length === 0) return null;
-  if (refunds.some((p) => p.status === 'failed' || p.status === 'review')) {
-    return swap.status === 'review' ? NOTHING : transition('review', { failureCode: FAILURE_CODES.refundFailed });
-  }
-  if (refunds.some((p) => p.status !== 'broadcast' && p.status !== 'confirmed')) return NOTHING; // the sender is on it
-  return transition('refunded', { refundTxHash: refunds[0].txHash, refundAmount: swap.receivedAmount });
+  // The refunds in play: a failed one was never broadcast (a review decision may commit another).
+  const live = refunds.filter((p) => p.status !== 'failed');
+  const toReview = () => (swap.status === 'review' ? NOTHING : transition('review', { failureCode: FAILURE_CODES.refundFailed }));
+  if (live.length === 0 || live.some((p) => p.status === 'review')) return toReview();
+  // A route order returns each of its deposits: one that has no refund in play is held.
+  if (swap.routeId !== null && seen.routeDeposits.some((d) => !live.some((p) => routeDepositOfRefund(p.key) === d.id))) return toReview();
+  if (live.some((p) => p.status !== 'broadcast' && p.status !== 'confirmed')) return NOTHING; // the sender is on it
+  return transition('refunded', { refundTxHash: live[0].txHash, refundAmount: swap.receivedAmount });
 }
 
 function decideConfirmed(swap: SwapRecord, seen: Observations, context: DecisionContext, deposits: SwapDepositRecord[]): Decision {
@@ -333,15 +367,24 @@ function refund(
 ): Decision {
   const { source } = context;
   const own = deposits.find((d) => d.role === 'swap' && d.status !== 'removed');
+  const address = swap.refundMode === 'address' ? swap.refundAddress : swap.receivedFrom;
+  if (swap.routeId === null && !address) {
+    // The network named no single sender to return it to: the deposit is held for an operator.
+    if (own) own.status = 'review';
+    const held = { ...fields, failureCode };
+    return swap.status === 'review' ? { ...NOTHING, change: held } : transition('review', held);
+  }
   if (own) {
     own.status = 'refunding';
     own.refundAmount = swap.receivedAmount;
   }
-  // (A refund once committed is followed by refundStep and followRefund.)
+  // A refund once committed is followed by refundStep and followRefund; one committed again after a failed
+  // one (a review decision) is a new payment, under the next key.
+  const attempt = seen.payouts.filter((p) => p.purpose === 'refund').length + 1;
   const payouts: PayoutIntent[] =
     swap.routeId !== null
       ? seen.routeDeposits.map((deposit) => ({
-          key: refundKey(swap.id, deposit.id),
+          key: refundKey(swap.id, deposit.id, attempt),
           purpose: 'refund' as const,
           asset: source,
           address: deposit.fromAddress,
@@ -351,10 +394,10 @@ function refund(
         }))
       : [
           {
-            key: refundKey(swap.id),
+            key: refundKey(swap.id, undefined, attempt),
             purpose: 'refund' as const,
             asset: source,
-            address: swap.refundMode === 'address' ? swap.refundAddress! : swap.receivedFrom!,
+            address: address!,
             memo: swap.refundMode === 'address' ? swap.refundMemo : null,
             amount: swap.receivedAmount!,
           },
@@ -436,8 +479,23 @@ function settle(swap: SwapRecord, seen: Observations, context: DecisionContext):
 }
 
 /** The step a review decision takes. */
-export function decideReview(swap: SwapRecord, decision: ReviewDecision, seen: Observations, context: DecisionContext): Decision {
+export function decideReview(
+  swap: SwapRecord,
+  decision: ReviewDecision,
+  seen: Observations,
+  context: DecisionContext,
+): Decision | { refused: string } {
   const deposits = swap.deposits.map((d) => ({ ...d }));
+  const live = (purpose: PayoutObservation['purpose']) => seen.payouts.filter((p) => p.purpose === purpose && p.status !== 'failed');
+  if (decision === 'approve' && live('refund').length > 0) {
+    return { refused: 'A refund of this swap is committed (it may be on its way); approving would pay twice. Fail the swap instead.' };
+  }
+  if (decision === 'refund' && live('payout').length > 0) {
+    return { refused: 'The payout of this swap is signed (it may be on the chain); refunding would pay twice. Approve to broadcast the same payout again, or fail the swap.' };
+  }
+  if (decision === 'refund' && swap.routeId === null && !deposits.some((d) => d.role === 'swap' && d.status !== 'removed')) {
+    return { refused: 'The deposit of this swap left the chain (a reorganisation): there is nothing to refund. Fail the swap instead.' };
+  }
   if (decision === 'approve') {
     credit(deposits, 'credited');
     // A payout held for an ambiguous broadcast: the same bytes go out again (they cannot pay twice).

@@ -13,10 +13,12 @@ import type { Knex } from 'knex';
 import type { AdapterRegistry } from '../adapters/chain.js';
 import type { RatesAdapter } from '../adapters/rates.js';
 import { findAsset, type Catalog, type CatalogAsset } from '../domain/catalog.js';
+import { AppError } from '../domain/errors.js';
 import type { Amount } from '../domain/money.js';
 import {
   decide,
   decideReview,
+  routeDepositOfRefund,
   type Decision,
   type DecisionContext,
   type Observations,
@@ -136,13 +138,20 @@ export function createSwapService(deps: SwapServiceDeps) {
   ): Promise<SwapChange | undefined> {
     // Payouts the chain confirmed are marked so (bookkeeping; the decision read them as confirmed already).
     const confirmed = seen.payoutRows.filter((p) => p.status === 'broadcast' && p.confirmations >= context.payoutConfirmations);
-    await setPayoutStatus(trx, swap.id, confirmed.map((p) => p.idempotencyKey), 'confirmed', at);
-    for (const update of decision.payoutUpdates) await setPayoutStatus(trx, swap.id, [update.key], update.status, at);
-    if (decision.payouts.length > 0) await commitPayouts(trx, swap, decision.payouts, at);
-    else if (decision.payoutUpdates.length > 0) {
-      const ids = seen.payoutRows.filter((p) => decision.payoutUpdates.some((u) => u.key === p.idempotencyKey)).map((p) => p.id);
-      await deps.jobs().sendPayouts(ids, trx);
+    for (const payout of confirmed) await setPayoutStatus(trx, swap.id, payout.idempotencyKey, 'broadcast', 'confirmed', at);
+    for (const update of decision.payoutUpdates) {
+      // Both moves are from a status the sender leaves alone (review) or may leave at any moment (pending):
+      // each applies only from the status the decision saw, or the step is taken again.
+      const from = update.status === 'signed' ? 'review' : 'pending';
+      if (!(await setPayoutStatus(trx, swap.id, update.key, from, update.status, at))) {
+        throw new Error(`payout ${update.key} of swap ${swap.id} moved while the step decided; the step runs again`);
+      }
     }
+    const rebroadcast = decision.payoutUpdates.filter((u) => u.status === 'signed');
+    if (rebroadcast.length > 0) {
+      await deps.jobs().sendPayouts(seen.payoutRows.filter((p) => rebroadcast.some((u) => u.key === p.idempotencyKey)).map((p) => p.id), trx);
+    }
+    if (decision.payouts.length > 0) await commitPayouts(trx, swap, decision.payouts, at);
     let change: SwapChange | undefined;
     if (decision.transition) {
       change = await transitionSwap(trx, swap, decision.transition.to, decision.transition.fields, at);
@@ -175,8 +184,10 @@ export function createSwapService(deps: SwapServiceDeps) {
   // A route order's refunds: each deposit gets its own transaction back.
   async function recordRouteRefunds(trx: Knex.Transaction, swap: SwapRecord, payouts: PayoutRecord[], at: Date): Promise<void> {
     for (const payout of payouts) {
-      const depositId = payout.purpose === 'refund' ? payout.idempotencyKey.split(':refund:')[1] : undefined;
-      if (depositId && payout.txHash) await updateDeposit(trx, depositId, { refundTxHash: payout.txHash, updatedAt: at });
+      const depositId = routeDepositOfRefund(payout.idempotencyKey);
+      if (depositId && payout.txHash && (payout.status === 'broadcast' || payout.status === 'confirmed')) {
+        await updateDeposit(trx, depositId, { refundTxHash: payout.txHash, updatedAt: at });
+      }
     }
   }
 
@@ -257,7 +268,9 @@ export function createSwapService(deps: SwapServiceDeps) {
       };
       const seen = await observe(trx, swap, { source: unpriced, destination: unpriced });
       const context = contextOf(swap, at);
-      const change = await apply(trx, swap, decideReview(swap, decision, seen, context), seen, context, at);
+      const decided = decideReview(swap, decision, seen, context);
+      if ('refused' in decided) throw new AppError(409, 'invalid_state', decided.refused, { status: swap.status });
+      const change = await apply(trx, swap, decided, seen, context, at);
       if (!change) throw new Error(`review decision ${decision} on swap ${swap.id} changed nothing`);
       return change;
     },

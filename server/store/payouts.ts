@@ -149,8 +149,15 @@ export async function movePayout(
   return updated === 1;
 }
 
-/** Marks the swap's payouts with keys `keys` `status` (a confirmed payout; a review approved). */
-export async function setPayoutStatus(trx: Knex.Transaction, swapId: string, keys: string[], status: PayoutRecord['status'], at: Date): Promise<void> {
-  if (keys.length === 0) return;
-  await trx('payouts').where({ swap_id: swapId }).whereIn('idempotency_key', keys).update({ status, updated_at: at });
+/** Moves the swap's payout `key` from `from` to `to`; false when it was not in `from`. */
+export async function setPayoutStatus(
+  trx: Knex.Transaction,
+  swapId: string,
+  key: string,
+  from: PayoutRecord['status'],
+  to: PayoutRecord['status'],
+  at: Date,
+): Promise<boolean> {
+  const updated = await trx('payouts').where({ swap_id: swapId, idempotency_key: key, status: from }).update({ status: to, updated_at: at });
+  return updated === 1;
 }
