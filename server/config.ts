@@ -154,7 +154,10 @@ export function loadConfig(env: Env = process.env): Config {
     webhookMaxConcurrentPerPartner: read.integer('WEBHOOK_MAX_CONCURRENT_PER_PARTNER', 4, { min: 1, max: 1000 }),
     webhookMaxInFlight: read.integer('WEBHOOK_MAX_IN_FLIGHT', 128, { min: 1, max: 10000 }),
     sandboxBlockSeconds: read.positiveNumber('SANDBOX_BLOCK_SECONDS', 2),
-    payoutCrashAt: env.PAYOUT_CRASH_AT === undefined ? undefined : read.oneOf('PAYOUT_CRASH_AT', ['after-sign', 'after-broadcast'] as const, 'after-sign'),
+    payoutCrashAt:
+      env.PAYOUT_CRASH_AT === undefined
+        ? undefined
+        : read.oneOf('PAYOUT_CRASH_AT', ['after-sign', 'after-broadcast'] as const, 'after-sign'),
     streamHeartbeatSeconds: read.positiveNumber('STREAM_HEARTBEAT_SECONDS', 15),
     metricsPort: read.optionalInteger('METRICS_PORT', { min: 1, max: 65535 }),
     metricsHost: read.string('METRICS_HOST', '127.0.0.1'),

@@ -59,10 +59,10 @@ export async function startSwapEngine(deps: {
 }): Promise<SwapEngine> {
   const adapters = deps.chains.registry;
   // The service and the sender queue jobs through the engine, which needs them first.
-  let engine: JobEngine | undefined;
+  const engine: { running?: JobEngine } = {};
   const started = () => {
-    if (!engine) throw new Error('the job engine is not running yet');
-    return engine;
+    if (!engine.running) throw new Error('the job engine is not running yet');
+    return engine.running;
   };
   const lifecycle = createSwapService({
     knex: deps.knex,
@@ -108,7 +108,7 @@ export async function startSwapEngine(deps: {
     webhooks: { config: deps.config, secretsKey: deps.secretsKey, now: deps.now, lookup: deps.webhookLookup },
     metrics: deps.metrics,
   });
-  engine = jobs;
+  engine.running = jobs;
   const watching = startChainWatching({
     knex: deps.knex,
     catalog: deps.catalog,

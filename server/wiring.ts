@@ -26,6 +26,11 @@ export function createChainAdapters(deps: {
   // Production has no real adapters yet, and the configuration refuses to start it (tests force it, to try
   // what does not touch a chain).
   if (deps.config.serviceMode !== 'sandbox') return { registry: createAdapterRegistry({}) };
-  const sandbox = createSimulatedChain({ knex: deps.knex, catalog: deps.catalog, blockSeconds: deps.config.sandboxBlockSeconds, now: deps.now });
+  const sandbox = createSimulatedChain({
+    knex: deps.knex,
+    catalog: deps.catalog,
+    blockSeconds: deps.config.sandboxBlockSeconds,
+    now: deps.now,
+  });
   return { registry: sandbox.registry, sandbox };
 }

@@ -129,7 +129,10 @@ export const extraRefundKey = (swapId: string, output: { txHash: string; outputI
 export function decide(swap: SwapRecord, seen: Observations, context: DecisionContext): Decision {
   const { deposits, cancelled } = account(swap, seen);
   const decided = decideStatus(swap, seen, context, deposits);
-  const step = cancelled.length > 0 ? { ...decided, payoutUpdates: [...cancelled.map((key) => ({ key, status: 'failed' as const })), ...decided.payoutUpdates] } : decided;
+  const step =
+    cancelled.length > 0
+      ? { ...decided, payoutUpdates: [...cancelled.map((key) => ({ key, status: 'failed' as const })), ...decided.payoutUpdates] }
+      : decided;
   // Any change of the deposits' accounting rides along with the step (or is the step).
   const changedDeposits = JSON.stringify(deposits) !== JSON.stringify(swap.deposits) ? { deposits } : {};
   if (step.transition) return { ...step, transition: { ...step.transition, fields: { ...changedDeposits, ...step.transition.fields } } };
@@ -169,7 +172,8 @@ function account(swap: SwapRecord, seen: Observations): { deposits: SwapDepositR
           seenAt: output.seenAt.toISOString(),
         };
     deposit.confirmationCount = Math.min(output.confirmations, required);
-    const refund = deposit.role === 'extra' ? seen.payouts.find((p) => p.key === extraRefundKey(swap.id, output)) : latestRefund(swap, seen);
+    const refund =
+      deposit.role === 'extra' ? seen.payouts.find((p) => p.key === extraRefundKey(swap.id, output)) : latestRefund(swap, seen);
     if (refund) followRefund(deposit, refund);
     if (output.removed) {
       deposit.confirmationCount = 0;
@@ -192,7 +196,8 @@ function account(swap: SwapRecord, seen: Observations): { deposits: SwapDepositR
     result.push(deposit);
   }
   // Deposits the ledger no longer lists (never expected) stay as they were.
-  for (const deposit of swap.deposits) if (!result.some((d) => d.txHash === deposit.txHash && d.outputIndex === deposit.outputIndex)) result.push(deposit);
+  for (const deposit of swap.deposits)
+    if (!result.some((d) => d.txHash === deposit.txHash && d.outputIndex === deposit.outputIndex)) result.push(deposit);
   return { deposits: result, cancelled };
 }
 
@@ -216,7 +221,11 @@ function followRefund(deposit: SwapDepositRecord, refund: PayoutObservation) {
 
 // Where an extra deposit goes back to: the refund address (with its memo), or the sender where the network
 // names one and needs no memo; null where no destination is safe.
-function extraRefundDestination(swap: SwapRecord, output: OutputObservation, source: CatalogAsset): { address: string; memo: string | null } | null {
+function extraRefundDestination(
+  swap: SwapRecord,
+  output: OutputObservation,
+  source: CatalogAsset,
+): { address: string; memo: string | null } | null {
   if (swap.refundMode === 'address' && swap.refundAddress) return { address: swap.refundAddress, memo: swap.refundMemo };
   if (swap.refundMode === 'sender' && output.fromAddress && !source.memoNeeded) return { address: output.fromAddress, memo: null };
   return null;
@@ -235,7 +244,13 @@ function decideStatus(swap: SwapRecord, seen: Observations, context: DecisionCon
     }
     deposit.status = 'refunding';
     deposit.refundAmount = deposit.amount;
-    extraRefunds.push({ key: extraRefundKey(swap.id, output), purpose: 'extra_refund', asset: context.source, ...destination, amount: deposit.amount });
+    extraRefunds.push({
+      key: extraRefundKey(swap.id, output),
+      purpose: 'extra_refund',
+      asset: context.source,
+      ...destination,
+      amount: deposit.amount,
+    });
   }
   const step = decideSwap(swap, seen, context, deposits);
   return extraRefunds.length > 0 ? { ...step, payouts: [...extraRefunds, ...step.payouts] } : step;
@@ -248,7 +263,12 @@ function decideSwap(swap: SwapRecord, seen: Observations, context: DecisionConte
   // The swap's deposit left the chain while money for it may be on its way out: an operator looks.
   const ownGone =
     removedOwn ||
-    seen.outputs.some((o) => o.removed && o.txHash === swap.sourceTxHash && deposits.some((d) => d.role === 'swap' && d.txHash === o.txHash && d.status === 'review'));
+    seen.outputs.some(
+      (o) =>
+        o.removed &&
+        o.txHash === swap.sourceTxHash &&
+        deposits.some((d) => d.role === 'swap' && d.txHash === o.txHash && d.status === 'review'),
+    );
   switch (swap.status) {
     case 'waiting':
     case 'overdue': {
@@ -402,7 +422,8 @@ function refund(
             amount: swap.receivedAmount!,
           },
         ];
-  if (payouts.length === 0) return transition('refunded', { ...fields, failureCode, refundTxHash: null, refundAmount: swap.receivedAmount });
+  if (payouts.length === 0)
+    return transition('refunded', { ...fields, failureCode, refundTxHash: null, refundAmount: swap.receivedAmount });
   return { ...NOTHING, change: { ...fields, failureCode }, payouts };
 }
 
@@ -461,7 +482,16 @@ function exchange(swap: SwapRecord, seen: Observations, context: DecisionContext
   return {
     ...NOTHING,
     change: { ...routeTerms, actualOutputAmount: output },
-    payouts: [{ key: payoutKey(swap.id), purpose: 'payout', asset: destination, address: swap.destination, memo: swap.destinationMemo, amount: output }],
+    payouts: [
+      {
+        key: payoutKey(swap.id),
+        purpose: 'payout',
+        asset: destination,
+        address: swap.destination,
+        memo: swap.destinationMemo,
+        amount: output,
+      },
+    ],
   };
 }
 
@@ -491,7 +521,10 @@ export function decideReview(
     return { refused: 'A refund of this swap is committed (it may be on its way); approving would pay twice. Fail the swap instead.' };
   }
   if (decision === 'refund' && live('payout').length > 0) {
-    return { refused: 'The payout of this swap is signed (it may be on the chain); refunding would pay twice. Approve to broadcast the same payout again, or fail the swap.' };
+    return {
+      refused:
+        'The payout of this swap is signed (it may be on the chain); refunding would pay twice. Approve to broadcast the same payout again, or fail the swap.',
+    };
   }
   if (decision === 'refund' && swap.routeId === null && !deposits.some((d) => d.role === 'swap' && d.status !== 'removed')) {
     return { refused: 'The deposit of this swap left the chain (a reorganisation): there is nothing to refund. Fail the swap instead.' };
@@ -500,7 +533,10 @@ export function decideReview(
     credit(deposits, 'credited');
     // A payout held for an ambiguous broadcast: the same bytes go out again (they cannot pay twice).
     const held = seen.payouts.find((p) => p.purpose === 'payout' && p.status === 'review');
-    return { ...transition('exchanging', { deposits, failureCode: null }), payoutUpdates: held ? [{ key: held.key, status: 'signed' }] : [] };
+    return {
+      ...transition('exchanging', { deposits, failureCode: null }),
+      payoutUpdates: held ? [{ key: held.key, status: 'signed' }] : [],
+    };
   }
   if (decision === 'refund') {
     const step = refund(swap, seen, context, deposits, FAILURE_CODES.refundedInReview);

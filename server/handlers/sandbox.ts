@@ -136,7 +136,13 @@ export function createSandboxHandlers(
       }
       // The payment goes on the simulated chain; its watcher, woken, records it in the ledger and wakes the
       // swap or route it pays, as a node's would.
-      const tx = await chain().pay({ network: asset.network, asset: asset.symbol, address: body.address, memo: memo.value, amount: body.amount });
+      const tx = await chain().pay({
+        network: asset.network,
+        asset: asset.symbol,
+        address: body.address,
+        memo: memo.value,
+        amount: body.amount,
+      });
       deps.watching.wake(asset.network);
       return {
         status: 202,

@@ -147,8 +147,9 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
     await boss.createQueue(PAYOUT_SEND_QUEUE);
   });
   const work = countingFailures(boss, deps.metrics);
-  const unwatchQueues = deps.metrics?.watchQueues([SWAP_ADVANCE_QUEUE, WEBHOOK_DELIVERY_QUEUE, ROUTE_ADDRESSES_QUEUE, PAYOUT_SEND_QUEUE], (queue) =>
-    boss.getQueueSize(queue),
+  const unwatchQueues = deps.metrics?.watchQueues(
+    [SWAP_ADVANCE_QUEUE, WEBHOOK_DELIVERY_QUEUE, ROUTE_ADDRESSES_QUEUE, PAYOUT_SEND_QUEUE],
+    (queue) => boss.getQueueSize(queue),
   );
 
   // pg-boss's worker fetches a batch, then waits out its polling interval unless notified: without a nudge

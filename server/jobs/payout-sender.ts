@@ -47,7 +47,12 @@ export function createPayoutSender(deps: PayoutSenderDeps) {
   };
 
   // Moves the payout and wakes its swap, together.
-  async function record(payout: PayoutRecord, from: PayoutRecord['status'], to: PayoutRecord['status'], fields: Parameters<typeof movePayout>[4]) {
+  async function record(
+    payout: PayoutRecord,
+    from: PayoutRecord['status'],
+    to: PayoutRecord['status'],
+    fields: Parameters<typeof movePayout>[4],
+  ) {
     return transaction(deps.knex, async (trx) => {
       const moved = await movePayout(trx, payout.id, from, to, fields, deps.now());
       if (moved) await deps.wakeSwap(payout.swapId, trx);

@@ -90,9 +90,10 @@ export function createSwapService(deps: SwapServiceDeps) {
   async function pricesFor(swap: SwapRecord, at: Date): Promise<Observations['prices']> {
     const wanted = swap.status === 'confirming' || swap.status === 'exchanging';
     const ask = async (symbol: string, network: string): Promise<() => Amount> => {
-      if (!wanted) return () => {
-        throw new Error(`swap ${swap.id} in ${swap.status} asked for a price it was not given`);
-      };
+      if (!wanted)
+        return () => {
+          throw new Error(`swap ${swap.id} in ${swap.status} asked for a price it was not given`);
+        };
       try {
         const price = await deps.rates.priceUsd(symbol, network, at);
         return () => price;
@@ -109,7 +110,11 @@ export function createSwapService(deps: SwapServiceDeps) {
     return { source, destination };
   }
 
-  async function observe(trx: Knex.Transaction, swap: SwapRecord, prices: Observations['prices']): Promise<Observations & { payoutRows: PayoutRecord[] }> {
+  async function observe(
+    trx: Knex.Transaction,
+    swap: SwapRecord,
+    prices: Observations['prices'],
+  ): Promise<Observations & { payoutRows: PayoutRecord[] }> {
     const source = assetOf(swap.sourceAsset, swap.sourceNetwork);
     const [outputs, payoutRows, routeDeposits] = await Promise.all([
       swap.routeId === null && swap.depositAddress !== null
@@ -120,7 +125,14 @@ export function createSwapService(deps: SwapServiceDeps) {
     ]);
     return {
       outputs: outputs.filter((o) => o.asset === swap.sourceAsset),
-      payouts: payoutRows.map((p) => ({ key: p.idempotencyKey, purpose: p.purpose, status: p.status, txHash: p.txHash, amount: p.amount, confirmations: p.confirmations })),
+      payouts: payoutRows.map((p) => ({
+        key: p.idempotencyKey,
+        purpose: p.purpose,
+        status: p.status,
+        txHash: p.txHash,
+        amount: p.amount,
+        confirmations: p.confirmations,
+      })),
       routeDeposits: routeDeposits.map((d) => ({ id: d.id, amount: d.amount, fromAddress: d.fromAddress })),
       prices,
       payoutRows,
@@ -149,7 +161,10 @@ export function createSwapService(deps: SwapServiceDeps) {
     }
     const rebroadcast = decision.payoutUpdates.filter((u) => u.status === 'signed');
     if (rebroadcast.length > 0) {
-      await deps.jobs().sendPayouts(seen.payoutRows.filter((p) => rebroadcast.some((u) => u.key === p.idempotencyKey)).map((p) => p.id), trx);
+      await deps.jobs().sendPayouts(
+        seen.payoutRows.filter((p) => rebroadcast.some((u) => u.key === p.idempotencyKey)).map((p) => p.id),
+        trx,
+      );
     }
     if (decision.payouts.length > 0) await commitPayouts(trx, swap, decision.payouts, at);
     let change: SwapChange | undefined;
@@ -219,7 +234,10 @@ export function createSwapService(deps: SwapServiceDeps) {
   async function step(
     swapId: string,
   ): Promise<
-    { kind: 'changed'; change: SwapChange } | { kind: 'idle'; swap: SwapRecord; wakeAt: Date | undefined } | { kind: 'missing' } | { kind: 'again' }
+    | { kind: 'changed'; change: SwapChange }
+    | { kind: 'idle'; swap: SwapRecord; wakeAt: Date | undefined }
+    | { kind: 'missing' }
+    | { kind: 'again' }
   > {
     const read = await readSwap(swapId);
     if (!read) return { kind: 'missing' };

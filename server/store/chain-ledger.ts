@@ -144,10 +144,7 @@ export async function listMovedByTip(
       .whereNull('removed_at')
       .andWhere('block_height', '>', previousTip - maxConfirmations)
       .andWhere('block_height', '<=', tip),
-    db('payouts')
-      .distinct('swap_id')
-      .where({ network, status: 'broadcast' })
-      .andWhere('block_height', '<=', tip),
+    db('payouts').distinct('swap_id').where({ network, status: 'broadcast' }).andWhere('block_height', '<=', tip),
   ]);
   return { addresses: outputs.map((r: { address: string }) => r.address), swapIds: payouts.map((r: { swap_id: string }) => r.swap_id) };
 }

@@ -158,6 +158,8 @@ export async function setPayoutStatus(
   to: PayoutRecord['status'],
   at: Date,
 ): Promise<boolean> {
-  const updated = await trx('payouts').where({ swap_id: swapId, idempotency_key: key, status: from }).update({ status: to, updated_at: at });
+  const updated = await trx('payouts')
+    .where({ swap_id: swapId, idempotency_key: key, status: from })
+    .update({ status: to, updated_at: at });
   return updated === 1;
 }

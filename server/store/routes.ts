@@ -558,7 +558,11 @@ export async function openExpectWindow(db: Knex, partnerId: string, id: string, 
 
 /** Makes routes `ids` due for polling at `at` (the chain watcher saw something for them); a sooner poll stays. */
 export async function makeRoutesDue(db: Knex, ids: string[], at: Date): Promise<void> {
-  await db('permanent_routes').whereIn('id', ids).andWhere('status', 'active').andWhere('next_poll_at', '>', at).update({ next_poll_at: at });
+  await db('permanent_routes')
+    .whereIn('id', ids)
+    .andWhere('status', 'active')
+    .andWhere('next_poll_at', '>', at)
+    .update({ next_poll_at: at });
 }
 
 /**

@@ -145,9 +145,7 @@ export async function listTransactionsRemoved(db: Knex, network: string, from: s
 
 /** The payouts on `network` broadcast by database transactions in [`from`, `to`). */
 export async function listPayoutsWritten(db: Knex, network: string, from: string, to: string): Promise<SandboxPayout[]> {
-  const rows = await db('sandbox_payouts')
-    .where({ network })
-    .andWhereRaw('xid >= ?::xid8 and xid < ?::xid8', [from, to]);
+  const rows = await db('sandbox_payouts').where({ network }).andWhereRaw('xid >= ?::xid8 and xid < ?::xid8', [from, to]);
   return rows.map(toPayout);
 }
 

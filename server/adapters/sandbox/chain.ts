@@ -193,7 +193,9 @@ export function createSimulatedChain(deps: { knex: Knex; catalog: Catalog; block
   }
 
   return {
-    registry: createAdapterRegistry(Object.fromEntries(Object.keys(deps.catalog.networks).map((network) => [network, adaptersOf(network)]))),
+    registry: createAdapterRegistry(
+      Object.fromEntries(Object.keys(deps.catalog.networks).map((network) => [network, adaptersOf(network)])),
+    ),
     async pay(payment) {
       const nonce = randomBytes(16).toString('hex');
       return insertSandboxTransaction(knex, {

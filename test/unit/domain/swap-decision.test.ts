@@ -671,7 +671,6 @@ const ROWS: Row[] = [
     }),
     outputs: [own(6, { amount: '2.4', fromAddress: null })],
     expect: { to: 'review', fields: { confirmationCount: 6, failureCode: FAILURE_CODES.mismatch }, deposits: [OWN('review')] },
-    bug: 'BUG: the refund is committed to receivedFrom "" (an empty address) instead of holding the deposit for an operator',
   },
   {
     status: 'confirming',
@@ -802,7 +801,6 @@ const ROWS: Row[] = [
     outputs: [own(8, { amount: '2.4' })],
     payouts: [refund('signed', { amount: '2.4' })],
     expect: {},
-    bug: 'BUG: followRefund copies the signed hash into deposits[].refundTxHash before broadcast (spec: "once broadcast; otherwise null")',
   },
   {
     status: 'confirming (refund committed)',
@@ -811,16 +809,34 @@ const ROWS: Row[] = [
     outputs: [own(8, { amount: '2.4' })],
     payouts: [refund('failed', { amount: '2.4' })],
     expect: { to: 'review', fields: { failureCode: FAILURE_CODES.refundFailed }, deposits: [OWN('review', { refundTxHash: null })] },
-    bug: 'BUG: a refund that never went out leaves its hash in deposits[].refundTxHash (settle() clears settlementTxHash in the same case)',
   },
   {
     status: 'confirming (refund committed)',
-    when: 'the deposit is removed after its refund was committed: review (deposit_removed)',
+    when: 'the deposit is removed before its refund was signed: the refund is cancelled and the swap waits again',
     swap: swapIn('confirming', refundCommitted()),
     outputs: [own(0, { amount: '2.4', removed: true })],
     payouts: [refund('pending', { amount: '2.4' })],
-    expect: { to: 'review', fields: { failureCode: FAILURE_CODES.depositRemoved }, deposits: [OWN('removed')] },
-    bug: 'BUG: a refunding deposit is never marked removed; the swap waits and the pending refund pays out funds that left the chain',
+    expect: {
+      to: 'waiting',
+      fields: {
+        sourceTxHash: null,
+        receivedAmount: null,
+        receivedFrom: null,
+        lateDeposit: false,
+        confirmationCount: null,
+        failureCode: null,
+      },
+      payoutUpdates: [{ key: REFUND_KEY, status: 'failed' }],
+      deposits: [OWN('removed', { refundAmount: null })],
+    },
+  },
+  {
+    status: 'confirming (refund committed)',
+    when: 'the deposit is removed after its refund was signed: review (deposit_removed), the deposit held',
+    swap: swapIn('confirming', refundCommitted()),
+    outputs: [own(0, { amount: '2.4', removed: true })],
+    payouts: [refund('signed', { amount: '2.4' })],
+    expect: { to: 'review', fields: { failureCode: FAILURE_CODES.depositRemoved }, deposits: [OWN('review')] },
   },
 
   // confirming route orders: route polling moves them on.
@@ -1314,15 +1330,11 @@ const ROWS: Row[] = [
   },
   {
     status: 'review',
-    when: 'refund a held payout: the deposit refunded',
+    when: 'refund a held payout: refused (the signed payout may be on the chain)',
     swap: swapIn('review'),
     payouts: [payout('review')],
     review: 'refund',
-    expect: {
-      change: { failureCode: FAILURE_CODES.refundedInReview },
-      payouts: [REFUND('2.5')],
-      deposits: [OWN('refunding', { refundAmount: '2.5' })],
-    },
+    expect: { throws: /payout/ },
   },
   {
     status: 'review',
@@ -1338,7 +1350,7 @@ const ROWS: Row[] = [
     swap: swapIn('review', { ...ROUTE, failureCode: FAILURE_CODES.payoutFailed }),
     outputs: [],
     routeDeposits: ROUTE_DEPOSITS,
-    payouts: [payout('review', { amount: '80.0805' })],
+    payouts: [payout('failed', { amount: '80.0805' })],
     review: 'refund',
     expect: { change: { failureCode: FAILURE_CODES.refundedInReview }, payouts: ROUTE_REFUNDS },
   },
@@ -1358,20 +1370,18 @@ const ROWS: Row[] = [
     payouts: [payout('review'), refund('pending')],
     review: 'approve',
     expect: { throws: /refund/ },
-    bug: 'BUG: approve after a refund decision moves to exchanging and re-signs the held payout while the refund is still committed: both are sent',
   },
   {
     status: 'review (refund failed)',
     when: 'refund again after the refund failed: a new refund the outbox will take',
     swap: swapIn('review', { ...reviewRefunded(), failureCode: FAILURE_CODES.refundFailed }),
-    payouts: [payout('review'), refund('failed')],
+    payouts: [refund('failed')],
     review: 'refund',
     expect: {
       change: { failureCode: FAILURE_CODES.refundedInReview },
-      payouts: [{ ...REFUND('2.5'), key: `${REFUND_KEY}:2` }],
+      payouts: [{ ...REFUND('2.5'), key: `${REFUND_KEY}#2` }],
       deposits: [OWN('refunding', { refundAmount: '2.5' })],
     },
-    bug: 'BUG: the new refund reuses the key of the failed one; insertPayoutIntents ignores it (onConflict ignore), so the decision only changes failureCode',
   },
   {
     status: 'review (deposit removed)',
@@ -1383,8 +1393,7 @@ const ROWS: Row[] = [
     outputs: [own(0, { removed: true })],
     payouts: [],
     review: 'refund',
-    expect: { throws: /removed/ },
-    bug: 'BUG: (or a policy to confirm) refund pays receivedAmount 2.5 back although the only deposit is removed; no deposit is marked refunding',
+    expect: { throws: /left the chain/ },
   },
 
   // accumulating (route orders): route polling moves them; no outputs, payouts or refunds of their own yet.
@@ -1443,10 +1452,10 @@ const ROWS: Row[] = [
   { status: 'refunded', when: 'the deposit gains confirmations', swap: swapIn('refunded'), outputs: [own(40)], expect: {} },
   {
     status: 'refunded',
-    when: 'the refunded deposit is removed: it stays refunded (its confirmations follow the ledger)',
+    when: 'the refunded deposit is removed: held for an operator (its refund went out for money the chain took back)',
     swap: swapIn('refunded'),
     outputs: [own(0, { removed: true })],
-    expect: { deposits: [OWN('refunded', { refundTxHash: REFUND_TX, confirmationCount: 0 })], retryable: true },
+    expect: { deposits: [OWN('review', { refundTxHash: REFUND_TX, confirmationCount: 0 })], retryable: false },
   },
   {
     status: 'refunded',
@@ -1525,11 +1534,11 @@ const ROWS: Row[] = [
   ...(
     [
       ['pending', 'refunding', null, false],
-      ['signed', 'refunding', EXTRA_REFUND_TX, false],
+      ['signed', 'refunding', null, false],
       ['broadcast', 'refunded', EXTRA_REFUND_TX, true],
       ['confirmed', 'refunded', EXTRA_REFUND_TX, true],
-      ['failed', 'review', undefined, false],
-      ['review', 'review', EXTRA_REFUND_TX, false],
+      ['failed', 'review', null, false],
+      ['review', 'review', null, false],
     ] as const
   ).map(([status, deposit, refundTxHash, retryable]): Row => ({
     status: 'expired (extra refunding)',
@@ -1551,8 +1560,7 @@ const ROWS: Row[] = [
     swap: swapIn('expired', { deposits: [depositRecord('extra', 'refunding', { refundAmount: '0.4' })] }),
     outputs: [extra(8)],
     payouts: [extraRefund('signed')],
-    expect: {},
-    bug: 'BUG: deposits[].refundTxHash is set at signed (spec: "once broadcast; otherwise null")',
+    expect: { deposits: [EXTRA('refunding', { refundTxHash: null })] },
   },
   {
     status: 'expired (extra refunding)',
@@ -1561,7 +1569,6 @@ const ROWS: Row[] = [
     outputs: [extra(8)],
     payouts: [extraRefund('failed')],
     expect: { deposits: [EXTRA('review', { refundTxHash: null })] },
-    bug: 'BUG: a refused refund leaves its never-broadcast hash in deposits[].refundTxHash',
   },
 
   // failed: terminal.
@@ -1643,7 +1650,10 @@ function run(row: Row): { decision: Decision; asked: string[] } {
     payoutConfirmations: PAYOUT_CONFIRMATIONS,
     now: row.now ?? DEFAULT_NOW[swap.status] ?? BEFORE_DEADLINE,
   };
-  const decision = row.review ? decideReview(swap, row.review, seen, context) : decide(swap, seen, context);
+  const decided = row.review ? decideReview(swap, row.review, seen, context) : decide(swap, seen, context);
+  // A refused review decision throws here, as the service answers it (409 invalid_state).
+  if ('refused' in decided) throw new Error(decided.refused);
+  const decision = decided;
   return { decision, asked };
 }
 
