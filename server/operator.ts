@@ -112,7 +112,9 @@ export async function decideReview(
       decision: input.decision,
       reason: input.reason.trim(),
       fromStatus: swap.status,
-      toStatus: change.swap.status,
+      // The decision's status: a refund is committed to the payout outbox here, and the swap is refunded once
+      // a running server's sender has broadcast it.
+      toStatus: to,
       createdAt: at,
     });
     // Committed with the decision: whichever server's worker takes it carries the swap on (exchange, payout).

@@ -92,7 +92,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const now = options.deps?.now ?? (() => new Date());
   const jobSchema = shared ? shared.jobSchema : schema ? `${schema}_jobs` : undefined;
   const metrics = options.metrics ? createMetrics() : undefined;
-  const chains = createChainAdapters({ config, knex: database.knex, catalog, now });
+  // The simulated chain, also under a configuration forced to production mode (configOverrides): no real
+  // adapters exist yet, and such tests try what does not depend on them (webhook rules) on swaps that move.
+  const chains = createChainAdapters({ config: { ...config, serviceMode: 'sandbox' }, knex: database.knex, catalog, now });
   const engine = await startSwapEngine({
     config,
     knex: database.knex,
