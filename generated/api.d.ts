@@ -623,8 +623,11 @@ export interface paths {
         /**
          * Decide a swap in manual review (sandbox only)
          * @description Plays the operator for a swap in status `review`: `approve` continues the swap (`exchanging`),
-         *     `refund` returns the deposit (`refunded`), `fail` ends it as `failed`. A swap that is not in
-         *     `review` is `409 invalid_state`. Mounted only when `SERVICE_MODE=sandbox`; otherwise `404`.
+         *     `refund` returns the deposit (`refunded`; the answer comes once the refund is broadcast), `fail` ends it
+         *     as `failed`. A swap that is not in `review` is `409 invalid_state`, and so is a decision that would pay
+         *     twice: `approve` while a refund is committed, `refund` while the payout is signed (approve to broadcast
+         *     the same payout again, or fail), or `refund` of a deposit a reorganisation removed. Mounted only when
+         *     `SERVICE_MODE=sandbox`; otherwise `404`.
          */
         post: operations["decideSandboxReview"];
         delete?: never;
@@ -648,10 +651,13 @@ export interface paths {
          *     that stage, or at once if the swap is already there:
          *
          *     - `exchange`: the exchange fails and the deposit is refunded (`exchanging` to `refunded`).
-         *     - `payout`: the payout fails and support must act (`sending` to `failed`, `actionRequired: operator`).
+         *     - `payout`: the chain refuses the payout's broadcast and support must act (`sending` to `failed`,
+         *       `actionRequired: operator`, `settlementTxHash` back to `null`).
          *
          *     Arming the failure that is already armed changes nothing (the swap's `updatedAt` stays) and answers
-         *     `200` with the swap. A terminal swap, or one already past the stage, is `409 invalid_state`. Mounted
+         *     `200` with the swap. A terminal swap, or one already past the stage (a payout already signed: the
+         *     swap shows its `settlementTxHash`), is `409 invalid_state`. An action that causes a refund answers
+         *     once the refund is broadcast (the swap is then `refunded`). Mounted
          *     only when `SERVICE_MODE=sandbox`; otherwise `404`.
          */
         post: operations["injectSandboxFailure"];
@@ -946,25 +952,27 @@ export interface components {
          *     | `waiting` | no | `customer` (`none` until `depositAddress` is set) | `payment_required` | no | waiting for the deposit |
          *     | `confirming` | no | `none` | `confirming` | no | deposit seen, confirmations accumulating |
          *     | `exchanging` | no | `none` | `processing` | no | being exchanged |
-         *     | `sending` | no | `none` | `processing` | no | payout broadcast, settling |
+         *     | `sending` | no | `none` | `processing` | no | payout signed (`settlementTxHash` known) and broadcast, waiting for its confirmation |
          *     | `accumulating` | no | `customer` | `accumulating` | no | permanent route: below the minimum, waiting for more of the same asset |
          *     | `overdue` | no | `none` | `payment_required` | no | deposit deadline passed; a late deposit is still handled by `lateDepositPolicy` |
          *     | `review` | no | `operator` | `manual_review` | no | held for manual review (for example above the automatic maximum) |
-         *     | `finished` | yes | `none` | `completed` | no | paid out |
+         *     | `finished` | yes | `none` | `completed` | no | paid out: the payout is confirmed on its chain |
          *     | `refunded` | yes | `none` | `refunded` | yes | deposit returned |
          *     | `expired` | yes | `none` | `payment_required` | yes | no deposit arrived in time |
          *     | `failed` | yes | `operator` | `support_required` | no | stopped; support handles the funds |
          *
-         *     `retryable` means starting over with a new swap is safe and useful (no customer funds are held).
+         *     `retryable` means starting over with a new swap is safe and useful (no customer funds are held): the
+         *     status's value above, but `false` while any payment to the swap's address is unresolved (a
+         *     `deposits` entry `confirming`, `refunding` or `review`).
          *
          *     Allowed transitions (no others occur):
          *
          *     - `waiting` → `confirming` | `overdue` | `review` | `failed`
          *     - `overdue` → `confirming` | `expired`
-         *     - `confirming` → `confirming` (more confirmations) | `exchanging` | `accumulating` | `refunded` | `review` | `failed`
+         *     - `confirming` → `confirming` (more confirmations) | `waiting` | `overdue` (a reorganisation removed the deposit before it was credited) | `exchanging` | `accumulating` | `refunded` | `review` | `failed`
          *     - `accumulating` → `exchanging` | `review`
          *     - `exchanging` → `sending` | `refunded` | `review` | `failed`
-         *     - `sending` → `finished` | `failed`
+         *     - `sending` → `finished` | `failed` | `review` (the payout's broadcast was ambiguous, or the deposit left the chain after it was credited)
          *     - `review` → `exchanging` | `refunded` | `failed`
          *
          *     `waiting` becomes `overdue` at `quoteExpiresAt` (1800 s after creation by default); `overdue` becomes
