@@ -526,8 +526,15 @@ export function decideReview(
         'The payout of this swap is signed (it may be on the chain); refunding would pay twice. Approve to broadcast the same payout again, or fail the swap.',
     };
   }
-  if (decision === 'refund' && swap.routeId === null && !deposits.some((d) => d.role === 'swap' && d.status !== 'removed')) {
-    return { refused: 'The deposit of this swap left the chain (a reorganisation): there is nothing to refund. Fail the swap instead.' };
+  if (
+    decision !== 'fail' &&
+    swap.routeId === null &&
+    swap.sourceTxHash !== null &&
+    !deposits.some((d) => d.role === 'swap' && d.status !== 'removed')
+  ) {
+    return {
+      refused: `The deposit of this swap left the chain (a reorganisation): there is nothing to ${decision === 'refund' ? 'refund' : 'exchange'}. Fail the swap instead.`,
+    };
   }
   if (decision === 'approve') {
     credit(deposits, 'credited');

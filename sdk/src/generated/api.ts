@@ -1294,8 +1294,9 @@ export interface components {
              *     - `refunding` - a refund of this payment is on its way (`refundTxHash` once it is broadcast).
              *     - `refunded` - the refund was sent (`refundTxHash`, `refundAmount`).
              *     - `review` - no safe destination for a refund; waits for an operator.
-             *     - `removed` - a chain reorganisation took the payment out before it was credited; it counts for
-             *       nothing (the swap went back to `waiting` or `overdue` if it was its deposit).
+             *     - `removed` - a chain reorganisation took the payment out; it counts for nothing (the swap went
+             *       back to `waiting` or `overdue` if it was its deposit and not yet credited, or to `review` if it
+             *       was credited).
              * @enum {string}
              */
             status: "confirming" | "credited" | "refunding" | "refunded" | "review" | "removed";

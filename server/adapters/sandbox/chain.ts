@@ -89,8 +89,9 @@ export function createSimulatedChain(deps: { knex: Knex; catalog: Catalog; block
   // The block a transaction made at `at` is mined in, and the time its block starts.
   const minedHeight = (at: Date) => heightAt(at) + 1;
   const blockStart = (height: number) => new Date(EPOCH_MS + height * blockMs);
+  // A block hash is 32 bytes of lowercase hex on every simulated network (what the sandbox operations answer).
   const blockHash = (network: string, height: number, replaced: number) =>
-    sandboxTxHash(network, seedOf(`block:${network}:${height}:${replaced}`));
+    Buffer.from(seedOf(`block:${network}:${height}:${replaced}`)).toString('hex');
 
   async function blocksOf(network: string, heights: number[]): Promise<Map<number, BlockRef>> {
     const replaced = await countReorgsCovering(knex, network, heights);

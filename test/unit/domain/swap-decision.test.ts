@@ -1395,6 +1395,18 @@ const ROWS: Row[] = [
     review: 'refund',
     expect: { throws: /left the chain/ },
   },
+  {
+    status: 'review (deposit removed)',
+    when: 'approve a deposit the chain no longer has: refused (it would exchange money that left the chain)',
+    swap: swapIn('review', {
+      failureCode: FAILURE_CODES.depositRemoved,
+      deposits: [depositRecord('swap', 'removed', { confirmationCount: 0 })],
+    }),
+    outputs: [own(0, { removed: true })],
+    payouts: [],
+    review: 'approve',
+    expect: { throws: /left the chain/ },
+  },
 
   // accumulating (route orders): route polling moves them; no outputs, payouts or refunds of their own yet.
   {
