@@ -61,7 +61,7 @@ async function main(): Promise<void> {
         }
       }),
     );
-    out(`  created in ${((performance.now() - createdAt) / 1000).toFixed(1)} s; RSS ${rssMb(server.pid)} MB`);
+    out(`  created in ${((performance.now() - createdAt) / 1000).toFixed(1)} s; RSS ${rssMb(server.pid).toFixed(0)} MB`);
     const crowded = await measure();
 
     const p50 = (values: number[]) => percentile(values, 50);
