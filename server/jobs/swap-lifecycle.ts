@@ -20,7 +20,6 @@ import type { SwapRecord } from '../domain/swap-view.js';
 import { transaction } from '../store/after-commit.js';
 import { groupCommit } from '../store/group-commit.js';
 import { insertEarning, listOrderDeposits, updateDeposit } from '../store/route-deposits.js';
-import type { NativeStatement } from '../store/raw-sql.js';
 import { createSwapReader, lockSwap } from '../store/swaps.js';
 import { changeSwapOrder, changeSwapOrdersIfUnchanged, transitionSwap, type SwapChange } from '../store/swap-transitions.js';
 
@@ -39,8 +38,8 @@ export interface AdvanceResult {
   nextRunAt: Date | undefined;
 }
 
-/** Gives the statement that queues swaps' wake-ups, each at its `at` (the job engine's wakeUpJobsStatement). */
-export type WakeUpStatement = (wakeUps: Array<{ swapId: string; at: Date }>) => Promise<NativeStatement>;
+/** Queues swaps' wake-ups, each at its `at`, in `trx` (the job engine's queueWakeUps). */
+export type QueueWakeUps = (trx: Knex.Transaction, wakeUps: Array<{ swapId: string; at: Date }>) => Promise<void>;
 
 /** What one step did: a change (after which the swap may move again at once, unless it `waitsUntil` a time), or nothing until `wakeAt`. */
 export type StepOutcome = (SwapChange & { waitsUntil?: Date }) | { wakeAt: Date | undefined };
@@ -67,17 +66,21 @@ const MAX_STEPS = 50;
 /** Creates the lifecycle over its dependencies. */
 export function createSwapLifecycle(deps: SwapLifecycleDeps) {
   // New swaps' first steps come in batches: their swaps are read together, and their allocations written
-  // together, with their wake-ups (the statement of the group's first gives them all; the engine gives one).
+  // together, with their wake-ups, in one transaction (the group's first `wakeUp` queues them all; the engine gives one).
   const readSwap = createSwapReader(deps.knex);
   const writeAllocation = groupCommit(
-    async (allocations: Array<{ swap: SwapRecord; fields: Partial<SwapRecord>; at: Date; deadline: Date; wakeUp: WakeUpStatement }>) => {
-      const wakeUps = await allocations[0].wakeUp(allocations.map((a) => ({ swapId: a.swap.id, at: a.deadline })));
-      return changeSwapOrdersIfUnchanged(
-        deps.knex,
-        allocations.map((a) => ({ ...a, withEvent: true })),
-        wakeUps,
-      );
-    },
+    (allocations: Array<{ swap: SwapRecord; fields: Partial<SwapRecord>; at: Date; deadline: Date; wakeUp: QueueWakeUps }>) =>
+      transaction(deps.knex, async (trx) => {
+        const changes = await changeSwapOrdersIfUnchanged(
+          trx,
+          allocations.map((a) => ({ ...a, withEvent: true })),
+        );
+        await allocations[0].wakeUp(
+          trx,
+          allocations.map((a) => ({ swapId: a.swap.id, at: a.deadline })),
+        );
+        return changes;
+      }),
   );
   const assetOf = (symbol: string, network: string): CatalogAsset => {
     const asset = findAsset(deps.catalog, symbol, network);
@@ -164,7 +167,7 @@ export function createSwapLifecycle(deps: SwapLifecycleDeps) {
   // applies only if the swap is still as read. On the embedded database, which runs one transaction at a
   // time, the locked step (BEGIN, lock, change, COMMIT) held every other connection up for its round trips.
   // Undefined when the swap needs something else, or changed meanwhile: the locked steps take it from there.
-  async function allocateUnlocked(swapId: string, wakeUp: WakeUpStatement): Promise<AdvanceResult | undefined> {
+  async function allocateUnlocked(swapId: string, wakeUp: QueueWakeUps): Promise<AdvanceResult | undefined> {
     const swap = await readSwap(swapId);
     if (!swap) return { swap: undefined, nextRunAt: undefined };
     if (swap.depositAddress !== null || swap.routeId !== null || (swap.status !== 'waiting' && swap.status !== 'overdue')) return undefined;
@@ -172,7 +175,7 @@ export function createSwapLifecycle(deps: SwapLifecycleDeps) {
     const deadline = depositDeadline(swap);
     if (at >= deadline) return undefined;
     const allocated = await deps.chain.allocateDepositAddress(deps.knex, assetOf(swap.sourceAsset, swap.sourceNetwork), swap.id);
-    // The wake-up at the deadline is queued by the same statement. Should the swap have changed meanwhile (the
+    // The wake-up at the deadline is queued in the same transaction. Should the swap have changed meanwhile (the
     // allocation then writes nothing), the wake-up still stands; a swap woken with nothing to do goes on waiting.
     const change = await writeAllocation({
       swap,
@@ -350,10 +353,10 @@ export function createSwapLifecycle(deps: SwapLifecycleDeps) {
      * Runs steps until the swap waits for the clock, a deposit or a person; returns when to look again.
      * Safe to call concurrently and repeatedly for the same swap. `wakeUp` (given for a swap's first step,
      * queued with its creation): the allocation of its deposit address is tried first without a lock, and
-     * the statement `wakeUp` gives queues the swap's wake-up at its deadline with it (then the answer's
+     * `wakeUp` queues the swap's wake-up at its deadline in the same transaction (then the answer's
      * nextRunAt is undefined: the wake-up is queued already).
      */
-    async advance(swapId: string, options: { wakeUp?: WakeUpStatement } = {}): Promise<AdvanceResult> {
+    async advance(swapId: string, options: { wakeUp?: QueueWakeUps } = {}): Promise<AdvanceResult> {
       if (options.wakeUp) {
         const allocated = await allocateUnlocked(swapId, options.wakeUp);
         if (allocated) return allocated;
