@@ -4,8 +4,8 @@
  * the swap, its timeline entry (for a transition) and a `swap.updated` webhook outbox row together (in one
  * statement, in the caller's transaction on its locked swap; for a route order also a `permanent_deposit.updated`
  * row per deposit it converts), so all of them commit or none, and announces the change to the stream hubs
- * once it commits. One change runs without a lock, as a statement of its own that applies only to swaps
- * unchanged since they were read: changeSwapOrdersIfUnchanged, for new swaps' deposit addresses.
+ * once it commits. One change runs without a lock, as a statement that applies only to swaps unchanged
+ * since they were read: changeSwapOrdersIfUnchanged, for new swaps' deposit addresses.
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
@@ -63,7 +63,7 @@ export async function changeSwapOrder(
 
 /**
  * changeSwapOrder for swaps read without a lock (distinct, the same fields changed on each), in one statement
- * of its own: each change is made only if its swap is still as read (its `updatedAt`), and its answer is
+ * (no lock is held before it): each change is made only if its swap is still as read (its `updatedAt`), and its answer is
  * undefined when it was not (the caller then takes the locked path). One answer per change, in order. For
  * one-time swaps' own fields: a route order's deposits are not announced here. `db` may be a transaction
  * (opened through store/after-commit.ts transaction), to queue jobs with the changes.
