@@ -17,7 +17,7 @@ import type { CryptoThread } from '../crypto-thread.js';
 import type { Metrics } from '../metrics.js';
 import { afterCommit, transaction } from '../store/after-commit.js';
 import { createSecretBox } from '../store/secret-box.js';
-import { queryInTransaction, queryOnPool, type NativeStatement } from '../store/raw-sql.js';
+import { queryInTransaction, queryOnPool } from '../store/raw-sql.js';
 import { retryStartupRace } from '../store/database.js';
 import { listOpenPayoutIds } from '../store/payouts.js';
 import { listActiveSwapIds } from '../store/swaps.js';
@@ -85,21 +85,19 @@ export interface JobEngine {
   /** Queues the send of each payout of `payoutIds` in `trx` (the outbox's sender takes it from there). */
   sendPayouts(payoutIds: string[], trx: Knex.Transaction): Promise<void>;
   /**
-   * The statement that queues the first steps of new swaps `swapIds`, each due now, as pg-boss's bulk insert
-   * would run it: one statement whose text is the same for any number of swaps, for the statement that
-   * creates them to embed (a data-modifying CTE), so the jobs commit with the swaps that need them without a
-   * round trip of their own. Nothing is queued until the caller runs it.
+   * Queues the first steps of new swaps `swapIds`, each due now, in `trx` (pg-boss's insert on that
+   * transaction), so the jobs commit exactly when the swaps do; wakes this instance's swap worker once `trx`
+   * has committed.
    */
-  firstStepJobsStatement(swapIds: string[]): Promise<NativeStatement>;
-  /** Tells this instance's swap worker that a step is due now (one queued by firstStepJobsStatement, committed). */
+  queueFirstSteps(trx: Knex.Transaction, swapIds: string[]): Promise<void>;
+  /** Tells this instance's swap worker that a step is due now. */
   wakeAdvance(): void;
   /**
-   * The statement that queues the allocation of new routes' deposit addresses (each on `networks`, those of
-   * its asset keys) as one job, as pg-boss's bulk insert would run it, for the statement that creates the
-   * routes to embed (as firstStepJobsStatement). Nothing is queued until it runs.
+   * Queues the allocation of new routes' deposit addresses (each on `networks`, those of its asset keys) as
+   * one job, in `trx` (as queueFirstSteps); wakes this instance's route-address worker once `trx` has committed.
    */
-  routeAddressesJobsStatement(routes: Array<{ routeId: string; networks: string[] }>): Promise<NativeStatement>;
-  /** Tells this instance's route-address worker that an allocation is due (one queued by routeAddressesJobsStatement, committed). */
+  queueRouteAddresses(trx: Knex.Transaction, routes: Array<{ routeId: string; networks: string[] }>): Promise<void>;
+  /** Tells this instance's route-address worker that an allocation is due. */
   wakeRouteAddresses(): void;
   /** Sweeps due permanent routes soon (a route was made due on this instance: an expect-deposit window); see startRoutePolling. */
   wakeRoutePolling(): void;
@@ -183,22 +181,14 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
     if (!at) afterCommit(trx ?? deps.knex, wakeAdvance);
   };
 
-  // pg-boss builds its bulk insert (its defaults, each job's queue's policy) and hands it to the `db` given;
-  // this one keeps it, for a statement of ours to embed.
-  const keptInsert = async (jobs: PgBoss.JobInsert[]): Promise<NativeStatement> => {
-    let statement: NativeStatement | undefined;
-    const keep: PgBoss.Db = {
-      executeSql: async (text, values) => {
-        statement = { text, values: values ?? [] };
-        return { rows: [] as never[] };
-      },
-    };
-    await boss.insert(jobs, { db: keep });
-    if (!statement) throw new Error('pg-boss ran no statement to queue jobs');
-    return statement;
+  // The jobs of new swaps' first steps, in the transaction that writes the swaps.
+  const queueFirstSteps = async (trx: Knex.Transaction, swapIds: string[]) => {
+    await boss.insert(
+      swapIds.map((swapId) => ({ name: SWAP_ADVANCE_QUEUE, data: { swapId, first: true } })),
+      { db: transactionDb(trx) },
+    );
+    afterCommit(trx, wakeAdvance);
   };
-  const firstStepJobsStatement = (swapIds: string[]): Promise<NativeStatement> =>
-    keptInsert(swapIds.map((swapId) => ({ name: SWAP_ADVANCE_QUEUE, data: { swapId, first: true } })));
 
   const scheduleAdvances = async (swapIds: string[], trx: Knex.Transaction) => {
     if (swapIds.length === 0) return;
@@ -297,14 +287,15 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
     scheduleAdvances,
     sendPayouts,
     wakeAdvance,
-    firstStepJobsStatement,
-    routeAddressesJobsStatement: (routes) =>
-      keptInsert([
-        {
-          name: ROUTE_ADDRESSES_QUEUE,
-          data: { routes: routes.map(({ routeId, networks }) => ({ routeId, networks: [...new Set(networks)] })) },
-        } satisfies PgBoss.JobInsert<RouteAddressesJob>,
-      ]),
+    queueFirstSteps,
+    async queueRouteAddresses(trx, routes) {
+      const job: PgBoss.JobInsert<RouteAddressesJob> = {
+        name: ROUTE_ADDRESSES_QUEUE,
+        data: { routes: routes.map(({ routeId, networks }) => ({ routeId, networks: [...new Set(networks)] })) },
+      };
+      await boss.insert([job], { db: transactionDb(trx) });
+      afterCommit(trx, wakeRouteAddresses);
+    },
     wakeRouteAddresses,
     wakeRoutePolling: routePolling.wake,
     webhooks: webhooks.delivery,

@@ -243,8 +243,11 @@ export function createSwapService(deps: SwapServiceDeps) {
     if (!read) return { kind: 'missing' };
     const at = deps.now();
     if (read.depositAddress === null && read.routeId === null && (read.status === 'waiting' || read.status === 'overdue')) {
+      // Nothing can have been paid to an address not shown yet (the watcher wakes the swap when it is), so
+      // the next look is at the deadline.
       const allocated = await allocate(read, at);
-      if (allocated) return { kind: 'changed', change: { swap: allocated, event: null } };
+      if (allocated)
+        return { kind: 'idle', swap: allocated, wakeAt: allocated.status === 'waiting' ? allocated.quoteExpiresAt : allocated.expiresAt };
     }
     const prices = await pricesFor(read, at);
     return transaction(deps.knex, async (trx) => {

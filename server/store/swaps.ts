@@ -3,7 +3,6 @@ import type { Knex } from 'knex';
 import type { SwapStatus } from '../domain/swap-lifecycle.js';
 import type { RouteOrderFields, SwapEventRecord, SwapRecord } from '../domain/swap-view.js';
 import { groupReadByUuid, groupReadRows } from './group-commit.js';
-import { toKnexRaw, type NativeStatement } from './raw-sql.js';
 import { BEFORE_ALL, fromJsonRow, fromRow, isUuid, pageKey, toColumns } from './rows.js';
 import { announcementSql } from './swap-notifications.js';
 
@@ -193,14 +192,13 @@ export interface UnlockedChangeWrite extends SwapChangeWrite {
 
 /**
  * writeSwapChange for several swaps read without a lock, in one statement: each change (distinct swaps, the
- * same fields set on each) is made only if its swap is still as read, with its timeline entry and message;
- * `alsoRun` is run in the same statement, whatever the updates. One answer per change, in order: undefined
+ * same fields set on each) is made only if its swap is still as read, with its timeline entry and message.
+ * One answer per change, in order: undefined
  * for a swap that changed meanwhile (or is gone). Announces on PostgreSQL as writeSwapChange does.
  */
 export async function writeSwapChangesIfUnchanged(
   db: Knex,
   changes: UnlockedChangeWrite[],
-  alsoRun?: NativeStatement,
 ): Promise<Array<{ swap: SwapRecord; eventSeq: string | null; messageId: string; announced: boolean } | undefined>> {
   const set = Object.keys(toColumns(changes[0].fields));
   const ids = changes.map((c) => c.id);
@@ -210,7 +208,6 @@ export async function writeSwapChangesIfUnchanged(
   }
   const events = changes.flatMap((c) => (c.event ? [toColumns(c.event)] : []));
   const eventColumns = events.length > 0 ? Object.keys(events[0]) : [];
-  const also = alsoRun ? toKnexRaw(alsoRun) : undefined;
   const announce = announcementSql(db, 'updated.id');
   const quoted = (columns: string[]) => columns.map((c) => `"${c}"`).join(', ');
   // The new values come as rows of the table's own type (json_populate_recordset), so each takes its
@@ -236,7 +233,7 @@ export async function writeSwapChangesIfUnchanged(
        insert into webhook_outbox (partner_id, type, payload)
        select updated.partner_id, ?, input.payload from updated join input on input.id = updated.id
        returning id, payload->'order'->>'id' as swap_id
-     )${also ? `, also as (${also.sql})` : ''}
+     )
      select updated.*, (select seq::text from event where event.swap_id = updated.id) as "change:eventSeq",
             (select id from message where message.swap_id = updated.id::text) as "change:messageId"${
               announce ? `, ${announce.sql} as "change:announced"` : ''
@@ -249,7 +246,6 @@ export async function writeSwapChangesIfUnchanged(
       JSON.stringify(changes.map((c) => ({ id: c.id, ...toColumns(c.fields) }))),
       ...(eventColumns.length > 0 ? [JSON.stringify(events)] : []),
       changes[0].message.type,
-      ...(also?.bindings ?? []),
       ...(announce?.bindings ?? []),
     ] as Knex.RawBinding[],
   );
