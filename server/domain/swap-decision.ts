@@ -153,7 +153,8 @@ function account(swap: SwapRecord, seen: Observations): { deposits: SwapDepositR
   for (const output of seen.outputs) {
     const id = `${output.txHash}:${output.outputIndex}`;
     const before = known.get(id);
-    if (!before && output.removed) continue;
+    // An output that left the chain before it was seen, or that pays nothing (token spam), is no payment.
+    if (!before && (output.removed || new Money(output.amount).isZero())) continue;
     // A swap that was confirming before deposits were accounted for names its deposit by hash.
     const role = before?.role ?? (output.txHash === swap.sourceTxHash || (waiting && !swapDepositTaken) ? 'swap' : 'extra');
     if (role === 'swap' && !before) swapDepositTaken = true;
@@ -170,10 +171,17 @@ function account(swap: SwapRecord, seen: Observations): { deposits: SwapDepositR
           refundTxHash: null,
           refundAmount: null,
           seenAt: output.seenAt.toISOString(),
+          // A swap past confirming before deposits were accounted for: its deposit was credited, or refunded.
+          ...(output.txHash === swap.sourceTxHash && !waiting && swap.status !== 'confirming' ? settledBefore(swap) : {}),
         };
     deposit.confirmationCount = Math.min(output.confirmations, required);
+    // The swap's refund belongs to its current deposit only (not to one a reorganisation removed earlier).
     const refund =
-      deposit.role === 'extra' ? seen.payouts.find((p) => p.key === extraRefundKey(swap.id, output)) : latestRefund(swap, seen);
+      deposit.role === 'extra'
+        ? seen.payouts.find((p) => p.key === extraRefundKey(swap.id, output))
+        : deposit.txHash === swap.sourceTxHash
+          ? latestRefund(swap, seen)
+          : undefined;
     if (refund) followRefund(deposit, refund);
     if (output.removed) {
       deposit.confirmationCount = 0;
@@ -192,6 +200,7 @@ function account(swap: SwapRecord, seen: Observations): { deposits: SwapDepositR
       // Mined again after all: counted afresh (as an extra when the swap took another meanwhile).
       deposit.status = 'confirming';
       if (deposit.role === 'swap' && swapDepositTaken) deposit.role = 'extra';
+      else if (deposit.role === 'swap') swapDepositTaken = true;
     }
     result.push(deposit);
   }
@@ -199,6 +208,13 @@ function account(swap: SwapRecord, seen: Observations): { deposits: SwapDepositR
   for (const deposit of swap.deposits)
     if (!result.some((d) => d.txHash === deposit.txHash && d.outputIndex === deposit.outputIndex)) result.push(deposit);
   return { deposits: result, cancelled };
+}
+
+// How a deposit found for a swap that was past confirming before deposits were accounted for (an older
+// version) stands: refunded with the swap's refund, or credited.
+function settledBefore(swap: SwapRecord): Partial<SwapDepositRecord> {
+  if (swap.status === 'refunded') return { status: 'refunded', refundTxHash: swap.refundTxHash, refundAmount: swap.refundAmount };
+  return { status: 'credited' };
 }
 
 // The swap's own refund being followed: the one still in play (not failed), else the last that failed.
@@ -279,7 +295,8 @@ function decideSwap(swap: SwapRecord, seen: Observations, context: DecisionConte
           sourceTxHash: own.txHash,
           receivedAmount: own.amount,
           receivedFrom: output.fromAddress ?? '',
-          lateDeposit: swap.status === 'overdue' || output.seenAt.getTime() >= swap.quoteExpiresAt.getTime(),
+          // By when the chain showed it, not when this step ran (the watcher may lag the deadline).
+          lateDeposit: output.seenAt.getTime() >= swap.quoteExpiresAt.getTime(),
           confirmationCount: own.confirmationCount,
         });
       }
@@ -317,7 +334,12 @@ function decideSwap(swap: SwapRecord, seen: Observations, context: DecisionConte
     case 'exchanging':
     case 'sending': {
       if (ownGone && isAllowedTransition(swap.status, 'review')) {
-        return transition('review', { failureCode: FAILURE_CODES.depositRemoved });
+        // A payout not yet signed never goes out for a deposit the chain took back.
+        const unsigned = seen.payouts.filter((p) => p.purpose === 'payout' && p.status === 'pending');
+        return {
+          ...transition('review', { failureCode: FAILURE_CODES.depositRemoved }),
+          payoutUpdates: unsigned.map((p) => ({ key: p.key, status: 'failed' as const })),
+        };
       }
       const refunding = refundStep(swap, seen);
       if (refunding) return refunding;
@@ -400,11 +422,15 @@ function refund(
   }
   // A refund once committed is followed by refundStep and followRefund; one committed again after a failed
   // one (a review decision) is a new payment, under the next key.
-  const attempt = seen.payouts.filter((p) => p.purpose === 'refund').length + 1;
+  const refunds = seen.payouts.filter((p) => p.purpose === 'refund');
+  const attempt = refunds.length + 1;
+  // A route order returns each deposit that has no refund in play, under that deposit's next key.
+  const attemptOf = (depositId: string) => refunds.filter((p) => routeDepositOfRefund(p.key) === depositId).length + 1;
+  const unrefunded = seen.routeDeposits.filter((d) => !refunds.some((p) => p.status !== 'failed' && routeDepositOfRefund(p.key) === d.id));
   const payouts: PayoutIntent[] =
     swap.routeId !== null
-      ? seen.routeDeposits.map((deposit) => ({
-          key: refundKey(swap.id, deposit.id, attempt),
+      ? unrefunded.map((deposit) => ({
+          key: refundKey(swap.id, deposit.id, attemptOf(deposit.id)),
           purpose: 'refund' as const,
           asset: source,
           address: deposit.fromAddress,
@@ -422,7 +448,7 @@ function refund(
             amount: swap.receivedAmount!,
           },
         ];
-  if (payouts.length === 0)
+  if (payouts.length === 0 && refunds.every((p) => p.status === 'failed'))
     return transition('refunded', { ...fields, failureCode, refundTxHash: null, refundAmount: swap.receivedAmount });
   return { ...NOTHING, change: { ...fields, failureCode }, payouts };
 }
@@ -498,7 +524,8 @@ function exchange(swap: SwapRecord, seen: Observations, context: DecisionContext
 // In `sending`: finished once the watcher saw the payout confirmed.
 function settle(swap: SwapRecord, seen: Observations, context: DecisionContext): Decision {
   const payout = seen.payouts.find((p) => p.purpose === 'payout');
-  if (!payout) throw new Error(`swap ${swap.id} is sending without a payout`);
+  // Sent by a version before the outbox (no payout row): it settled one block after it was sent.
+  if (!payout) return { ...transition('finished', {}), earn: swap.routeId !== null };
   // The payout never went out: its hash names nothing on the chain.
   if (payout.status === 'failed') return transition('failed', { failureCode: FAILURE_CODES.payoutFailed, settlementTxHash: null });
   if (payout.status === 'review') return transition('review', { failureCode: FAILURE_CODES.payoutFailed });
@@ -519,6 +546,18 @@ export function decideReview(
   const live = (purpose: PayoutObservation['purpose']) => seen.payouts.filter((p) => p.purpose === purpose && p.status !== 'failed');
   if (decision === 'approve' && live('refund').length > 0) {
     return { refused: 'A refund of this swap is committed (it may be on its way); approving would pay twice. Fail the swap instead.' };
+  }
+  if (decision === 'refund' && live('refund').some((p) => p.status === 'pending' || p.status === 'signed')) {
+    return { refused: 'A refund of this swap is already on its way; refunding again would pay twice.' };
+  }
+  const held = live('refund').filter((p) => p.status === 'review');
+  if (decision === 'refund' && held.length > 0) {
+    // Held for an ambiguous broadcast: the same refund goes out again (the same bytes cannot pay twice).
+    return {
+      ...NOTHING,
+      change: { failureCode: FAILURE_CODES.refundedInReview },
+      payoutUpdates: held.map((p) => ({ key: p.key, status: 'signed' as const })),
+    };
   }
   if (decision === 'refund' && live('payout').length > 0) {
     return {

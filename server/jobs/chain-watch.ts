@@ -71,9 +71,13 @@ export function startChainWatching(deps: ChainWatchDeps): ChainWatching {
       const cursor = await readCursor(deps.knex, network);
       const scan = await watcher.scan(cursor);
       const quiet = scan.outputs.length === 0 && scan.removed.length === 0 && scan.payouts.length === 0;
-      // Nothing seen and nothing confirming: the new tip moves nothing, and the cursor may stay (the next scan
-      // reads the same stretch again, still empty unless something arrived).
-      if (quiet && !pending && cursor) return;
+      // Nothing seen and nothing confirming (as the ledger says, whichever instance wrote it): the new tip
+      // moves nothing, and the cursor may stay (the next scan reads the same stretch again, still empty unless
+      // something arrived).
+      if (quiet && cursor) {
+        pending = await hasPending(deps.knex, network, cursor.tip.height, depth);
+        if (!pending) return;
+      }
       const at = deps.now();
       pending = await transaction(deps.knex, async (trx) => {
         if (!(await advanceCursor(trx, network, cursor, scan, at))) return pending; // another instance wrote this stretch

@@ -52,6 +52,8 @@ export const JOB_EXPIRY_SECONDS = 60;
 export const PAYOUT_SEND_QUEUE = 'payout-send';
 /** Payout sends one fetch takes (each runs on its own; a send is a few node calls). */
 export const PAYOUT_SEND_BATCH_SIZE = 4;
+/** How often unsent payouts are looked for, and how long one stays unchanged before it gets a job again. */
+export const PAYOUT_SWEEP_MS = 60_000;
 /** The queue that allocates permanent routes' deposit addresses. */
 export const ROUTE_ADDRESSES_QUEUE = 'route-addresses';
 /**
@@ -226,6 +228,21 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
     await boss.insert(openPayouts.map((payoutId) => ({ name: PAYOUT_SEND_QUEUE, data: { payoutId } })));
     wakePayouts.now();
   }
+  // And every PAYOUT_SWEEP_MS, the payouts left unsent that long (a job that used up its retries while a node
+  // was down) get a job again: one per payout and sweep period, whichever instance queues it first.
+  const sweepPayouts = async () => {
+    const period = Math.floor(Date.now() / PAYOUT_SWEEP_MS);
+    const stale = await listOpenPayoutIds(deps.knex, new Date(Date.now() - PAYOUT_SWEEP_MS));
+    if (stale.length === 0) return;
+    await boss.insert(
+      stale.map((payoutId) => ({ name: PAYOUT_SEND_QUEUE, data: { payoutId }, id: derivedJobId(`payout-sweep:${payoutId}@${period}`) })),
+    );
+    wakePayouts.now();
+  };
+  const payoutSweep = setInterval(() => {
+    sweepPayouts().catch((err) => deps.logger.warn({ err }, 'payout sweep failed; will retry'));
+  }, PAYOUT_SWEEP_MS);
+  payoutSweep.unref();
 
   advanceWorker.id = await work<{ swapId: string; first?: boolean }>(
     SWAP_ADVANCE_QUEUE,
@@ -300,6 +317,7 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
     wakeRoutePolling: routePolling.wake,
     webhooks: webhooks.delivery,
     async stop() {
+      clearInterval(payoutSweep);
       unwatchQueues?.();
       await routePolling.stop();
       await webhooks.stop();

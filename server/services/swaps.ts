@@ -169,8 +169,9 @@ export function createSwapService(deps: SwapServiceDeps) {
     if (decision.payouts.length > 0) await commitPayouts(trx, swap, decision.payouts, at);
     let change: SwapChange | undefined;
     if (decision.transition) {
+      // A route order's deposits name their refunds before the transition announces them.
+      if (decision.transition.to === 'refunded' && swap.routeId !== null) await recordRouteRefunds(trx, swap, seen.payoutRows, at);
       change = await transitionSwap(trx, swap, decision.transition.to, decision.transition.fields, at);
-      if (change.swap.status === 'refunded' && swap.routeId !== null) await recordRouteRefunds(trx, swap, seen.payoutRows, at);
     } else if (decision.change) {
       change = await changeSwapOrder(trx, swap, decision.change, at);
     }

@@ -77,6 +77,15 @@ export async function advanceCursor(
 /** Records the outputs of a scan (a known one gets its new block); returns the addresses they pay. */
 export async function recordOutputs(trx: Knex.Transaction, network: string, outputs: ChainScan['outputs']): Promise<string[]> {
   if (outputs.length === 0) return [];
+  // In slices: a first scan may bring thousands, and a statement takes at most 65,535 parameters.
+  for (let i = 0; i < outputs.length; i += OUTPUTS_PER_INSERT) await insertOutputs(trx, network, outputs.slice(i, i + OUTPUTS_PER_INSERT));
+  return [...new Set(outputs.map((o) => o.address))];
+}
+
+/** Outputs one statement records at most (11 parameters each). */
+const OUTPUTS_PER_INSERT = 1_000;
+
+async function insertOutputs(trx: Knex.Transaction, network: string, outputs: ChainScan['outputs']): Promise<void> {
   await trx('chain_outputs')
     .insert(
       outputs.map((o) => ({
@@ -95,7 +104,6 @@ export async function recordOutputs(trx: Knex.Transaction, network: string, outp
     )
     .onConflict(['network', 'tx_hash', 'output_index'])
     .merge(['block_height', 'block_hash', 'removed_at']);
-  return [...new Set(outputs.map((o) => o.address))];
 }
 
 /** Marks outputs a reorganisation removed; returns the addresses they paid. */

@@ -118,9 +118,11 @@ export async function hasUnsentPayouts(db: Knex, swapId: string): Promise<boolea
   return (await db('payouts').where({ swap_id: swapId }).whereIn('status', ['pending', 'signed']).first('id')) !== undefined;
 }
 
-/** The payouts a sender still has to move (signed but not broadcast, or not yet signed). */
-export async function listOpenPayoutIds(db: Knex): Promise<string[]> {
-  const rows = await db('payouts').select('id').whereIn('status', ['pending', 'signed']).orderBy('created_at');
+/** The payouts a sender still has to move (signed but not broadcast, or not yet signed); with `unchangedSince`, only those unchanged since then. */
+export async function listOpenPayoutIds(db: Knex, unchangedSince?: Date): Promise<string[]> {
+  const query = db('payouts').select('id').whereIn('status', ['pending', 'signed']).orderBy('created_at');
+  if (unchangedSince) query.andWhere('updated_at', '<', unchangedSince);
+  const rows = await query;
   return rows.map((r: { id: string }) => r.id);
 }
 
