@@ -223,7 +223,7 @@ function formatQueue(swaps: OperatorQueueItem[], limit: number): string {
     s.id,
     s.partnerKeyId ?? s.partnerId,
     s.mode,
-    s.status,
+    s.heldPayments > 0 ? `${s.status} (${s.heldPayments} payment${s.heldPayments === 1 ? '' : 's'} held)` : s.status,
     s.reasonCode,
     s.failureCode ?? '-',
     `${s.receivedAmount ?? '-'} of ${s.depositAmount} ${s.sourceAsset}/${s.sourceNetwork}`,

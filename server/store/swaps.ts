@@ -317,11 +317,16 @@ export async function listActiveSwapIds(db: Knex): Promise<string[]> {
   return db('swaps').whereIn('status', ['waiting', 'overdue', 'confirming', 'exchanging', 'sending']).pluck('id');
 }
 
-/** Every partner's swaps in `statuses`, in the order of `statuses`, then longest unchanged first; at most `limit`. */
-export async function listSwapsInStatuses(db: Knex, statuses: readonly SwapStatus[], limit: number): Promise<SwapRecord[]> {
+/**
+ * Every partner's swaps in `statuses`, and the swaps holding a payment for an operator (a `deposits` entry in
+ * review, whatever their status): in the order of `statuses` (the others after), then longest unchanged
+ * first; at most `limit`.
+ */
+export async function listSwapsForOperator(db: Knex, statuses: readonly SwapStatus[], limit: number): Promise<SwapRecord[]> {
   const rows = await db('swaps')
     .whereIn('status', statuses)
-    .orderByRaw('array_position(?::text[], status), updated_at, id', [statuses])
+    .orWhereRaw(`deposits @> '[{"status": "review"}]'::jsonb`)
+    .orderByRaw('array_position(?::text[], status) nulls last, updated_at, id', [statuses])
     .limit(limit);
   return rows.map((row) => fromRow<SwapRecord>(row));
 }
