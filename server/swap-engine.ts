@@ -17,8 +17,6 @@ import { startChainWatching, type ChainWatching } from './jobs/chain-watch.js';
 import { createPayoutSender, type CrashPoint } from './jobs/payout-sender.js';
 import type { Metrics } from './metrics.js';
 import { createSwapService, type SwapService } from './services/swaps.js';
-import { afterCommit } from './store/after-commit.js';
-import { makeRoutesDue } from './store/routes.js';
 import { startSwapHub, type SwapHub } from './store/swap-hub.js';
 import type { ChainAdapters } from './wiring.js';
 
@@ -86,6 +84,7 @@ export async function startSwapEngine(deps: {
     catalog: deps.catalog,
     rates: deps.rates,
     now: deps.now,
+    blockMs: (network) => adapters.of(network).watcher.busyScanMs,
     pollSeconds: deps.config.routePollSeconds,
     expectPollSeconds: deps.config.routeExpectPollSeconds,
     idleSeconds: deps.config.routeIdleSeconds,
@@ -116,11 +115,6 @@ export async function startSwapEngine(deps: {
     now: deps.now,
     logger: deps.logger,
     wakeSwaps: (swapIds, trx) => jobs.scheduleAdvances(swapIds, trx),
-    async wakeRoutes(routeIds, trx) {
-      if (routeIds.length === 0) return;
-      await makeRoutesDue(trx, routeIds, deps.now());
-      afterCommit(trx, jobs.wakeRoutePolling);
-    },
   });
   return {
     lifecycle,

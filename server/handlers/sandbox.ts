@@ -177,10 +177,10 @@ export function createSandboxHandlers(
       // stepped at once, as the spec promises ("or at once if the swap is already there").
       const result = await armSwapFailure(deps.knex, partnerId, path.id, body.stage, allowed, deps.now());
       if (!result) throw notFound();
-      const { swap, armed } = result;
+      const { swap, armed, newly } = result;
       if (!armed) throw invalidState(swap, `one before the ${body.stage} (${allowed.join(', ')})`);
       // A payout failure is the chain's refusal of the payout's broadcast.
-      if (body.stage === 'payout') await chain().armPayoutFailure(swap.id);
+      if (body.stage === 'payout' && newly) await chain().armPayoutFailure(swap.id);
       if (swap.status !== FAILURE_STAGE_STATUS[body.stage]) return { status: 200, body: { order: toSwapBody(swap) } };
       return advanceNow(swap);
     },

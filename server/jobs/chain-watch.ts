@@ -2,7 +2,8 @@
  * The chain watchers (DESIGN 10): for each network, a loop on every instance asks the network's watcher
  * what changed since the stored cursor and writes it into the chain ledger, then wakes what it moves:
  * the swaps paid (or whose deposit left the chain, or whose confirmations or payout moved) get a step
- * queued, and the routes paid are made due for polling, all in the transaction that writes the ledger.
+ * queued, in the transaction that writes the ledger. Permanent routes read the ledger on their own polling
+ * schedule (jobs/route-deposits.ts).
  *
  * One scan serves every watched address of a network: its cost follows the blocks, not the open swaps.
  * The scan (a call to the node) runs outside any transaction; its results are written only if the cursor is
@@ -19,7 +20,6 @@ import {
   advanceCursor,
   hasPending,
   listMovedByTip,
-  listRoutesPaying,
   listSwapsPaying,
   readCursor,
   recordOutputs,
@@ -36,8 +36,6 @@ export interface ChainWatchDeps {
   logger: Logger;
   /** Queues a step for each of `swapIds` in `trx`. */
   wakeSwaps(swapIds: string[], trx: Knex.Transaction): Promise<void>;
-  /** Makes `routeIds` due for polling in `trx`; `afterCommit` runs once the transaction committed. */
-  wakeRoutes(routeIds: string[], trx: Knex.Transaction): Promise<void>;
 }
 
 /** Running watchers. */
@@ -87,9 +85,8 @@ export function startChainWatching(deps: ChainWatchDeps): ChainWatching {
         const previousTip = cursor?.tip.height ?? scan.tip.height - depth;
         const moved = await listMovedByTip(trx, network, previousTip, scan.tip.height, depth);
         const addresses = [...new Set([...paid, ...removed, ...moved.addresses])];
-        const [swapIds, routeIds] = await Promise.all([listSwapsPaying(trx, addresses), listRoutesPaying(trx, addresses)]);
+        const swapIds = await listSwapsPaying(trx, addresses);
         await deps.wakeSwaps([...new Set([...swapIds, ...payoutSwaps, ...moved.swapIds])], trx);
-        await deps.wakeRoutes(routeIds, trx);
         return hasPending(trx, network, scan.tip.height, depth);
       });
     }

@@ -251,12 +251,21 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
       if (jobs.length === ADVANCE_BATCH_SIZE) wakeAdvance.now();
       // Every job of the batch runs even when one fails; the batch is then retried (steps are idempotent).
       const outcomes = await Promise.allSettled(
-        jobs.map(async (job) => {
-          const { swapId } = job.data;
-          const { nextRunAt } = await deps.lifecycle.advance(swapId);
-          if (nextRunAt) await scheduleAdvance(swapId, nextRunAt);
-        }),
+        jobs.map(async (job) => ({ swapId: job.data.swapId, at: (await deps.lifecycle.advance(job.data.swapId)).nextRunAt })),
       );
+      // The batch's next looks are queued in one insert (each merged with any other for its swap and moment).
+      const wakeUps = outcomes.flatMap((o) => (o.status === 'fulfilled' && o.value.at ? [{ swapId: o.value.swapId, at: o.value.at }] : []));
+      if (wakeUps.length > 0) {
+        await boss.insert(
+          wakeUps.map(({ swapId, at }) => ({
+            name: SWAP_ADVANCE_QUEUE,
+            data: { swapId },
+            ...advanceJob(swapId, at),
+            startAfter: at.toISOString(),
+          })),
+        );
+        if (wakeUps.some(({ at }) => at.getTime() <= Date.now())) wakeAdvance();
+      }
       const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
       if (failed) throw failed.reason;
     },

@@ -48,6 +48,8 @@ export interface RouteDepositsDeps {
   catalog: Catalog;
   rates: RatesAdapter;
   now: () => Date;
+  /** About how long a block of `network` takes: a route polls again then while one of its deposits confirms. */
+  blockMs: (network: string) => number;
   /** ROUTE_POLL_SECONDS and ROUTE_EXPECT_POLL_SECONDS. */
   pollSeconds: number;
   expectPollSeconds: number;
@@ -297,8 +299,12 @@ export function createRouteDeposits(deps: RouteDepositsDeps) {
           idlePeriodSeconds: deps.idleSeconds,
           maxSeconds: deps.pollMaxSeconds,
         });
-    // A deposit's next confirmation comes with a block the chain watcher sees: it makes the route due then.
-    const next = at.getTime() + regularSeconds * 1000;
+    // While a deposit confirms, the route looks again about a block later (the watcher's tip will have moved).
+    let next = at.getTime() + regularSeconds * 1000;
+    for (const deposit of open) {
+      if (deposit.confirmationCount >= deposit.requiredConfirmations || deposit.orderId !== null) continue;
+      next = Math.min(next, at.getTime() + deps.blockMs(deposit.network));
+    }
     const nextPollAt = new Date(Math.max(next, at.getTime() + MIN_POLL_GAP_MS));
     await updateRoutePolling(trx, route.id, nextPollAt, paid.length > 0 ? at : undefined);
     return { nextPollAt, orderIds };

@@ -174,13 +174,6 @@ export async function listSwapsPaying(db: Knex, addresses: string[]): Promise<st
   return rows.map((r: { id: string }) => r.id);
 }
 
-/** The permanent routes one of whose addresses is in `addresses`. */
-export async function listRoutesPaying(db: Knex, addresses: string[]): Promise<string[]> {
-  if (addresses.length === 0) return [];
-  const rows = await db('route_addresses').distinct('route_id').whereIn('address', addresses);
-  return rows.map((r: { route_id: string }) => r.route_id);
-}
-
 /** The outputs paid to `address` on `network` (with `memo`, when given), in the order the chain showed them. */
 export async function listOutputsTo(db: Knex, network: string, address: string, memo: string | null): Promise<LedgerOutput[]> {
   const { rows } = await db.raw(

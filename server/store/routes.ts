@@ -580,15 +580,6 @@ export async function openExpectWindow(db: Knex, partnerId: string, id: string, 
   return rowCount === 1;
 }
 
-/** Makes routes `ids` due for polling at `at` (the chain watcher saw something for them); a sooner poll stays. */
-export async function makeRoutesDue(db: Knex, ids: string[], at: Date): Promise<void> {
-  await db('permanent_routes')
-    .whereIn('id', ids)
-    .andWhere('status', 'active')
-    .andWhere('next_poll_at', '>', at)
-    .update({ next_poll_at: at });
-}
-
 /**
  * Up to `limit` active routes whose next poll has come: first those inside an expect-deposit window (a partner
  * awaits a payment there), then the rest; each the most overdue first. However large the backlog of idle

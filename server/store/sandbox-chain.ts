@@ -102,11 +102,6 @@ export async function insertSandboxTransactions(db: Knex, txs: SandboxTransactio
   return txs.map((tx) => stored.get(tx.txHash)!);
 }
 
-/** Records a simulated transaction (in the caller's transaction, when `db` is one). */
-export async function insertSandboxTransaction(db: Knex, tx: SandboxTransaction): Promise<SandboxTransaction> {
-  return (await insertSandboxTransactions(db, [tx]))[0];
-}
-
 /**
  * Returns `write(tx)`, which records a simulated transaction on its own (autocommit); the transactions
  * recorded while an insert runs are recorded together by the next (group commit).

@@ -283,7 +283,7 @@ export async function armSwapFailure(
   stage: 'exchange' | 'payout',
   statuses: readonly SwapStatus[],
   at: Date,
-): Promise<{ swap: SwapRecord; armed: boolean } | undefined> {
+): Promise<{ swap: SwapRecord; armed: boolean; newly: boolean } | undefined> {
   if (!isUuid(id)) return undefined;
   const armable = `status = any(?::text[])${stage === 'payout' ? ' and settlement_tx_hash is null' : ''}`;
   const statement = `
@@ -292,15 +292,15 @@ export async function armSwapFailure(
        where id = ? and partner_id = ? and ${armable} and armed_failure is distinct from ?
       returning *
     )
-    select *, true as "arm:armed", true as "arm:armable" from armed
+    select *, true as "arm:armed", true as "arm:armable", true as "arm:new" from armed
     union all
-    select *, armed_failure is not distinct from ? and ${armable}, ${armable} from swaps
+    select *, armed_failure is not distinct from ? and ${armable}, ${armable}, false from swaps
      where id = ? and partner_id = ? and not exists (select from armed)`;
   const bindings = [stage, at, id, partnerId, [...statuses], stage, stage, [...statuses], [...statuses], id, partnerId];
   for (let attempt = 1; ; attempt++) {
     const { rows } = await db.raw(statement, bindings);
     if (rows.length === 0) return undefined;
-    const { 'arm:armed': armed, 'arm:armable': armable, ...row } = rows[0] as Record<string, unknown>;
+    const { 'arm:armed': armed, 'arm:armable': armable, 'arm:new': newly, ...row } = rows[0] as Record<string, unknown>;
     // Armable as this statement's snapshot saw it, yet not armed: a concurrent change (a step, or the same
     // arming) committed while the update waited for the row, and the snapshot row is out of date. A new
     // statement sees that change.
@@ -308,7 +308,7 @@ export async function armSwapFailure(
       if (attempt < ARM_ATTEMPTS) continue;
       throw new Error(`swap ${id} changed under each of ${ARM_ATTEMPTS} attempts to arm a failure`);
     }
-    return { swap: fromRow<SwapRecord>(row), armed: armed === true };
+    return { swap: fromRow<SwapRecord>(row), armed: armed === true, newly: newly === true };
   }
 }
 

@@ -27,7 +27,7 @@ import {
   countReorgsCovering,
   insertPayoutOnce,
   insertReorg,
-  insertSandboxTransaction,
+  createSandboxTransactionWriter,
   isPayoutFailureArmed,
   listPayoutsWritten,
   listTransactionsRemoved,
@@ -46,8 +46,11 @@ export const seedOf = (label: string): Uint8Array => hash('sha256', label, 'buff
 const EPOCH_MS = Date.UTC(2026, 0, 1);
 /** The first position: before every database transaction. */
 const START = '0';
-/** Scans while nothing is pending: payments made through this service wake the watcher themselves. */
-const IDLE_SCAN_MS = 2_000;
+/**
+ * Scans while nothing is pending: payments reach the simulated chain only through the sandbox operation,
+ * which wakes its instance's watcher itself, so an idle scan only catches what another instance was told.
+ */
+const IDLE_SCAN_MS = 15_000;
 /** Scans never follow each other closer than this, whatever the block time. */
 const MIN_SCAN_MS = 20;
 
@@ -84,6 +87,8 @@ export interface SimulatedChain {
 /** The simulated chain over its tables in `knex`, one block every `blockSeconds`, on the clock `now`. */
 export function createSimulatedChain(deps: { knex: Knex; catalog: Catalog; blockSeconds: number; now: () => Date }): SimulatedChain {
   const { knex } = deps;
+  // Payments made while one is written are written together by the next statement (store/group-commit.ts).
+  const writePayment = createSandboxTransactionWriter(knex);
   const blockMs = deps.blockSeconds * 1000;
   const heightAt = (at: Date) => Math.max(0, Math.floor((at.getTime() - EPOCH_MS) / blockMs));
   // The block a transaction made at `at` is mined in, and the time its block starts.
@@ -199,7 +204,7 @@ export function createSimulatedChain(deps: { knex: Knex; catalog: Catalog; block
     ),
     async pay(payment) {
       const nonce = randomBytes(16).toString('hex');
-      return insertSandboxTransaction(knex, {
+      return writePayment({
         ...payment,
         txHash: sandboxTxHash(payment.network, seedOf(`deposit:${nonce}`)),
         fromAddress: sandboxAddress(payment.network, seedOf(`sender:${nonce}`)),
