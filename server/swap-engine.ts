@@ -57,7 +57,7 @@ export async function startSwapEngine(deps: {
 }): Promise<SwapEngine> {
   const adapters = deps.chains.registry;
   // The service and the sender queue jobs through the engine, which needs them first.
-  const engine: { running?: JobEngine } = {};
+  const engine: { running?: JobEngine; watching?: ChainWatching } = {};
   const started = () => {
     if (!engine.running) throw new Error('the job engine is not running yet');
     return engine.running;
@@ -77,6 +77,7 @@ export async function startSwapEngine(deps: {
     now: deps.now,
     logger: deps.logger,
     wakeSwap: (swapId, trx) => started().scheduleAdvances([swapId], trx),
+    broadcasted: (network) => engine.watching?.wake(network),
     crashAt: deps.payoutCrashAt,
   });
   const routeDeposits = createRouteDeposits({
@@ -116,6 +117,7 @@ export async function startSwapEngine(deps: {
     logger: deps.logger,
     wakeSwaps: (swapIds, trx) => jobs.scheduleAdvances(swapIds, trx),
   });
+  engine.watching = watching;
   return {
     lifecycle,
     watching,

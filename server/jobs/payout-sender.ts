@@ -27,6 +27,8 @@ export interface PayoutSenderDeps {
   logger: Logger;
   /** Queues the step of swap `swapId` in `trx` (the outcome of its payout moves it). */
   wakeSwap(swapId: string, trx: Knex.Transaction): Promise<void>;
+  /** Told of each broadcast the chain accepted (the network's watcher looks for it soon). */
+  broadcasted?: (network: string) => void;
   /** Kills the process at this point (crash tests). */
   crashAt?: CrashPoint;
 }
@@ -86,8 +88,12 @@ export function createPayoutSender(deps: PayoutSenderDeps) {
         return;
       }
       crash('after-broadcast');
-      if (outcome.kind === 'accepted') await record(payout, 'signed', 'broadcast', {});
-      else await record(payout, 'signed', 'failed', { lastError: outcome.reason });
+      if (outcome.kind === 'accepted') {
+        await record(payout, 'signed', 'broadcast', {});
+        deps.broadcasted?.(payout.network);
+      } else {
+        await record(payout, 'signed', 'failed', { lastError: outcome.reason });
+      }
     },
   };
 }

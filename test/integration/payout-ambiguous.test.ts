@@ -52,9 +52,11 @@ describe('a payout broadcast whose outcome is unknown (the outbox, DESIGN 10)', 
     expect(await server.knex('sandbox_payouts').where({ idempotency_key: `${order.id}:payout` })).to.have.length(0);
 
     // A refund now would pay twice if the payout did go out: refused.
-    const refund = await client.send<{ code: string }>('POST', `/api/v1/sandbox/swaps/${order.id}/review-decision`, { decision: 'refund' });
+    const refund = await client.send<{ error: { code: string } }>('POST', `/api/v1/sandbox/swaps/${order.id}/review-decision`, {
+      decision: 'refund',
+    });
     expect(refund.status, refund.text).to.equal(409);
-    expect(refund.body.code).to.equal('invalid_state');
+    expect(refund.body.error.code).to.equal('invalid_state');
 
     ambiguous = false;
     const approved = await client.send('POST', `/api/v1/sandbox/swaps/${order.id}/review-decision`, { decision: 'approve' });
