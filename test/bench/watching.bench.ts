@@ -64,7 +64,9 @@ async function main(): Promise<void> {
     // Their first steps (the addresses) are queued behind: a probe swap's address says when they are done.
     const probe = await client.create(request);
     await client.waitFor(probe.order.id, (o) => !!o.depositAddress, 600_000);
-    out(`  created and given addresses in ${((performance.now() - createdAt) / 1000).toFixed(1)} s; RSS ${rssMb(server.pid).toFixed(0)} MB`);
+    out(
+      `  created and given addresses in ${((performance.now() - createdAt) / 1000).toFixed(1)} s; RSS ${rssMb(server.pid).toFixed(0)} MB`,
+    );
     const crowded = await measure();
 
     const p50 = (values: number[]) => percentile(values, 50);

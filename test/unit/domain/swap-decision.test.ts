@@ -23,6 +23,7 @@ import {
 } from '../../../server/domain/swap-decision.js';
 import { isAllowedTransition, type SwapStatus } from '../../../server/domain/swap-lifecycle.js';
 import { isRetryable, type SwapDepositRecord, type SwapRecord } from '../../../server/domain/swap-view.js';
+import { SWAP_DESTINATION, SWAP_EXPIRES, SWAP_QUOTE_EXPIRES, SWAP_REFUND_ADDRESS, swapRecord } from '../../support/swap-record.js';
 
 const catalog = loadSandboxCatalog();
 
@@ -33,13 +34,12 @@ function assetOf(symbol: string, network: string): CatalogAsset {
 }
 
 // Fixed dates: the quote's deadline at 10:30, the overdue grace until 10:30 the next day.
-const CREATED = new Date('2026-06-14T10:00:00.000Z');
 const SEEN = new Date('2026-06-14T10:10:00.000Z');
 const BEFORE_DEADLINE = new Date('2026-06-14T10:20:00.000Z');
-const QUOTE_EXPIRES = new Date('2026-06-14T10:30:00.000Z');
+const QUOTE_EXPIRES = SWAP_QUOTE_EXPIRES;
 const SEEN_LATE = new Date('2026-06-14T10:45:00.000Z');
 const AFTER_DEADLINE = new Date('2026-06-14T11:00:00.000Z');
-const EXPIRES = new Date('2026-06-15T10:30:00.000Z');
+const EXPIRES = SWAP_EXPIRES;
 const AFTER_EXPIRY = new Date('2026-06-15T11:00:00.000Z');
 
 const ID = 'swap-1';
@@ -51,66 +51,15 @@ const EXTRA_KEY = `${ID}:extra:${EXTRA_TX}:0`;
 const PAYOUT_TX = 'tx-payout';
 const REFUND_TX = 'tx-refund';
 const EXTRA_REFUND_TX = 'tx-extra-refund';
-const DEPOSIT_ADDRESS = 'ltc1q4xj5p0ux3r8nz6c2wq7ev9mk3h5lt0ad2yfs8g';
 const SENDER = 'ltc1qsender0000000000000000000000000000000';
-const REFUND_ADDRESS = 'ltc1qg82tqhqhvyk8e9nq7ls2w5xkq6hvm3f6rnl8vj';
-const DESTINATION = '0x71C7656EC7ab88b098defB751B7401B5f6d8976F';
+const REFUND_ADDRESS = SWAP_REFUND_ADDRESS;
+const DESTINATION = SWAP_DESTINATION;
 const PAYOUT_CONFIRMATIONS = 3;
 // LTC at its catalogue price, USDT at 1: a fixed 2.5 LTC quote pays 199.7175 USDT (1% fee, 1.50 USD payout fee).
 const MARKET = { source: '81.30', destination: '1.00' };
 
 /** A 2.5 LTC -> USDT (ERC-20) fixed swap waiting for its deposit; refunds go to an address. */
-const WAITING: SwapRecord = {
-  id: ID,
-  partnerId: 'partner-1',
-  quoteId: 'quote-1',
-  mode: 'standard',
-  externalUser: 'user-1',
-  sourceAsset: 'LTC',
-  sourceNetwork: 'LTC',
-  destinationAsset: 'USDT',
-  destinationNetwork: 'ETH',
-  destination: DESTINATION,
-  destinationMemo: null,
-  refundMode: 'address',
-  refundAddress: REFUND_ADDRESS,
-  refundMemo: null,
-  rateType: 'fixed',
-  sourceAmount: '2.5',
-  depositAmount: '2.5',
-  expectedOutputAmount: '199.7175',
-  minimumOutputAmount: null,
-  actualOutputAmount: null,
-  quotedRate: '81.3',
-  feeUsd: '3.54',
-  depositAddress: DEPOSIT_ADDRESS,
-  depositMemo: null,
-  sourceTxHash: null,
-  receivedAmount: null,
-  receivedFrom: null,
-  lateDeposit: false,
-  confirmationCount: null,
-  requiredConfirmations: 6,
-  settlementTxHash: null,
-  refundTxHash: null,
-  refundAmount: null,
-  quoteExpiresAt: QUOTE_EXPIRES,
-  expiresAt: EXPIRES,
-  lateDepositPolicy: 'refund',
-  status: 'waiting',
-  failureCode: null,
-  armedFailure: null,
-  termsVersion: '2026-06-01',
-  routeId: null,
-  feePercent: null,
-  feeFloorUsd: null,
-  markupPercent: null,
-  markupAmount: null,
-  markupUsd: null,
-  deposits: [],
-  createdAt: CREATED,
-  updatedAt: CREATED,
-};
+const WAITING: SwapRecord = swapRecord({ id: ID });
 
 /** A stored deposit: the swap's own (2.5, seen before the deadline) or an extra (0.4, seen after it). */
 function depositRecord(

@@ -7,61 +7,10 @@ import {
   type SwapDepositStatus,
   type SwapRecord,
 } from '../../../server/domain/swap-view.js';
+import { swapRecord } from '../../support/swap-record.js';
 
-const AT = new Date('2026-06-14T10:12:05.000Z');
-
-function swapRecord(status: SwapStatus, deposits: SwapDepositRecord[] = []): SwapRecord {
-  return {
-    id: '9a4c7e21-5b3d-4f8a-a6c2-0e1d7b9f3c58',
-    partnerId: 'partner-1',
-    quoteId: null,
-    mode: 'standard',
-    externalUser: 'user-1',
-    sourceAsset: 'LTC',
-    sourceNetwork: 'LTC',
-    destinationAsset: 'USDT',
-    destinationNetwork: 'ETH',
-    destination: '0x71C7656EC7ab88b098defB751B7401B5f6d8976F',
-    destinationMemo: null,
-    refundMode: 'address',
-    refundAddress: 'ltc1qg82tqhqhvyk8e9nq7ls2w5xkq6hvm3f6rnl8vj',
-    refundMemo: null,
-    rateType: 'fixed',
-    sourceAmount: '2.5',
-    depositAmount: '2.5',
-    expectedOutputAmount: '198.4125',
-    minimumOutputAmount: null,
-    actualOutputAmount: null,
-    quotedRate: '79.365',
-    feeUsd: '1.6',
-    depositAddress: 'ltc1q4xj5p0ux3r8nz6c2wq7ev9mk3h5lt0ad2yfs8g',
-    depositMemo: null,
-    sourceTxHash: null,
-    receivedAmount: null,
-    receivedFrom: null,
-    lateDeposit: false,
-    confirmationCount: null,
-    requiredConfirmations: 6,
-    settlementTxHash: null,
-    refundTxHash: null,
-    refundAmount: null,
-    quoteExpiresAt: AT,
-    expiresAt: AT,
-    lateDepositPolicy: 'refund',
-    status,
-    failureCode: null,
-    armedFailure: null,
-    termsVersion: '2026-06-01',
-    routeId: null,
-    feePercent: null,
-    feeFloorUsd: null,
-    markupPercent: null,
-    markupAmount: null,
-    markupUsd: null,
-    deposits,
-    createdAt: AT,
-    updatedAt: AT,
-  };
+function swapRecordIn(status: SwapStatus, deposits: SwapDepositRecord[] = []): SwapRecord {
+  return swapRecord({ status, deposits });
 }
 
 function deposit(status: SwapDepositStatus, role: SwapDepositRecord['role'] = 'extra'): SwapDepositRecord {
@@ -120,7 +69,7 @@ describe('swap view', () => {
 
   describe('toSwapBody(swap)', () => {
     it('lists every deposit of the swap, with ISO times and string amounts', () => {
-      const body = toSwapBody(swapRecord('expired', [deposit('refunded')]));
+      const body = toSwapBody(swapRecordIn('expired', [deposit('refunded')]));
       expect(body.deposits).to.deep.equal([
         {
           txHash: '4e7b1c9a2d5f8e3b6a0c9d2f5e8b1a4c7d0e3f6a9b2c5d8e1f4a7b0c3d6e9f2a',
@@ -139,12 +88,12 @@ describe('swap view', () => {
     });
 
     it('is not retryable while an extra payment to an expired swap is being refunded', () => {
-      const body = toSwapBody(swapRecord('expired', [deposit('refunding')]));
+      const body = toSwapBody(swapRecordIn('expired', [deposit('refunding')]));
       expect(body).to.include({ status: 'expired', terminal: true, retryable: false });
     });
 
     it('lists an empty array when the swap has no payment yet', () => {
-      expect(toSwapBody(swapRecord('waiting')).deposits).to.deep.equal([]);
+      expect(toSwapBody(swapRecordIn('waiting')).deposits).to.deep.equal([]);
     });
   });
 });
