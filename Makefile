@@ -56,11 +56,12 @@ mock: install $(GENERATED) ## serve the spec's examples with Prism on port $(MOC
 contract: install $(GENERATED) ## Dredd through a Prism validation proxy against the real server
 	npx tsx scripts/contract.ts
 
-bench: install $(GENERATED) ## a row per operation: server vs Prism mock (and bare express) req/s, p50, p99, ratios, server RSS; then streams and webhook deliveries (PGlite, or DATABASE_URL)
+bench: install $(GENERATED) ## a row per operation: server vs Prism mock (and bare express) req/s, p50, p99, ratios, server RSS; then streams, webhook deliveries and watching at 1 and 10,000 open swaps (PGlite, or DATABASE_URL)
 	@status=0; \
 	npx tsx test/bench/operations.bench.ts || status=1; \
 	npx tsx test/bench/streams.bench.ts || status=1; \
 	npx tsx test/bench/webhooks.bench.ts || status=1; \
+	npx tsx test/bench/watching.bench.ts || status=1; \
 	exit $$status
 
 bench-data: install $(GENERATED) ## G4: reads of a partner with 1,000 vs one with 200,000 swaps / 1M events (seeded with SQL), p50/p99 ratios and query plans (PGlite, or DATABASE_URL)

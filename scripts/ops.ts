@@ -17,12 +17,13 @@ import { createSandboxRates } from '../server/adapters/sandbox/rates.js';
 import { loadConfig, type Config } from '../server/config.js';
 import { AppError } from '../server/domain/errors.js';
 import { openJobQueue, type JobQueue } from '../server/jobs/engine.js';
-import { createSwapLifecycle } from '../server/jobs/swap-lifecycle.js';
 import { decideReview, listOperatorQueue, redeliverWebhook, type OperatorQueueItem } from '../server/operator.js';
 import type { Database } from '../server/store/database.js';
 import { listOperatorActions, type OperatorActionRecord } from '../server/store/operator-actions.js';
 import type { OperatorDecision } from '../server/store/operator-decisions.js';
-import { createChainAdapter } from '../server/swap-engine.js';
+import { createSwapService } from '../server/services/swaps.js';
+import { findSwap, type SwapRecord } from '../server/store/swaps.js';
+import { createChainAdapters } from '../server/wiring.js';
 import { actorOf, EXIT_USAGE, runCli, UsageError } from './cli.js';
 import { openServiceStore } from './service-store.js';
 
@@ -97,16 +98,22 @@ async function run(argv: string[]): Promise<void> {
       if (!values.reason?.trim()) throw new UsageError('review decide needs --reason TEXT (why; it is kept with the decision)');
       const actor = actingActor();
       const config = loadConfig();
-      const { swap, decision } = await withJobQueue(config, (db, jobs) =>
-        decideReview(
-          { knex: db.knex, lifecycle: createLifecycle(config, db), jobs, now: () => new Date() },
+      const { swap, decision } = await withJobQueue(config, async (db, jobs) => {
+        const decided = await decideReview(
+          { knex: db.knex, lifecycle: createLifecycle(config, db, jobs), jobs, now: () => new Date() },
           { swapId: args[0], decision: chosen[0] as OperatorDecision, reason: values.reason!, actor },
-        ),
-      );
+        );
+        // A refund is committed to the payout outbox; a running server's sender broadcasts it, and the swap
+        // is refunded then. The answer waits for that (a while at most).
+        return { ...decided, swap: await awaitStatus(db, decided.swap, decided.decision.toStatus) };
+      });
       print(
         { decision: { ...decision, createdAt: decision.createdAt.toISOString() }, swap: { id: swap.id, status: swap.status } },
         `swap ${swap.id}: ${decision.fromStatus} -> ${decision.toStatus} (${decision.decision} by ${decision.operator} at ${decision.createdAt.toISOString()})` +
-          (decision.toStatus === 'exchanging' ? '\nThe running server carries it on to sending and finished.' : ''),
+          (decision.toStatus === 'exchanging' ? '\nThe running server carries it on to sending and finished.' : '') +
+          (swap.status !== decision.toStatus && decision.toStatus !== 'exchanging'
+            ? `\nThe swap is still ${swap.status}: a running server's payout sender broadcasts the refund, and the swap is ${decision.toStatus} then.`
+            : ''),
       );
       return;
     }
@@ -145,6 +152,20 @@ async function run(argv: string[]): Promise<void> {
   }
 }
 
+// How long `review decide` waits for a running server to carry a decision out (a refund's broadcast).
+const DECISION_WAIT_MS = 30_000;
+
+// The swap once it is in `status`, or as it is after DECISION_WAIT_MS.
+async function awaitStatus(db: Database, swap: SwapRecord, status: string): Promise<SwapRecord> {
+  const deadline = Date.now() + DECISION_WAIT_MS;
+  let current = swap;
+  while (current.status !== status && current.status === 'review' && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    current = (await findSwap(db.knex, swap.id)) ?? current;
+  }
+  return current;
+}
+
 // Opens the store for `action` and closes it afterwards, whatever happens.
 async function withStore<T>(config: Config, action: (db: Database) => Promise<T>): Promise<T> {
   const { db } = await openServiceStore(config);
@@ -167,15 +188,18 @@ async function withJobQueue<T>(config: Config, action: (db: Database, jobs: JobQ
   });
 }
 
-// The lifecycle a server of this configuration runs; a refund decision sends the refund through its chain adapter.
-function createLifecycle(config: Config, db: Database) {
+// The swap service a server of this configuration runs; a refund decision commits the refund to the payout
+// outbox, and a running server's sender sends it.
+function createLifecycle(config: Config, db: Database, jobs: JobQueue) {
   const catalog = loadSandboxCatalog();
-  return createSwapLifecycle({
+  const now = () => new Date();
+  return createSwapService({
     knex: db.knex,
     catalog,
     rates: createSandboxRates(catalog),
-    chain: createChainAdapter(config),
-    now: () => new Date(),
+    adapters: createChainAdapters({ config, knex: db.knex, catalog, now }).registry,
+    jobs: () => jobs,
+    now,
   });
 }
 
@@ -199,7 +223,7 @@ function formatQueue(swaps: OperatorQueueItem[], limit: number): string {
     s.id,
     s.partnerKeyId ?? s.partnerId,
     s.mode,
-    s.status,
+    s.heldPayments > 0 ? `${s.status} (${s.heldPayments} payment${s.heldPayments === 1 ? '' : 's'} held)` : s.status,
     s.reasonCode,
     s.failureCode ?? '-',
     `${s.receivedAmount ?? '-'} of ${s.depositAmount} ${s.sourceAsset}/${s.sourceNetwork}`,

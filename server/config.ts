@@ -61,6 +61,11 @@ export interface Config {
   /** Webhook requests one instance has in flight at most, all partners together. */
   readonly webhookMaxInFlight: number;
   readonly sandboxBlockSeconds: number;
+  /**
+   * A test hook (sandbox only): the payout sender kills the process right after it committed a payout's signed
+   * bytes (`after-sign`) or right after it broadcast them (`after-broadcast`). Unset: never.
+   */
+  readonly payoutCrashAt: 'after-sign' | 'after-broadcast' | undefined;
   /** Interval of the comment heartbeat on open swap streams. */
   readonly streamHeartbeatSeconds: number;
   /** Port of the Prometheus metrics listener (GET /metrics); undefined: no metrics listener. */
@@ -149,6 +154,10 @@ export function loadConfig(env: Env = process.env): Config {
     webhookMaxConcurrentPerPartner: read.integer('WEBHOOK_MAX_CONCURRENT_PER_PARTNER', 4, { min: 1, max: 1000 }),
     webhookMaxInFlight: read.integer('WEBHOOK_MAX_IN_FLIGHT', 128, { min: 1, max: 10000 }),
     sandboxBlockSeconds: read.positiveNumber('SANDBOX_BLOCK_SECONDS', 2),
+    payoutCrashAt:
+      env.PAYOUT_CRASH_AT === undefined
+        ? undefined
+        : read.oneOf('PAYOUT_CRASH_AT', ['after-sign', 'after-broadcast'] as const, 'after-sign'),
     streamHeartbeatSeconds: read.positiveNumber('STREAM_HEARTBEAT_SECONDS', 15),
     metricsPort: read.optionalInteger('METRICS_PORT', { min: 1, max: 65535 }),
     metricsHost: read.string('METRICS_HOST', '127.0.0.1'),
@@ -178,6 +187,9 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push(
       `ROUTE_POLL_MAX_SECONDS=${config.routePollMaxSeconds} must be at least ROUTE_POLL_SECONDS=${config.routePollSeconds}: it caps the idle backoff`,
     );
+  }
+  if (serviceMode === 'production' && config.payoutCrashAt) {
+    problems.push('PAYOUT_CRASH_AT is a test hook of the sandbox; production never kills itself mid-payout');
   }
   if (serviceMode === 'production' && config.webhookAllowPrivateTargets) {
     problems.push(

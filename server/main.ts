@@ -18,6 +18,7 @@ import { DemoSecretUnreadableError, ensureDemoPartner, findUnreadablePartnerSecr
 import { resolveSecretsKey, secretsKeyFileWarning } from './secrets-key.js';
 import { createSecretBox } from './store/secret-box.js';
 import { startSwapEngine } from './swap-engine.js';
+import { createChainAdapters } from './wiring.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -65,7 +66,20 @@ async function main(): Promise<void> {
   const now = () => new Date();
   const rates = createSandboxRates(catalog);
   const metrics = config.metricsPort === undefined ? undefined : createMetrics();
-  const engine = await startSwapEngine({ config, knex: db.knex, catalog, rates, secretsKey, logger, now, metrics });
+  // The chain adapters of every network served, built once (wiring.ts: the simulated chain in sandbox mode).
+  const chains = createChainAdapters({ config, knex: db.knex, catalog, now });
+  const engine = await startSwapEngine({
+    config,
+    knex: db.knex,
+    catalog,
+    rates,
+    chains,
+    secretsKey,
+    logger,
+    now,
+    metrics,
+    payoutCrashAt: config.payoutCrashAt,
+  });
 
   const app = createApp({
     config,
@@ -77,6 +91,8 @@ async function main(): Promise<void> {
     swapTokens: engine.swapTokens,
     crypto: engine.crypto,
     lifecycle: engine.lifecycle,
+    watching: engine.watching,
+    sandbox: chains.sandbox,
     hub: engine.hub,
     jobs: engine.jobs,
     apiDocument: document,

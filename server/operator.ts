@@ -12,17 +12,17 @@ import { AppError, notFound } from './domain/errors.js';
 import { STATUS_ATTRIBUTES, SWAP_STATUSES, TRANSITIONS, type SwapStatus } from './domain/swap-lifecycle.js';
 import type { SwapRecord } from './domain/swap-view.js';
 import type { JobQueue } from './jobs/engine.js';
-import type { SwapLifecycle } from './jobs/swap-lifecycle.js';
+import type { SwapService } from './services/swaps.js';
 import { runOperatorAction, type Acting } from './operator-actions.js';
 import { insertOperatorDecision, type OperatorDecision, type OperatorDecisionRecord } from './store/operator-decisions.js';
 import { listPartners } from './store/partners.js';
-import { listSwapsInStatuses, lockSwap } from './store/swaps.js';
+import { listSwapsForOperator, lockSwap } from './store/swaps.js';
 import { findOutboxMessage, findWebhook, lastAttemptNumber } from './store/webhooks.js';
 
 /** What the operator operations need. */
 export interface OperatorDeps {
   knex: Knex;
-  lifecycle: SwapLifecycle;
+  lifecycle: Pick<SwapService, 'decideReview'>;
   jobs: Pick<JobQueue, 'scheduleAdvance' | 'redeliver'>;
   now: () => Date;
 }
@@ -50,12 +50,17 @@ export interface OperatorQueueItem {
   destinationNetwork: string;
   expectedOutputAmount: string | null;
   refundAmount: string | null;
+  /** Payments to its address held for an operator (`deposits` entries in review). */
+  heldPayments: number;
   updatedAt: string;
 }
 
-/** Swaps waiting for an operator: review first, then failed; longest unchanged first; at most `limit`. */
+/**
+ * Swaps waiting for an operator: review first, then failed, then swaps of any other status holding a payment
+ * no safe destination could take back (DESIGN 6.9); longest unchanged first; at most `limit`.
+ */
 export async function listOperatorQueue(db: Knex, limit: number): Promise<OperatorQueueItem[]> {
-  const swaps = await listSwapsInStatuses(db, OPERATOR_STATUSES, limit);
+  const swaps = await listSwapsForOperator(db, OPERATOR_STATUSES, limit);
   const partners = new Map((await listPartners(db)).map((partner) => [partner.id, partner]));
   return swaps.map((swap) => ({
     id: swap.id,
@@ -74,6 +79,8 @@ export async function listOperatorQueue(db: Knex, limit: number): Promise<Operat
     destinationNetwork: swap.destinationNetwork,
     expectedOutputAmount: swap.expectedOutputAmount,
     refundAmount: swap.refundAmount,
+    // Its own deposit held with the swap in review is the review itself; any other held payment is counted.
+    heldPayments: swap.deposits.filter((d) => d.status === 'review' && !(d.role === 'swap' && swap.status === 'review')).length,
     updatedAt: swap.updatedAt.toISOString(),
   }));
 }
@@ -112,7 +119,9 @@ export async function decideReview(
       decision: input.decision,
       reason: input.reason.trim(),
       fromStatus: swap.status,
-      toStatus: change.swap.status,
+      // The decision's status: a refund is committed to the payout outbox here, and the swap is refunded once
+      // a running server's sender has broadcast it.
+      toStatus: to,
       createdAt: at,
     });
     // Committed with the decision: whichever server's worker takes it carries the swap on (exchange, payout).

@@ -1,26 +1,30 @@
 /**
- * Assembles what moves swaps, for the server process and the tests alike: the chain adapter (the sandbox
- * simulator), the lifecycle, the job engine with its workers, the stream hub and the access-token derivation.
+ * Assembles what moves swaps, for the server process and the tests alike, over the chain adapters it is
+ * given: the swap service, the chain watchers, the payout sender, the job engine with its workers, the
+ * stream hub and the access-token derivation.
  */
 import type { LookupFunction } from 'node:net';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import type { ChainAdapter } from './adapters/chain.js';
 import type { RatesAdapter } from './adapters/rates.js';
-import { createSandboxChain } from './adapters/sandbox/chain.js';
 import type { Config } from './config.js';
 import { createCryptoThread, type CryptoThread } from './crypto-thread.js';
 import { createSwapTokens, type SwapTokens } from './domain/access-tokens.js';
 import type { Catalog } from './domain/catalog.js';
 import { startJobEngine, type JobEngine } from './jobs/engine.js';
 import { createRouteDeposits, type RouteDeposits } from './jobs/route-deposits.js';
-import { createSwapLifecycle, type SwapLifecycle } from './jobs/swap-lifecycle.js';
+import { startChainWatching, type ChainWatching } from './jobs/chain-watch.js';
+import { createPayoutSender, type CrashPoint } from './jobs/payout-sender.js';
 import type { Metrics } from './metrics.js';
+import { createSwapService, type SwapService } from './services/swaps.js';
 import { startSwapHub, type SwapHub } from './store/swap-hub.js';
+import type { ChainAdapters } from './wiring.js';
 
 /** The running swap machinery. */
 export interface SwapEngine {
-  lifecycle: SwapLifecycle;
+  lifecycle: SwapService;
+  /** The chain watchers (a sandbox payment wakes its network's). */
+  watching: ChainWatching;
   /** Polls permanent routes for deposits and converts them. */
   routeDeposits: RouteDeposits;
   hub: SwapHub;
@@ -31,17 +35,14 @@ export interface SwapEngine {
   stop(): Promise<void>;
 }
 
-/** The chain adapter of this configuration: the sandbox simulator (the only one built yet), for servers and the operator CLI. */
-export function createChainAdapter(config: Pick<Config, 'sandboxBlockSeconds'>): ChainAdapter {
-  return createSandboxChain(config.sandboxBlockSeconds);
-}
-
 /** Starts the swap machinery on `knex`; `stop()` waits for running jobs. */
 export async function startSwapEngine(deps: {
   config: Config;
   knex: Knex;
   catalog: Catalog;
   rates: RatesAdapter;
+  /** The chain adapters of every network served (wiring.ts). */
+  chains: ChainAdapters;
   secretsKey: Buffer;
   logger: Logger;
   now: () => Date;
@@ -51,15 +52,40 @@ export async function startSwapEngine(deps: {
   metrics?: Metrics;
   /** Name resolution of webhook hosts (default dns.lookup); tests resolve names of their own. */
   webhookLookup?: LookupFunction;
+  /** Kills the process at this point of a payout (crash tests; PAYOUT_CRASH_AT). */
+  payoutCrashAt?: CrashPoint;
 }): Promise<SwapEngine> {
-  const chain = createChainAdapter(deps.config);
-  const lifecycle = createSwapLifecycle({ knex: deps.knex, catalog: deps.catalog, rates: deps.rates, chain, now: deps.now });
+  const adapters = deps.chains.registry;
+  // The service and the sender queue jobs through the engine, which needs them first.
+  const engine: { running?: JobEngine; watching?: ChainWatching } = {};
+  const started = () => {
+    if (!engine.running) throw new Error('the job engine is not running yet');
+    return engine.running;
+  };
+  const lifecycle = createSwapService({
+    knex: deps.knex,
+    catalog: deps.catalog,
+    rates: deps.rates,
+    adapters,
+    jobs: started,
+    now: deps.now,
+  });
+  const payoutSender = createPayoutSender({
+    knex: deps.knex,
+    catalog: deps.catalog,
+    adapters,
+    now: deps.now,
+    logger: deps.logger,
+    wakeSwap: (swapId, trx) => started().scheduleAdvances([swapId], trx),
+    broadcasted: (network) => engine.watching?.wake(network),
+    crashAt: deps.payoutCrashAt,
+  });
   const routeDeposits = createRouteDeposits({
     knex: deps.knex,
     catalog: deps.catalog,
     rates: deps.rates,
-    chain,
     now: deps.now,
+    blockMs: (network) => adapters.of(network).watcher.busyScanMs,
     pollSeconds: deps.config.routePollSeconds,
     expectPollSeconds: deps.config.routeExpectPollSeconds,
     idleSeconds: deps.config.routeIdleSeconds,
@@ -75,14 +101,26 @@ export async function startSwapEngine(deps: {
     knex: deps.knex,
     crypto,
     lifecycle,
+    payoutSender,
     routeDeposits,
     logger: deps.logger,
     schema: deps.jobSchema,
     webhooks: { config: deps.config, secretsKey: deps.secretsKey, now: deps.now, lookup: deps.webhookLookup },
     metrics: deps.metrics,
   });
+  engine.running = jobs;
+  const watching = startChainWatching({
+    knex: deps.knex,
+    catalog: deps.catalog,
+    adapters,
+    now: deps.now,
+    logger: deps.logger,
+    wakeSwaps: (swapIds, trx) => jobs.scheduleAdvances(swapIds, trx),
+  });
+  engine.watching = watching;
   return {
     lifecycle,
+    watching,
     routeDeposits,
     hub,
     jobs,
@@ -90,6 +128,7 @@ export async function startSwapEngine(deps: {
     crypto,
     async stop() {
       await hub.close();
+      await watching.stop();
       await jobs.stop();
       await crypto.close();
     },

@@ -10,6 +10,7 @@ import type {
   SandboxDeposit,
   SandboxDepositRequest,
   SandboxFailureStage,
+  SandboxReorganization,
   SandboxReviewDecision,
   SwapOrder,
 } from './schemas.js';
@@ -24,6 +25,8 @@ export interface SandboxApi {
   injectFailure(id: string, stage: SandboxFailureStage): Promise<ApiResult<SwapOrder>>;
   /** POST /sandbox/swaps/{id}/clock: moves the swap's `deposit` or `expiry` deadline to now. */
   advanceClock(id: string, deadline: SandboxDeadline): Promise<ApiResult<SwapOrder>>;
+  /** POST /sandbox/networks/{network}/reorganizations: removes the last `blocks` (1-100) blocks of `network`'s simulated chain. */
+  reorganize(network: string, blocks: number): Promise<ApiResult<SandboxReorganization>>;
 }
 
 /** Builds the sandbox namespace over the signed client. */
@@ -34,5 +37,7 @@ export function createSandboxApi(raw: Client<paths>): SandboxApi {
       toResult(raw.POST('/sandbox/swaps/{id}/review-decision', { params: { path: { id } }, body: { decision } })),
     injectFailure: (id, stage) => toResult(raw.POST('/sandbox/swaps/{id}/failures', { params: { path: { id } }, body: { stage } })),
     advanceClock: (id, deadline) => toResult(raw.POST('/sandbox/swaps/{id}/clock', { params: { path: { id } }, body: { deadline } })),
+    reorganize: (network, blocks) =>
+      toResult(raw.POST('/sandbox/networks/{network}/reorganizations', { params: { path: { network } }, body: { blocks } })),
   };
 }

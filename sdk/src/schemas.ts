@@ -13,6 +13,8 @@ export type Quote = Schemas['Quote'];
 export type SwapRequest = Schemas['SwapRequest'];
 /** A swap's order record with its public status. */
 export type Swap = Schemas['Swap'];
+/** One payment to a swap's deposit address (`Swap.deposits`): its role, confirmations and what became of it. */
+export type SwapDeposit = Schemas['SwapDeposit'];
 /** A swap's public status, e.g. `waiting`, `finished`. */
 export type SwapStatus = Schemas['SwapStatus'];
 /** One entry of a swap's timeline. */
@@ -35,3 +37,5 @@ export type SandboxReviewDecision = Schemas['SandboxReviewDecision']['decision']
 export type SandboxFailureStage = Schemas['SandboxFailureInjection']['stage'];
 /** Which deadline the sandbox clock moves to now: `deposit` or `expiry`. */
 export type SandboxDeadline = Schemas['SandboxClockAdvance']['deadline'];
+/** What a simulated chain reorganisation removed, and the chain's new tip. */
+export type SandboxReorganization = Schemas['SandboxReorganization'];

@@ -29,4 +29,20 @@ describe('sdk client against the Prism mock', function () {
     const set = await client.setMarkup(0.5);
     expect(set.data?.percent).to.equal(0.5);
   });
+
+  it('reorganises a simulated chain with sandbox.reorganize and is refused 400 for 0 blocks', async () => {
+    const client = createPartnerClient({
+      baseUrl: mock.url,
+      audience: 'https://swap.example.com',
+      keyId: 'pk_live_7Hq2Xv',
+      secret: 'pss_sk_3Jd9sPq2VwXy7RtLm4Nb6Hc1',
+      userId: 'user_8412',
+    });
+    const { data, error } = await client.sandbox.reorganize('LTC', 1);
+    expect(error).to.equal(undefined);
+    expect(data).to.have.keys('network', 'removedBlocks', 'tip', 'removedTransactions');
+    expect(data?.tip.hash).to.match(/^[0-9a-f]{64}$/);
+    const refused = await client.sandbox.reorganize('LTC', 0);
+    expect(refused.error?.status).to.equal(400);
+  });
 });

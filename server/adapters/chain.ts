@@ -1,52 +1,150 @@
 /**
- * The chains behind interfaces: allocating deposit addresses, seeing deposits with their confirmations, and
- * sending payouts and refunds. Production plugs custody and node providers in here; the sandbox simulates
- * them (adapters/sandbox/chain.ts). Every call takes the executor to run on, so a simulated effect commits
- * with the transition that caused it.
+ * The chains behind three roles per network (DESIGN 10): an address source, a chain watcher and a payout
+ * sender. They talk to the outside world only: none takes a database handle, and none is ever called inside
+ * a database transaction. The core around them (the chain ledger, the payout outbox, the swap services)
+ * decides what to do with what they say.
+ *
+ * Each family lives in a folder of its own (adapters/sandbox/ is the simulated chain); the registry of the
+ * running configuration is built once, in main.ts, and names the adapters of every network it serves.
  */
-import type { Knex } from 'knex';
 import type { CatalogAsset } from '../domain/catalog.js';
 
-/** A deposit seen on a deposit address. */
-export interface SeenDeposit {
+/** A block: its height and hash. */
+export interface BlockRef {
+  height: number;
+  hash: string;
+}
+
+/** A transaction output paid to a watched address, as the chain shows it now. */
+export interface ObservedOutput {
   txHash: string;
-  /** In units of the asset. */
-  amount: string;
-  /** The paying address (refunds in refundMode `sender` go back there). */
-  fromAddress: string;
-  seenAt: Date;
-  confirmations: number;
-}
-
-/** A transaction output paid to a reusable (permanent-route) address. */
-export interface AddressDeposit extends SeenDeposit {
-  address: string;
-  asset: string;
-  network: string;
   outputIndex: number;
+  address: string;
+  /** The memo (destination tag, comment) it carries, where the network has them. */
+  memo: string | null;
+  asset: string;
+  /** In units of the asset (a decimal string). */
+  amount: string;
+  /** The paying address where the network names a single sender, else null. */
+  fromAddress: string | null;
+  /** The block it is mined in; null while unconfirmed. */
+  block: BlockRef | null;
+  /** When the chain first showed it. */
+  seenAt: Date;
 }
 
-/** A payout or refund request. The idempotency key makes a repeated send return the first transaction. */
-export interface SendRequest {
-  idempotencyKey: string;
+/** A payout or refund of ours, seen on the chain. */
+export interface ObservedPayout {
+  txHash: string;
+  block: BlockRef | null;
+}
+
+/** What one scan read: from the stored position to the tip. */
+export interface ChainScan {
+  /** The chain's tip now. */
+  tip: BlockRef;
+  /** Where the next scan starts (opaque to the core; stored with the tip). */
+  position: string;
+  /** Outputs new since the position, or whose block changed. */
+  outputs: ObservedOutput[];
+  /** Outputs a reorganisation took out of the chain since the position. */
+  removed: Array<{ txHash: string; outputIndex: number }>;
+  /** Our payouts whose block is known or changed since the position. */
+  payouts: ObservedPayout[];
+}
+
+/** Where a watcher read to last time (null: never scanned). */
+export interface ScanCursor {
+  tip: BlockRef;
+  position: string | null;
+}
+
+/** Reads the chain: one scan serves every watched address of the network. */
+export interface ChainWatcher {
+  /**
+   * What changed since `cursor`. A reorganisation is told by block hash: when the cursor's block is no longer
+   * in the chain, the outputs of the removed blocks come back in `removed`.
+   */
+  scan(cursor: ScanCursor | null): Promise<ChainScan>;
+  /** How long to wait between scans while nothing is pending (deposits or payouts confirming). */
+  idleScanMs: number;
+  /** How long to wait between scans while something is confirming: about a block. */
+  busyScanMs: number;
+}
+
+/** Gives deposit addresses. */
+export interface AddressSource {
+  /** The deposit address (and memo, where the asset needs one) of `key` (a swap id or route allocation), always the same for the same key. */
+  depositAddress(asset: CatalogAsset, key: string): Promise<{ address: string; memo: string | null }>;
+}
+
+/** A payout or refund to send, as the outbox fixed it. */
+export interface PayoutOrder {
+  /** Unique per payment: the outbox's idempotency key. */
+  key: string;
+  /** The swap it pays for. */
+  swapId: string;
   asset: CatalogAsset;
   address: string;
   memo: string | null;
   amount: string;
 }
 
-/** The chain operations the swap lifecycle needs. */
-export interface ChainAdapter {
-  /** A fresh deposit address (and memo, where the asset needs one) for `asset`, unique to `swapId`. */
-  allocateDepositAddress(db: Knex, asset: CatalogAsset, swapId: string): Promise<{ address: string; memo: string | null }>;
-  /** The first deposit to `address` (and `memo`) since `since`, with its confirmations at `at`. */
-  findDeposit(db: Knex, asset: CatalogAsset, address: string, memo: string | null, since: Date, at: Date): Promise<SeenDeposit | undefined>;
-  /** Every transaction output paid to one of `addresses` between `since` and `at`, oldest first. */
-  listAddressDeposits(db: Knex, addresses: string[], since: Date, at: Date): Promise<AddressDeposit[]>;
-  /** Confirmations at `at` of a transaction broadcast at `sentAt`. */
-  confirmationsSince(sentAt: Date, at: Date): number;
-  /** When a transaction broadcast at `sentAt` reaches `confirmations` (an estimate outside the sandbox). */
-  confirmationTime(sentAt: Date, confirmations: number): Date;
-  /** Sends `amount` and returns the transaction hash; idempotent by `idempotencyKey`. */
-  send(db: Knex, request: SendRequest): Promise<{ txHash: string }>;
+/** A payout built and signed: its hash is known before it is broadcast. */
+export interface SignedPayout {
+  txHash: string;
+  /** The signed transaction (hex or the family's encoding): a retry broadcasts these bytes again. */
+  bytes: string;
+}
+
+/** The answer to a broadcast. */
+export type BroadcastOutcome =
+  /** The chain has it (now, or already: the same bytes again are no second payment). */
+  | { kind: 'accepted' }
+  /** The chain refused it in a way that proves it was never broadcast (bad address, insufficient funds). */
+  | { kind: 'rejected'; reason: string };
+
+/** Raised for a broadcast whose outcome is unknown (a timeout, a dropped connection, an unknown error). */
+export class AmbiguousBroadcastError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'AmbiguousBroadcastError';
+  }
+}
+
+/** Sends payouts: prepare (build and sign), then broadcast the same bytes as often as needed. */
+export interface PayoutSender {
+  prepare(order: PayoutOrder): Promise<SignedPayout>;
+  /** Broadcasts `signed`; idempotent. Throws AmbiguousBroadcastError when the outcome is unknown. */
+  broadcast(order: PayoutOrder, signed: SignedPayout): Promise<BroadcastOutcome>;
+}
+
+/** The three roles of one network. */
+export interface NetworkAdapters {
+  addresses: AddressSource;
+  watcher: ChainWatcher;
+  sender: PayoutSender;
+  /** Confirmations a payout of ours needs before its swap is finished. */
+  payoutConfirmations: number;
+}
+
+/** The adapters of every network the running configuration serves. */
+export interface AdapterRegistry {
+  /** The networks served, in catalogue order. */
+  readonly networks: readonly string[];
+  /** The adapters of `network`; throws for a network not served. */
+  of(network: string): NetworkAdapters;
+}
+
+/** A registry over `adapters` (network code to its adapters). */
+export function createAdapterRegistry(adapters: Record<string, NetworkAdapters>): AdapterRegistry {
+  const networks = Object.freeze(Object.keys(adapters));
+  return {
+    networks,
+    of(network) {
+      const found = adapters[network];
+      if (!found) throw new Error(`no adapters for network ${network}`);
+      return found;
+    },
+  };
 }

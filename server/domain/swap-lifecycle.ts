@@ -41,10 +41,12 @@ export const SWAP_STATUSES = Object.keys(STATUS_ATTRIBUTES) as SwapStatus[];
 export const TRANSITIONS: Readonly<Record<SwapStatus, readonly SwapStatus[]>> = Object.freeze({
   waiting: ['confirming', 'overdue', 'review', 'failed'],
   overdue: ['confirming', 'expired'],
-  confirming: ['confirming', 'exchanging', 'accumulating', 'refunded', 'review', 'failed'],
+  // Back to waiting (or overdue): a reorganisation removed the deposit before it was credited.
+  confirming: ['confirming', 'waiting', 'overdue', 'exchanging', 'accumulating', 'refunded', 'review', 'failed'],
   accumulating: ['exchanging', 'review'],
   exchanging: ['sending', 'refunded', 'review', 'failed'],
-  sending: ['finished', 'failed'],
+  // Review: the payout's broadcast was ambiguous, or the deposit left the chain after it was credited.
+  sending: ['finished', 'failed', 'review'],
   review: ['exchanging', 'refunded', 'failed'],
   finished: [],
   refunded: [],

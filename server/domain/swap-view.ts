@@ -3,12 +3,18 @@
  * spec's Swap and SwapEvent bodies (the same shape in responses, the stream and webhooks).
  */
 import type { components } from '../../generated/api.js';
-import { attributesOf, type SwapStatus } from './swap-lifecycle.js';
+import { attributesOf, STATUS_ATTRIBUTES, type SwapStatus } from './swap-lifecycle.js';
 
 /** The spec's Swap body. */
 export type SwapBody = components['schemas']['Swap'];
 /** The spec's SwapEvent body. */
 export type SwapEventBody = components['schemas']['SwapEvent'];
+/** The spec's SwapDeposit body: one payment to a swap's deposit address. */
+export type SwapDepositBody = components['schemas']['SwapDeposit'];
+/** Whether a payment is the swap's own deposit (`swap`) or any other (`extra`). */
+export type SwapDepositRole = SwapDepositBody['role'];
+/** What became of a payment to a swap's deposit address. */
+export type SwapDepositStatus = SwapDepositBody['status'];
 
 /** Version (date) of the terms new swaps are created under. */
 export const TERMS_VERSION = '2026-06-01';
@@ -62,6 +68,8 @@ export interface SwapRecord {
   markupPercent: string | null;
   markupAmount: string | null;
   markupUsd: string | null;
+  /** Every payment to the deposit address, as the swap accounts for it (DESIGN 6.9). */
+  deposits: SwapDepositRecord[];
   createdAt: Date;
   updatedAt: Date;
 }
@@ -87,7 +95,24 @@ export interface SwapEventRecord {
   occurredAt: Date;
 }
 
-/** The Swap body of a record. */
+/**
+ * One payment to a swap's deposit address, as the swap accounts for it (DESIGN 6.9): stored with the swap
+ * (its `deposits` column) in the shape partners read.
+ */
+export type SwapDepositRecord = SwapDepositBody;
+
+/** Deposit statuses that hold customer funds not yet settled: while any is present, a swap is not retryable. */
+export const UNRESOLVED_DEPOSIT_STATUSES: ReadonlySet<SwapDepositStatus> = new Set(['confirming', 'refunding', 'review']);
+
+/**
+ * `retryable` of a swap (DESIGN 6.5): its status's value, but false while any payment to its deposit address
+ * is unresolved, whatever the status says. Swap bodies, timeline entries and webhooks all take it from here.
+ */
+export function isRetryable(status: SwapStatus, deposits: readonly Pick<SwapDepositRecord, 'status'>[] = []): boolean {
+  return STATUS_ATTRIBUTES[status].retryable && !deposits.some((deposit) => UNRESOLVED_DEPOSIT_STATUSES.has(deposit.status));
+}
+
+/** The Swap body of a record, its deposits included. */
 export function toSwapBody(swap: SwapRecord): SwapBody {
   const attributes = attributesOf(swap.status, swap.depositAddress !== null);
   return {
@@ -120,8 +145,10 @@ export function toSwapBody(swap: SwapRecord): SwapBody {
     lateDepositPolicy: swap.lateDepositPolicy,
     status: swap.status,
     ...attributes,
+    retryable: isRetryable(swap.status, swap.deposits),
     failureCode: swap.failureCode,
     termsVersion: swap.termsVersion,
+    deposits: swap.deposits,
     createdAt: swap.createdAt.toISOString(),
     updatedAt: swap.updatedAt.toISOString(),
   };

@@ -6,7 +6,9 @@ import type { Catalog } from '../domain/catalog.js';
 import type { SwapTokens } from '../domain/access-tokens.js';
 import type { RatesAdapter } from '../adapters/rates.js';
 import type { JobEngine } from '../jobs/engine.js';
-import type { SwapLifecycle } from '../jobs/swap-lifecycle.js';
+import type { SimulatedChain } from '../adapters/sandbox/chain.js';
+import type { ChainWatching } from '../jobs/chain-watch.js';
+import type { SwapService } from '../services/swaps.js';
 import type { SecretBox } from '../store/secret-box.js';
 import type { SwapHub } from '../store/swap-hub.js';
 
@@ -19,20 +21,15 @@ export interface HandlerDeps {
   /** Derives and checks swap access tokens. */
   swapTokens: SwapTokens;
   /** Moves swaps (sandbox operations run a step at once). */
-  lifecycle: SwapLifecycle;
+  lifecycle: SwapService;
+  /** The chain watchers (a sandbox payment wakes its network's). */
+  watching: Pick<ChainWatching, 'wake' | 'scanNow'>;
+  /** The sandbox's simulated chain (sandbox mode only): payments, reorganisations, armed payout failures. */
+  sandbox?: Pick<SimulatedChain, 'pay' | 'reorganize' | 'armPayoutFailure'>;
   /** This instance's subscriptions to swap changes (the streams). */
   hub: SwapHub;
   /** Queues swap steps for the workers; sends test webhooks. */
-  jobs: Pick<
-    JobEngine,
-    | 'scheduleAdvance'
-    | 'firstStepJobsStatement'
-    | 'wakeAdvance'
-    | 'routeAddressesJobsStatement'
-    | 'wakeRouteAddresses'
-    | 'wakeRoutePolling'
-    | 'webhooks'
-  >;
+  jobs: Pick<JobEngine, 'scheduleAdvance' | 'queueFirstSteps' | 'queueRouteAddresses' | 'wakeRoutePolling' | 'webhooks'>;
   /** Checks wallet proofs off the main thread (crypto-thread.ts). */
   crypto: Pick<CryptoThread, 'verifyZanoProof'>;
   /** Seals webhook secrets at rest (the same box that holds partner secrets). */

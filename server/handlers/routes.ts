@@ -48,7 +48,7 @@ export function createRouteHandlers(
 
   const writeChallenge = createChallengeWriter(deps.knex);
   const readChallenge = createChallengeReader(deps.knex);
-  const createRoute = createRouteWriter(deps.knex, deps.jobs.routeAddressesJobsStatement, deps.config.routeMaxPerPartner);
+  const createRoute = createRouteWriter(deps.knex, deps.jobs.queueRouteAddresses, deps.config.routeMaxPerPartner);
   const readRoutePage = createRoutePageReader(deps.knex);
   const readRouteView = createRouteViewReader(deps.knex);
   const notFound = () => new AppError(404, 'not_found', 'No such permanent route.');
@@ -162,12 +162,11 @@ export function createRouteHandlers(
         assetKeys: sourcesFor(body.destinationAsset, body.destinationNetwork).map(assetKey).sort(),
         createdAt: at,
       };
-      // One statement spends the challenge, stores the route and queues its allocation (store/routes.ts). The
-      // partner may have a route for this user and target already: a second statement then spends the
+      // One transaction spends the challenge, stores the route and queues its allocation (store/routes.ts). The
+      // partner may have a route for this user and target already: a statement then spends the
       // challenge on that one and reads it with its addresses and waiting deposits.
       const created = await createRoute({ route, challengeId: body.challengeId, message: body.message });
       if (created.outcome === 'created') {
-        deps.jobs.wakeRouteAddresses();
         return { status: 201, body: toBody(created.view) };
       }
       if (created.outcome === 'route_limit_reached') {

@@ -3,10 +3,8 @@
  * decide a review, arm a provider failure, and move a swap's deadlines to now, so a partner reaches every
  * status through HTTP alone. Route orders are swaps too: review decisions and failures apply to them.
  */
-import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
-import { seedOf } from '../adapters/sandbox/chain.js';
-import { sandboxAddress, sandboxTxHash, validateMemo } from '../domain/addresses.js';
+import { validateMemo } from '../domain/addresses.js';
 import { assetKey, findAsset } from '../domain/catalog.js';
 import { AppError, invalidRequest } from '../domain/errors.js';
 import { toAmount } from '../domain/money.js';
@@ -14,7 +12,8 @@ import type { SwapStatus } from '../domain/swap-lifecycle.js';
 import { toSwapBody, type SwapRecord } from '../domain/swap-view.js';
 import type { Handlers } from '../http/handler-types.js';
 import { transaction } from '../store/after-commit.js';
-import { createAddressOwnerReader, createSandboxTransactionWriter, insertSandboxTransaction } from '../store/sandbox-chain.js';
+import { hasUnsentPayouts } from '../store/payouts.js';
+import { createAddressOwnerReader } from '../store/sandbox-chain.js';
 import { armSwapFailure, findSwap, lockSwap, updateSwapFields } from '../store/swaps.js';
 import type { HandlerDeps } from './deps.js';
 import { requirePartner } from './partner.js';
@@ -24,29 +23,31 @@ const FAILURE_STAGES = {
   exchange: ['waiting', 'overdue', 'confirming', 'review', 'exchanging'],
   payout: ['waiting', 'overdue', 'confirming', 'review', 'exchanging', 'sending'],
 } as const;
+// How long a sandbox action waits for the payout or refund it caused to be broadcast, and how often it looks.
+const OUTBOX_WAIT_MS = 10_000;
+const OUTBOX_POLL_MS = 100;
 // The status in which each armed failure fires.
 const FAILURE_STAGE_STATUS = { exchange: 'exchanging', payout: 'sending' } as const;
 
 /** Handlers for the sandbox operations. */
 export function createSandboxHandlers(
   deps: HandlerDeps,
-): Pick<Handlers, 'createSandboxDeposit' | 'decideSandboxReview' | 'injectSandboxFailure' | 'advanceSandboxSwapClock'> {
+): Pick<
+  Handlers,
+  'createSandboxDeposit' | 'decideSandboxReview' | 'injectSandboxFailure' | 'advanceSandboxSwapClock' | 'reorganizeSandboxChain'
+> {
   const notFound = () => new AppError(404, 'not_found', 'No such swap.');
-  // A payment's address lookup and a route payment's insert are each grouped with those of concurrent
-  // payments (store/sandbox-chain.ts).
+  // A payment's address lookup is grouped with those of concurrent payments (store/sandbox-chain.ts).
   const readAddressOwners = createAddressOwnerReader(deps.knex);
-  const writeTransaction = createSandboxTransactionWriter(deps.knex);
   const invalidState = (swap: SwapRecord, wanted: string) =>
     new AppError(409, 'invalid_state', `The swap is in status ${swap.status}, not ${wanted}.`, { status: swap.status });
+  const chain = () => {
+    if (!deps.sandbox) throw new Error('sandbox operations need the simulated chain');
+    return deps.sandbox;
+  };
 
-  // Runs `change` on the partner's locked swap and, in the same transaction, the swap's next step. The swap
-  // must be in status `wanted`, checked first on a plain read (a refusal takes no lock, so it neither waits
-  // behind a step in progress nor costs a transaction) and again under the lock. A change that leaves the
-  // swap waiting (a deadline still ahead) costs that one transaction and the swap's timer job (one per
-  // wake-up time, however often it is queued). A step that moves the swap commits with a job queued for it,
-  // so a worker carries the swap on if what follows fails, and the rest of the steps run at once. A step that
-  // throws rolls the action back with it (the partner gets a 500 and may send the action again), so no change
-  // is left committed without the step that should follow it.
+  // Runs `change` on the partner's locked swap, which must be in status `wanted` (checked first on a plain
+  // read: a refusal takes no lock), then moves the swap on at once and answers with it as it is then.
   async function withSwap(
     partnerId: string,
     id: string,
@@ -60,33 +61,47 @@ export function createSandboxHandlers(
       return swap;
     };
     inStatus(await findSwap(deps.knex, id, partnerId));
-    const { swap, moved } = await transaction(deps.knex, async (trx) => {
+    const swap = await transaction(deps.knex, async (trx) => {
       const changed = await change(trx, inStatus(await lockSwap(trx, id, partnerId)));
-      const outcome = await deps.lifecycle.stepLocked(trx, changed, deps.now());
-      if ('wakeAt' in outcome) {
-        if (outcome.wakeAt) await deps.jobs.scheduleAdvance(id, outcome.wakeAt, trx);
-        return { swap: changed, moved: false };
-      }
+      // A worker carries the swap on should this instance stop before the steps below.
       await deps.jobs.scheduleAdvance(id, undefined, trx);
-      return { swap: outcome.swap, moved: true };
+      return changed;
     });
-    if (!moved) return { status: 200 as const, body: { order: toSwapBody(swap) } };
     return advanceNow(swap);
   }
 
-  // Runs the steps of `swap`, changed just now, and queues its next look; answers with the swap as it is then.
+  // Runs the steps of `swap`, changed just now, and queues its next look; answers with the swap as it is
+  // then. A step that committed a payout or refund waits (up to OUTBOX_WAIT_MS) for the outbox's sender to
+  // broadcast it, and then runs the steps that follows, so the answer shows the decision done (a refund
+  // `refunded`), as a partner expects of a sandbox action.
   async function advanceNow(swap: SwapRecord) {
-    const advanced = await deps.lifecycle.advance(swap.id);
+    const deadline = Date.now() + OUTBOX_WAIT_MS;
+    let advanced = await deps.lifecycle.advance(swap.id);
+    while (Date.now() < deadline && (await hasUnsentPayouts(deps.knex, swap.id))) {
+      await changeOf(swap.id, Math.min(OUTBOX_POLL_MS, deadline - Date.now()));
+      advanced = await deps.lifecycle.advance(swap.id);
+    }
     if (advanced.nextRunAt) await deps.jobs.scheduleAdvance(swap.id, advanced.nextRunAt);
     return { status: 200 as const, body: { order: toSwapBody(advanced.swap ?? swap) } };
   }
+
+  // Resolves at the next committed change of swap `swapId`, or after `ms`.
+  const changeOf = (swapId: string, ms: number) =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        unsubscribe();
+        clearTimeout(timer);
+        resolve();
+      };
+      const unsubscribe = deps.hub.subscribe(swapId, done);
+      const timer = setTimeout(done, ms);
+    });
 
   // The swap or permanent route of the partner's that owns a deposit address, and what it accepts.
   async function findPayee(partnerId: string, address: string) {
     const { swap, route } = await readAddressOwners(address);
     if (swap && swap.partnerId === partnerId) {
       return {
-        swapId: swap.id as string | null,
         memo: swap.depositMemo,
         takes: (asset: string, network: string) => asset === swap.sourceAsset && network === swap.sourceNetwork,
         wrongAsset: `This address takes ${swap.sourceAsset} on ${swap.sourceNetwork}.`,
@@ -94,7 +109,6 @@ export function createSandboxHandlers(
     }
     if (route && route.partnerId === partnerId) {
       return {
-        swapId: null,
         memo: null,
         takes: (asset: string, network: string) => route.assetKeys.includes(assetKey({ symbol: asset, network })),
         wrongAsset: `This route address takes ${route.assetKeys.join(', ')}.`,
@@ -120,29 +134,16 @@ export function createSandboxHandlers(
           field: 'amount',
         });
       }
-      const nonce = randomBytes(16).toString('hex');
-      const payment = {
-        txHash: sandboxTxHash(asset.network, seedOf(`deposit:${nonce}`)),
+      // The payment goes on the simulated chain; its watcher, woken, records it in the ledger and wakes the
+      // swap or route it pays, as a node's would.
+      const tx = await chain().pay({
         network: asset.network,
         asset: asset.symbol,
         address: body.address,
         memo: memo.value,
-        fromAddress: sandboxAddress(asset.network, seedOf(`sender:${nonce}`)),
         amount: body.amount,
-        outputIndex: 0,
-        createdAt: deps.now(),
-      };
-      // A swap's payment and the job that notices it commit together. A route's payment is the insert alone
-      // (grouped with concurrent ones): it waits for the route's polling, as a real one would (expect-deposit
-      // makes that sooner).
-      const { swapId } = payee;
-      const tx = swapId
-        ? await transaction(deps.knex, async (trx) => {
-            const recorded = await insertSandboxTransaction(trx, payment);
-            await deps.jobs.scheduleAdvance(swapId, undefined, trx);
-            return recorded;
-          })
-        : await writeTransaction(payment);
+      });
+      deps.watching.wake(asset.network);
       return {
         status: 202,
         body: {
@@ -176,8 +177,10 @@ export function createSandboxHandlers(
       // stepped at once, as the spec promises ("or at once if the swap is already there").
       const result = await armSwapFailure(deps.knex, partnerId, path.id, body.stage, allowed, deps.now());
       if (!result) throw notFound();
-      const { swap, armed } = result;
+      const { swap, armed, newly } = result;
       if (!armed) throw invalidState(swap, `one before the ${body.stage} (${allowed.join(', ')})`);
+      // A payout failure is the chain's refusal of the payout's broadcast.
+      if (body.stage === 'payout' && newly) await chain().armPayoutFailure(swap.id);
       if (swap.status !== FAILURE_STAGE_STATUS[body.stage]) return { status: 200, body: { order: toSwapBody(swap) } };
       return advanceNow(swap);
     },
@@ -192,6 +195,16 @@ export function createSandboxHandlers(
         }
         return updateSwapFields(trx, swap.id, { expiresAt: at }, at);
       });
+    },
+
+    async reorganizeSandboxChain({ path, body }) {
+      if (!deps.catalog.networks[path.network]) {
+        throw invalidRequest(`Unknown network ${path.network}: GET /assets lists the networks.`, { field: 'network' });
+      }
+      const reorganized = await chain().reorganize(path.network, body.blocks);
+      // The watcher reads the removals at once: the swaps and routes they touch move on from there.
+      await deps.watching.scanNow(path.network);
+      return { status: 200, body: reorganized };
     },
   };
 }

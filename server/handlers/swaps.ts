@@ -25,7 +25,7 @@ const quoteExpired = () => new AppError(409, 'quote_expired', 'The quote has exp
 /** Handlers for createSwap, getSwap and listSwaps; `issued` holds the quotes this instance stored. */
 export function createSwapHandlers(deps: HandlerDeps, issued: IssuedQuotes): Pick<Handlers, 'createSwap' | 'getSwap' | 'listSwaps'> {
   const readCreationState = createCreationStateReader(deps.knex);
-  const createSwap = createSwapWriter(deps.knex, deps.jobs.firstStepJobsStatement);
+  const createSwap = createSwapWriter(deps.knex, deps.jobs.queueFirstSteps);
   const readSwapPage = createSwapPageReader(deps.knex);
   const readSwapView = createSwapViewReader(deps.knex);
   return {
@@ -100,6 +100,7 @@ export function createSwapHandlers(deps: HandlerDeps, issued: IssuedQuotes): Pic
         markupPercent: null,
         markupAmount: null,
         markupUsd: null,
+        deposits: [],
         createdAt: at,
         updatedAt: at,
       };
@@ -107,7 +108,7 @@ export function createSwapHandlers(deps: HandlerDeps, issued: IssuedQuotes): Pic
 
       // A quote makes one swap: requests after this one read it (and find it used, or replay this one).
       issued.forget(quote.id);
-      // The first step (deposit-address allocation) is queued by the same statement: no swap without its job.
+      // The first step (deposit-address allocation) is queued in the same transaction: no swap without its job.
       let outcome: CreationOutcome;
       try {
         outcome = await createSwap({
@@ -133,7 +134,6 @@ export function createSwapHandlers(deps: HandlerDeps, issued: IssuedQuotes): Pic
         throw err;
       }
       if (outcome === 'created') {
-        deps.jobs.wakeAdvance();
         return { status: 202, body: { ...response, accessToken: deps.swapTokens.tokenFor(created.id) } };
       }
       // Another request used the quote or bound the key meanwhile, and committed, and this one wrote nothing:
@@ -163,7 +163,7 @@ export function createSwapHandlers(deps: HandlerDeps, issued: IssuedQuotes): Pic
       return {
         status: 200,
         body: {
-          orders: page.map(toSwapBody),
+          orders: page.map((swap) => toSwapBody(swap)),
           nextCursor: rows.length > limit && last ? encodeCursor({ c: last.createdAt.toISOString(), i: last.id }, query.status) : null,
         },
       };

@@ -17,12 +17,14 @@ import type { CryptoThread } from '../crypto-thread.js';
 import type { Metrics } from '../metrics.js';
 import { afterCommit, transaction } from '../store/after-commit.js';
 import { createSecretBox } from '../store/secret-box.js';
-import { queryInTransaction, queryOnPool, type NativeStatement } from '../store/raw-sql.js';
+import { queryInTransaction, queryOnPool } from '../store/raw-sql.js';
 import { retryStartupRace } from '../store/database.js';
+import { listOpenPayoutIds } from '../store/payouts.js';
 import { listActiveSwapIds } from '../store/swaps.js';
 import { allocateRouteAddresses } from './route-addresses.js';
 import { startRoutePolling, type RouteDeposits } from './route-deposits.js';
-import type { SwapLifecycle } from './swap-lifecycle.js';
+import type { SwapService } from '../services/swaps.js';
+import type { PayoutSender } from './payout-sender.js';
 import { startDeliveryPump, type PumpJob } from './delivery-pump.js';
 import {
   createWebhookDelivery,
@@ -46,6 +48,12 @@ export const WAKE_GATHER_MS = 100;
 export const POLLING_INTERVAL_SECONDS = 0.5;
 /** A job still active after this long (its worker died) is retried. */
 export const JOB_EXPIRY_SECONDS = 60;
+/** The queue of payout sends (the outbox's sender, jobs/payout-sender.ts): a job names a payout. */
+export const PAYOUT_SEND_QUEUE = 'payout-send';
+/** Payout sends one fetch takes (each runs on its own; a send is a few node calls). */
+export const PAYOUT_SEND_BATCH_SIZE = 4;
+/** How often unsent payouts are looked for, and how long one stays unchanged before it gets a job again. */
+export const PAYOUT_SWEEP_MS = 60_000;
 /** The queue that allocates permanent routes' deposit addresses. */
 export const ROUTE_ADDRESSES_QUEUE = 'route-addresses';
 /**
@@ -74,22 +82,24 @@ export interface JobEngine {
    * transaction, so it exists exactly when the write that needs it commits.
    */
   scheduleAdvance(swapId: string, at?: Date, trx?: Knex.Transaction): Promise<void>;
+  /** Queues a step, due now, for each of `swapIds` in `trx`. */
+  scheduleAdvances(swapIds: string[], trx: Knex.Transaction): Promise<void>;
+  /** Queues the send of each payout of `payoutIds` in `trx` (the outbox's sender takes it from there). */
+  sendPayouts(payoutIds: string[], trx: Knex.Transaction): Promise<void>;
   /**
-   * The statement that queues the first steps of new swaps `swapIds`, each due now, as pg-boss's bulk insert
-   * would run it: one statement whose text is the same for any number of swaps, for the statement that
-   * creates them to embed (a data-modifying CTE), so the jobs commit with the swaps that need them without a
-   * round trip of their own. Nothing is queued until the caller runs it.
+   * Queues the first steps of new swaps `swapIds`, each due now, in `trx` (pg-boss's insert on that
+   * transaction), so the jobs commit exactly when the swaps do; wakes this instance's swap worker once `trx`
+   * has committed.
    */
-  firstStepJobsStatement(swapIds: string[]): Promise<NativeStatement>;
-  /** Tells this instance's swap worker that a step is due now (one queued by firstStepJobsStatement, committed). */
+  queueFirstSteps(trx: Knex.Transaction, swapIds: string[]): Promise<void>;
+  /** Tells this instance's swap worker that a step is due now. */
   wakeAdvance(): void;
   /**
-   * The statement that queues the allocation of new routes' deposit addresses (each on `networks`, those of
-   * its asset keys) as one job, as pg-boss's bulk insert would run it, for the statement that creates the
-   * routes to embed (as firstStepJobsStatement). Nothing is queued until it runs.
+   * Queues the allocation of new routes' deposit addresses (each on `networks`, those of its asset keys) as
+   * one job, in `trx` (as queueFirstSteps); wakes this instance's route-address worker once `trx` has committed.
    */
-  routeAddressesJobsStatement(routes: Array<{ routeId: string; networks: string[] }>): Promise<NativeStatement>;
-  /** Tells this instance's route-address worker that an allocation is due (one queued by routeAddressesJobsStatement, committed). */
+  queueRouteAddresses(trx: Knex.Transaction, routes: Array<{ routeId: string; networks: string[] }>): Promise<void>;
+  /** Tells this instance's route-address worker that an allocation is due. */
   wakeRouteAddresses(): void;
   /** Sweeps due permanent routes soon (a route was made due on this instance: an expect-deposit window); see startRoutePolling. */
   wakeRoutePolling(): void;
@@ -102,7 +112,9 @@ export interface JobEngine {
 /** What the engine needs. */
 export interface JobEngineDeps {
   knex: Knex;
-  lifecycle: SwapLifecycle;
+  lifecycle: SwapService;
+  /** Sends the outbox's payouts. */
+  payoutSender: PayoutSender;
   /** Polls permanent routes for deposits. */
   routeDeposits: RouteDeposits;
   logger: Logger;
@@ -132,10 +144,12 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
     await boss.createQueue(SWAP_ADVANCE_QUEUE);
     await boss.createQueue(WEBHOOK_DELIVERY_QUEUE);
     await boss.createQueue(ROUTE_ADDRESSES_QUEUE);
+    await boss.createQueue(PAYOUT_SEND_QUEUE);
   });
   const work = countingFailures(boss, deps.metrics);
-  const unwatchQueues = deps.metrics?.watchQueues([SWAP_ADVANCE_QUEUE, WEBHOOK_DELIVERY_QUEUE, ROUTE_ADDRESSES_QUEUE], (queue) =>
-    boss.getQueueSize(queue),
+  const unwatchQueues = deps.metrics?.watchQueues(
+    [SWAP_ADVANCE_QUEUE, WEBHOOK_DELIVERY_QUEUE, ROUTE_ADDRESSES_QUEUE, PAYOUT_SEND_QUEUE],
+    (queue) => boss.getQueueSize(queue),
   );
 
   // pg-boss's worker fetches a batch, then waits out its polling interval unless notified: without a nudge
@@ -169,34 +183,67 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
     if (!at) afterCommit(trx ?? deps.knex, wakeAdvance);
   };
 
-  // pg-boss builds its bulk insert (its defaults, each job's queue's policy) and hands it to the `db` given;
-  // this one keeps it, for a statement of ours to embed.
-  const keptInsert = async (jobs: PgBoss.JobInsert[]): Promise<NativeStatement> => {
-    let statement: NativeStatement | undefined;
-    const keep: PgBoss.Db = {
-      executeSql: async (text, values) => {
-        statement = { text, values: values ?? [] };
-        return { rows: [] as never[] };
-      },
-    };
-    await boss.insert(jobs, { db: keep });
-    if (!statement) throw new Error('pg-boss ran no statement to queue jobs');
-    return statement;
-  };
-  const firstStepJobsStatement = (swapIds: string[]): Promise<NativeStatement> =>
-    keptInsert(swapIds.map((swapId) => ({ name: SWAP_ADVANCE_QUEUE, data: { swapId, first: true } })));
-  // Steps due at given moments, each merged with any other for its swap and moment (as scheduleAdvance's).
-  const wakeUpJobsStatement = (wakeUps: Array<{ swapId: string; at: Date }>): Promise<NativeStatement> =>
-    keptInsert(
-      wakeUps.map(({ swapId, at }) => ({
-        name: SWAP_ADVANCE_QUEUE,
-        data: { swapId },
-        id: advanceJob(swapId, at).id,
-        startAfter: at.toISOString(),
-      })),
+  // The jobs of new swaps' first steps, in the transaction that writes the swaps.
+  const queueFirstSteps = async (trx: Knex.Transaction, swapIds: string[]) => {
+    await boss.insert(
+      swapIds.map((swapId) => ({ name: SWAP_ADVANCE_QUEUE, data: { swapId, first: true } })),
+      { db: transactionDb(trx) },
     );
+    afterCommit(trx, wakeAdvance);
+  };
 
-  // A job's `first` marks a swap's first step, queued with its creation.
+  const scheduleAdvances = async (swapIds: string[], trx: Knex.Transaction) => {
+    if (swapIds.length === 0) return;
+    await boss.insert(
+      swapIds.map((swapId) => ({ name: SWAP_ADVANCE_QUEUE, data: { swapId } })),
+      { db: transactionDb(trx) },
+    );
+    afterCommit(trx, wakeAdvance);
+  };
+
+  // The outbox's sends: one job per payout; every payout still open at start gets one (a crash between a
+  // commit and its broadcast costs a restart, never a payout).
+  const payoutWorker: { id?: string } = {};
+  const wakePayouts = waker(payoutWorker);
+  const sendPayouts = async (payoutIds: string[], trx: Knex.Transaction) => {
+    if (payoutIds.length === 0) return;
+    await boss.insert(
+      payoutIds.map((payoutId) => ({ name: PAYOUT_SEND_QUEUE, data: { payoutId } })),
+      { db: transactionDb(trx) },
+    );
+    afterCommit(trx, wakePayouts);
+  };
+  payoutWorker.id = await work<{ payoutId: string }>(
+    PAYOUT_SEND_QUEUE,
+    { pollingIntervalSeconds: POLLING_INTERVAL_SECONDS, batchSize: PAYOUT_SEND_BATCH_SIZE },
+    async (jobs) => {
+      if (jobs.length === PAYOUT_SEND_BATCH_SIZE) wakePayouts.now();
+      const outcomes = await Promise.allSettled(jobs.map((job) => deps.payoutSender.send(job.data.payoutId)));
+      const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+      if (failed) throw failed.reason;
+    },
+  );
+  const openPayouts = await listOpenPayoutIds(deps.knex);
+  if (openPayouts.length > 0) {
+    await boss.insert(openPayouts.map((payoutId) => ({ name: PAYOUT_SEND_QUEUE, data: { payoutId } })));
+    wakePayouts.now();
+  }
+  // And every PAYOUT_SWEEP_MS, the payouts left unsent that long (a job that used up its retries while a node
+  // was down) get a job again: one per payout and sweep period, whichever instance queues it first.
+  const sweepPayouts = async () => {
+    const period = Math.floor(Date.now() / PAYOUT_SWEEP_MS);
+    const stale = await listOpenPayoutIds(deps.knex, new Date(Date.now() - PAYOUT_SWEEP_MS));
+    if (stale.length === 0) return;
+    await boss.insert(
+      stale.map((payoutId) => ({ name: PAYOUT_SEND_QUEUE, data: { payoutId }, id: derivedJobId(`payout-sweep:${payoutId}@${period}`) })),
+    );
+    wakePayouts.now();
+  };
+  const payoutSweep = setInterval(() => {
+    sweepPayouts().catch((err) => deps.logger.warn({ err }, 'payout sweep failed; will retry'));
+  }, PAYOUT_SWEEP_MS);
+  payoutSweep.unref();
+
   advanceWorker.id = await work<{ swapId: string; first?: boolean }>(
     SWAP_ADVANCE_QUEUE,
     { pollingIntervalSeconds: POLLING_INTERVAL_SECONDS, batchSize: ADVANCE_BATCH_SIZE },
@@ -204,12 +251,21 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
       if (jobs.length === ADVANCE_BATCH_SIZE) wakeAdvance.now();
       // Every job of the batch runs even when one fails; the batch is then retried (steps are idempotent).
       const outcomes = await Promise.allSettled(
-        jobs.map(async (job) => {
-          const { swapId, first } = job.data;
-          const { nextRunAt } = await deps.lifecycle.advance(swapId, first ? { wakeUp: wakeUpJobsStatement } : {});
-          if (nextRunAt) await scheduleAdvance(swapId, nextRunAt);
-        }),
+        jobs.map(async (job) => ({ swapId: job.data.swapId, at: (await deps.lifecycle.advance(job.data.swapId)).nextRunAt })),
       );
+      // The batch's next looks are queued in one insert (each merged with any other for its swap and moment).
+      const wakeUps = outcomes.flatMap((o) => (o.status === 'fulfilled' && o.value.at ? [{ swapId: o.value.swapId, at: o.value.at }] : []));
+      if (wakeUps.length > 0) {
+        await boss.insert(
+          wakeUps.map(({ swapId, at }) => ({
+            name: SWAP_ADVANCE_QUEUE,
+            data: { swapId },
+            ...advanceJob(swapId, at),
+            startAfter: at.toISOString(),
+          })),
+        );
+        if (wakeUps.some(({ at }) => at.getTime() <= Date.now())) wakeAdvance();
+      }
       const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
       if (failed) throw failed.reason;
     },
@@ -254,19 +310,23 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
 
   return {
     scheduleAdvance,
+    scheduleAdvances,
+    sendPayouts,
     wakeAdvance,
-    firstStepJobsStatement,
-    routeAddressesJobsStatement: (routes) =>
-      keptInsert([
-        {
-          name: ROUTE_ADDRESSES_QUEUE,
-          data: { routes: routes.map(({ routeId, networks }) => ({ routeId, networks: [...new Set(networks)] })) },
-        } satisfies PgBoss.JobInsert<RouteAddressesJob>,
-      ]),
+    queueFirstSteps,
+    async queueRouteAddresses(trx, routes) {
+      const job: PgBoss.JobInsert<RouteAddressesJob> = {
+        name: ROUTE_ADDRESSES_QUEUE,
+        data: { routes: routes.map(({ routeId, networks }) => ({ routeId, networks: [...new Set(networks)] })) },
+      };
+      await boss.insert([job], { db: transactionDb(trx) });
+      afterCommit(trx, wakeRouteAddresses);
+    },
     wakeRouteAddresses,
     wakeRoutePolling: routePolling.wake,
     webhooks: webhooks.delivery,
     async stop() {
+      clearInterval(payoutSweep);
       unwatchQueues?.();
       await routePolling.stop();
       await webhooks.stop();
@@ -411,6 +471,8 @@ async function startWebhookDelivery(boss: PgBoss, deps: JobEngineDeps) {
 export interface JobQueue {
   /** Queues a step for `swapId`, due now, in `trx`: whichever server's worker takes it carries the swap on. */
   scheduleAdvance(swapId: string, trx: Knex.Transaction): Promise<void>;
+  /** Queues the send of each payout of `payoutIds` in `trx` (a decision committed them). */
+  sendPayouts(payoutIds: string[], trx: Knex.Transaction): Promise<void>;
   /**
    * Queues attempt `attempt` of outbox message `messageId`, due now, in `trx`. Its job id is new, so it is
    * never merged with a retry already queued for that attempt (which then finds the attempt recorded).
@@ -436,10 +498,18 @@ export async function openJobQueue(knex: Knex, options: { schema?: string; webho
     await boss.start();
     await boss.createQueue(SWAP_ADVANCE_QUEUE);
     await boss.createQueue(WEBHOOK_DELIVERY_QUEUE);
+    await boss.createQueue(PAYOUT_SEND_QUEUE);
   });
   return {
     async scheduleAdvance(swapId, trx) {
       await boss.send(SWAP_ADVANCE_QUEUE, { swapId }, { db: transactionDb(trx) });
+    },
+    async sendPayouts(payoutIds, trx) {
+      if (payoutIds.length === 0) return;
+      await boss.insert(
+        payoutIds.map((payoutId) => ({ name: PAYOUT_SEND_QUEUE, data: { payoutId } })),
+        { db: transactionDb(trx) },
+      );
     },
     async redeliver(messageId, attempt, trx) {
       await boss.insert([deliveryInsert({ messageId, attempt }, options.webhookTimeoutSeconds, randomUUID())], { db: transactionDb(trx) });

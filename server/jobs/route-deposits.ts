@@ -20,7 +20,6 @@
  */
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import type { ChainAdapter } from '../adapters/chain.js';
 import type { RatesAdapter } from '../adapters/rates.js';
 import { decideBucket, idlePollSeconds, isDust, usd, type BucketDecision } from '../domain/accumulation.js';
 import { assetKey, findAsset, type Catalog, type CatalogAsset } from '../domain/catalog.js';
@@ -29,6 +28,7 @@ import { marketRate, priceRouteOrder } from '../domain/pricing.js';
 import { toBaseUnits, type BucketRecord, type DepositRecord } from '../domain/route-deposit-view.js';
 import { TERMS_VERSION } from '../domain/swap-view.js';
 import { transaction } from '../store/after-commit.js';
+import { listOutputsToAddresses } from '../store/chain-ledger.js';
 import {
   deleteBucket,
   insertDepositMessages,
@@ -47,8 +47,9 @@ export interface RouteDepositsDeps {
   knex: Knex;
   catalog: Catalog;
   rates: RatesAdapter;
-  chain: ChainAdapter;
   now: () => Date;
+  /** About how long a block of `network` takes: a route polls again then while one of its deposits confirms. */
+  blockMs: (network: string) => number;
   /** ROUTE_POLL_SECONDS and ROUTE_EXPECT_POLL_SECONDS. */
   pollSeconds: number;
   expectPollSeconds: number;
@@ -77,8 +78,8 @@ export function createRouteDeposits(deps: RouteDepositsDeps) {
     return asset;
   };
 
-  // Records the outputs paid to the route that are not recorded yet; returns them, and the chain's view of
-  // every output (for confirmations).
+  // Records the outputs paid to the route that the chain ledger shows and that are not recorded yet; returns
+  // them, and the ledger's view of every output (for confirmations).
   async function detect(
     trx: Knex.Transaction,
     route: RouteRecord,
@@ -89,7 +90,9 @@ export function createRouteDeposits(deps: RouteDepositsDeps) {
     // An output counts when it pays the route's address on its network in an asset the route takes.
     const accepted = new Set(addresses.map((a) => `${a.address} ${a.network}`));
     const takes = new Set(route.assetKeys);
-    const seen = await deps.chain.listAddressDeposits(trx, [...new Set(addresses.map((a) => a.address))], route.createdAt, at);
+    const seen = (await listOutputsToAddresses(trx, [...new Set(addresses.map((a) => a.address))], route.createdAt)).filter(
+      (output) => !output.removed,
+    );
     const confirmations = new Map(seen.map((tx) => [`${tx.txHash}:${tx.outputIndex}`, tx.confirmations]));
     const recorded = await listRecordedOutputs(
       trx,
@@ -116,7 +119,7 @@ export function createRouteDeposits(deps: RouteDepositsDeps) {
           address: tx.address,
           txHash: tx.txHash,
           outputIndex: tx.outputIndex,
-          fromAddress: tx.fromAddress,
+          fromAddress: tx.fromAddress ?? '',
           amount: tx.amount,
           amountBaseUnits: toBaseUnits(new Money(tx.amount).toFixed(), asset.precision),
           broadcastAt: tx.seenAt,
@@ -296,10 +299,11 @@ export function createRouteDeposits(deps: RouteDepositsDeps) {
           idlePeriodSeconds: deps.idleSeconds,
           maxSeconds: deps.pollMaxSeconds,
         });
+    // While a deposit confirms, the route looks again about a block later (the watcher's tip will have moved).
     let next = at.getTime() + regularSeconds * 1000;
     for (const deposit of open) {
       if (deposit.confirmationCount >= deposit.requiredConfirmations || deposit.orderId !== null) continue;
-      next = Math.min(next, deps.chain.confirmationTime(deposit.broadcastAt, deposit.confirmationCount + 1).getTime());
+      next = Math.min(next, at.getTime() + deps.blockMs(deposit.network));
     }
     const nextPollAt = new Date(Math.max(next, at.getTime() + MIN_POLL_GAP_MS));
     await updateRoutePolling(trx, route.id, nextPollAt, paid.length > 0 ? at : undefined);

@@ -9,12 +9,6 @@
  * to keep one connection). While a connection has a transaction open, only its units run; the others wait
  * in order for it to commit or roll back, so every connection sees transaction isolation it can rely on.
  *
- * A plain `BEGIN` (how knex opens a transaction) from a connection with nothing else outstanding is
- * answered at once and run together with the connection's next unit: PostgreSQL takes a transaction's
- * snapshot at its first statement anyway (only `now()` becomes the time of that statement), and the other
- * connections are not held up for the round trip between the client reading BEGIN's answer and sending its
- * first statement.
- *
  * What a connection leaves in the shared session goes with it: when it closes, its open transaction is
  * rolled back and the statements it prepared are deallocated (the server prepares none by name, but a
  * client of the socket may, and replaced connections would otherwise pile theirs up in the session).
@@ -35,13 +29,6 @@ const QUERY = 0x51;
 const FLUSH = 0x48;
 const TERMINATE = 0x58;
 const PARSE = 0x50;
-/** A simple query that is a plain BEGIN, as knex sends it; and what PostgreSQL answers to it. */
-const PLAIN_BEGINS = new Set(['BEGIN;', 'BEGIN']);
-const BEGIN_ANSWER = Buffer.concat([
-  Buffer.from([0x43, 0, 0, 0, 10]), // CommandComplete, length 4 + "BEGIN\0"
-  Buffer.from('BEGIN\0'),
-  Buffer.from([0x5a, 0, 0, 0, 5, 0x54]), // ReadyForQuery, in a transaction block ('T')
-]);
 
 /** One client connection's turn: its bytes up to a point where it waits for the answer. */
 interface Unit {
@@ -55,8 +42,6 @@ interface Connection {
   closed: boolean;
   /** The named statements it prepared. */
   readonly statements: Set<string>;
-  /** A plain BEGIN it was answered for, not run yet: it runs just before the connection's next unit. */
-  begin?: Uint8Array;
 }
 
 /** A socket server for one PGlite; `listen` then `close`. */
@@ -67,8 +52,6 @@ export class EmbeddedSocketServer {
   /** The connection whose transaction is open: only its units run until it ends. */
   private owner: Connection | undefined;
   private running = false;
-  /** The connection whose unit PGlite is running now. */
-  private runningFor: Connection | undefined;
 
   constructor(private readonly db: PGlite) {
     this.server = net.createServer((socket) => this.accept(socket));
@@ -136,10 +119,8 @@ export class EmbeddedSocketServer {
           break;
         }
         if (type === SYNC || type === QUERY || type === FLUSH) {
-          const bytes = pending.subarray(unitStart, offset);
+          this.submit({ connection, bytes: pending.subarray(unitStart, offset) });
           unitStart = offset;
-          if (type === QUERY && this.deferBegin(connection, bytes)) continue;
-          this.submit({ connection, bytes });
         }
       }
       pending = pending.subarray(unitStart);
@@ -147,19 +128,6 @@ export class EmbeddedSocketServer {
     const gone = () => this.drop(connection);
     socket.on('close', gone);
     socket.on('error', gone);
-  }
-
-  // A lone plain BEGIN of a connection outside a transaction is answered now and kept for its next unit.
-  // Not when the connection has a unit waiting or running (a client that pipelines): its answers must come
-  // back in order, and that unit may itself open a transaction.
-  private deferBegin(connection: Connection, bytes: Uint8Array): boolean {
-    if (connection.begin || this.owner === connection || bytes.length > 12 || bytes[0] !== QUERY) return false;
-    if (this.runningFor === connection || this.queue.some((u) => u.connection === connection)) return false;
-    const text = Buffer.from(bytes.buffer, bytes.byteOffset + 5, bytes.length - 6).toString('latin1');
-    if (!PLAIN_BEGINS.has(text) || bytes[bytes.length - 1] !== 0) return false;
-    connection.begin = bytes;
-    connection.socket.write(BEGIN_ANSWER);
-    return true;
   }
 
   private drop(connection: Connection): void {
@@ -222,22 +190,13 @@ export class EmbeddedSocketServer {
           continue;
         }
         const bytes = unit.bytes;
-        const begin = unit.connection.begin;
-        unit.connection.begin = undefined;
         let answer: Buffer;
-        this.runningFor = unit.connection;
         try {
-          answer = await this.db.runExclusive(async () => {
-            // Its BEGIN was answered already; only the unit's own answer goes back.
-            if (begin) await this.db.execProtocolRawStream(begin, { onRawData: () => undefined });
-            return this.execute(bytes);
-          });
+          answer = await this.db.runExclusive(() => this.execute(bytes));
         } catch (err) {
           // PGlite answers SQL errors in the protocol; a throw here means the session itself failed.
           unit.connection.socket.destroy(err as Error);
           continue;
-        } finally {
-          this.runningFor = undefined;
         }
         this.owner = this.db.isInTransaction() ? unit.connection : undefined;
         // It went away while this unit ran: its clean-up (queued at drop) runs next.

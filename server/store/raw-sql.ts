@@ -23,23 +23,11 @@ export async function queryOnPool(db: Knex, text: string, values?: unknown[]): P
 
 /** Runs `text` in `trx`: its $n placeholders become knex bindings, and a literal ? in it is escaped. */
 export async function queryInTransaction(trx: Knex.Transaction, text: string, values: unknown[] = []): Promise<{ rows: unknown[] }> {
-  const { sql, bindings } = toKnexRaw({ text, values });
-  const result = await trx.raw(sql, bindings);
-  return { rows: result.rows };
-}
-
-/** A statement in node-postgres form: text with $n placeholders and their values. */
-export interface NativeStatement {
-  text: string;
-  values: unknown[];
-}
-
-/** `statement` as knex raw SQL and bindings, for running it or embedding it in a statement of our own. */
-export function toKnexRaw(statement: NativeStatement): { sql: string; bindings: Knex.RawBinding[] } {
   const bindings: unknown[] = [];
-  const sql = statement.text.replace(/\?/g, '\\?').replace(/\$(\d+)/g, (_, n: string) => {
-    bindings.push(statement.values[Number(n) - 1] ?? null); // node-postgres sends undefined as NULL; knex refuses it
+  const sql = text.replace(/\?/g, '\\?').replace(/\$(\d+)/g, (_, n: string) => {
+    bindings.push(values[Number(n) - 1] ?? null); // node-postgres sends undefined as NULL; knex refuses it
     return '?';
   });
-  return { sql, bindings: bindings as Knex.RawBinding[] };
+  const result = await trx.raw(sql, bindings as Knex.RawBinding[]);
+  return { rows: result.rows };
 }

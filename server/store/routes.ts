@@ -3,8 +3,8 @@ import type { Knex } from 'knex';
 import { assetNetwork } from '../domain/catalog.js';
 import type { BucketRecord, DepositOrder, DepositRecord } from '../domain/route-deposit-view.js';
 import { FOREIGN_KEY_VIOLATION, guardRefusal, sqlState, UNIQUE_VIOLATION } from './errors.js';
+import { transaction } from './after-commit.js';
 import { columnArrays, groupCommit, groupCommitClaims, groupReadByUuid, groupReadRows, recordInsert } from './group-commit.js';
-import { toKnexRaw, type NativeStatement } from './raw-sql.js';
 import { BEFORE_ALL, fromJsonRow, fromRow, isUuid, pageKey } from './rows.js';
 
 /** An ownership challenge as stored. */
@@ -137,13 +137,12 @@ const CHALLENGE_SPENDABLE = `c.used_at is null and c.expires_at > input.created_
 // named one, the partner's markup at this moment and its asset keys (addresses are stored once allocated).
 // The creates of a group use distinct challenges and targets (createRouteWriter). Each partner's count of
 // routes (partner_route_counts) grows by the routes it stored, only while it stays within the quota (the first
-// binding after the arrays); its row lock orders concurrent creates of one partner, so the quota is exact. The job's insert
-// (pg-boss's own, one job for the group) runs unconditionally: unless every create stored its route the
-// statement fails as a whole through pss_route_not_created (migration 0009), naming for a lone create why, and
-// that failure is what removes the job, with the spendings. A concurrent spend of the same challenge waits for
+// binding after the arrays); its row lock orders concurrent creates of one partner, so the quota is exact.
+// Unless every create stored its route the statement fails as a whole through pss_route_not_created (migration
+// 0009), naming for a lone create why, and nothing of it stays. A concurrent spend of the same challenge waits for
 // this statement's commit, then finds it spent; a concurrent create for the same user and target waits for the
 // first route's commit, then conflicts with it. The arrays make the text the same for any group's size.
-const CREATE_ROUTES = (job: string) => `
+const CREATE_ROUTES = `
   with input as (
     select * from unnest(?::int[], ?::uuid[], ?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[],
                          ?::numeric[], ?::numeric[], ?::numeric[], ?::numeric[], ?::timestamptz[], ?::timestamptz[], ?::text[],
@@ -170,7 +169,7 @@ const CREATE_ROUTES = (job: string) => `
     select partner_id, count(*) from inserted group by partner_id having count(*) <= ?::int
     on conflict (partner_id) do update set routes = c.routes + excluded.routes where c.routes + excluded.routes <= ?::int
     returning c.partner_id
-  ), job as (${job})
+  )
   select case when (select count(*) from inserted) = ?
                and (select count(*) from counted) = (select count(distinct partner_id) from inserted) then 'created'
               when (select count(*) from spent) < ? then pss_route_not_created('challenge_refused')
@@ -199,13 +198,50 @@ export interface RouteCreate {
 }
 
 /**
- * Returns `create(c)`: spends challenge `c.challengeId` at `c.route.createdAt` and stores `c.route` with the
- * job that allocates its addresses (the statement `allocations` gives), in one statement and no transaction.
- * Anything but `created` means nothing was written: the challenge cannot be spent on this route (the caller
- * reads it to say why), or the partner has a route for this user and target (recoverRoute then spends the
- * challenge on it).
+ * Spends each create's challenge `c.challengeId` at `c.route.createdAt` and stores `c.route`, in one statement
+ * on `db`; resolves with the routes' views, in order. The creates use distinct challenges and targets. Unless
+ * every create stored its route the statement fails as a whole (nothing of it stays): routeRefusal tells why
+ * from its error (for a group, one of its creates' reasons).
+ */
+export async function createRoutes(
+  db: Knex,
+  creates: RouteCreate[],
+  /** ROUTE_MAX_PER_PARTNER: the most routes one partner may have. */
+  maxRoutesPerPartner: number,
+): Promise<RouteView[]> {
+  const routes = creates.map((c) => c.route);
+  const { rows } = await db.raw(CREATE_ROUTES, [
+    creates.map((_, i) => i),
+    creates.map((c) => c.challengeId),
+    ...columnArrays(routes, NEW_ROUTE_FIELDS),
+    routes.map((r) => r.assetKeys.join(',')),
+    creates.map((c) => c.message),
+    maxRoutesPerPartner,
+    maxRoutesPerPartner,
+    creates.length,
+    creates.length,
+    creates.length,
+  ]);
+  const views = new Map<string, RouteView>();
+  for (const { outcome: _created, ...columns } of rows as Array<{ outcome: 'created' }>) {
+    const view = toRouteView(columns);
+    views.set(view.route.id, view);
+  }
+  return creates.map((c) => views.get(c.route.id)!);
+}
+
+/** Why createRoutes stored nothing, when `err` is its refusal. */
+export function routeRefusal(err: unknown): Exclude<RouteCreation['outcome'], 'created'> | undefined {
+  return guardRefusal(err, ROUTE_NOT_CREATED, ['challenge_refused', 'route_exists', 'route_limit_reached'] as const);
+}
+
+/**
+ * Returns `create(c)`: createRoutes for `c` and the queuing of the job that allocates its addresses
+ * (`queueAllocations`) in one transaction, so the route and its job commit together. Anything but `created`
+ * means nothing was written: the challenge cannot be spent on this route (the caller reads it to say why), or
+ * the partner has a route for this user and target (recoverRoute then spends the challenge on it).
  *
- * The creates made while a statement runs are written together by the next (group commit,
+ * The creates made while a transaction runs are written together by the next (group commit,
  * store/group-commit.ts). A create whose challenge or target an earlier create of the group also names is
  * written after the group, on its own, as it would have been after that create committed. When the group is
  * refused for a challenge, one read tells which creates' challenges cannot be spent: those are answered
@@ -214,37 +250,25 @@ export interface RouteCreate {
  */
 export function createRouteWriter(
   db: Knex,
-  allocations: (routes: Array<{ routeId: string; networks: string[] }>) => Promise<NativeStatement>,
+  queueAllocations: (trx: Knex.Transaction, routes: Array<{ routeId: string; networks: string[] }>) => Promise<void>,
   /** ROUTE_MAX_PER_PARTNER: the most routes one partner may have. */
   maxRoutesPerPartner: number,
 ): (create: RouteCreate) => Promise<RouteCreation> {
   // Waits for locks as long as they are held (a create of the same challenge or target in progress commits
   // at once), alone or not.
   async function writeTogether(creates: RouteCreate[]): Promise<Array<RouteCreation>> {
-    const routes = creates.map((c) => c.route);
-    const job = toKnexRaw(await allocations(routes.map((r) => ({ routeId: r.id, networks: r.assetKeys.map(assetNetwork) }))));
     try {
-      const { rows } = await db.raw(CREATE_ROUTES(job.sql), [
-        creates.map((_, i) => i),
-        creates.map((c) => c.challengeId),
-        ...columnArrays(routes, NEW_ROUTE_FIELDS),
-        routes.map((r) => r.assetKeys.join(',')),
-        creates.map((c) => c.message),
-        maxRoutesPerPartner,
-        maxRoutesPerPartner,
-        ...job.bindings,
-        creates.length,
-        creates.length,
-        creates.length,
-      ]);
-      const views = new Map<string, RouteView>();
-      for (const { outcome: _created, ...columns } of rows as Array<{ outcome: 'created' }>) {
-        const view = toRouteView(columns);
-        views.set(view.route.id, view);
-      }
-      return creates.map((c) => ({ outcome: 'created', view: views.get(c.route.id)! }));
+      const views = await transaction(db, async (trx) => {
+        const created = await createRoutes(trx, creates, maxRoutesPerPartner);
+        await queueAllocations(
+          trx,
+          creates.map(({ route }) => ({ routeId: route.id, networks: route.assetKeys.map(assetNetwork) })),
+        );
+        return created;
+      });
+      return views.map((view) => ({ outcome: 'created', view }));
     } catch (err) {
-      const reason = guardRefusal(err, ROUTE_NOT_CREATED, ['challenge_refused', 'route_exists', 'route_limit_reached'] as const);
+      const reason = routeRefusal(err);
       // A group's refusal names one of its creates' reasons, not each one's.
       if (reason && creates.length === 1) return [{ outcome: reason }];
       // A challenge that cannot be spent (expired while its wallet signed, brought again by a retry) is found

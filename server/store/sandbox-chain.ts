@@ -1,4 +1,7 @@
-/** The sandbox's simulated chain: transactions paid to deposit addresses, and payouts sent by the service. */
+/**
+ * The sandbox's simulated chain: transactions paid to deposit addresses, payouts the service broadcast, and
+ * reorganisations. Only the simulated chain (adapters/sandbox/chain.ts) and the sandbox operations use it.
+ */
 import type { Knex } from 'knex';
 import { groupCommit, groupReadRows, recordInsert } from './group-commit.js';
 
@@ -99,11 +102,6 @@ export async function insertSandboxTransactions(db: Knex, txs: SandboxTransactio
   return txs.map((tx) => stored.get(tx.txHash)!);
 }
 
-/** Records a simulated transaction (in the caller's transaction, when `db` is one). */
-export async function insertSandboxTransaction(db: Knex, tx: SandboxTransaction): Promise<SandboxTransaction> {
-  return (await insertSandboxTransactions(db, [tx]))[0];
-}
-
 /**
  * Returns `write(tx)`, which records a simulated transaction on its own (autocommit); the transactions
  * recorded while an insert runs are recorded together by the next (group commit).
@@ -112,35 +110,81 @@ export function createSandboxTransactionWriter(db: Knex): (tx: SandboxTransactio
   return groupCommit((txs: SandboxTransaction[]) => insertSandboxTransactions(db, txs));
 }
 
-/** The first transaction paid to `address` (with `memo`, where the network uses one) at or after `since`. */
-export async function findFirstTransaction(
-  db: Knex,
-  address: string,
-  memo: string | null,
-  since: Date,
-): Promise<SandboxTransaction | undefined> {
-  const query = db('sandbox_transactions').where({ address }).andWhere('created_at', '>=', since).orderBy('created_at').first();
-  if (memo !== null) query.andWhere({ memo });
-  const row = await query;
-  return row ? toTransaction(row) : undefined;
+/** The oldest transaction still running: every row written by a transaction below it has committed (or never will). */
+export async function committedHorizon(db: Knex): Promise<string> {
+  const { rows } = await db.raw('select pg_snapshot_xmin(pg_current_snapshot())::text as horizon');
+  return rows[0].horizon as string;
 }
 
-/** Every transaction paid to one of `addresses` from `since` up to `until`, oldest first. */
-export async function listTransactionsTo(db: Knex, addresses: string[], since: Date, until: Date): Promise<SandboxTransaction[]> {
-  if (addresses.length === 0) return [];
+/** A simulated transaction and whether a reorganisation removed it. */
+export type ChainTransaction = SandboxTransaction & { removed: boolean };
+
+/** The transactions on `network` written by database transactions in [`from`, `to`) (see committedHorizon). */
+export async function listTransactionsWritten(db: Knex, network: string, from: string, to: string): Promise<ChainTransaction[]> {
   const rows = await db('sandbox_transactions')
-    .whereIn('address', addresses)
-    .andWhere('created_at', '>=', since)
-    .andWhere('created_at', '<=', until)
+    .where({ network })
+    .andWhereRaw('xid >= ?::xid8 and xid < ?::xid8', [from, to])
     .orderBy([{ column: 'created_at' }, { column: 'tx_hash' }]);
+  return rows.map((row: Record<string, unknown>) => ({ ...toTransaction(row), removed: row.removed_by !== null }));
+}
+
+/** The transactions on `network` removed by reorganisations written in [`from`, `to`). */
+export async function listTransactionsRemoved(db: Knex, network: string, from: string, to: string): Promise<SandboxTransaction[]> {
+  const rows = await db('sandbox_transactions as t')
+    .join('sandbox_reorgs as r', 'r.id', 't.removed_by')
+    .where('r.network', network)
+    .andWhereRaw('r.xid >= ?::xid8 and r.xid < ?::xid8', [from, to])
+    .select('t.*');
+  return rows.map(toTransaction);
+}
+
+/** The payouts on `network` broadcast by database transactions in [`from`, `to`). */
+export async function listPayoutsWritten(db: Knex, network: string, from: string, to: string): Promise<SandboxPayout[]> {
+  const rows = await db('sandbox_payouts').where({ network }).andWhereRaw('xid >= ?::xid8 and xid < ?::xid8', [from, to]);
+  return rows.map(toPayout);
+}
+
+/** How many reorganisations of `network` replaced each of `heights`. */
+export async function countReorgsCovering(db: Knex, network: string, heights: number[]): Promise<Map<number, number>> {
+  const { rows } = await db.raw(
+    `select h::text as height, count(r.id)::int as count
+       from unnest(?::bigint[]) as h
+       left join sandbox_reorgs r on r.network = ? and h between r.from_height and r.to_height
+      group by h`,
+    [heights, network],
+  );
+  return new Map((rows as Array<{ height: string; count: number }>).map((r) => [Number(r.height), r.count]));
+}
+
+/**
+ * Records a reorganisation of `network` replacing blocks `fromHeight`..`toHeight`, and marks the transactions
+ * created between `minedFrom` and `minedUntil` (those mined in them) removed; returns them.
+ */
+export async function insertReorg(
+  trx: Knex.Transaction,
+  reorg: { network: string; fromHeight: number; toHeight: number; minedFrom: Date; minedUntil: Date; at: Date },
+): Promise<SandboxTransaction[]> {
+  const [{ id }] = await trx('sandbox_reorgs')
+    .insert({ network: reorg.network, from_height: reorg.fromHeight, to_height: reorg.toHeight, created_at: reorg.at })
+    .returning('id');
+  const rows = await trx('sandbox_transactions')
+    .where({ network: reorg.network })
+    .whereNull('removed_by')
+    .andWhere('created_at', '>=', reorg.minedFrom)
+    .andWhere('created_at', '<', reorg.minedUntil)
+    .update({ removed_by: id })
+    .returning('*');
   return rows.map(toTransaction);
 }
 
 /**
- * Records a payout under `idempotencyKey` unless one exists; returns the payout stored under that key, so a
- * repeated send (a job run twice) returns the first transaction instead of paying again.
+ * Records a broadcast payout unless its key has one; returns the payout stored under the key (the same bytes
+ * again find their own row; other bytes under the same key find the first).
  */
-export async function insertPayoutOnce(db: Knex, payout: Omit<SandboxPayout, 'createdAt'>): Promise<SandboxPayout> {
+export async function insertPayoutOnce(
+  db: Knex,
+  payout: Omit<SandboxPayout, 'createdAt'> & { signedBytes: string; createdAt: Date },
+): Promise<SandboxPayout> {
   await db('sandbox_payouts')
     .insert({
       idempotency_key: payout.idempotencyKey,
@@ -150,18 +194,31 @@ export async function insertPayoutOnce(db: Knex, payout: Omit<SandboxPayout, 'cr
       address: payout.address,
       memo: payout.memo,
       amount: payout.amount,
+      signed_bytes: payout.signedBytes,
+      created_at: payout.createdAt,
     })
     .onConflict('idempotency_key')
     .ignore();
-  const row = await db('sandbox_payouts').where({ idempotency_key: payout.idempotencyKey }).first();
-  return {
-    idempotencyKey: row.idempotency_key,
-    txHash: row.tx_hash,
-    network: row.network,
-    asset: row.asset,
-    address: row.address,
-    memo: row.memo,
-    amount: row.amount,
-    createdAt: row.created_at,
-  };
+  return toPayout(await db('sandbox_payouts').where({ idempotency_key: payout.idempotencyKey }).first());
 }
+
+/** Arms the failure of `swapId`'s payout: the simulated chain refuses to broadcast it. */
+export async function armPayoutFailure(db: Knex, swapId: string): Promise<void> {
+  await db('sandbox_armed_payouts').insert({ swap_id: swapId }).onConflict('swap_id').ignore();
+}
+
+/** Whether `swapId`'s payout failure is armed. */
+export async function isPayoutFailureArmed(db: Knex, swapId: string): Promise<boolean> {
+  return (await db('sandbox_armed_payouts').where({ swap_id: swapId }).first()) !== undefined;
+}
+
+const toPayout = (row: Record<string, unknown>): SandboxPayout => ({
+  idempotencyKey: row.idempotency_key as string,
+  txHash: row.tx_hash as string,
+  network: row.network as string,
+  asset: row.asset as string,
+  address: row.address as string,
+  memo: row.memo as string | null,
+  amount: row.amount as string,
+  createdAt: row.created_at as Date,
+});

@@ -1,19 +1,17 @@
 /**
- * POST /swaps in the store (DESIGN 6.3), in two statements and no transaction:
+ * POST /swaps in the store (DESIGN 6.3), in one plain read and one short transaction:
  *
  * 1. A plain read of what decides the answer: the Idempotency-Key's live binding, if any (then the request
  *    is a replay), and the partner's quote. The handler checks the quote and builds the swap and its
  *    response from it; a quote never changes but for being used, so what was read stays true if the create
  *    can still use it. A quote the instance issued itself is not read (store/quotes.ts createIssuedQuotes):
- *    statement 2 checks everything the read would have told, and a create it refuses reads then.
- * 2. One statement that marks the quote used, claims the key (bound at once to the response), stores the
- *    swap and queues its first step (pg-boss's own insert). Each claim happens only when the one before it
- *    did; a create that did not get everything fails as a whole (pss_swap_not_created, migration 0008), so
- *    nothing of it stays, and a stored swap always has its job. Under load the creates that arrive while
- *    one such statement runs are written by the next, together (createSwapWriter).
- *
- * A statement is atomic on its own, so no transaction is opened: on the embedded database, which runs one
- * transaction at a time, a create used to hold every other connection up for four round trips.
+ *    the create checks everything the read would have told, and a create it refuses reads then.
+ * 2. A transaction: one statement (createSwaps) marks the quote used, claims the key (bound at once to the
+ *    response) and stores the swap; then the swap's first step is queued (pg-boss's insert, in the same
+ *    transaction). Each claim happens only when the one before it did; a create that did not get everything
+ *    fails as a whole (pss_swap_not_created, migration 0008), so the transaction rolls back, nothing of it
+ *    stays, and a stored swap always has its job. Under load the creates that arrive while one such
+ *    transaction runs are written by the next, together (createSwapWriter).
  *
  * An identical request arriving meanwhile finds the quote row locked by the first: it waits until the first
  * commits (then the quote is used, and a second read finds the key bound: it replays) or rolls back (then it
@@ -21,11 +19,11 @@
  */
 import type { Knex } from 'knex';
 import type { SwapRecord } from '../domain/swap-view.js';
+import { transaction } from './after-commit.js';
 import { guardRefusal } from './errors.js';
 import { groupCommit, groupCommitClaims } from './group-commit.js';
 import type { IdempotencyRecord } from './idempotency.js';
 import { QUOTE_RETURNING, type QuoteRecord } from './quotes.js';
-import { toKnexRaw, type NativeStatement } from './raw-sql.js';
 import { isUuid, toColumns } from './rows.js';
 
 /** What a create starts from: the key's live binding (a replay), and the partner's quote if it exists. */
@@ -94,10 +92,9 @@ export type CreationOutcome = 'created' | 'quote_taken' | 'key_bound';
 // taken over), and the swap stored only when the key is: the key's row names the swap, so it exists only
 // together with it. The creates of a group use distinct quotes and keys (createSwapWriter), so one create's
 // claims never stand in another's way. Unless every create got everything the statement fails as a whole
-// (pss_swap_not_created, migration 0008), naming for a lone create the claim it did not get: nothing of it
-// stays, and every stored swap has its job. The arrays and the swaps' JSON make the text the same for any
-// group's size.
-const CREATE = (swapColumns: string[], job: string) => `
+// (pss_swap_not_created, migration 0008), naming for a lone create the claim it did not get. The arrays and
+// the swaps' JSON make the text the same for any group's size.
+const CREATE = (swapColumns: string[]) => `
   with timeout as (select set_config('lock_timeout', ?, true) as wait),
   input as (
     select * from unnest(?::int[], ?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::int[], ?::jsonb[], ?::uuid[], ?::timestamptz[], ?::timestamptz[])
@@ -126,8 +123,7 @@ const CREATE = (swapColumns: string[], job: string) => `
     select ${swapColumns.join(', ')} from json_populate_recordset(null::swaps, ?::json)
      where id in (select swap_id from claimed_key)
     returning id
-  ),
-  job as (${job})
+  )
   select case when (select count(*) from created) = ? then 'created'
               when (select count(*) from claimed_quote) < ? then pss_swap_not_created('quote_taken')
               else pss_swap_not_created('key_bound') end as outcome`;
@@ -154,13 +150,43 @@ export interface SwapCreate {
 }
 
 /**
- * Returns `create(c)`: marks the partner's quote `c.swap.quoteId` used if it is still unused and unexpired at
- * `c.now`, claims (partnerId, key) bound to `c.response`, stores `c.swap` and queues its first step (the
- * statement `firstSteps` gives), in one statement. Anything but `created` means nothing of it was written:
- * the quote was used meanwhile, or the key bound. Throws the driver's 55P03 error when a wait (for an
- * identical request, or another create of the same quote) passes `waitSeconds`.
+ * Marks each create's quote `c.swap.quoteId` used if it is still unused and unexpired at `c.now`, claims
+ * (partnerId, key) bound to `c.response` and stores `c.swap`, in one statement on `db`. The creates use
+ * distinct quotes and keys. Unless every create got everything the statement fails as a whole (nothing of it
+ * stays): creationRefusal tells a lone create's error from others. Waits for a lock (an identical request,
+ * another create of the same quote) up to `waitSeconds`, then throws the driver's 55P03 error.
+ */
+export async function createSwaps(db: Knex, creates: SwapCreate[], waitSeconds: number): Promise<void> {
+  const columns = Object.keys(toColumns(creates[0].swap));
+  await db.raw(CREATE(columns), [
+    `${Math.round(waitSeconds * 1000)}ms`,
+    creates.map((_, i) => i),
+    creates.map((c) => c.partnerId),
+    creates.map((c) => c.swap.quoteId),
+    creates.map((c) => c.key),
+    creates.map((c) => c.requestHash),
+    creates.map((c) => c.response.status),
+    creates.map((c) => JSON.stringify(c.response.body)),
+    creates.map((c) => c.swap.id),
+    creates.map((c) => c.now),
+    creates.map((c) => c.keyExpiresAt),
+    JSON.stringify(creates.map((c) => toColumns(c.swap))),
+    creates.length,
+    creates.length,
+  ]);
+}
+
+/** The claim a create did not get, when `err` is createSwaps's refusal (for a group: one of its creates'). */
+export function creationRefusal(err: unknown): Exclude<CreationOutcome, 'created'> | undefined {
+  return guardRefusal(err, NOT_CREATED, ['quote_taken', 'key_bound'] as const);
+}
+
+/**
+ * Returns `create(c)`: createSwaps for `c` and the queuing of its first step (`queueFirstSteps`) in one
+ * transaction, so the swap and its job commit together. Anything but `created` means nothing of it was
+ * written: the quote was used meanwhile, or the key bound.
  *
- * The creates made while a statement runs are written together by the next (group commit,
+ * The creates made while a transaction runs are written together by the next (group commit,
  * store/group-commit.ts). A create whose quote or key an earlier create of the group also names is written
  * after the group, on its own, as it would have been after that create committed; when the group refuses
  * any create, each is written again on its own, all at once, so every create gets its own answer and a
@@ -168,32 +194,21 @@ export interface SwapCreate {
  */
 export function createSwapWriter(
   db: Knex,
-  firstSteps: (swapIds: string[]) => Promise<NativeStatement>,
+  queueFirstSteps: (trx: Knex.Transaction, swapIds: string[]) => Promise<void>,
 ): (create: SwapCreate) => Promise<CreationOutcome> {
   async function writeTogether(creates: SwapCreate[], alone: boolean): Promise<CreationOutcome[]> {
-    const job = toKnexRaw(await firstSteps(creates.map((c) => c.swap.id)));
-    const columns = Object.keys(toColumns(creates[0].swap));
+    const waitSeconds = alone ? Math.max(...creates.map((c) => c.waitSeconds)) : GROUP_WAIT_SECONDS;
     try {
-      await db.raw(CREATE(columns, job.sql), [
-        `${Math.round((alone ? Math.max(...creates.map((c) => c.waitSeconds)) : GROUP_WAIT_SECONDS) * 1000)}ms`,
-        creates.map((_, i) => i),
-        creates.map((c) => c.partnerId),
-        creates.map((c) => c.swap.quoteId),
-        creates.map((c) => c.key),
-        creates.map((c) => c.requestHash),
-        creates.map((c) => c.response.status),
-        creates.map((c) => JSON.stringify(c.response.body)),
-        creates.map((c) => c.swap.id),
-        creates.map((c) => c.now),
-        creates.map((c) => c.keyExpiresAt),
-        JSON.stringify(creates.map((c) => toColumns(c.swap))),
-        ...job.bindings,
-        creates.length,
-        creates.length,
-      ]);
+      await transaction(db, async (trx) => {
+        await createSwaps(trx, creates, waitSeconds);
+        await queueFirstSteps(
+          trx,
+          creates.map((c) => c.swap.id),
+        );
+      });
       return creates.map(() => 'created');
     } catch (err) {
-      const reason = guardRefusal(err, NOT_CREATED, ['quote_taken', 'key_bound'] as const);
+      const reason = creationRefusal(err);
       // A group's refusal names one of its creates' reasons, not each one's: each is then written alone.
       if (reason && creates.length === 1) return [reason];
       throw err;

@@ -4,17 +4,16 @@
  * the swap, its timeline entry (for a transition) and a `swap.updated` webhook outbox row together (in one
  * statement, in the caller's transaction on its locked swap; for a route order also a `permanent_deposit.updated`
  * row per deposit it converts), so all of them commit or none, and announces the change to the stream hubs
- * once it commits. One change runs without a lock, as a statement of its own that applies only to swaps
- * unchanged since they were read: changeSwapOrdersIfUnchanged, for new swaps' deposit addresses.
+ * once it commits. One change runs without a lock, as a statement that applies only to swaps unchanged
+ * since they were read: changeSwapOrdersIfUnchanged, for new swaps' deposit addresses.
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { attributesOf, checkTransition, type SwapStatus } from '../domain/swap-lifecycle.js';
-import { toSwapBody, toSwapEventBody, type SwapEventRecord, type SwapRecord } from '../domain/swap-view.js';
+import { isRetryable, toSwapBody, toSwapEventBody, type SwapEventRecord, type SwapRecord } from '../domain/swap-view.js';
 import { countSwapTransition } from '../metrics.js';
 import { announceOrderDeposits, attachDeposits } from './route-deposits.js';
 import { announceSwapChange } from './swap-notifications.js';
-import type { NativeStatement } from './raw-sql.js';
 import {
   insertOutboxMessage,
   insertSwap,
@@ -64,15 +63,14 @@ export async function changeSwapOrder(
 
 /**
  * changeSwapOrder for swaps read without a lock (distinct, the same fields changed on each), in one statement
- * of its own: each change is made only if its swap is still as read (its `updatedAt`), and its answer is
+ * (no lock is held before it): each change is made only if its swap is still as read (its `updatedAt`), and its answer is
  * undefined when it was not (the caller then takes the locked path). One answer per change, in order. For
- * one-time swaps' own fields: a route order's deposits are not announced here. `alsoRun` is a statement run
- * in the same one whether or not the changes apply (jobs to queue).
+ * one-time swaps' own fields: a route order's deposits are not announced here. `db` may be a transaction
+ * (opened through store/after-commit.ts transaction), to queue jobs with the changes.
  */
 export async function changeSwapOrdersIfUnchanged(
   db: Knex,
   changes: Array<{ swap: SwapRecord; fields: Partial<SwapRecord>; at: Date; withEvent: boolean }>,
-  alsoRun?: NativeStatement,
 ): Promise<Array<SwapChange | undefined>> {
   const built = changes.map(({ swap, fields, at, withEvent }) => {
     if ('status' in fields) throw new Error('changeSwapOrdersIfUnchanged does not change the status; use transitionSwap');
@@ -88,7 +86,6 @@ export async function changeSwapOrdersIfUnchanged(
       event: b.entry,
       message: { type: 'swap.updated', payload: b.expectedBody },
     })),
-    alsoRun,
   );
   return Promise.all(written.map((w, i) => w && settle(db, w, built[i].entry, built[i].expectedBody)));
 }
@@ -176,6 +173,7 @@ function eventOf(swap: SwapRecord, at: Date): Omit<SwapEventRecord, 'seq'> {
     swapId: swap.id,
     status: swap.status,
     ...attributes,
+    retryable: isRetryable(swap.status, swap.deposits),
     confirmationCount: confirming ? swap.confirmationCount : null,
     requiredConfirmations: confirming || swap.status === 'waiting' ? swap.requiredConfirmations : null,
     sourceTxHash: swap.sourceTxHash,

@@ -3,7 +3,6 @@ import type { Knex } from 'knex';
 import type { SwapStatus } from '../domain/swap-lifecycle.js';
 import type { RouteOrderFields, SwapEventRecord, SwapRecord } from '../domain/swap-view.js';
 import { groupReadByUuid, groupReadRows } from './group-commit.js';
-import { toKnexRaw, type NativeStatement } from './raw-sql.js';
 import { BEFORE_ALL, fromJsonRow, fromRow, isUuid, pageKey, toColumns } from './rows.js';
 import { announcementSql } from './swap-notifications.js';
 
@@ -28,6 +27,7 @@ export type NewSwap = Omit<
   | 'status'
   | 'failureCode'
   | 'armedFailure'
+  | 'deposits'
   | 'createdAt'
   | 'updatedAt'
   | keyof RouteOrderFields
@@ -116,7 +116,7 @@ export async function lockSwap(trx: Knex.Transaction, id: string, partnerId?: st
 export async function updateSwapFields(trx: Knex.Transaction, id: string, fields: Partial<SwapRecord>, at: Date): Promise<SwapRecord> {
   const [row] = await trx('swaps')
     .where({ id })
-    .update(toColumns({ ...fields, updatedAt: at }))
+    .update(swapColumns({ ...fields, updatedAt: at }))
     .returning('*');
   return fromRow<SwapRecord>(row);
 }
@@ -143,7 +143,7 @@ export async function writeSwapChange(
   id: string,
   change: SwapChangeWrite,
 ): Promise<{ swap: SwapRecord; eventSeq: string | null; messageId: string; announced: boolean }> {
-  const set = Object.entries(toColumns(change.fields));
+  const set = Object.entries(swapColumns(change.fields));
   const event = change.event ? Object.entries(toColumns(change.event)) : [];
   const announce = announcementSql(db, 'updated.id');
   const { rows } = await db.raw(
@@ -192,14 +192,13 @@ export interface UnlockedChangeWrite extends SwapChangeWrite {
 
 /**
  * writeSwapChange for several swaps read without a lock, in one statement: each change (distinct swaps, the
- * same fields set on each) is made only if its swap is still as read, with its timeline entry and message;
- * `alsoRun` is run in the same statement, whatever the updates. One answer per change, in order: undefined
+ * same fields set on each) is made only if its swap is still as read, with its timeline entry and message.
+ * One answer per change, in order: undefined
  * for a swap that changed meanwhile (or is gone). Announces on PostgreSQL as writeSwapChange does.
  */
 export async function writeSwapChangesIfUnchanged(
   db: Knex,
   changes: UnlockedChangeWrite[],
-  alsoRun?: NativeStatement,
 ): Promise<Array<{ swap: SwapRecord; eventSeq: string | null; messageId: string; announced: boolean } | undefined>> {
   const set = Object.keys(toColumns(changes[0].fields));
   const ids = changes.map((c) => c.id);
@@ -209,7 +208,6 @@ export async function writeSwapChangesIfUnchanged(
   }
   const events = changes.flatMap((c) => (c.event ? [toColumns(c.event)] : []));
   const eventColumns = events.length > 0 ? Object.keys(events[0]) : [];
-  const also = alsoRun ? toKnexRaw(alsoRun) : undefined;
   const announce = announcementSql(db, 'updated.id');
   const quoted = (columns: string[]) => columns.map((c) => `"${c}"`).join(', ');
   // The new values come as rows of the table's own type (json_populate_recordset), so each takes its
@@ -235,7 +233,7 @@ export async function writeSwapChangesIfUnchanged(
        insert into webhook_outbox (partner_id, type, payload)
        select updated.partner_id, ?, input.payload from updated join input on input.id = updated.id
        returning id, payload->'order'->>'id' as swap_id
-     )${also ? `, also as (${also.sql})` : ''}
+     )
      select updated.*, (select seq::text from event where event.swap_id = updated.id) as "change:eventSeq",
             (select id from message where message.swap_id = updated.id::text) as "change:messageId"${
               announce ? `, ${announce.sql} as "change:announced"` : ''
@@ -248,7 +246,6 @@ export async function writeSwapChangesIfUnchanged(
       JSON.stringify(changes.map((c) => ({ id: c.id, ...toColumns(c.fields) }))),
       ...(eventColumns.length > 0 ? [JSON.stringify(events)] : []),
       changes[0].message.type,
-      ...(also?.bindings ?? []),
       ...(announce?.bindings ?? []),
     ] as Knex.RawBinding[],
   );
@@ -286,7 +283,7 @@ export async function armSwapFailure(
   stage: 'exchange' | 'payout',
   statuses: readonly SwapStatus[],
   at: Date,
-): Promise<{ swap: SwapRecord; armed: boolean } | undefined> {
+): Promise<{ swap: SwapRecord; armed: boolean; newly: boolean } | undefined> {
   if (!isUuid(id)) return undefined;
   const armable = `status = any(?::text[])${stage === 'payout' ? ' and settlement_tx_hash is null' : ''}`;
   const statement = `
@@ -295,15 +292,15 @@ export async function armSwapFailure(
        where id = ? and partner_id = ? and ${armable} and armed_failure is distinct from ?
       returning *
     )
-    select *, true as "arm:armed", true as "arm:armable" from armed
+    select *, true as "arm:armed", true as "arm:armable", true as "arm:new" from armed
     union all
-    select *, armed_failure is not distinct from ? and ${armable}, ${armable} from swaps
+    select *, armed_failure is not distinct from ? and ${armable}, ${armable}, false from swaps
      where id = ? and partner_id = ? and not exists (select from armed)`;
   const bindings = [stage, at, id, partnerId, [...statuses], stage, stage, [...statuses], [...statuses], id, partnerId];
   for (let attempt = 1; ; attempt++) {
     const { rows } = await db.raw(statement, bindings);
     if (rows.length === 0) return undefined;
-    const { 'arm:armed': armed, 'arm:armable': armable, ...row } = rows[0] as Record<string, unknown>;
+    const { 'arm:armed': armed, 'arm:armable': armable, 'arm:new': newly, ...row } = rows[0] as Record<string, unknown>;
     // Armable as this statement's snapshot saw it, yet not armed: a concurrent change (a step, or the same
     // arming) committed while the update waited for the row, and the snapshot row is out of date. A new
     // statement sees that change.
@@ -311,7 +308,7 @@ export async function armSwapFailure(
       if (attempt < ARM_ATTEMPTS) continue;
       throw new Error(`swap ${id} changed under each of ${ARM_ATTEMPTS} attempts to arm a failure`);
     }
-    return { swap: fromRow<SwapRecord>(row), armed: armed === true };
+    return { swap: fromRow<SwapRecord>(row), armed: armed === true, newly: newly === true };
   }
 }
 
@@ -320,11 +317,16 @@ export async function listActiveSwapIds(db: Knex): Promise<string[]> {
   return db('swaps').whereIn('status', ['waiting', 'overdue', 'confirming', 'exchanging', 'sending']).pluck('id');
 }
 
-/** Every partner's swaps in `statuses`, in the order of `statuses`, then longest unchanged first; at most `limit`. */
-export async function listSwapsInStatuses(db: Knex, statuses: readonly SwapStatus[], limit: number): Promise<SwapRecord[]> {
+/**
+ * Every partner's swaps in `statuses`, and the swaps holding a payment for an operator (a `deposits` entry in
+ * review, whatever their status): in the order of `statuses` (the others after), then longest unchanged
+ * first; at most `limit`.
+ */
+export async function listSwapsForOperator(db: Knex, statuses: readonly SwapStatus[], limit: number): Promise<SwapRecord[]> {
   const rows = await db('swaps')
     .whereIn('status', statuses)
-    .orderByRaw('array_position(?::text[], status), updated_at, id', [statuses])
+    .orWhereRaw(`deposits @> '[{"status": "review"}]'::jsonb`)
+    .orderByRaw('array_position(?::text[], status) nulls last, updated_at, id', [statuses])
     .limit(limit);
   return rows.map((row) => fromRow<SwapRecord>(row));
 }
@@ -395,4 +397,11 @@ export async function findSwapEventSeq(db: Knex, swapId: string, eventId: string
 /** Queues a webhook message for the partner in the caller's transaction. */
 export async function insertOutboxMessage(trx: Knex.Transaction, partnerId: string, type: string, payload: unknown): Promise<void> {
   await trx('webhook_outbox').insert({ partner_id: partnerId, type, payload: JSON.stringify(payload) });
+}
+
+// A swap's fields as columns; its deposits (jsonb) as JSON text, which the driver would send as an array.
+function swapColumns(fields: Partial<SwapRecord>): Record<string, unknown> {
+  const columns = toColumns(fields);
+  if (fields.deposits !== undefined) columns.deposits = JSON.stringify(fields.deposits);
+  return columns;
 }

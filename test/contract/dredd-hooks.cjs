@@ -800,6 +800,34 @@ const SCENARIOS = {
     },
   },
 
+  // LTC: no other transaction of the run pays or swaps LTC, so removing its blocks disturbs no other state.
+  reorganizeSandboxChain: {
+    async 200(transaction) {
+      withPath(transaction, '/sandbox/networks/LTC/reorganizations');
+      setBody(transaction, { blocks: 1 });
+      transaction.afterCheck = async (t) => {
+        const body = responseBody(t);
+        if (body?.network !== 'LTC' || body.removedBlocks > 1)
+          throw new Error(`asked to remove 1 LTC block, the answer says ${JSON.stringify(body)}`);
+      };
+    },
+    async 400(transaction) {
+      withPath(transaction, '/sandbox/networks/LTC/reorganizations');
+      setBody(transaction, { blocks: 0 });
+      direct(transaction);
+      transaction.expectCode = 'invalid_request';
+      transaction.afterCheck = async () => {
+        // Schema-valid, so through the proxy: a network the catalogue does not have.
+        await expectAnswer(
+          'POST /sandbox/networks/NOSUCHNET/reorganizations',
+          send('POST', '/sandbox/networks/NOSUCHNET/reorganizations', { body: { blocks: 1 }, partner: partners.main, via: 'proxy' }),
+          400,
+          'invalid_request',
+        );
+      };
+    },
+  },
+
   createRouteChallenge: {
     async 201(transaction) {
       // The example as it is: a ZANO target at the vectors' address, challenged for CONTRACT_USER.

@@ -73,17 +73,23 @@ describe('the embedded database socket server (several pg connections on one PGl
     await expectReadAfterCommit(writer, reader, 'select count(*)::int as n from items');
   });
 
-  it('answers a plain BEGIN at once and holds no one up until its first statement, which runs inside it', async () => {
+  it('runs a plain BEGIN as a statement of its own: from it on, the transaction holds the others until it ends', async () => {
     const [writer, other] = await Promise.all([connect(), connect()]);
     await writer.query('BEGIN;');
-    // Nothing runs for the writer yet, so another connection is served while it waits to send.
-    expect((await other.query('select $1::int as n', [5])).rows[0].n).to.equal(5);
+    // The transaction is open in the session: another connection's query waits for its end.
+    let answeredAt = 0;
+    const waiting = other.query('select $1::int as n', [5]).then((r) => {
+      answeredAt = performance.now();
+      return r.rows[0].n as number;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(answeredAt, 'a query ran inside the other connection’s open transaction').to.equal(0);
     await writer.query('insert into items values ($1, $2)', [3, 'rolled back']);
     expect((await writer.query('select count(*)::int as n from items where id = 3')).rows[0].n).to.equal(1);
     await writer.query('ROLLBACK');
+    expect(await waiting).to.equal(5);
     // The insert was inside the transaction: the rollback undid it.
     expect((await other.query('select count(*)::int as n from items where id = 3')).rows[0].n).to.equal(0);
-    // From its first statement on, the transaction holds the others as any does.
     await writer.query('BEGIN;');
     await writer.query('insert into items values ($1, $2)', [5, 'after commit']);
     await expectReadAfterCommit(writer, other, 'select count(*)::int as n from items where id = 5');
@@ -97,7 +103,7 @@ describe('the embedded database socket server (several pg connections on one PGl
     expect((await other.query('select count(*)::int as n from items where id = 4')).rows[0].n).to.equal(1);
   });
 
-  it('answers pipelined queries in order: a BEGIN sent behind another query is not answered ahead of it', async () => {
+  it('answers pipelined queries in order', async () => {
     const socket = net.createConnection(path.join(dir, '.s.PGSQL.5432'));
     await new Promise((resolve) => socket.once('connect', resolve));
     const received: Buffer[] = [];

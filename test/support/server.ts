@@ -2,6 +2,7 @@
  * Starts the real application on its own database for one test suite: a fresh in-memory PGlite, or, when
  * DATABASE_URL is set, a fresh schema in that PostgreSQL (dropped on close). Listens on a free port.
  */
+import { createChainAdapters, type ChainAdapters } from '../../server/wiring.js';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo, LookupFunction } from 'node:net';
 import knexFactory, { type Knex } from 'knex';
@@ -57,6 +58,8 @@ export interface TestServerOptions {
   metrics?: boolean;
   /** Resolve webhook hosts with this instead of DNS (names of the test's own; the answers are still checked). */
   webhookLookup?: LookupFunction;
+  /** Wraps the chain adapters the server runs on (a sender that fails as a node may). */
+  wrapChains?: (chains: ChainAdapters) => ChainAdapters;
 }
 
 /** The environment tests run with unless they override it. */
@@ -91,11 +94,16 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const now = options.deps?.now ?? (() => new Date());
   const jobSchema = shared ? shared.jobSchema : schema ? `${schema}_jobs` : undefined;
   const metrics = options.metrics ? createMetrics() : undefined;
+  // The simulated chain, also under a configuration forced to production mode (configOverrides): no real
+  // adapters exist yet, and such tests try what does not depend on them (webhook rules) on swaps that move.
+  const simulated = createChainAdapters({ config: { ...config, serviceMode: 'sandbox' }, knex: database.knex, catalog, now });
+  const chains = options.wrapChains ? options.wrapChains(simulated) : simulated;
   const engine = await startSwapEngine({
     config,
     knex: database.knex,
     catalog,
     rates,
+    chains,
     secretsKey: Buffer.from(config.secretsKey!, 'hex'),
     logger,
     now,
@@ -113,6 +121,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     swapTokens: engine.swapTokens,
     crypto: engine.crypto,
     lifecycle: engine.lifecycle,
+    watching: engine.watching,
+    sandbox: chains.sandbox,
     hub: engine.hub,
     jobs: engine.jobs,
     apiDocument: document,

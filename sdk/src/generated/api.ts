@@ -623,8 +623,11 @@ export interface paths {
         /**
          * Decide a swap in manual review (sandbox only)
          * @description Plays the operator for a swap in status `review`: `approve` continues the swap (`exchanging`),
-         *     `refund` returns the deposit (`refunded`), `fail` ends it as `failed`. A swap that is not in
-         *     `review` is `409 invalid_state`. Mounted only when `SERVICE_MODE=sandbox`; otherwise `404`.
+         *     `refund` returns the deposit (`refunded`; the answer comes once the refund is broadcast), `fail` ends it
+         *     as `failed`. A swap that is not in `review` is `409 invalid_state`, and so is a decision that would pay
+         *     twice: `approve` while a refund is committed, `refund` while the payout is signed (approve to broadcast
+         *     the same payout again, or fail), or `refund` of a deposit a reorganisation removed. Mounted only when
+         *     `SERVICE_MODE=sandbox`; otherwise `404`.
          */
         post: operations["decideSandboxReview"];
         delete?: never;
@@ -648,10 +651,13 @@ export interface paths {
          *     that stage, or at once if the swap is already there:
          *
          *     - `exchange`: the exchange fails and the deposit is refunded (`exchanging` to `refunded`).
-         *     - `payout`: the payout fails and support must act (`sending` to `failed`, `actionRequired: operator`).
+         *     - `payout`: the chain refuses the payout's broadcast and support must act (`sending` to `failed`,
+         *       `actionRequired: operator`, `settlementTxHash` back to `null`).
          *
          *     Arming the failure that is already armed changes nothing (the swap's `updatedAt` stays) and answers
-         *     `200` with the swap. A terminal swap, or one already past the stage, is `409 invalid_state`. Mounted
+         *     `200` with the swap. A terminal swap, or one already past the stage (a payout already signed: the
+         *     swap shows its `settlementTxHash`), is `409 invalid_state`. An action that causes a refund answers
+         *     once the refund is broadcast (the swap is then `refunded`). Mounted
          *     only when `SERVICE_MODE=sandbox`; otherwise `404`.
          */
         post: operations["injectSandboxFailure"];
@@ -683,6 +689,37 @@ export interface paths {
          *     `SERVICE_MODE=sandbox`; otherwise `404`.
          */
         post: operations["advanceSandboxSwapClock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/networks/{network}/reorganizations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reorganise a simulated chain (sandbox only)
+         * @description Removes the last `blocks` blocks of the simulated chain of `network`, as a chain reorganisation on a
+         *     real network would. The payments mined in them leave the chain: the sandbox does not mine them
+         *     again, so their confirmations are gone for good. What that does to a swap:
+         *
+         *     - a swap whose deposit is removed before it was credited goes back to `waiting` (or `overdue`, once
+         *       its deposit deadline has passed), and the deposit is listed in `deposits` with `status: removed`;
+         *     - a swap whose deposit is removed after it was credited goes to `review` (`actionRequired: operator`);
+         *     - an extra payment that is removed before its refund counts for nothing.
+         *
+         *     New blocks follow at the usual pace (`SANDBOX_BLOCK_SECONDS`) on top of the new tip. An unknown
+         *     `network` is `400 invalid_request` (`details.field: network`). Mounted only when
+         *     `SERVICE_MODE=sandbox`; otherwise `404`.
+         */
+        post: operations["reorganizeSandboxChain"];
         delete?: never;
         options?: never;
         head?: never;
@@ -915,25 +952,27 @@ export interface components {
          *     | `waiting` | no | `customer` (`none` until `depositAddress` is set) | `payment_required` | no | waiting for the deposit |
          *     | `confirming` | no | `none` | `confirming` | no | deposit seen, confirmations accumulating |
          *     | `exchanging` | no | `none` | `processing` | no | being exchanged |
-         *     | `sending` | no | `none` | `processing` | no | payout broadcast, settling |
+         *     | `sending` | no | `none` | `processing` | no | payout signed (`settlementTxHash` known) and broadcast, waiting for its confirmation |
          *     | `accumulating` | no | `customer` | `accumulating` | no | permanent route: below the minimum, waiting for more of the same asset |
          *     | `overdue` | no | `none` | `payment_required` | no | deposit deadline passed; a late deposit is still handled by `lateDepositPolicy` |
          *     | `review` | no | `operator` | `manual_review` | no | held for manual review (for example above the automatic maximum) |
-         *     | `finished` | yes | `none` | `completed` | no | paid out |
+         *     | `finished` | yes | `none` | `completed` | no | paid out: the payout is confirmed on its chain |
          *     | `refunded` | yes | `none` | `refunded` | yes | deposit returned |
          *     | `expired` | yes | `none` | `payment_required` | yes | no deposit arrived in time |
          *     | `failed` | yes | `operator` | `support_required` | no | stopped; support handles the funds |
          *
-         *     `retryable` means starting over with a new swap is safe and useful (no customer funds are held).
+         *     `retryable` means starting over with a new swap is safe and useful (no customer funds are held): the
+         *     status's value above, but `false` while any payment to the swap's address is unresolved (a
+         *     `deposits` entry `confirming`, `refunding` or `review`).
          *
          *     Allowed transitions (no others occur):
          *
          *     - `waiting` → `confirming` | `overdue` | `review` | `failed`
          *     - `overdue` → `confirming` | `expired`
-         *     - `confirming` → `confirming` (more confirmations) | `exchanging` | `accumulating` | `refunded` | `review` | `failed`
+         *     - `confirming` → `confirming` (more confirmations) | `waiting` | `overdue` (a reorganisation removed the deposit before it was credited) | `exchanging` | `accumulating` | `refunded` | `review` | `failed`
          *     - `accumulating` → `exchanging` | `review`
          *     - `exchanging` → `sending` | `refunded` | `review` | `failed`
-         *     - `sending` → `finished` | `failed`
+         *     - `sending` → `finished` | `failed` | `review` (the payout's broadcast was ambiguous, or the deposit left the chain after it was credited)
          *     - `review` → `exchanging` | `refunded` | `failed`
          *
          *     `waiting` becomes `overdue` at `quoteExpiresAt` (1800 s after creation by default); `overdue` becomes
@@ -1191,7 +1230,12 @@ export interface components {
             /** @description True when this record will not change again. */
             terminal: boolean;
             actionRequired: components["schemas"]["ActionRequired"];
-            /** @description True when starting over with a new swap is safe and useful. */
+            /**
+             * @description True when starting over with a new swap (a new quote, a new `Idempotency-Key`) is safe and useful
+             *     because no customer funds are held for this one. It follows the status (true for `refunded` and
+             *     `expired`), except that it is false while any payment to the swap's deposit address is unresolved
+             *     (a `deposits` entry in `confirming`, `refunding` or `review`), whatever the status says.
+             */
             retryable: boolean;
             reasonCode: components["schemas"]["SwapReasonCode"];
             /** @description Machine-readable cause when the swap failed or was refunded, for example `amount_out_of_range`. */
@@ -1201,10 +1245,70 @@ export interface components {
              * @example 2026-06-01
              */
             termsVersion: string;
+            /**
+             * @description Every payment to the swap's deposit address (and memo), oldest first: the swap's own deposit
+             *     (`role: swap`) and any other payment (`role: extra`: a second payment, or one that arrived after
+             *     the swap ended). No payment is ignored. Extra payments are returned automatically to the refund
+             *     destination once confirmed (`refundAddress` with `refundMemo`, or the sender in `refundMode:
+             *     sender`), or wait for an operator (`status: review`) where no safe destination exists. The swap
+             *     keeps its status while this happens (a terminal swap stays terminal); each change of an entry
+             *     sends `swap.updated`. While an entry is `confirming`, `refunding` or `review`, `retryable` is
+             *     false. Optional: absent where the server does not list deposits (records that predate it).
+             */
+            deposits?: components["schemas"]["SwapDeposit"][];
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+        };
+        /** @description One payment to a swap's deposit address, with its confirmations and what became of it. */
+        SwapDeposit: {
+            /** @description The transaction that paid the deposit address. */
+            txHash: components["schemas"]["TxHash"];
+            /**
+             * Format: int32
+             * @description The output (or log) index of the payment within its transaction; `txHash` and `outputIndex` identify it.
+             */
+            outputIndex: number;
+            /** @description The amount paid, in units of the swap's source asset. */
+            amount: components["schemas"]["DecimalAmount"];
+            /**
+             * Format: int32
+             * @description Confirmations so far (the chain's tip height minus the payment's block height, plus one; `0` while unmined).
+             */
+            confirmationCount: number;
+            /**
+             * Format: int32
+             * @description Confirmations the network needs before the payment counts.
+             */
+            requiredConfirmations: number;
+            /**
+             * @description `swap` - the payment the swap converts (the first one while the swap was `waiting` or `overdue`);
+             *     `extra` - any other payment: a second payment, or one that arrived after the swap ended.
+             * @enum {string}
+             */
+            role: "swap" | "extra";
+            /**
+             * @description - `confirming` - seen, not yet confirmed `requiredConfirmations` times.
+             *     - `credited` - the swap's own deposit, confirmed and counted by the swap.
+             *     - `refunding` - a refund of this payment is on its way (`refundTxHash` once it is broadcast).
+             *     - `refunded` - the refund was sent (`refundTxHash`, `refundAmount`).
+             *     - `review` - no safe destination for a refund; waits for an operator.
+             *     - `removed` - a chain reorganisation took the payment out; it counts for nothing (the swap went
+             *       back to `waiting` or `overdue` if it was its deposit and not yet credited, or to `review` if it
+             *       was credited).
+             * @enum {string}
+             */
+            status: "confirming" | "credited" | "refunding" | "refunded" | "review" | "removed";
+            /** @description The transaction returning this payment, once broadcast; otherwise `null`. */
+            refundTxHash: string | null;
+            /** @description The amount returned (the payment less the network fee), once known; otherwise `null`. */
+            refundAmount: string | null;
+            /**
+             * Format: date-time
+             * @description When the service first saw the payment.
+             */
+            seenAt: string;
         };
         /** @description One entry of a swap's public timeline. */
         SwapEvent: {
@@ -1214,6 +1318,10 @@ export interface components {
             status: components["schemas"]["SwapStatus"];
             terminal: boolean;
             actionRequired: components["schemas"]["ActionRequired"];
+            /**
+             * @description `Swap.retryable` when the entry was recorded: the status's value, but false while any payment to the
+             *     swap's deposit address was unresolved (a deposit `confirming`, `refunding` or `review`).
+             */
             retryable: boolean;
             /** @description Reason code; a free string here (new values may appear), usually one of `SwapReasonCode`. */
             reasonCode: string;
@@ -1624,6 +1732,38 @@ export interface components {
         SandboxFailureInjection: {
             /** @enum {string} */
             stage: "exchange" | "payout";
+        };
+        SandboxReorganizationRequest: {
+            /**
+             * Format: int32
+             * @description How many blocks to remove from the tip of the simulated chain.
+             */
+            blocks: number;
+        };
+        /** @description What a simulated chain reorganisation removed, and the chain's tip after it. */
+        SandboxReorganization: {
+            network: components["schemas"]["NetworkCode"];
+            /**
+             * Format: int32
+             * @description Blocks removed; fewer than asked when the simulated chain is shorter.
+             */
+            removedBlocks: number;
+            /** @description The last block of the simulated chain after the reorganisation. */
+            tip: {
+                /**
+                 * Format: int64
+                 * @description The tip's height (the genesis block is height 0).
+                 */
+                height: number;
+                /** @description The block's hash, 64 lowercase hex digits. */
+                hash: string;
+            };
+            /** @description The payments that were mined in the removed blocks; they have left the chain. */
+            removedTransactions: {
+                txHash: components["schemas"]["TxHash"];
+                /** Format: int32 */
+                outputIndex: number;
+            }[];
         };
         SwapUpdatedEvent: {
             /** @constant */
@@ -3095,6 +3235,46 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["SwapNotFound"];
             409: components["responses"]["SandboxConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    reorganizeSandboxChain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The network whose simulated chain to reorganise, as listed by `GET /assets` (`Asset.network`).
+                 * @example LTC
+                 */
+                network: components["schemas"]["NetworkCode"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxReorganizationRequest"];
+            };
+        };
+        responses: {
+            /** @description The blocks were removed; the chain's new tip and the payments that left it. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxReorganization"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];

@@ -1,12 +1,40 @@
 /**
- * The sandbox chain simulator: deposit addresses in each network's real format (derived from the swap id, so
- * allocation is repeatable), deposits recorded by POST /sandbox/deposits and confirmed one block every
- * SANDBOX_BLOCK_SECONDS, and payouts recorded once per idempotency key with a transaction hash.
+ * The sandbox's simulated chain, behind the same three roles as a real node (adapters/chain.ts), so the swap
+ * and route code cannot tell it from one (DESIGN 8).
+ *
+ * - Blocks: every network makes one every SANDBOX_BLOCK_SECONDS, counted from a fixed epoch on the service's
+ *   clock; a block's hash is derived from the network, its height, and how many reorganisations replaced it.
+ * - Transactions: a payment (POST /sandbox/deposits) or a payout is mined in the block after the one current
+ *   when it was made, and is reported with that block at once (its confirmations count from 0 when the block
+ *   is still ahead). Outputs have indexes.
+ * - Reorganisations on request: the last N blocks are replaced; the payments mined in them leave the chain
+ *   (the simulator does not mine them again) and the watcher reports them removed.
+ * - Failure injection: a payout whose failure a partner armed is refused at broadcast, as a node refuses a
+ *   transaction it proves invalid.
+ *
+ * Its state lives in its own tables (store/sandbox-chain.ts), shared by every instance. The watcher reads
+ * what committed since its last position (the oldest transaction then still running), so a payment that
+ * commits late is read late, never skipped.
  */
-import { hash } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
+import type { Knex } from 'knex';
 import { sandboxAddress, sandboxMemo, sandboxTxHash } from '../../domain/addresses.js';
-import { findFirstTransaction, insertPayoutOnce, listTransactionsTo } from '../../store/sandbox-chain.js';
-import type { ChainAdapter } from '../chain.js';
+import type { Catalog } from '../../domain/catalog.js';
+import { transaction } from '../../store/after-commit.js';
+import {
+  armPayoutFailure,
+  committedHorizon,
+  countReorgsCovering,
+  insertPayoutOnce,
+  insertReorg,
+  createSandboxTransactionWriter,
+  isPayoutFailureArmed,
+  listPayoutsWritten,
+  listTransactionsRemoved,
+  listTransactionsWritten,
+  type SandboxTransaction,
+} from '../../store/sandbox-chain.js';
+import { createAdapterRegistry, type AdapterRegistry, type BlockRef, type ChainWatcher, type NetworkAdapters } from '../chain.js';
 
 /**
  * 32 bytes derived from a label: the seed of a simulated address or hash (SHA-256 of its UTF-8, in one call:
@@ -14,54 +42,200 @@ import type { ChainAdapter } from '../chain.js';
  */
 export const seedOf = (label: string): Uint8Array => hash('sha256', label, 'buffer');
 
-/** Creates the simulator with one block every `blockSeconds` on every network. */
-export function createSandboxChain(blockSeconds: number): ChainAdapter {
-  const confirmationsSince = (sentAt: Date, at: Date) => Math.max(0, Math.floor((at.getTime() - sentAt.getTime()) / (blockSeconds * 1000)));
+/** Height 0 of every simulated chain. */
+const EPOCH_MS = Date.UTC(2026, 0, 1);
+/** The first position: before every database transaction. */
+const START = '0';
+/**
+ * Scans while nothing is pending: payments reach the simulated chain only through the sandbox operation,
+ * which wakes its instance's watcher itself, so an idle scan only catches what another instance was told.
+ */
+const IDLE_SCAN_MS = 15_000;
+/** Scans never follow each other closer than this, whatever the block time. */
+const MIN_SCAN_MS = 20;
+
+/** A customer's payment to a deposit address (POST /sandbox/deposits). */
+export interface SandboxPayment {
+  network: string;
+  asset: string;
+  address: string;
+  memo: string | null;
+  amount: string;
+}
+
+/** A reorganisation done. */
+export interface Reorganization {
+  network: string;
+  removedBlocks: number;
+  tip: BlockRef;
+  removedTransactions: Array<{ txHash: string; outputIndex: number }>;
+}
+
+/** The simulated chain: its adapters, and the sandbox operations that act on it. */
+export interface SimulatedChain {
+  registry: AdapterRegistry;
+  /** Records a payment; it is mined in the next block. */
+  pay(payment: SandboxPayment): Promise<SandboxTransaction>;
+  /** Replaces the last `blocks` blocks of `network`: the payments mined in them leave the chain. */
+  reorganize(network: string, blocks: number): Promise<Reorganization>;
+  /** Makes the chain refuse the payout of `swapId` when it is broadcast. */
+  armPayoutFailure(swapId: string): Promise<void>;
+  /** The block height on every network at `at`. */
+  heightAt(at: Date): number;
+}
+
+/** The simulated chain over its tables in `knex`, one block every `blockSeconds`, on the clock `now`. */
+export function createSimulatedChain(deps: { knex: Knex; catalog: Catalog; blockSeconds: number; now: () => Date }): SimulatedChain {
+  const { knex } = deps;
+  // Payments made while one is written are written together by the next statement (store/group-commit.ts).
+  const writePayment = createSandboxTransactionWriter(knex);
+  const blockMs = deps.blockSeconds * 1000;
+  const heightAt = (at: Date) => Math.max(0, Math.floor((at.getTime() - EPOCH_MS) / blockMs));
+  // The block a transaction made at `at` is mined in, and the time its block starts.
+  const minedHeight = (at: Date) => heightAt(at) + 1;
+  const blockStart = (height: number) => new Date(EPOCH_MS + height * blockMs);
+  // A block hash is 32 bytes of lowercase hex on every simulated network (what the sandbox operations answer).
+  const blockHash = (network: string, height: number, replaced: number) =>
+    Buffer.from(seedOf(`block:${network}:${height}:${replaced}`)).toString('hex');
+
+  async function blocksOf(network: string, heights: number[]): Promise<Map<number, BlockRef>> {
+    const replaced = await countReorgsCovering(knex, network, heights);
+    return new Map(heights.map((height) => [height, { height, hash: blockHash(network, height, replaced.get(height) ?? 0) }]));
+  }
+
+  function watcherOf(network: string): ChainWatcher {
+    return {
+      idleScanMs: IDLE_SCAN_MS,
+      busyScanMs: Math.max(MIN_SCAN_MS, Math.round(blockMs)),
+      async scan(cursor) {
+        // The horizon first: every row below it is committed, and is read below whenever it committed.
+        const horizon = await committedHorizon(knex);
+        const tipHeight = heightAt(deps.now());
+        const from = cursor?.position ?? START;
+        const [written, removed, payouts] = await Promise.all([
+          listTransactionsWritten(knex, network, from, horizon),
+          listTransactionsRemoved(knex, network, from, horizon),
+          listPayoutsWritten(knex, network, from, horizon),
+        ]);
+        const heights = new Set<number>([tipHeight]);
+        if (cursor) heights.add(cursor.tip.height);
+        for (const tx of written) heights.add(minedHeight(tx.createdAt));
+        for (const payout of payouts) heights.add(minedHeight(payout.createdAt));
+        const blocks = await blocksOf(network, [...heights]);
+        // A cursor whose block was replaced: the removed payments are in `removed` (the reorganisation's rows).
+        return {
+          tip: blocks.get(tipHeight)!,
+          position: horizon,
+          outputs: written
+            .filter((tx) => !tx.removed)
+            .map((tx) => ({
+              txHash: tx.txHash,
+              outputIndex: tx.outputIndex,
+              address: tx.address,
+              memo: tx.memo,
+              asset: tx.asset,
+              amount: tx.amount,
+              fromAddress: tx.fromAddress,
+              block: blocks.get(minedHeight(tx.createdAt))!,
+              seenAt: tx.createdAt,
+            })),
+          removed: [...written.filter((tx) => tx.removed), ...removed].map((tx) => ({ txHash: tx.txHash, outputIndex: tx.outputIndex })),
+          payouts: payouts.map((payout) => ({ txHash: payout.txHash, block: blocks.get(minedHeight(payout.createdAt))! })),
+        };
+      },
+    };
+  }
+
+  function adaptersOf(network: string): NetworkAdapters {
+    return {
+      addresses: {
+        async depositAddress(asset, key) {
+          return {
+            address: sandboxAddress(asset.network, seedOf(`deposit-address:${key}`)),
+            memo: sandboxMemo(asset, seedOf(`deposit-memo:${key}`)),
+          };
+        },
+      },
+      watcher: watcherOf(network),
+      sender: {
+        // "Signing" fixes the bytes (with a nonce, as a real wallet picks its inputs): the hash is theirs.
+        async prepare(order) {
+          const bytes = Buffer.from(
+            JSON.stringify({
+              network,
+              asset: order.asset.symbol,
+              address: order.address,
+              memo: order.memo,
+              amount: order.amount,
+              nonce: randomBytes(8).toString('hex'),
+            }),
+          ).toString('base64');
+          return { txHash: sandboxTxHash(network, seedOf(`payout:${bytes}`)), bytes };
+        },
+        async broadcast(order, signed) {
+          if (order.key.endsWith(':payout') && (await isPayoutFailureArmed(knex, order.swapId))) {
+            return { kind: 'rejected', reason: 'the sandbox refused this payout (a payout failure was armed)' };
+          }
+          const stored = await insertPayoutOnce(knex, {
+            idempotencyKey: order.key,
+            txHash: signed.txHash,
+            network,
+            asset: order.asset.symbol,
+            address: order.address,
+            memo: order.memo,
+            amount: order.amount,
+            signedBytes: signed.bytes,
+            createdAt: deps.now(),
+          });
+          // Other bytes for the same payment would spend the same funds: the chain refuses them.
+          if (stored.txHash !== signed.txHash) {
+            return { kind: 'rejected', reason: `another transaction (${stored.txHash}) already pays ${order.key}` };
+          }
+          return { kind: 'accepted' };
+        },
+      },
+      payoutConfirmations: 1,
+    };
+  }
+
   return {
-    async allocateDepositAddress(_db, asset, swapId) {
-      return {
-        address: sandboxAddress(asset.network, seedOf(`deposit-address:${swapId}`)),
-        memo: sandboxMemo(asset, seedOf(`deposit-memo:${swapId}`)),
-      };
-    },
-    async findDeposit(db, asset, address, memo, since, at) {
-      const tx = await findFirstTransaction(db, address, asset.memoNeeded ? memo : null, since);
-      if (!tx) return undefined;
-      return {
-        txHash: tx.txHash,
-        amount: tx.amount,
-        fromAddress: tx.fromAddress,
-        seenAt: tx.createdAt,
-        confirmations: confirmationsSince(tx.createdAt, at),
-      };
-    },
-    async listAddressDeposits(db, addresses, since, at) {
-      const transactions = await listTransactionsTo(db, addresses, since, at);
-      return transactions.map((tx) => ({
-        txHash: tx.txHash,
-        outputIndex: tx.outputIndex,
-        address: tx.address,
-        asset: tx.asset,
-        network: tx.network,
-        amount: tx.amount,
-        fromAddress: tx.fromAddress,
-        seenAt: tx.createdAt,
-        confirmations: confirmationsSince(tx.createdAt, at),
-      }));
-    },
-    confirmationsSince,
-    confirmationTime: (sentAt, confirmations) => new Date(sentAt.getTime() + Math.ceil(confirmations * blockSeconds * 1000)),
-    async send(db, request) {
-      const payout = await insertPayoutOnce(db, {
-        idempotencyKey: request.idempotencyKey,
-        txHash: sandboxTxHash(request.asset.network, seedOf(`payout:${request.idempotencyKey}`)),
-        network: request.asset.network,
-        asset: request.asset.symbol,
-        address: request.address,
-        memo: request.memo,
-        amount: request.amount,
+    registry: createAdapterRegistry(
+      Object.fromEntries(Object.keys(deps.catalog.networks).map((network) => [network, adaptersOf(network)])),
+    ),
+    async pay(payment) {
+      const nonce = randomBytes(16).toString('hex');
+      return writePayment({
+        ...payment,
+        txHash: sandboxTxHash(payment.network, seedOf(`deposit:${nonce}`)),
+        fromAddress: sandboxAddress(payment.network, seedOf(`sender:${nonce}`)),
+        outputIndex: 0,
+        createdAt: deps.now(),
       });
-      return { txHash: payout.txHash };
     },
+    async reorganize(network, blocks) {
+      const at = deps.now();
+      const tipHeight = heightAt(at);
+      const fromHeight = Math.max(1, tipHeight - blocks + 1);
+      // Blocks fromHeight..tipHeight hold the transactions made from the start of the block before.
+      const removed = await transaction(knex, (trx) =>
+        insertReorg(trx, {
+          network,
+          fromHeight,
+          toHeight: tipHeight,
+          minedFrom: blockStart(fromHeight - 1),
+          minedUntil: blockStart(tipHeight),
+          at,
+        }),
+      );
+      const tip = (await blocksOf(network, [tipHeight])).get(tipHeight)!;
+      return {
+        network,
+        removedBlocks: tipHeight - fromHeight + 1,
+        tip,
+        removedTransactions: removed.map((tx) => ({ txHash: tx.txHash, outputIndex: tx.outputIndex })),
+      };
+    },
+    armPayoutFailure: (swapId) => armPayoutFailure(knex, swapId),
+    heightAt,
   };
 }

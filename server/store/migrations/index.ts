@@ -18,6 +18,7 @@ import * as routeAssetKeys from './0011_route_asset_keys.js';
 import * as routeAddressesPerNetwork from './0012_route_addresses_per_network.js';
 import * as routeBucketsAndLimits from './0013_route_buckets_and_limits.js';
 import * as operatorActions from './0014_operator_actions.js';
+import * as chainLedger from './0015_chain_ledger.js';
 
 /** What a migration may need besides the database: data migrations that re-seal secrets need the key. */
 export interface MigrationContext {
@@ -43,6 +44,7 @@ const migrations: Array<[name: string, migration: Migration]> = [
   ['0012_route_addresses_per_network', routeAddressesPerNetwork],
   ['0013_route_buckets_and_limits', routeBucketsAndLimits],
   ['0014_operator_actions', operatorActions],
+  ['0015_chain_ledger', chainLedger],
 ];
 
 /** A knex migration source over the static list above, handing each migration `context`. */

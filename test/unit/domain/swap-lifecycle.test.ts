@@ -9,14 +9,17 @@ import {
   type SwapStatus,
 } from '../../../server/domain/swap-lifecycle.js';
 
-// DESIGN 6.5's list of allowed transitions, typed out again: the table in the code must equal it.
+// DESIGN 6.5's list of allowed transitions, typed out again: the table in the code must equal it. Two moves
+// come from DESIGN 10 on top of 6.5's list: a deposit a reorganisation removes before it is credited returns
+// its swap to waiting or overdue (confirming -> waiting | overdue), and an ambiguous payout broadcast, or a
+// deposit removed after crediting, puts a sending swap in review (sending -> review).
 const DESIGN_TRANSITIONS = `
 waiting -> confirming | overdue | review | failed
 overdue -> confirming | expired
-confirming -> confirming | exchanging | accumulating | refunded | review | failed
+confirming -> confirming | waiting | overdue | exchanging | accumulating | refunded | review | failed
 accumulating -> exchanging | review
 exchanging -> sending | refunded | review | failed
-sending -> finished | failed
+sending -> finished | failed | review
 review -> exchanging | refunded | failed`;
 
 const allowed = new Set(

@@ -1,0 +1,596 @@
+/**
+ * The swap's decisions (DESIGN 6.5, 6.9, 10), as one pure function: given the swap, what the chain ledger
+ * shows for its address, its payouts in the outbox, the prices and the time, `decide` returns the one step
+ * to take: a status transition or a change of the order's fields, the payouts to commit, the payouts to
+ * mark, and when to look again. The service (services/swaps.ts) loads, decides, saves and enqueues in one
+ * transaction; the payouts are sent later by the outbox, outside every lock.
+ *
+ * Every payment to the address is accounted for in `deposits`: the first while the swap waits is the
+ * swap's deposit; any other is an extra, returned once confirmed to the refund destination (or held for an
+ * operator where none is safe). A deposit a reorganisation removes before it is credited sends the swap
+ * back to waiting; after, to review.
+ */
+import type { Catalog, CatalogAsset } from './catalog.js';
+import { Money, type Amount } from './money.js';
+import { priceRouteOrder, priceTerms, sourceLimits, usdValue } from './pricing.js';
+import { isAllowedTransition, type SwapStatus } from './swap-lifecycle.js';
+import type { SwapDepositRecord, SwapRecord } from './swap-view.js';
+
+/** A transaction output paid to the swap's address, as the ledger shows it now. */
+export interface OutputObservation {
+  txHash: string;
+  outputIndex: number;
+  amount: string;
+  fromAddress: string | null;
+  confirmations: number;
+  seenAt: Date;
+  removed: boolean;
+}
+
+/** A payout or refund of the swap in the outbox. */
+export interface PayoutObservation {
+  key: string;
+  purpose: 'payout' | 'refund' | 'extra_refund';
+  status: 'pending' | 'signed' | 'broadcast' | 'confirmed' | 'failed' | 'review';
+  txHash: string | null;
+  amount: string;
+  /** From the payout's block and the network's tip; 0 while unmined. */
+  confirmations: number;
+}
+
+/** A payout to commit: the amount is fixed here, once. */
+export interface PayoutIntent {
+  key: string;
+  purpose: PayoutObservation['purpose'];
+  asset: CatalogAsset;
+  address: string;
+  memo: string | null;
+  amount: string;
+  /** For a route order's refund: the route deposit it returns. */
+  routeDepositId?: string;
+}
+
+/** A route order's deposit (a route order converts deposits the route's polling confirmed). */
+export interface RouteDepositObservation {
+  id: string;
+  amount: string;
+  fromAddress: string;
+}
+
+/** What `decide` sees. */
+export interface Observations {
+  /** Outputs paid to the swap's deposit address (and memo), oldest first; none for route orders. */
+  outputs: OutputObservation[];
+  payouts: PayoutObservation[];
+  /** A route order's deposits. */
+  routeDeposits: RouteDepositObservation[];
+  /** USD prices of the source and destination assets now (each throws when its price is unavailable). */
+  prices: { source(): Amount; destination(): Amount };
+}
+
+/** The fixed inputs of a decision. */
+export interface DecisionContext {
+  catalog: Catalog;
+  source: CatalogAsset;
+  destination: CatalogAsset;
+  /** Confirmations a payout of ours needs before the swap is finished. */
+  payoutConfirmations: number;
+  now: Date;
+}
+
+/** One step. */
+export interface Decision {
+  /** A status change (with its timeline entry), or null. */
+  transition: { to: SwapStatus; fields: Partial<SwapRecord> } | null;
+  /** A change of the order's fields without a status change, or null. */
+  change: Partial<SwapRecord> | null;
+  /** Payouts to commit. */
+  payouts: PayoutIntent[];
+  /**
+   * Outbox rows to mark: `signed` (a review approved: broadcast the same bytes again), or `failed` from
+   * `pending` (a refund not yet signed whose deposit left the chain: it must never go out).
+   */
+  payoutUpdates: Array<{ key: string; status: 'signed' | 'failed' }>;
+  /** A route order finished: its partner's markup is earned. */
+  earn: boolean;
+  /** When the clock alone moves the swap next (a deadline); undefined: a deposit, the chain or a person will. */
+  wakeAt: Date | undefined;
+}
+
+/** Why a swap was refunded or failed (`Swap.failureCode`). */
+export const FAILURE_CODES = {
+  outOfRange: 'amount_out_of_range',
+  mismatch: 'amount_mismatch',
+  late: 'late_deposit',
+  slippage: 'slippage_exceeded',
+  exchangeFailed: 'exchange_failed',
+  payoutFailed: 'payout_failed',
+  refundFailed: 'refund_failed',
+  depositRemoved: 'deposit_removed',
+  refundedInReview: 'refunded_by_review',
+  failedInReview: 'failed_by_review',
+} as const;
+
+/** A review decision (sandbox operation, operator CLI). */
+export type ReviewDecision = 'approve' | 'refund' | 'fail';
+
+const NOTHING: Decision = { transition: null, change: null, payouts: [], payoutUpdates: [], earn: false, wakeAt: undefined };
+
+/** The key of the swap's own payout, its refund, and an extra deposit's refund. */
+export const payoutKey = (swapId: string) => `${swapId}:payout`;
+export const refundKey = (swapId: string, routeDepositId?: string, attempt = 1) =>
+  `${swapId}:refund${routeDepositId ? `:${routeDepositId}` : ''}${attempt > 1 ? `#${attempt}` : ''}`;
+/** The route deposit a route order's refund key names, if any. */
+export const routeDepositOfRefund = (key: string): string | undefined => key.split(':refund:')[1]?.split('#')[0];
+export const extraRefundKey = (swapId: string, output: { txHash: string; outputIndex: number }) =>
+  `${swapId}:extra:${output.txHash}:${output.outputIndex}`;
+
+/** The next step of `swap`. */
+export function decide(swap: SwapRecord, seen: Observations, context: DecisionContext): Decision {
+  const { deposits, cancelled } = account(swap, seen);
+  const decided = decideStatus(swap, seen, context, deposits);
+  const step =
+    cancelled.length > 0
+      ? { ...decided, payoutUpdates: [...cancelled.map((key) => ({ key, status: 'failed' as const })), ...decided.payoutUpdates] }
+      : decided;
+  // Any change of the deposits' accounting rides along with the step (or is the step).
+  const changedDeposits = JSON.stringify(deposits) !== JSON.stringify(swap.deposits) ? { deposits } : {};
+  if (step.transition) return { ...step, transition: { ...step.transition, fields: { ...changedDeposits, ...step.transition.fields } } };
+  if (step.change || Object.keys(changedDeposits).length > 0) return { ...step, change: { ...changedDeposits, ...step.change } };
+  return step;
+}
+
+// The deposits' accounting with what the ledger and the outbox show now: new outputs join (as the swap's or
+// as extras), confirmations move, removals and refunds are recorded.
+function account(swap: SwapRecord, seen: Observations): { deposits: SwapDepositRecord[]; cancelled: string[] } {
+  const cancelled: string[] = [];
+  if (swap.routeId !== null) return { deposits: swap.deposits, cancelled };
+  const required = swap.requiredConfirmations;
+  const known = new Map(swap.deposits.map((d) => [`${d.txHash}:${d.outputIndex}`, d]));
+  const waiting = swap.status === 'waiting' || swap.status === 'overdue';
+  let swapDepositTaken = swap.deposits.some((d) => d.role === 'swap' && d.status !== 'removed');
+  const result: SwapDepositRecord[] = [];
+  for (const output of seen.outputs) {
+    const id = `${output.txHash}:${output.outputIndex}`;
+    const before = known.get(id);
+    // An output that left the chain before it was seen, or that pays nothing (token spam), is no payment.
+    if (!before && (output.removed || new Money(output.amount).isZero())) continue;
+    // A swap that was confirming before deposits were accounted for names its deposit by hash.
+    const role = before?.role ?? (output.txHash === swap.sourceTxHash || (waiting && !swapDepositTaken) ? 'swap' : 'extra');
+    if (role === 'swap' && !before) swapDepositTaken = true;
+    const deposit: SwapDepositRecord = before
+      ? { ...before }
+      : {
+          txHash: output.txHash,
+          outputIndex: output.outputIndex,
+          amount: output.amount,
+          confirmationCount: 0,
+          requiredConfirmations: required,
+          role,
+          status: 'confirming',
+          refundTxHash: null,
+          refundAmount: null,
+          seenAt: output.seenAt.toISOString(),
+          // A swap past confirming before deposits were accounted for: its deposit was credited, or refunded.
+          ...(output.txHash === swap.sourceTxHash && !waiting && swap.status !== 'confirming' ? settledBefore(swap) : {}),
+        };
+    deposit.confirmationCount = Math.min(output.confirmations, required);
+    // The swap's refund belongs to its current deposit only (not to one a reorganisation removed earlier).
+    const refund =
+      deposit.role === 'extra'
+        ? seen.payouts.find((p) => p.key === extraRefundKey(swap.id, output))
+        : deposit.txHash === swap.sourceTxHash
+          ? latestRefund(swap, seen)
+          : undefined;
+    if (refund) followRefund(deposit, refund);
+    if (output.removed) {
+      deposit.confirmationCount = 0;
+      if (refund && refund.status === 'pending') {
+        // Its refund is not signed yet: it is cancelled, and never goes out for money the chain took back.
+        cancelled.push(refund.key);
+        deposit.status = 'removed';
+        deposit.refundAmount = null;
+      } else if (refund && refund.status !== 'failed') {
+        // Its refund may be on its way: an operator looks.
+        deposit.status = 'review';
+      } else if (deposit.status !== 'refunded') {
+        deposit.status = 'removed';
+      }
+    } else if (deposit.status === 'removed') {
+      // Mined again after all: counted afresh (as an extra when the swap took another meanwhile).
+      deposit.status = 'confirming';
+      if (deposit.role === 'swap' && swapDepositTaken) deposit.role = 'extra';
+      else if (deposit.role === 'swap') swapDepositTaken = true;
+    }
+    result.push(deposit);
+  }
+  // Deposits the ledger no longer lists (never expected) stay as they were.
+  for (const deposit of swap.deposits)
+    if (!result.some((d) => d.txHash === deposit.txHash && d.outputIndex === deposit.outputIndex)) result.push(deposit);
+  return { deposits: result, cancelled };
+}
+
+// How a deposit found for a swap that was past confirming before deposits were accounted for (an older
+// version) stands: refunded with the swap's refund, or credited.
+function settledBefore(swap: SwapRecord): Partial<SwapDepositRecord> {
+  if (swap.status === 'refunded') return { status: 'refunded', refundTxHash: swap.refundTxHash, refundAmount: swap.refundAmount };
+  return { status: 'credited' };
+}
+
+// The swap's own refund being followed: the one still in play (not failed), else the last that failed.
+function latestRefund(swap: SwapRecord, seen: Observations): PayoutObservation | undefined {
+  const refunds = seen.payouts.filter((p) => p.purpose === 'refund');
+  return refunds.filter((p) => p.status !== 'failed').at(-1) ?? refunds.at(-1);
+}
+
+// A deposit being returned follows its refund in the outbox: refunding until the chain accepted the
+// refund's transaction, refunded from then on, and held for an operator when it failed.
+function followRefund(deposit: SwapDepositRecord, refund: PayoutObservation) {
+  const accepted = refund.status === 'broadcast' || refund.status === 'confirmed';
+  // The hash is shown once the chain has the transaction: a signed one may yet be refused.
+  deposit.refundTxHash = accepted ? refund.txHash : null;
+  deposit.refundAmount = refund.amount;
+  if (refund.status === 'failed' || refund.status === 'review') deposit.status = 'review';
+  else if (accepted) deposit.status = 'refunded';
+  else deposit.status = 'refunding';
+}
+
+// Where an extra deposit goes back to: the refund address (with its memo), or the sender where the network
+// names one and needs no memo; null where no destination is safe.
+function extraRefundDestination(
+  swap: SwapRecord,
+  output: OutputObservation,
+  source: CatalogAsset,
+): { address: string; memo: string | null } | null {
+  if (swap.refundMode === 'address' && swap.refundAddress) return { address: swap.refundAddress, memo: swap.refundMemo };
+  if (swap.refundMode === 'sender' && output.fromAddress && !source.memoNeeded) return { address: output.fromAddress, memo: null };
+  return null;
+}
+
+function decideStatus(swap: SwapRecord, seen: Observations, context: DecisionContext, deposits: SwapDepositRecord[]): Decision {
+  // Confirmed extra deposits without a refund yet: one refund each (or review where none is safe).
+  const extraRefunds: PayoutIntent[] = [];
+  for (const deposit of deposits) {
+    if (deposit.role !== 'extra' || deposit.status !== 'confirming' || deposit.confirmationCount < deposit.requiredConfirmations) continue;
+    const output = seen.outputs.find((o) => o.txHash === deposit.txHash && o.outputIndex === deposit.outputIndex)!;
+    const destination = extraRefundDestination(swap, output, context.source);
+    if (!destination) {
+      deposit.status = 'review';
+      continue;
+    }
+    deposit.status = 'refunding';
+    deposit.refundAmount = deposit.amount;
+    extraRefunds.push({
+      key: extraRefundKey(swap.id, output),
+      purpose: 'extra_refund',
+      asset: context.source,
+      ...destination,
+      amount: deposit.amount,
+    });
+  }
+  const step = decideSwap(swap, seen, context, deposits);
+  return extraRefunds.length > 0 ? { ...step, payouts: [...extraRefunds, ...step.payouts] } : step;
+}
+
+function decideSwap(swap: SwapRecord, seen: Observations, context: DecisionContext, deposits: SwapDepositRecord[]): Decision {
+  const at = context.now;
+  const own = deposits.find((d) => d.role === 'swap' && d.status !== 'removed');
+  const removedOwn = deposits.some((d) => d.role === 'swap' && d.status === 'removed' && d.txHash === swap.sourceTxHash);
+  // The swap's deposit left the chain while money for it may be on its way out: an operator looks.
+  const ownGone =
+    removedOwn ||
+    seen.outputs.some(
+      (o) =>
+        o.removed &&
+        o.txHash === swap.sourceTxHash &&
+        deposits.some((d) => d.role === 'swap' && d.txHash === o.txHash && d.status === 'review'),
+    );
+  switch (swap.status) {
+    case 'waiting':
+    case 'overdue': {
+      if (swap.depositAddress === null) return NOTHING; // the service allocates it first
+      if (own) {
+        const output = seen.outputs.find((o) => o.txHash === own.txHash && o.outputIndex === own.outputIndex)!;
+        return transition('confirming', {
+          sourceTxHash: own.txHash,
+          receivedAmount: own.amount,
+          receivedFrom: output.fromAddress ?? '',
+          // By when the chain showed it, not when this step ran (the watcher may lag the deadline).
+          lateDeposit: output.seenAt.getTime() >= swap.quoteExpiresAt.getTime(),
+          confirmationCount: own.confirmationCount,
+        });
+      }
+      if (swap.status === 'waiting') {
+        if (at >= swap.quoteExpiresAt) return transition('overdue', {});
+        return { ...NOTHING, wakeAt: swap.quoteExpiresAt };
+      }
+      if (at >= swap.expiresAt) return transition('expired', {});
+      return { ...NOTHING, wakeAt: swap.expiresAt };
+    }
+    case 'confirming': {
+      if (swap.routeId !== null) return NOTHING; // route polling moves its orders on from here
+      if (ownGone && !removedOwn) return transition('review', { failureCode: FAILURE_CODES.depositRemoved });
+      if (removedOwn) {
+        // The deposit left the chain before it was credited: the swap waits again.
+        const back = at >= swap.quoteExpiresAt ? 'overdue' : 'waiting';
+        return transition(back, {
+          sourceTxHash: null,
+          receivedAmount: null,
+          receivedFrom: null,
+          lateDeposit: false,
+          confirmationCount: null,
+          failureCode: null,
+        });
+      }
+      const refunding = refundStep(swap, seen);
+      if (refunding) return refunding;
+      const confirmations = own?.confirmationCount ?? 0;
+      if (confirmations < swap.requiredConfirmations) {
+        if (confirmations > (swap.confirmationCount ?? 0)) return transition('confirming', { confirmationCount: confirmations });
+        return NOTHING;
+      }
+      return decideConfirmed(swap, seen, context, deposits);
+    }
+    case 'exchanging':
+    case 'sending': {
+      if (ownGone && isAllowedTransition(swap.status, 'review')) {
+        // A payout not yet signed never goes out for a deposit the chain took back.
+        const unsigned = seen.payouts.filter((p) => p.purpose === 'payout' && p.status === 'pending');
+        return {
+          ...transition('review', { failureCode: FAILURE_CODES.depositRemoved }),
+          payoutUpdates: unsigned.map((p) => ({ key: p.key, status: 'failed' as const })),
+        };
+      }
+      const refunding = refundStep(swap, seen);
+      if (refunding) return refunding;
+      return swap.status === 'exchanging' ? exchange(swap, seen, context, deposits) : settle(swap, seen, context);
+    }
+    case 'review': {
+      const refunding = refundStep(swap, seen);
+      if (refunding) return refunding;
+      return NOTHING;
+    }
+    default:
+      // accumulating belongs to route polling; terminal statuses never change (their extra deposits still do).
+      return NOTHING;
+  }
+}
+
+// The swap's refund in the outbox: once the chain accepted it the swap is refunded; a refund that failed goes
+// to review. Null when there is none.
+function refundStep(swap: SwapRecord, seen: Observations): Decision | null {
+  const refunds = seen.payouts.filter((p) => p.purpose === 'refund');
+  if (refunds.length === 0) return null;
+  // The refunds in play: a failed one was never broadcast (a review decision may commit another).
+  const live = refunds.filter((p) => p.status !== 'failed');
+  const toReview = () => (swap.status === 'review' ? NOTHING : transition('review', { failureCode: FAILURE_CODES.refundFailed }));
+  if (live.length === 0 || live.some((p) => p.status === 'review')) return toReview();
+  // A route order returns each of its deposits: one that has no refund in play is held.
+  if (swap.routeId !== null && seen.routeDeposits.some((d) => !live.some((p) => routeDepositOfRefund(p.key) === d.id))) return toReview();
+  if (live.some((p) => p.status !== 'broadcast' && p.status !== 'confirmed')) return NOTHING; // the sender is on it
+  return transition('refunded', { refundTxHash: live[0].txHash, refundAmount: swap.receivedAmount });
+}
+
+function decideConfirmed(swap: SwapRecord, seen: Observations, context: DecisionContext, deposits: SwapDepositRecord[]): Decision {
+  const { catalog, source } = context;
+  const received = new Money(swap.receivedAmount!);
+  const confirmed = { confirmationCount: swap.requiredConfirmations };
+  credit(deposits, 'credited');
+  if (usdValue(received, seen.prices.source()).greaterThan(catalog.limitsUsd.automaticMaximum)) {
+    credit(deposits, 'review');
+    return transition('review', confirmed);
+  }
+  const limits = sourceLimits(catalog, source, seen.prices.source());
+  if (received.lessThan(limits.minimumSourceAmount) || received.greaterThan(limits.maximumSourceAmount)) {
+    return refund(swap, seen, context, deposits, FAILURE_CODES.outOfRange, confirmed);
+  }
+  if (swap.lateDeposit && swap.lateDepositPolicy === 'refund') return refund(swap, seen, context, deposits, FAILURE_CODES.late, confirmed);
+  if (swap.rateType === 'fixed' && !swap.lateDeposit && !received.equals(swap.depositAmount)) {
+    return refund(swap, seen, context, deposits, FAILURE_CODES.mismatch, confirmed);
+  }
+  return transition('exchanging', confirmed);
+}
+
+// Marks the swap's own deposit.
+function credit(deposits: SwapDepositRecord[], status: SwapDepositRecord['status']) {
+  const own = deposits.find((d) => d.role === 'swap' && d.status !== 'removed');
+  if (own) own.status = status;
+}
+
+// Commits the refund of the swap's deposit (each of a route order's deposits back to its sender); the swap
+// is refunded once the outbox has signed them (refundStep).
+function refund(
+  swap: SwapRecord,
+  seen: Observations,
+  context: DecisionContext,
+  deposits: SwapDepositRecord[],
+  failureCode: string,
+  fields: Partial<SwapRecord> = {},
+): Decision {
+  const { source } = context;
+  const own = deposits.find((d) => d.role === 'swap' && d.status !== 'removed');
+  const address = swap.refundMode === 'address' ? swap.refundAddress : swap.receivedFrom;
+  if (swap.routeId === null && !address) {
+    // The network named no single sender to return it to: the deposit is held for an operator.
+    if (own) own.status = 'review';
+    const held = { ...fields, failureCode };
+    return swap.status === 'review' ? { ...NOTHING, change: held } : transition('review', held);
+  }
+  if (own) {
+    own.status = 'refunding';
+    own.refundAmount = swap.receivedAmount;
+  }
+  // A refund once committed is followed by refundStep and followRefund; one committed again after a failed
+  // one (a review decision) is a new payment, under the next key.
+  const refunds = seen.payouts.filter((p) => p.purpose === 'refund');
+  const attempt = refunds.length + 1;
+  // A route order returns each deposit that has no refund in play, under that deposit's next key.
+  const attemptOf = (depositId: string) => refunds.filter((p) => routeDepositOfRefund(p.key) === depositId).length + 1;
+  const unrefunded = seen.routeDeposits.filter((d) => !refunds.some((p) => p.status !== 'failed' && routeDepositOfRefund(p.key) === d.id));
+  const payouts: PayoutIntent[] =
+    swap.routeId !== null
+      ? unrefunded.map((deposit) => ({
+          key: refundKey(swap.id, deposit.id, attemptOf(deposit.id)),
+          purpose: 'refund' as const,
+          asset: source,
+          address: deposit.fromAddress,
+          memo: null,
+          amount: deposit.amount,
+          routeDepositId: deposit.id,
+        }))
+      : [
+          {
+            key: refundKey(swap.id, undefined, attempt),
+            purpose: 'refund' as const,
+            asset: source,
+            address: address!,
+            memo: swap.refundMode === 'address' ? swap.refundMemo : null,
+            amount: swap.receivedAmount!,
+          },
+        ];
+  if (payouts.length === 0 && refunds.every((p) => p.status === 'failed'))
+    return transition('refunded', { ...fields, failureCode, refundTxHash: null, refundAmount: swap.receivedAmount });
+  return { ...NOTHING, change: { ...fields, failureCode }, payouts };
+}
+
+// In `exchanging`: prices the payout once and commits it; the swap is `sending` once the outbox signed it.
+function exchange(swap: SwapRecord, seen: Observations, context: DecisionContext, deposits: SwapDepositRecord[]): Decision {
+  const payout = seen.payouts.find((p) => p.purpose === 'payout');
+  if (payout) {
+    // Signed: the swap is sending (then settle() follows the broadcast, even one already refused).
+    if (payout.txHash !== null) return transition('sending', { settlementTxHash: payout.txHash });
+    if (payout.status === 'failed') return transition('failed', { failureCode: FAILURE_CODES.payoutFailed });
+    if (payout.status === 'review') return transition('review', { failureCode: FAILURE_CODES.payoutFailed });
+    return NOTHING; // the sender signs it
+  }
+  const { catalog, destination } = context;
+  if (swap.armedFailure === 'exchange') {
+    const step = refund(swap, seen, context, deposits, FAILURE_CODES.exchangeFailed);
+    return step.transition ? step : { ...step, change: { ...step.change, armedFailure: null } };
+  }
+  const received = new Money(swap.receivedAmount!);
+  let output: string;
+  let routeTerms: Partial<SwapRecord> = {};
+  // The quote guarantees its amount for exactly depositAmount before the deadline; anything else (an
+  // approved review of another amount, a late deposit) is exchanged at the market.
+  if (swap.routeId !== null) {
+    // A route order converts at the market, at the fee terms of its route (markup included).
+    const terms = priceRouteOrder({
+      destination,
+      sourceAmount: received,
+      sourcePriceUsd: seen.prices.source(),
+      destinationPriceUsd: seen.prices.destination(),
+      feePercent: swap.feePercent!,
+      feeFloorUsd: swap.feeFloorUsd!,
+      markupPercent: swap.markupPercent!,
+    });
+    output = terms.receiveAmount;
+    routeTerms = { feeUsd: terms.feeUsd, markupAmount: terms.markupAmount, markupUsd: terms.markupUsd };
+  } else if (swap.rateType === 'fixed' && !swap.lateDeposit && received.equals(swap.depositAmount)) {
+    output = swap.expectedOutputAmount!;
+  } else {
+    output = priceTerms(catalog, {
+      destination,
+      sourceAmount: received,
+      sourcePriceUsd: seen.prices.source(),
+      destinationPriceUsd: seen.prices.destination(),
+      rateType: 'floating',
+    }).receiveAmount;
+    if (swap.rateType === 'floating' && !swap.lateDeposit && swap.minimumOutputAmount !== null) {
+      // The slippage bound scales with what actually arrived.
+      const minimum = new Money(swap.minimumOutputAmount).times(received).div(swap.depositAmount);
+      if (new Money(output).lessThan(minimum.toDecimalPlaces(destination.precision, Money.ROUND_DOWN))) {
+        return refund(swap, seen, context, deposits, FAILURE_CODES.slippage);
+      }
+    }
+  }
+  if (new Money(output).isZero()) return refund(swap, seen, context, deposits, FAILURE_CODES.outOfRange);
+  return {
+    ...NOTHING,
+    change: { ...routeTerms, actualOutputAmount: output },
+    payouts: [
+      {
+        key: payoutKey(swap.id),
+        purpose: 'payout',
+        asset: destination,
+        address: swap.destination,
+        memo: swap.destinationMemo,
+        amount: output,
+      },
+    ],
+  };
+}
+
+// In `sending`: finished once the watcher saw the payout confirmed.
+function settle(swap: SwapRecord, seen: Observations, context: DecisionContext): Decision {
+  const payout = seen.payouts.find((p) => p.purpose === 'payout');
+  // Sent by a version before the outbox (no payout row): it settled one block after it was sent.
+  if (!payout) return { ...transition('finished', {}), earn: swap.routeId !== null };
+  // The payout never went out: its hash names nothing on the chain.
+  if (payout.status === 'failed') return transition('failed', { failureCode: FAILURE_CODES.payoutFailed, settlementTxHash: null });
+  if (payout.status === 'review') return transition('review', { failureCode: FAILURE_CODES.payoutFailed });
+  if (payout.status === 'confirmed' || (payout.status === 'broadcast' && payout.confirmations >= context.payoutConfirmations)) {
+    return { ...transition('finished', {}), earn: swap.routeId !== null };
+  }
+  return NOTHING;
+}
+
+/** The step a review decision takes. */
+export function decideReview(
+  swap: SwapRecord,
+  decision: ReviewDecision,
+  seen: Observations,
+  context: DecisionContext,
+): Decision | { refused: string } {
+  const deposits = swap.deposits.map((d) => ({ ...d }));
+  const live = (purpose: PayoutObservation['purpose']) => seen.payouts.filter((p) => p.purpose === purpose && p.status !== 'failed');
+  if (decision === 'approve' && live('refund').length > 0) {
+    return { refused: 'A refund of this swap is committed (it may be on its way); approving would pay twice. Fail the swap instead.' };
+  }
+  if (decision === 'refund' && live('refund').some((p) => p.status === 'pending' || p.status === 'signed')) {
+    return { refused: 'A refund of this swap is already on its way; refunding again would pay twice.' };
+  }
+  const held = live('refund').filter((p) => p.status === 'review');
+  if (decision === 'refund' && held.length > 0) {
+    // Held for an ambiguous broadcast: the same refund goes out again (the same bytes cannot pay twice).
+    return {
+      ...NOTHING,
+      change: { failureCode: FAILURE_CODES.refundedInReview },
+      payoutUpdates: held.map((p) => ({ key: p.key, status: 'signed' as const })),
+    };
+  }
+  if (decision === 'refund' && live('payout').length > 0) {
+    return {
+      refused:
+        'The payout of this swap is signed (it may be on the chain); refunding would pay twice. Approve to broadcast the same payout again, or fail the swap.',
+    };
+  }
+  if (
+    decision !== 'fail' &&
+    swap.routeId === null &&
+    swap.sourceTxHash !== null &&
+    !deposits.some((d) => d.role === 'swap' && d.status !== 'removed')
+  ) {
+    return {
+      refused: `The deposit of this swap left the chain (a reorganisation): there is nothing to ${decision === 'refund' ? 'refund' : 'exchange'}. Fail the swap instead.`,
+    };
+  }
+  if (decision === 'approve') {
+    credit(deposits, 'credited');
+    // A payout held for an ambiguous broadcast: the same bytes go out again (they cannot pay twice).
+    const held = seen.payouts.find((p) => p.purpose === 'payout' && p.status === 'review');
+    return {
+      ...transition('exchanging', { deposits, failureCode: null }),
+      payoutUpdates: held ? [{ key: held.key, status: 'signed' }] : [],
+    };
+  }
+  if (decision === 'refund') {
+    const step = refund(swap, seen, context, deposits, FAILURE_CODES.refundedInReview);
+    return step.transition ? step : { ...step, change: { ...step.change, deposits } };
+  }
+  return transition('failed', { failureCode: FAILURE_CODES.failedInReview });
+}
+
+function transition(to: SwapStatus, fields: Partial<SwapRecord>): Decision {
+  return { ...NOTHING, transition: { to, fields } };
+}

@@ -1,0 +1,200 @@
+/**
+ * The chain ledger (DESIGN 10): what each network's watcher saw, in `chain_outputs` and `chain_cursors`.
+ * Swaps and routes read it; only the watcher job writes it. Confirmations come from heights: the cursor's
+ * tip minus the output's block plus one.
+ */
+import type { Knex } from 'knex';
+import type { ChainScan, ScanCursor } from '../adapters/chain.js';
+
+/** A ledger output with its confirmations at the network's stored tip. */
+export interface LedgerOutput {
+  network: string;
+  txHash: string;
+  outputIndex: number;
+  asset: string;
+  address: string;
+  memo: string | null;
+  amount: string;
+  fromAddress: string | null;
+  blockHeight: number | null;
+  confirmations: number;
+  seenAt: Date;
+  removed: boolean;
+}
+
+const OUTPUT_COLUMNS = `o.network, o.tx_hash, o.output_index, o.asset, o.address, o.memo, o.amount::text as amount, o.from_address,
+  o.block_height::text as block_height, o.seen_at, o.removed_at,
+  greatest(0, coalesce(c.tip_height - o.block_height + 1, 0))::int as confirmations`;
+
+const toOutput = (row: Record<string, unknown>): LedgerOutput => ({
+  network: row.network as string,
+  txHash: row.tx_hash as string,
+  outputIndex: row.output_index as number,
+  asset: row.asset as string,
+  address: row.address as string,
+  memo: row.memo as string | null,
+  amount: row.amount as string,
+  fromAddress: row.from_address as string | null,
+  blockHeight: row.block_height === null ? null : Number(row.block_height),
+  confirmations: row.removed_at === null ? (row.confirmations as number) : 0,
+  seenAt: row.seen_at as Date,
+  removed: row.removed_at !== null,
+});
+
+/** Where `network`'s watcher read to, or null before its first scan. */
+export async function readCursor(db: Knex, network: string): Promise<ScanCursor | null> {
+  const row = await db('chain_cursors').where({ network }).first();
+  return row ? { tip: { height: Number(row.tip_height), hash: row.tip_hash }, position: row.position } : null;
+}
+
+/**
+ * Stores `scan` as `network`'s new cursor, only if the cursor is still `previous` (another instance that
+ * scanned the same stretch and wrote first wins; this scan is then dropped). True when stored.
+ */
+export async function advanceCursor(
+  trx: Knex.Transaction,
+  network: string,
+  previous: ScanCursor | null,
+  scan: ChainScan,
+  at: Date,
+): Promise<boolean> {
+  const values = { tip_height: scan.tip.height, tip_hash: scan.tip.hash, position: scan.position, scanned_at: at };
+  if (!previous) {
+    const inserted = await trx('chain_cursors')
+      .insert({ network, ...values })
+      .onConflict('network')
+      .ignore()
+      .returning('network');
+    return inserted.length === 1;
+  }
+  const updated = await trx('chain_cursors')
+    .where({ network, tip_hash: previous.tip.hash })
+    .andWhereRaw('position is not distinct from ?', [previous.position])
+    .update(values);
+  return updated === 1;
+}
+
+/** Records the outputs of a scan (a known one gets its new block); returns the addresses they pay. */
+export async function recordOutputs(trx: Knex.Transaction, network: string, outputs: ChainScan['outputs']): Promise<string[]> {
+  if (outputs.length === 0) return [];
+  // In slices: a first scan may bring thousands, and a statement takes at most 65,535 parameters.
+  for (let i = 0; i < outputs.length; i += OUTPUTS_PER_INSERT) await insertOutputs(trx, network, outputs.slice(i, i + OUTPUTS_PER_INSERT));
+  return [...new Set(outputs.map((o) => o.address))];
+}
+
+/** Outputs one statement records at most (11 parameters each). */
+const OUTPUTS_PER_INSERT = 1_000;
+
+async function insertOutputs(trx: Knex.Transaction, network: string, outputs: ChainScan['outputs']): Promise<void> {
+  await trx('chain_outputs')
+    .insert(
+      outputs.map((o) => ({
+        network,
+        tx_hash: o.txHash,
+        output_index: o.outputIndex,
+        asset: o.asset,
+        address: o.address,
+        memo: o.memo,
+        amount: o.amount,
+        from_address: o.fromAddress,
+        block_height: o.block?.height ?? null,
+        block_hash: o.block?.hash ?? null,
+        seen_at: o.seenAt,
+      })),
+    )
+    .onConflict(['network', 'tx_hash', 'output_index'])
+    .merge(['block_height', 'block_hash', 'removed_at']);
+}
+
+/** Marks outputs a reorganisation removed; returns the addresses they paid. */
+export async function recordRemovals(trx: Knex.Transaction, network: string, removed: ChainScan['removed'], at: Date): Promise<string[]> {
+  if (removed.length === 0) return [];
+  const { rows } = await trx.raw(
+    `update chain_outputs o set removed_at = ?, block_height = null, block_hash = null
+       from unnest(?::text[], ?::int[]) as r(tx_hash, output_index)
+      where o.network = ? and o.tx_hash = r.tx_hash and o.output_index = r.output_index and o.removed_at is null
+      returning o.address`,
+    [at, removed.map((r) => r.txHash), removed.map((r) => r.outputIndex), network],
+  );
+  return [...new Set((rows as Array<{ address: string }>).map((r) => r.address))];
+}
+
+/** Records the blocks of our payouts a scan saw; returns the swaps they pay for. */
+export async function recordPayoutBlocks(trx: Knex.Transaction, network: string, payouts: ChainScan['payouts']): Promise<string[]> {
+  if (payouts.length === 0) return [];
+  const { rows } = await trx.raw(
+    `update payouts p set block_height = s.block_height
+       from unnest(?::text[], ?::bigint[]) as s(tx_hash, block_height)
+      where p.network = ? and p.tx_hash = s.tx_hash
+      returning p.swap_id`,
+    [payouts.map((p) => p.txHash), payouts.map((p) => p.block?.height ?? null), network],
+  );
+  return [...new Set((rows as Array<{ swap_id: string }>).map((r) => r.swap_id))];
+}
+
+/**
+ * What a new tip on `network` may move: the addresses of outputs whose confirmations changed below
+ * `maxConfirmations` (mined after `previousTip - maxConfirmations`, up to `tip`), and the swaps whose
+ * payouts reached the tip. A range of blocks, read by index: the cost follows blocks, not open swaps.
+ */
+export async function listMovedByTip(
+  db: Knex,
+  network: string,
+  previousTip: number,
+  tip: number,
+  maxConfirmations: number,
+): Promise<{ addresses: string[]; swapIds: string[] }> {
+  if (tip <= previousTip) return { addresses: [], swapIds: [] };
+  const [outputs, payouts] = await Promise.all([
+    db('chain_outputs')
+      .distinct('address')
+      .where({ network })
+      .whereNull('removed_at')
+      .andWhere('block_height', '>', previousTip - maxConfirmations)
+      .andWhere('block_height', '<=', tip),
+    db('payouts').distinct('swap_id').where({ network, status: 'broadcast' }).andWhere('block_height', '<=', tip),
+  ]);
+  return { addresses: outputs.map((r: { address: string }) => r.address), swapIds: payouts.map((r: { swap_id: string }) => r.swap_id) };
+}
+
+/** Whether anything on `network` is still confirming at `tip` (an output below `maxConfirmations`, or a payout unconfirmed). */
+export async function hasPending(db: Knex, network: string, tip: number, maxConfirmations: number): Promise<boolean> {
+  const { rows } = await db.raw(
+    `select exists (select 1 from chain_outputs where network = ? and removed_at is null and block_height > ?)
+         or exists (select 1 from payouts where network = ? and status in ('signed', 'broadcast')) as pending`,
+    [network, tip - maxConfirmations, network],
+  );
+  return rows[0].pending === true;
+}
+
+/** The one-time swaps (not route orders) whose deposit address is one of `addresses`. */
+export async function listSwapsPaying(db: Knex, addresses: string[]): Promise<string[]> {
+  if (addresses.length === 0) return [];
+  const rows = await db('swaps').select('id').whereIn('deposit_address', addresses).andWhere({ mode: 'standard' });
+  return rows.map((r: { id: string }) => r.id);
+}
+
+/** The outputs paid to `address` on `network` (with `memo`, when given), in the order the chain showed them. */
+export async function listOutputsTo(db: Knex, network: string, address: string, memo: string | null): Promise<LedgerOutput[]> {
+  const { rows } = await db.raw(
+    `select ${OUTPUT_COLUMNS}
+       from chain_outputs o left join chain_cursors c on c.network = o.network
+      where o.network = ? and o.address = ? ${memo === null ? '' : 'and o.memo = ?'}
+      order by o.seen_at, o.tx_hash, o.output_index`,
+    memo === null ? [network, address] : [network, address, memo],
+  );
+  return (rows as Array<Record<string, unknown>>).map(toOutput);
+}
+
+/** The outputs paid to any of `addresses` seen from `since` on, oldest first (permanent routes). */
+export async function listOutputsToAddresses(db: Knex, addresses: string[], since: Date): Promise<LedgerOutput[]> {
+  if (addresses.length === 0) return [];
+  const { rows } = await db.raw(
+    `select ${OUTPUT_COLUMNS}
+       from chain_outputs o left join chain_cursors c on c.network = o.network
+      where o.address = any(?::text[]) and o.seen_at >= ?
+      order by o.seen_at, o.tx_hash, o.output_index`,
+    [addresses, since],
+  );
+  return (rows as Array<Record<string, unknown>>).map(toOutput);
+}

@@ -1,0 +1,167 @@
+/**
+ * The payout outbox (DESIGN 10): a payout's intent is committed by the step that decides to pay (amount,
+ * asset, address, memo, key); the sender job then commits the signed bytes and their hash before it
+ * broadcasts them, and marks the outcome. Each move is a conditional update on the status it expects, so
+ * two senders of one payout never both sign it.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+
+/** A payout in the outbox. */
+export interface PayoutRecord {
+  id: string;
+  idempotencyKey: string;
+  swapId: string;
+  purpose: 'payout' | 'refund' | 'extra_refund';
+  network: string;
+  asset: string;
+  address: string;
+  memo: string | null;
+  amount: string;
+  status: 'pending' | 'signed' | 'broadcast' | 'confirmed' | 'failed' | 'review';
+  txHash: string | null;
+  signedBytes: string | null;
+  blockHeight: number | null;
+  /** From the block and the network's tip in the ledger; 0 while unmined. */
+  confirmations: number;
+  attempts: number;
+  lastError: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+const SELECT = `p.id, p.idempotency_key, p.swap_id, p.purpose, p.network, p.asset, p.address, p.memo, p.amount::text as amount,
+  p.status, p.tx_hash, p.signed_bytes, p.block_height::text as block_height, p.attempts, p.last_error, p.created_at, p.updated_at,
+  greatest(0, coalesce(c.tip_height - p.block_height + 1, 0))::int as confirmations`;
+
+const toPayout = (row: Record<string, unknown>): PayoutRecord => ({
+  id: row.id as string,
+  idempotencyKey: row.idempotency_key as string,
+  swapId: row.swap_id as string,
+  purpose: row.purpose as PayoutRecord['purpose'],
+  network: row.network as string,
+  asset: row.asset as string,
+  address: row.address as string,
+  memo: row.memo as string | null,
+  amount: row.amount as string,
+  status: row.status as PayoutRecord['status'],
+  txHash: row.tx_hash as string | null,
+  signedBytes: row.signed_bytes as string | null,
+  blockHeight: row.block_height === null ? null : Number(row.block_height),
+  confirmations: row.confirmations as number,
+  attempts: row.attempts as number,
+  lastError: row.last_error as string | null,
+  createdAt: row.created_at as Date,
+  updatedAt: row.updated_at as Date,
+});
+
+/** A payout to commit. */
+export interface PayoutIntentRow {
+  idempotencyKey: string;
+  swapId: string;
+  purpose: PayoutRecord['purpose'];
+  network: string;
+  asset: string;
+  address: string;
+  memo: string | null;
+  amount: string;
+}
+
+/** Commits intents (an intent whose key exists is kept as it is: the amount is fixed once); returns their ids. */
+export async function insertPayoutIntents(trx: Knex.Transaction, intents: PayoutIntentRow[], at: Date): Promise<string[]> {
+  if (intents.length === 0) return [];
+  await trx('payouts')
+    .insert(
+      intents.map((i) => ({
+        id: randomUUID(),
+        idempotency_key: i.idempotencyKey,
+        swap_id: i.swapId,
+        purpose: i.purpose,
+        network: i.network,
+        asset: i.asset,
+        address: i.address,
+        memo: i.memo,
+        amount: i.amount,
+        status: 'pending',
+        created_at: at,
+        updated_at: at,
+      })),
+    )
+    .onConflict('idempotency_key')
+    .ignore();
+  const rows = await trx('payouts')
+    .select('id')
+    .whereIn(
+      'idempotency_key',
+      intents.map((i) => i.idempotencyKey),
+    );
+  return rows.map((r: { id: string }) => r.id);
+}
+
+/** The payouts of a swap, oldest first. */
+export async function listSwapPayouts(db: Knex, swapId: string): Promise<PayoutRecord[]> {
+  const { rows } = await db.raw(
+    `select ${SELECT} from payouts p left join chain_cursors c on c.network = p.network where p.swap_id = ? order by p.created_at, p.idempotency_key`,
+    [swapId],
+  );
+  return (rows as Array<Record<string, unknown>>).map(toPayout);
+}
+
+/** One payout. */
+export async function findPayout(db: Knex, id: string): Promise<PayoutRecord | undefined> {
+  const { rows } = await db.raw(`select ${SELECT} from payouts p left join chain_cursors c on c.network = p.network where p.id = ?`, [id]);
+  return rows.length > 0 ? toPayout(rows[0]) : undefined;
+}
+
+/** Whether swap `swapId` has a payout its sender has not broadcast yet. */
+export async function hasUnsentPayouts(db: Knex, swapId: string): Promise<boolean> {
+  return (await db('payouts').where({ swap_id: swapId }).whereIn('status', ['pending', 'signed']).first('id')) !== undefined;
+}
+
+/** The payouts a sender still has to move (signed but not broadcast, or not yet signed); with `unchangedSince`, only those unchanged since then. */
+export async function listOpenPayoutIds(db: Knex, unchangedSince?: Date): Promise<string[]> {
+  const query = db('payouts').select('id').whereIn('status', ['pending', 'signed']).orderBy('created_at');
+  if (unchangedSince) query.andWhere('updated_at', '<', unchangedSince);
+  const rows = await query;
+  return rows.map((r: { id: string }) => r.id);
+}
+
+/**
+ * Moves payout `id` from `from` to `to` with `fields`; false when it was not in `from` (another sender moved
+ * it first). Counts an attempt when `attempt`.
+ */
+export async function movePayout(
+  db: Knex,
+  id: string,
+  from: PayoutRecord['status'],
+  to: PayoutRecord['status'],
+  fields: Partial<Pick<PayoutRecord, 'txHash' | 'signedBytes' | 'lastError'>>,
+  at: Date,
+): Promise<boolean> {
+  const updated = await db('payouts')
+    .where({ id, status: from })
+    .update({
+      status: to,
+      ...(fields.txHash !== undefined ? { tx_hash: fields.txHash } : {}),
+      ...(fields.signedBytes !== undefined ? { signed_bytes: fields.signedBytes } : {}),
+      ...(fields.lastError !== undefined ? { last_error: fields.lastError } : {}),
+      attempts: db.raw('attempts + 1'),
+      updated_at: at,
+    });
+  return updated === 1;
+}
+
+/** Moves the swap's payout `key` from `from` to `to`; false when it was not in `from`. */
+export async function setPayoutStatus(
+  trx: Knex.Transaction,
+  swapId: string,
+  key: string,
+  from: PayoutRecord['status'],
+  to: PayoutRecord['status'],
+  at: Date,
+): Promise<boolean> {
+  const updated = await trx('payouts')
+    .where({ swap_id: swapId, idempotency_key: key, status: from })
+    .update({ status: to, updated_at: at });
+  return updated === 1;
+}

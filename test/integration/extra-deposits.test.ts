@@ -1,0 +1,187 @@
+import { expect } from 'chai';
+import type { SwapUpdatedEvent } from '../../sdk/src/webhooks.js';
+import { expectError, readJson } from '../support/http.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { signedFetch, type SignerOptions } from '../support/signer.js';
+import type { SandboxPayment } from '../support/chain.js';
+import { btcToUsdt, swapClient, type Swap } from '../support/swaps.js';
+import { createReceiver, LOCAL_RECEIVER_ENV, type Receiver } from '../support/webhook-receiver.js';
+
+// Blocks slow enough that a payment is seen confirming before it is refunded (BTC: 2 confirmations, LTC: 6).
+const BLOCK_SECONDS = '0.2';
+const BTC_REFUND_ADDRESS = 'bc1qxy2kgdygjrsqtzq2n0yrf2493p83kkfjhx0wlh';
+const XRP_REFUND_ADDRESS = 'rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh';
+
+// DESIGN 6.9: every payment to a swap's deposit address is accounted for. A payment other than the swap's
+// own is an extra deposit: listed in `deposits`, returned once confirmed, the swap's status unchanged, and
+// `retryable` false while it is unresolved; each change is announced by `swap.updated`.
+describe('extra deposits: every payment to a swap address is listed and returned', function () {
+  this.timeout(60_000);
+  let server: TestServer;
+  let signer: SignerOptions;
+  let client: ReturnType<typeof swapClient>;
+  let receiver: Receiver;
+
+  before(async () => {
+    server = await startTestServer({ env: { ...LOCAL_RECEIVER_ENV, SANDBOX_BLOCK_SECONDS: BLOCK_SECONDS } });
+    signer = await server.createSigner('Extra deposits');
+    client = swapClient(server.origin, signer);
+    receiver = await createReceiver();
+    await receiver.listen();
+    const res = await readJson(signedFetch(server.origin, signer, 'PUT', '/api/v1/partner/webhook', { url: receiver.url }));
+    expect(res.status, res.text).to.equal(200);
+  });
+  after(async () => {
+    await receiver.close();
+    await server.close();
+  });
+
+  const paid = async (order: Swap, amount?: string) => (await client.pay(order, amount)).body as SandboxPayment;
+  const sandbox = (path: string, body: unknown) => client.send<{ order: Swap }>('POST', `/api/v1/sandbox/swaps/${path}`, body);
+  const extraOf = (order: Swap, txHash: string) => order.deposits?.find((d) => d.txHash === txHash);
+
+  // The swap.updated orders the receiver got for swap `id`.
+  const announced = (id: string) =>
+    receiver.received
+      .map((d) => JSON.parse(d.body) as SwapUpdatedEvent)
+      .filter((e) => e.type === 'swap.updated' && e.data.order.id === id)
+      .map((e) => e.data.order as Swap);
+
+  // Waits until the extra payment `txHash` is refunded, then checks what every such payment must show: in
+  // `deposits` as an extra, refunded with the refund's hash and amount; the refund on the chain once, to
+  // `destination`; webhooks that carried it unresolved (with retryable false) and refunded.
+  async function expectRefundedExtra(
+    order: Swap,
+    payment: SandboxPayment,
+    destination: { address: string; memo: string | null } | 'sender',
+  ) {
+    const { order: after, events } = await client.waitFor(order.id, (o) => extraOf(o, payment.txHash)?.status === 'refunded');
+    const extra = extraOf(after, payment.txHash)!;
+    expect(extra).to.include({ role: 'extra', status: 'refunded', amount: payment.amount, refundAmount: payment.amount, outputIndex: 0 });
+    expect(extra.refundTxHash).to.match(/^[0-9a-zA-Z]+$/);
+
+    const refunds = await server.knex('sandbox_payouts').where({ idempotency_key: `${order.id}:extra:${payment.txHash}:0` });
+    expect(refunds.map((r) => r.tx_hash)).to.deep.equal([extra.refundTxHash]);
+    const expected =
+      destination === 'sender'
+        ? {
+            address: (await server.knex('sandbox_transactions').where({ tx_hash: payment.txHash }).first()).from_address as string,
+            memo: null,
+          }
+        : destination;
+    expect({ address: refunds[0].address, memo: refunds[0].memo }).to.deep.equal(expected);
+
+    await receiver.waitFor(() => announced(order.id).some((o) => extraOf(o, payment.txHash)?.status === 'refunded'));
+    const unresolved = announced(order.id).filter((o) => ['confirming', 'refunding'].includes(extraOf(o, payment.txHash)?.status ?? ''));
+    expect(unresolved, 'a swap.updated while the extra was unresolved').to.not.be.empty;
+    for (const o of unresolved) expect(o.retryable).to.equal(false);
+    return { after, events };
+  }
+
+  // Every payment the sandbox chain holds for the swap's address is listed in its deposits.
+  async function expectNoPaymentLost(id: string) {
+    const { order } = await client.get(id);
+    const payments = await server.knex('sandbox_transactions').where({ address: order.depositAddress });
+    expect(payments).to.not.be.empty;
+    expect(order.deposits!.map((d) => d.txHash)).to.include.members(payments.map((p) => p.tx_hash as string));
+  }
+
+  it('lists a second payment made before the swap credited its deposit as an extra and returns it to the sender', async () => {
+    const { order } = await client.create(btcToUsdt('1', { sourceAsset: 'LTC', sourceNetwork: 'LTC', rateType: 'fixed' }));
+    const first = await paid(order);
+    // At once: the first payment needs 6 blocks (1.2 s) before the swap credits it.
+    const second = await paid(order, '0.3');
+    const { order: meanwhile } = await client.get(order.id);
+    expect(meanwhile.status).to.be.oneOf(['waiting', 'confirming']);
+    await expectRefundedExtra(order, second, 'sender');
+    const { order: done } = await client.waitFor(order.id, (o) => o.terminal);
+    expect(done).to.include({ status: 'finished', sourceTxHash: first.txHash, actualOutputAmount: order.expectedOutputAmount });
+    expect(done.deposits!.map((d) => [d.txHash, d.role, d.status])).to.deep.equal([
+      [first.txHash, 'swap', 'credited'],
+      [second.txHash, 'extra', 'refunded'],
+    ]);
+    await expectNoPaymentLost(order.id);
+  });
+
+  it('returns a payment made after the swap expired, the swap still expired and retryable once it is refunded', async () => {
+    const { order } = await client.create(btcToUsdt('0.015', { rateType: 'fixed' }));
+    await client.waitFor(order.id, (o) => !!o.depositAddress);
+    expect((await sandbox(`${order.id}/clock`, { deadline: 'deposit' })).body.order.status).to.equal('overdue');
+    const expired = await sandbox(`${order.id}/clock`, { deadline: 'expiry' });
+    expect(expired.body.order).to.include({ status: 'expired', retryable: true });
+    const { events: before } = await client.get(order.id);
+
+    const late = await paid(order);
+    const { after, events } = await expectRefundedExtra(order, late, 'sender');
+    expect(after).to.include({ status: 'expired', terminal: true, sourceTxHash: null, retryable: true });
+    expect(after.deposits!.map((d) => [d.txHash, d.role, d.status])).to.deep.equal([[late.txHash, 'extra', 'refunded']]);
+    // The timeline is unchanged: the extra deposit is no status change.
+    expect(events.map((e) => e.id)).to.deep.equal(before.map((e) => e.id));
+    // While the payment was unresolved the expired swap was not retryable; refunded, it is again.
+    const announcedOrders = announced(order.id);
+    expect(
+      announcedOrders.some(
+        (o) =>
+          o.status === 'expired' && ['confirming', 'refunding'].includes(extraOf(o, late.txHash)?.status ?? '') && o.retryable === false,
+      ),
+    ).to.equal(true);
+    expect(
+      announcedOrders.some((o) => o.status === 'expired' && extraOf(o, late.txHash)?.status === 'refunded' && o.retryable === true),
+    ).to.equal(true);
+    await expectNoPaymentLost(order.id);
+  });
+
+  it('returns a payment made after the swap finished to its refund address, the swap still finished', async () => {
+    const { order } = await client.create(
+      btcToUsdt('0.015', { rateType: 'fixed', refundMode: 'address', refundAddress: BTC_REFUND_ADDRESS }),
+    );
+    const first = await paid(order);
+    const { order: done, events: before } = await client.waitFor(order.id, (o) => o.terminal);
+    expect(done.status).to.equal('finished');
+
+    const late = await paid(order, '0.002');
+    const { after, events } = await expectRefundedExtra(order, late, { address: BTC_REFUND_ADDRESS, memo: null });
+    expect(after).to.include({ status: 'finished', sourceTxHash: first.txHash, settlementTxHash: done.settlementTxHash, retryable: false });
+    expect(after.deposits!.map((d) => [d.txHash, d.role, d.status])).to.deep.equal([
+      [first.txHash, 'swap', 'credited'],
+      [late.txHash, 'extra', 'refunded'],
+    ]);
+    expect(events.map((e) => e.id)).to.deep.equal(before.map((e) => e.id));
+    // The swap's own payout is still the only one to its destination.
+    const payouts = await server.knex('sandbox_payouts').where('idempotency_key', 'like', `${order.id}:%`).orderBy('idempotency_key');
+    expect(payouts.map((p) => p.idempotency_key)).to.deep.equal([`${order.id}:extra:${late.txHash}:0`, `${order.id}:payout`]);
+    await expectNoPaymentLost(order.id);
+  });
+
+  it('returns an extra payment on a memo network (XRP) to the refund address with its memo', async () => {
+    const { order } = await client.create(
+      btcToUsdt('50', {
+        sourceAsset: 'XRP',
+        sourceNetwork: 'XRP',
+        rateType: 'fixed',
+        refundMode: 'address',
+        refundAddress: XRP_REFUND_ADDRESS,
+        refundMemo: '12345',
+      }),
+    );
+    const first = await paid(order);
+    await client.waitFor(order.id, (o) => o.terminal);
+    const late = await paid(order, '5');
+    const { after } = await expectRefundedExtra(order, late, { address: XRP_REFUND_ADDRESS, memo: '12345' });
+    expect(after).to.include({ status: 'finished', sourceTxHash: first.txHash });
+    await expectNoPaymentLost(order.id);
+  });
+
+  // The path to an extra deposit held for an operator (no safe destination) needs refundMode sender on a memo
+  // network, which the quote refuses (DESIGN 6.9): over HTTP no swap can reach it.
+  it('cannot reach an extra in review over HTTP: refundMode sender on a memo network is refused at the quote', async () => {
+    for (const network of ['XRP', 'TON']) {
+      const res = await client.send(
+        'POST',
+        '/api/v1/quotes',
+        btcToUsdt(network === 'XRP' ? '50' : '10', { sourceAsset: network, sourceNetwork: network }),
+      );
+      expectError(res, 400, 'invalid_refund_address');
+    }
+  });
+});
