@@ -51,6 +51,8 @@ export interface ChainScan {
   removed: Array<{ txHash: string; outputIndex: number }>;
   /** Our payouts whose block is known or changed since the position. */
   payouts: ObservedPayout[];
+  /** The chain has more past `position` that it could not report yet: scan again soon. */
+  behind?: boolean;
 }
 
 /** Where a watcher read to last time (null: never scanned). */

@@ -62,12 +62,15 @@ export function startChainWatching(deps: ChainWatchDeps): ChainWatching {
     let timer: NodeJS.Timeout | undefined;
     let running: Promise<void> | undefined;
     let again = false;
-    // Whether anything on the network was confirming at the last scan (unknown at start).
+    // Whether anything on the network was confirming at the last scan (unknown at start), and whether the
+    // chain had more to report than it could.
     let pending = true;
+    let behind = false;
 
     async function scanOnce(): Promise<void> {
       const cursor = await readCursor(deps.knex, network);
       const scan = await watcher.scan(cursor);
+      behind = scan.behind === true;
       const quiet = scan.outputs.length === 0 && scan.removed.length === 0 && scan.payouts.length === 0;
       // Nothing seen and nothing confirming (as the ledger says, whichever instance wrote it): the new tip
       // moves nothing, and the cursor may stay (the next scan reads the same stretch again, still empty unless
@@ -106,7 +109,7 @@ export function startChainWatching(deps: ChainWatchDeps): ChainWatching {
         let next: number;
         try {
           await scanOnce();
-          next = pending ? watcher.busyScanMs : watcher.idleScanMs;
+          next = pending || behind ? watcher.busyScanMs : watcher.idleScanMs;
         } catch (err) {
           deps.logger.warn({ err, network }, 'chain scan failed; will retry');
           next = RETRY_MS;

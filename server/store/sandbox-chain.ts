@@ -116,6 +116,17 @@ export async function committedHorizon(db: Knex): Promise<string> {
   return rows[0].horizon as string;
 }
 
+/** Whether anything on `network` was written by a database transaction at or past `horizon` (not readable yet). */
+export async function hasWrittenSince(db: Knex, network: string, horizon: string): Promise<boolean> {
+  const { rows } = await db.raw(
+    `select exists (select 1 from sandbox_transactions where network = ? and xid >= ?::xid8)
+         or exists (select 1 from sandbox_payouts where network = ? and xid >= ?::xid8)
+         or exists (select 1 from sandbox_reorgs where network = ? and xid >= ?::xid8) as behind`,
+    [network, horizon, network, horizon, network, horizon],
+  );
+  return rows[0].behind === true;
+}
+
 /** A simulated transaction and whether a reorganisation removed it. */
 export type ChainTransaction = SandboxTransaction & { removed: boolean };
 

@@ -361,7 +361,14 @@ describe('Permanent routes: deposits, accumulation, conversion and earnings', ()
       type Message = { type: string; data: { route_id: string; deposit: Deposit } };
       const messages = () =>
         receiver.received.map((r) => JSON.parse(r.body) as Message).filter((m) => m.type === 'permanent_deposit.updated');
-      await receiver.waitFor(() => messages().some((m) => m.data.deposit.status === 'finished'), 20_000);
+      // Deliveries may arrive out of order: wait for each status the deposit goes through.
+      const seen = () =>
+        new Set(
+          messages()
+            .filter((m) => m.data.deposit.txHash === paid.body.txHash)
+            .map((m): string => m.data.deposit.status),
+        );
+      await receiver.waitFor(() => ['confirming', 'exchanging', 'sending', 'finished'].every((status) => seen().has(status)), 20_000);
       const mine = messages().filter((m) => m.data.deposit.txHash === paid.body.txHash);
       expect(mine.every((m) => m.data.route_id === route.route_id)).to.equal(true);
       const statuses = [...new Set(mine.map((m) => m.data.deposit.status))];

@@ -25,6 +25,7 @@ import {
   armPayoutFailure,
   committedHorizon,
   countReorgsCovering,
+  hasWrittenSince,
   insertPayoutOnce,
   insertReorg,
   createSandboxTransactionWriter,
@@ -117,6 +118,9 @@ export function createSimulatedChain(deps: { knex: Knex; catalog: Catalog; block
           listTransactionsRemoved(knex, network, from, horizon),
           listPayoutsWritten(knex, network, from, horizon),
         ]);
+        // Rows past the horizon (written while an older database transaction still ran, on any database of
+        // the cluster) are read by a later scan: the watcher is told to come back soon.
+        const behind = await hasWrittenSince(knex, network, horizon);
         const heights = new Set<number>([tipHeight]);
         if (cursor) heights.add(cursor.tip.height);
         for (const tx of written) heights.add(minedHeight(tx.createdAt));
@@ -141,6 +145,7 @@ export function createSimulatedChain(deps: { knex: Knex; catalog: Catalog; block
             })),
           removed: [...written.filter((tx) => tx.removed), ...removed].map((tx) => ({ txHash: tx.txHash, outputIndex: tx.outputIndex })),
           payouts: payouts.map((payout) => ({ txHash: payout.txHash, block: blocks.get(minedHeight(payout.createdAt))! })),
+          behind,
         };
       },
     };
