@@ -12,15 +12,18 @@ describe('sdk client against the Prism mock', function () {
     mock = await startPrismMock(root);
   });
   after(() => mock.stop());
-
-  it('works against the mock exactly as against the server (mock paths have no /api/v1)', async () => {
-    const client = createPartnerClient({
+  // A partner client of the mock (which checks no signature).
+  const mockClient = () =>
+    createPartnerClient({
       baseUrl: mock.url,
       audience: 'https://swap.example.com',
       keyId: 'pk_live_7Hq2Xv',
       secret: 'pss_sk_3Jd9sPq2VwXy7RtLm4Nb6Hc1',
       userId: 'user_8412',
     });
+
+  it('works against the mock exactly as against the server (mock paths have no /api/v1)', async () => {
+    const client = mockClient();
     const assets = await client.listAssets();
     expect(assets.data?.assets.length).to.be.greaterThan(0);
     const markup = await client.getMarkup();
@@ -31,13 +34,7 @@ describe('sdk client against the Prism mock', function () {
   });
 
   it('reorganises a simulated chain with sandbox.reorganize and is refused 400 for 0 blocks', async () => {
-    const client = createPartnerClient({
-      baseUrl: mock.url,
-      audience: 'https://swap.example.com',
-      keyId: 'pk_live_7Hq2Xv',
-      secret: 'pss_sk_3Jd9sPq2VwXy7RtLm4Nb6Hc1',
-      userId: 'user_8412',
-    });
+    const client = mockClient();
     const { data, error } = await client.sandbox.reorganize('LTC', 1);
     expect(error).to.equal(undefined);
     expect(data).to.have.keys('network', 'removedBlocks', 'tip', 'removedTransactions');

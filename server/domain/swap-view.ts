@@ -11,8 +11,6 @@ export type SwapBody = components['schemas']['Swap'];
 export type SwapEventBody = components['schemas']['SwapEvent'];
 /** The spec's SwapDeposit body: one payment to a swap's deposit address. */
 export type SwapDepositBody = components['schemas']['SwapDeposit'];
-/** Whether a payment is the swap's own deposit (`swap`) or any other (`extra`). */
-export type SwapDepositRole = SwapDepositBody['role'];
 /** What became of a payment to a swap's deposit address. */
 export type SwapDepositStatus = SwapDepositBody['status'];
 

@@ -34,8 +34,6 @@ import { insertEarning, listOrderDeposits, updateDeposit } from '../store/route-
 import { changeSwapOrder, changeSwapOrdersIfUnchanged, transitionSwap, type SwapChange } from '../store/swap-transitions.js';
 import { createSwapReader, lockSwap } from '../store/swaps.js';
 
-export { FAILURE_CODES } from '../domain/swap-decision.js';
-
 /** The jobs a step queues in its transaction. */
 export interface SwapJobs {
   /** Queues the sender of each payout (by id), in `trx`. */

@@ -81,8 +81,6 @@ export interface SimulatedChain {
   reorganize(network: string, blocks: number): Promise<Reorganization>;
   /** Makes the chain refuse the payout of `swapId` when it is broadcast. */
   armPayoutFailure(swapId: string): Promise<void>;
-  /** The block height on every network at `at`. */
-  heightAt(at: Date): number;
 }
 
 /** The simulated chain over its tables in `knex`, one block every `blockSeconds`, on the clock `now`. */
@@ -241,6 +239,5 @@ export function createSimulatedChain(deps: { knex: Knex; catalog: Catalog; block
       };
     },
     armPayoutFailure: (swapId) => armPayoutFailure(knex, swapId),
-    heightAt,
   };
 }
