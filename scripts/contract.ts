@@ -107,12 +107,28 @@ async function main(): Promise<number> {
     const code = await new Promise<number | null>((resolve) => dredd.process.once('exit', resolve));
     if (code !== 0) {
       process.stderr.write(`\n--- server log ---\n${server.output().slice(-8000)}\n--- proxy log ---\n${proxy.output().slice(-4000)}\n`);
+      // Last, so that a log that keeps only its tail still shows what failed.
+      process.stderr.write(`\n--- what Dredd reported as failed ---\n${failures(dredd.output()).slice(-6000)}\n`);
     }
     return code ?? 1;
   } finally {
     for (const child of children.reverse()) await child.stop('SIGTERM', 5_000);
     await fs.rm(dataDir, { recursive: true, force: true });
   }
+}
+
+// Dredd's failed and errored transactions, each with the lines that explain it (up to the next result line).
+function failures(output: string): string {
+  // eslint-disable-next-line no-control-regex
+  const lines = output.replace(/\x1b\[[0-9;]*m/g, '').split('\n');
+  const picked: string[] = [];
+  let inFailure = false;
+  for (const line of lines) {
+    if (/^(pass|skip|hook|info|complete): /.test(line)) inFailure = false;
+    if (/^(fail|error): /.test(line)) inFailure = true;
+    if (inFailure) picked.push(line);
+  }
+  return picked.length > 0 ? picked.join('\n') : '(no fail or error line: Dredd itself stopped)';
 }
 
 // Partners for the hooks, created through the running server's embedded database (shared over its socket).
