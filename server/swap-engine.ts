@@ -54,6 +54,8 @@ export async function startSwapEngine(deps: {
   webhookLookup?: LookupFunction;
   /** Kills the process at this point of a payout (crash tests; PAYOUT_CRASH_AT). */
   payoutCrashAt?: CrashPoint;
+  /** The period of the sweep of unstarted swaps and routes (jobs/engine.ts START_SWEEP_MS; tests shorten it). */
+  startSweepMs?: number;
 }): Promise<SwapEngine> {
   const adapters = deps.chains.registry;
   // The service and the sender queue jobs through the engine, which needs them first.
@@ -107,6 +109,7 @@ export async function startSwapEngine(deps: {
     schema: deps.jobSchema,
     webhooks: { config: deps.config, secretsKey: deps.secretsKey, now: deps.now, lookup: deps.webhookLookup },
     metrics: deps.metrics,
+    startSweepMs: deps.startSweepMs,
   });
   engine.running = jobs;
   const watching = startChainWatching({

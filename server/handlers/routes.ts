@@ -48,7 +48,7 @@ export function createRouteHandlers(
 
   const writeChallenge = createChallengeWriter(deps.knex);
   const readChallenge = createChallengeReader(deps.knex);
-  const createRoute = createRouteWriter(deps.knex, deps.jobs.queueRouteAddresses, deps.config.routeMaxPerPartner);
+  const createRoute = createRouteWriter(deps.knex, deps.jobs.startRoutes, deps.config.routeMaxPerPartner);
   const readRoutePage = createRoutePageReader(deps.knex);
   const readRouteView = createRouteViewReader(deps.knex);
   const notFound = () => new AppError(404, 'not_found', 'No such permanent route.');

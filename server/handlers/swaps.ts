@@ -25,7 +25,7 @@ const quoteExpired = () => new AppError(409, 'quote_expired', 'The quote has exp
 /** Handlers for createSwap, getSwap and listSwaps; `issued` holds the quotes this instance stored. */
 export function createSwapHandlers(deps: HandlerDeps, issued: IssuedQuotes): Pick<Handlers, 'createSwap' | 'getSwap' | 'listSwaps'> {
   const readCreationState = createCreationStateReader(deps.knex);
-  const createSwap = createSwapWriter(deps.knex, deps.jobs.queueFirstSteps);
+  const createSwap = createSwapWriter(deps.knex, deps.jobs.startSwaps);
   const readSwapPage = createSwapPageReader(deps.knex);
   const readSwapView = createSwapViewReader(deps.knex);
   return {

@@ -20,7 +20,8 @@ import { createSecretBox } from '../store/secret-box.js';
 import { queryInTransaction, queryOnPool } from '../store/raw-sql.js';
 import { retryStartupRace } from '../store/database.js';
 import { listOpenPayoutIds } from '../store/payouts.js';
-import { listActiveSwapIds } from '../store/swaps.js';
+import { listUnallocatedRoutes } from '../store/routes.js';
+import { listActiveSwapIds, listUnstartedSwapIds } from '../store/swaps.js';
 import { allocateRouteAddresses } from './route-addresses.js';
 import { startRoutePolling, type RouteDeposits } from './route-deposits.js';
 import type { SwapService } from '../services/swaps.js';
@@ -54,12 +55,19 @@ export const PAYOUT_SEND_QUEUE = 'payout-send';
 export const PAYOUT_SEND_BATCH_SIZE = 4;
 /** How often unsent payouts are looked for, and how long one stays unchanged before it gets a job again. */
 export const PAYOUT_SWEEP_MS = 60_000;
+/**
+ * How often the sweep of unstarted work runs, and how old a swap or route must be for it: new swaps and
+ * routes are started on their instance just after the statement that stores them commits (startSwaps,
+ * startRoutes), so one left unstarted (that failed, or the process stopped or died in between) gets a job
+ * from the next sweep after this age.
+ */
+export const START_SWEEP_MS = 60_000;
 /** The queue that allocates permanent routes' deposit addresses. */
 export const ROUTE_ADDRESSES_QUEUE = 'route-addresses';
 /**
- * A route-addresses job: the routes one create statement stored (a job per statement, not per route, so a
- * group of creates adds one job row to insert, fetch and complete), or one route, as jobs queued before
- * were; each route with the networks of its asset keys (older jobs may name none).
+ * A route-addresses job: one route the sweep of unstarted work found, or the routes of one create statement
+ * (as jobs queued by earlier versions were); each route with the networks of its asset keys (older jobs may
+ * name none).
  */
 type RouteAddressWork = { routeId: string; networks?: string[] };
 type RouteAddressesJob = { routes: RouteAddressWork[] } | RouteAddressWork;
@@ -87,19 +95,19 @@ export interface JobEngine {
   /** Queues the send of each payout of `payoutIds` in `trx` (the outbox's sender takes it from there). */
   sendPayouts(payoutIds: string[], trx: Knex.Transaction): Promise<void>;
   /**
-   * Queues the first steps of new swaps `swapIds`, each due now, in `trx` (pg-boss's insert on that
-   * transaction), so the jobs commit exactly when the swaps do; wakes this instance's swap worker once `trx`
-   * has committed.
+   * Runs the first steps of new swaps `swapIds` (committed) on this instance, soon; resolves at once and never
+   * throws. A swap whose first step does not run here (it failed, or the process stopped or died) is started
+   * by the sweep of unstarted work after START_SWEEP_MS.
    */
-  queueFirstSteps(trx: Knex.Transaction, swapIds: string[]): Promise<void>;
+  startSwaps(swapIds: string[]): Promise<void>;
   /** Tells this instance's swap worker that a step is due now. */
   wakeAdvance(): void;
   /**
-   * Queues the allocation of new routes' deposit addresses (each on `networks`, those of its asset keys) as
-   * one job, in `trx` (as queueFirstSteps); wakes this instance's route-address worker once `trx` has committed.
+   * Queues the allocation of new routes' deposit addresses (committed; each on `networks`, those of its asset
+   * keys) as one job, and wakes this instance's route-address worker. Never throws, as startSwaps.
    */
-  queueRouteAddresses(trx: Knex.Transaction, routes: Array<{ routeId: string; networks: string[] }>): Promise<void>;
-  /** Tells this instance's route-address worker that an allocation is due. */
+  startRoutes(routes: Array<{ routeId: string; networks: string[] }>): Promise<void>;
+  /** Tells this instance's route-address worker that a job is due (one the sweep of unstarted work queued). */
   wakeRouteAddresses(): void;
   /** Sweeps due permanent routes soon (a route was made due on this instance: an expect-deposit window); see startRoutePolling. */
   wakeRoutePolling(): void;
@@ -129,6 +137,8 @@ export interface JobEngineDeps {
   webhooks: { config: Config; secretsKey: Buffer; now: () => Date; lookup?: LookupFunction };
   /** Counts job failures and webhook attempts, and samples queue depths (none: not measured). */
   metrics?: Metrics;
+  /** The period and age of the sweep of unstarted work (default START_SWEEP_MS; tests shorten it). */
+  startSweepMs?: number;
 }
 
 // Expiry and retries of every job queued without options of its own, by a server or the operator CLI.
@@ -183,15 +193,6 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
     if (!at) afterCommit(trx ?? deps.knex, wakeAdvance);
   };
 
-  // The jobs of new swaps' first steps, in the transaction that writes the swaps.
-  const queueFirstSteps = async (trx: Knex.Transaction, swapIds: string[]) => {
-    await boss.insert(
-      swapIds.map((swapId) => ({ name: SWAP_ADVANCE_QUEUE, data: { swapId, first: true } })),
-      { db: transactionDb(trx) },
-    );
-    afterCommit(trx, wakeAdvance);
-  };
-
   const scheduleAdvances = async (swapIds: string[], trx: Knex.Transaction) => {
     if (swapIds.length === 0) return;
     await boss.insert(
@@ -244,37 +245,62 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
   }, PAYOUT_SWEEP_MS);
   payoutSweep.unref();
 
-  advanceWorker.id = await work<{ swapId: string; first?: boolean }>(
+  // Advances `swapIds` together: every one runs even when another fails (the first failure is then thrown),
+  // and their next looks are queued in one insert (each merged with any other for its swap and moment).
+  const advanceBatch = async (swapIds: string[]) => {
+    const outcomes = await Promise.allSettled(
+      swapIds.map(async (swapId) => ({ swapId, at: (await deps.lifecycle.advance(swapId)).nextRunAt })),
+    );
+    const wakeUps = outcomes.flatMap((o) => (o.status === 'fulfilled' && o.value.at ? [{ swapId: o.value.swapId, at: o.value.at }] : []));
+    if (wakeUps.length > 0) {
+      await boss.insert(
+        wakeUps.map(({ swapId, at }) => ({
+          name: SWAP_ADVANCE_QUEUE,
+          data: { swapId },
+          ...advanceJob(swapId, at),
+          startAfter: at.toISOString(),
+        })),
+      );
+      if (wakeUps.some(({ at }) => at.getTime() <= Date.now())) wakeAdvance();
+    }
+    const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+    if (failed) throw failed.reason;
+  };
+
+  advanceWorker.id = await work<{ swapId: string }>(
     SWAP_ADVANCE_QUEUE,
     { pollingIntervalSeconds: POLLING_INTERVAL_SECONDS, batchSize: ADVANCE_BATCH_SIZE },
     async (jobs) => {
       if (jobs.length === ADVANCE_BATCH_SIZE) wakeAdvance.now();
-      // Every job of the batch runs even when one fails; the batch is then retried (steps are idempotent).
-      const outcomes = await Promise.allSettled(
-        jobs.map(async (job) => ({ swapId: job.data.swapId, at: (await deps.lifecycle.advance(job.data.swapId)).nextRunAt })),
-      );
-      // The batch's next looks are queued in one insert (each merged with any other for its swap and moment).
-      const wakeUps = outcomes.flatMap((o) => (o.status === 'fulfilled' && o.value.at ? [{ swapId: o.value.swapId, at: o.value.at }] : []));
-      if (wakeUps.length > 0) {
-        await boss.insert(
-          wakeUps.map(({ swapId, at }) => ({
-            name: SWAP_ADVANCE_QUEUE,
-            data: { swapId },
-            ...advanceJob(swapId, at),
-            startAfter: at.toISOString(),
-          })),
-        );
-        if (wakeUps.some(({ at }) => at.getTime() <= Date.now())) wakeAdvance();
-      }
-      const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
-      if (failed) throw failed.reason;
+      // A failed batch is retried as a whole (steps are idempotent).
+      await advanceBatch(jobs.map((job) => job.data.swapId));
     },
   );
 
+  // New swaps' first steps (their deposit addresses) run here, on the instance that stored them, as soon as
+  // the statement that stored them has committed: ADVANCE_BATCH_SIZE at a time, in the order they came. No job
+  // is queued for them, so a create costs no job insert, fetch or completion (about a fifth of the database's
+  // work per POST /swaps on PGlite). A swap this instance does not get to (a failed step, a stop or a crash)
+  // is started by the sweep of unstarted work below, or by the next start's queuing of every unfinished swap.
+  const starting: string[] = [];
+  let startRun: Promise<void> | undefined;
+  const drainStarts = async () => {
+    while (starting.length > 0) {
+      const batch = starting.splice(0, ADVANCE_BATCH_SIZE);
+      await advanceBatch(batch).catch((err) =>
+        deps.logger.warn({ err, swaps: batch.length }, 'a first step failed; the sweep of unstarted work starts the swap again'),
+      );
+    }
+    startRun = undefined;
+  };
+  const startSwaps = async (swapIds: string[]) => {
+    starting.push(...swapIds);
+    startRun ??= drainStarts();
+  };
+
   for (const swapId of await listActiveSwapIds(deps.knex)) await scheduleAdvance(swapId);
 
-  // A new route's allocation is woken as a new swap's first step is: by the instance that queued it, once
-  // committed, and by a full batch.
+  // The allocations the sweep of unstarted work queues (new routes are allocated without a job: startRoutes).
   const routeAddressesWorker: { id?: string } = {};
   const wakeRouteAddresses = waker(routeAddressesWorker);
   routeAddressesWorker.id = await work<RouteAddressesJob>(
@@ -289,6 +315,58 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
       );
     },
   );
+
+  // New routes' addresses are allocated here, on the instance that stored them, once that has committed, as
+  // new swaps' first steps are (startSwaps): ROUTE_ADDRESSES_BATCH_SIZE routes at a time, no job of their own.
+  const allocating: RouteAddressWork[] = [];
+  let allocationRun: Promise<void> | undefined;
+  const drainAllocations = async () => {
+    while (allocating.length > 0) {
+      const batch = allocating.splice(0, ROUTE_ADDRESSES_BATCH_SIZE);
+      await allocateRouteAddresses(deps.knex, deps.crypto, batch).catch((err) =>
+        deps.logger.warn(
+          { err, routes: batch.length },
+          "allocating new routes' addresses failed; the sweep of unstarted work allocates them",
+        ),
+      );
+    }
+    allocationRun = undefined;
+  };
+  const startRoutes = async (routes: Array<{ routeId: string; networks: string[] }>) => {
+    allocating.push(...routes.map(({ routeId, networks }) => ({ routeId, networks: [...new Set(networks)] })));
+    allocationRun ??= drainAllocations();
+  };
+
+  // The sweep of unstarted work: swaps and routes committed at least `startSweepMs` ago whose first job was
+  // never queued get one (a job per swap or route and period, whichever instance queues it first). At start,
+  // every unfinished swap is queued above; the routes are swept at once.
+  const startSweepMs = deps.startSweepMs ?? START_SWEEP_MS;
+  const sweepUnstarted = async (createdBefore: Date) => {
+    const period = Math.floor(Date.now() / startSweepMs);
+    const [swapIds, routes] = await Promise.all([
+      listUnstartedSwapIds(deps.knex, createdBefore),
+      listUnallocatedRoutes(deps.knex, createdBefore),
+    ]);
+    if (swapIds.length === 0 && routes.length === 0) return;
+    deps.logger.warn({ swaps: swapIds.length, routes: routes.length }, 'starting swaps and routes that were left without their first job');
+    await boss.insert([
+      ...swapIds.map((swapId) => ({ name: SWAP_ADVANCE_QUEUE, data: { swapId }, id: derivedJobId(`swap-start:${swapId}@${period}`) })),
+      ...routes.map((route) => ({
+        name: ROUTE_ADDRESSES_QUEUE,
+        data: route,
+        id: derivedJobId(`route-start:${route.routeId}@${period}`),
+      })),
+    ]);
+    wakeAdvance.now();
+    wakeRouteAddresses.now();
+  };
+  await sweepUnstarted(new Date());
+  const startSweep = setInterval(() => {
+    sweepUnstarted(new Date(Date.now() - startSweepMs)).catch((err) =>
+      deps.logger.warn({ err }, 'sweep of unstarted work failed; will retry'),
+    );
+  }, startSweepMs);
+  startSweep.unref();
 
   // Permanent routes are polled by a sweeper over their `next_poll_at`; the orders a poll creates are queued
   // in its transaction and moved on at once after it commits.
@@ -313,20 +391,17 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
     scheduleAdvances,
     sendPayouts,
     wakeAdvance,
-    queueFirstSteps,
-    async queueRouteAddresses(trx, routes) {
-      const job: PgBoss.JobInsert<RouteAddressesJob> = {
-        name: ROUTE_ADDRESSES_QUEUE,
-        data: { routes: routes.map(({ routeId, networks }) => ({ routeId, networks: [...new Set(networks)] })) },
-      };
-      await boss.insert([job], { db: transactionDb(trx) });
-      afterCommit(trx, wakeRouteAddresses);
-    },
+    startSwaps,
+    startRoutes,
     wakeRouteAddresses,
     wakeRoutePolling: routePolling.wake,
     webhooks: webhooks.delivery,
     async stop() {
       clearInterval(payoutSweep);
+      clearInterval(startSweep);
+      starting.length = 0; // left to the sweep, or to the next start
+      allocating.length = 0;
+      await Promise.all([startRun, allocationRun]);
       unwatchQueues?.();
       await routePolling.stop();
       await webhooks.stop();

@@ -3,7 +3,6 @@ import type { Knex } from 'knex';
 import { assetNetwork } from '../domain/catalog.js';
 import type { BucketRecord, DepositOrder, DepositRecord } from '../domain/route-deposit-view.js';
 import { FOREIGN_KEY_VIOLATION, guardRefusal, sqlState, UNIQUE_VIOLATION } from './errors.js';
-import { transaction } from './after-commit.js';
 import { columnArrays, groupCommit, groupCommitClaims, groupReadByUuid, groupReadRows, recordInsert } from './group-commit.js';
 import { BEFORE_ALL, fromJsonRow, fromRow, isUuid, pageKey } from './rows.js';
 
@@ -236,8 +235,9 @@ export function routeRefusal(err: unknown): Exclude<RouteCreation['outcome'], 'c
 }
 
 /**
- * Returns `create(c)`: createRoutes for `c` and the queuing of the job that allocates its addresses
- * (`queueAllocations`) in one transaction, so the route and its job commit together. Anything but `created`
+ * Returns `create(c)`: createRoutes for `c` (one statement), then, once committed, `started` with the routes
+ * stored, which queues the job that allocates their addresses and never throws (a route left without one is
+ * found by the engine's sweep of unstarted work, jobs/engine.ts). Anything but `created`
  * means nothing was written: the challenge cannot be spent on this route (the caller reads it to say why), or
  * the partner has a route for this user and target (recoverRoute then spends the challenge on it).
  *
@@ -250,7 +250,7 @@ export function routeRefusal(err: unknown): Exclude<RouteCreation['outcome'], 'c
  */
 export function createRouteWriter(
   db: Knex,
-  queueAllocations: (trx: Knex.Transaction, routes: Array<{ routeId: string; networks: string[] }>) => Promise<void>,
+  started: (routes: Array<{ routeId: string; networks: string[] }>) => Promise<void>,
   /** ROUTE_MAX_PER_PARTNER: the most routes one partner may have. */
   maxRoutesPerPartner: number,
 ): (create: RouteCreate) => Promise<RouteCreation> {
@@ -258,14 +258,8 @@ export function createRouteWriter(
   // at once), alone or not.
   async function writeTogether(creates: RouteCreate[]): Promise<Array<RouteCreation>> {
     try {
-      const views = await transaction(db, async (trx) => {
-        const created = await createRoutes(trx, creates, maxRoutesPerPartner);
-        await queueAllocations(
-          trx,
-          creates.map(({ route }) => ({ routeId: route.id, networks: route.assetKeys.map(assetNetwork) })),
-        );
-        return created;
-      });
+      const views = await createRoutes(db, creates, maxRoutesPerPartner);
+      await started(creates.map(({ route }) => ({ routeId: route.id, networks: route.assetKeys.map(assetNetwork) })));
       return views.map((view) => ({ outcome: 'created', view }));
     } catch (err) {
       const reason = routeRefusal(err);
@@ -493,6 +487,23 @@ export interface RouteNetworkAddress {
   routeId: string;
   network: string;
   address: string;
+}
+
+/**
+ * The routes created before `createdBefore` that lack an address on one of their asset keys' networks, each
+ * with those networks: their allocation job was never queued (the insert after their commit failed, or the
+ * process died in between).
+ */
+export async function listUnallocatedRoutes(db: Knex, createdBefore: Date): Promise<Array<{ routeId: string; networks: string[] }>> {
+  const { rows } = await db.raw(
+    `select r.id as "routeId", array_agg(distinct split_part(k.key, '/', 2)) as networks
+       from permanent_routes r cross join unnest(r.asset_keys) as k(key)
+      where r.created_at < ?
+        and not exists (select from route_addresses a where a.route_id = r.id and a.network = split_part(k.key, '/', 2))
+      group by r.id`,
+    [createdBefore],
+  );
+  return rows;
 }
 
 /** The allocated addresses of `routeIds`, by route and network. */

@@ -318,6 +318,17 @@ export async function listActiveSwapIds(db: Knex): Promise<string[]> {
 }
 
 /**
+ * The one-time swaps created before `createdBefore` that still wait for their first step (no deposit address):
+ * their job was never queued (the insert after their commit failed, or the process died in between).
+ */
+export async function listUnstartedSwapIds(db: Knex, createdBefore: Date): Promise<string[]> {
+  return db('swaps')
+    .where({ status: 'waiting', deposit_address: null, route_id: null })
+    .andWhere('created_at', '<', createdBefore)
+    .pluck('id');
+}
+
+/**
  * Every partner's swaps in `statuses`, and the swaps holding a payment for an operator (a `deposits` entry in
  * review, whatever their status): in the order of `statuses` (the others after), then longest unchanged
  * first; at most `limit`.

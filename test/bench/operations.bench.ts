@@ -559,6 +559,8 @@ async function main(): Promise<void> {
     // Pools are made before their row runs; route deposits made by a row are not converted under later rows.
     // The webhook receiver (fixtures.ts) listens on this machine.
     env: { QUOTE_TTL_SECONDS: '3600', CHALLENGE_TTL_SECONDS: '3600', ROUTE_POLL_SECONDS: '3600', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
+    // BENCH_CPU_PROF=dir: a CPU profile of the server, written when it stops (with BENCH_ONLY, of one row).
+    nodeArgs: process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(process.env.BENCH_CPU_PROF)] : [],
   });
   const stops: Array<() => Promise<unknown>> = [];
   try {

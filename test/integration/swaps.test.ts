@@ -295,21 +295,24 @@ describe('Swaps', () => {
       expect(await swapCount()).to.equal(before + 7);
     });
 
-    it('queues one first step per swap for creates sent at once, with the job settings every job of the engine has', async () => {
+    it('gives each of creates sent at once its address and one job for its deadline, with the job settings every job of the engine has', async () => {
       const bodies = await Promise.all(Array.from({ length: 8 }, async () => swapBody(await acme.quote(btcToUsdt()), btcToUsdt())));
       const responses = await Promise.all(bodies.map((body) => acme.createRaw(body, randomUUID())));
       for (const r of responses) expect(r.status, JSON.stringify(r.body)).to.equal(202);
       const ids = responses.map((r) => r.body.order.id as string);
+      // The first steps run on this instance, with no job of their own (jobs/engine.ts startSwaps).
+      const ready = await Promise.all(ids.map((id) => acme.waitFor(id, (o) => Boolean(o.depositAddress))));
       const { rows } = await server.knex.raw(
-        `select j.data->>'swapId' as swap_id, j.data->'first' as first, j.retry_limit, j.retry_delay, j.retry_backoff,
+        `select j.data->>'swapId' as swap_id, j.start_after, j.retry_limit, j.retry_delay, j.retry_backoff,
                 extract(epoch from j.expire_in)::int as expire_seconds, j.keep_until - j.created_on > interval '13 days' as kept
-           from ??.job j where j.name = 'swap-advance' and j.data->>'swapId' = any(?) and j.data->>'first' is not null`,
+           from ??.job j where j.name = 'swap-advance' and j.data->>'swapId' = any(?)`,
         [server.jobSchema ?? 'pgboss', ids],
       );
       expect(rows.map((r: { swap_id: string }) => r.swap_id).sort()).to.deep.equal([...ids].sort());
       for (const row of rows) {
+        const swap = ready.find((r) => r.order.id === row.swap_id)!;
+        expect(new Date(row.start_after).toISOString()).to.equal(swap.order.quoteExpiresAt);
         expect(row).to.deep.include({
-          first: true,
           retry_limit: 10,
           retry_delay: 1,
           retry_backoff: true,
@@ -472,7 +475,7 @@ describe('Swaps', () => {
         keyExpiresAt: new Date(at.getTime() + 60_000),
         waitSeconds: 5,
       }));
-      const write = createSwapWriter(server.knex, server.engine.jobs.queueFirstSteps);
+      const write = createSwapWriter(server.knex, server.engine.jobs.startSwaps);
       // Submitted in one turn of the event loop: one group.
       const outcomes = await Promise.all(creates.map((c) => write(c)));
       expect(outcomes).to.deep.equal(['created', 'quote_taken', 'key_bound', 'created']);

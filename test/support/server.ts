@@ -60,6 +60,8 @@ export interface TestServerOptions {
   webhookLookup?: LookupFunction;
   /** Wraps the chain adapters the server runs on (a sender that fails as a node may). */
   wrapChains?: (chains: ChainAdapters) => ChainAdapters;
+  /** The period of the engine's sweep of unstarted swaps and routes (default jobs/engine.ts START_SWEEP_MS). */
+  startSweepMs?: number;
 }
 
 /** The environment tests run with unless they override it. */
@@ -110,6 +112,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     jobSchema,
     metrics,
     webhookLookup: options.webhookLookup,
+    startSweepMs: options.startSweepMs,
   });
   const app = createApp({
     config,
