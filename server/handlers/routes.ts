@@ -18,7 +18,7 @@ import {
   createRoutePageReader,
   createRouteViewReader,
   createRouteWriter,
-  findRouteDeposits,
+  createRouteDepositsReader,
   openExpectWindow,
   recoverRoute,
   type RouteAddressRecord,
@@ -51,6 +51,7 @@ export function createRouteHandlers(
   const createRoute = createRouteWriter(deps.knex, deps.jobs.startRoutes, deps.config.routeMaxPerPartner);
   const readRoutePage = createRoutePageReader(deps.knex);
   const readRouteView = createRouteViewReader(deps.knex);
+  const readRouteDeposits = createRouteDepositsReader(deps.knex);
   const notFound = () => new AppError(404, 'not_found', 'No such permanent route.');
   const toBody = (view: RouteView): PermanentRoute => toRouteBody(view.route, view.addresses, view.buckets);
 
@@ -219,8 +220,8 @@ export function createRouteHandlers(
       } catch (err) {
         badCursor = err;
       }
-      // The buckets and the page in one statement, so from one snapshot (store/routes.ts findRouteDeposits).
-      const found = await findRouteDeposits(deps.knex, partnerId, path.id, { limit: badCursor ? 0 : limit + 1, after });
+      // The buckets and the page in one statement, so from one snapshot (store/routes.ts createRouteDepositsReader).
+      const found = await readRouteDeposits(partnerId, path.id, { limit: badCursor ? 0 : limit + 1, after });
       if (!found) throw notFound();
       if (badCursor) throw badCursor;
       const { route, buckets, page: rows } = found;

@@ -387,60 +387,72 @@ export function createRouteViewReader(db: Knex): (partnerId: string, id: string)
   return async (partnerId, id) => (isUuid(id) ? (await read({ partnerId, id: id.toLowerCase() }))[0] : undefined);
 }
 
+// The routes of a group of deposit-page lookups (`l.i` their positions) that exist and are their partner's,
+// each with its view columns and a page of its deposits, newest first after the lookup's position (BEFORE_ALL
+// for the first page), each with what its order shows, as JSON (numeric columns cast to text).
+const ROUTE_DEPOSIT_PAGES = `
+  select l.i as "l:i", r.*, ${VIEW_COLUMNS},
+         coalesce((select json_agg(p.entry order by p.created_at desc, p.id desc)
+                     from (select d.created_at, d.id,
+                                  to_jsonb(d) || jsonb_build_object('amount', d.amount::text,
+                                                                    'order', (select jsonb_build_object('id', s.id, 'status', s.status,
+                                                                                                        'settlement_tx_hash', s.settlement_tx_hash,
+                                                                                                        'actual_output_amount', s.actual_output_amount::text)
+                                                                                from swaps s where s.id = d.order_id)) as entry
+                             from route_deposits d
+                            where d.route_id = r.id and (d.created_at, d.id) < (l.after_created_at, l.after_id)
+                            order by d.created_at desc, d.id desc
+                            limit l.page) as p), '[]') as view_page
+    from unnest(?::int[], ?::uuid[], ?::uuid[], ?::timestamptz[], ?::uuid[], ?::int[])
+      as l(i, id, partner_id, after_created_at, after_id, page)
+    join permanent_routes r on r.id = l.id and r.partner_id = l.partner_id`;
+
 /** A deposit with the order it joined, if any. */
 export interface DepositWithOrder {
   deposit: DepositRecord;
   order: DepositOrder | null;
 }
 
-// A page of the route's deposits, newest first after `position` (a (created_at, id) condition with two
-// bindings, or nothing), each with what its order shows, as JSON (numeric columns cast to text). The page
-// size is its last binding. With and without a position they are two statements, each with a plan of its own.
-const pageColumn = (position: string) => `
-  coalesce((select json_agg(p.entry order by p.created_at desc, p.id desc)
-              from (select d.created_at, d.id,
-                           to_jsonb(d) || jsonb_build_object('amount', d.amount::text,
-                                                             'order', (select jsonb_build_object('id', s.id, 'status', s.status,
-                                                                                                 'settlement_tx_hash', s.settlement_tx_hash,
-                                                                                                 'actual_output_amount', s.actual_output_amount::text)
-                                                                         from swaps s where s.id = d.order_id)) as entry
-                      from route_deposits d
-                     where d.route_id = r.id ${position}
-                     order by d.created_at desc, d.id desc
-                     limit ?) as p), '[]') as view_page`;
-const FIRST_PAGE_COLUMN = pageColumn('');
-const NEXT_PAGE_COLUMN = pageColumn('and (d.created_at, d.id) < (?::timestamptz, ?::uuid)');
+/** Which page of a route's deposits to read: up to `limit` deposits, newest first, after `after`. */
+export interface RouteDepositsLookup {
+  limit: number;
+  after?: { createdAt: Date; id: string };
+}
 
 /**
- * The partner's route `id` with its view and a page of its deposits (newest first, after `after`) with their
- * orders, in one statement: one snapshot, so a poll committing meanwhile cannot show a deposit as
- * accumulating beside no bucket (or the other way round), and no transaction is held open for it.
+ * Returns `read(partnerId, id, lookup)`: the partner's route `id` with its view and a page of its deposits
+ * with their orders, in one statement: one snapshot, so a poll committing meanwhile cannot show a deposit as
+ * accumulating beside no bucket (or the other way round), and no transaction is held open for it. The pages
+ * asked for while a read runs are read together by the next, an identical one (a partner polling its route)
+ * once (group-commit.ts); each read starts after its requests arrived.
  */
-export async function findRouteDeposits(
+export function createRouteDepositsReader(
   db: Knex,
-  partnerId: string,
-  id: string,
-  options: { limit: number; after?: { createdAt: Date; id: string } },
-): Promise<(RouteView & { page: DepositWithOrder[] }) | undefined> {
-  if (!isUuid(id)) return undefined;
-  const after = options.after;
-  const row = await db('permanent_routes as r')
-    .select(
-      'r.*',
-      db.raw(VIEW_COLUMNS),
-      after ? db.raw(NEXT_PAGE_COLUMN, [after.createdAt, after.id, options.limit]) : db.raw(FIRST_PAGE_COLUMN, [options.limit]),
-    )
-    .where({ 'r.id': id, 'r.partner_id': partnerId })
-    .first();
-  if (!row) return undefined;
-  const { view_page, ...rest } = row as { view_page: Array<Record<string, unknown> & { order: Record<string, unknown> | null }> };
-  return {
-    ...toRouteView(rest),
-    page: view_page.map(({ order, ...deposit }) => ({
-      deposit: fromJsonRow<DepositRecord>(deposit, DEPOSIT_TIMESTAMPS),
-      order: order ? fromRow<DepositOrder>(order) : null,
-    })),
-  };
+): (partnerId: string, id: string, lookup: RouteDepositsLookup) => Promise<(RouteView & { page: DepositWithOrder[] }) | undefined> {
+  const read = groupReadRows(db, ROUTE_DEPOSIT_PAGES, {
+    keyOf: (l: RouteDepositsLookup & { partnerId: string; id: string }) => `${l.id} ${pageKey(l)}`,
+    params: (lookups) => {
+      const after = lookups.map((l) => l.after ?? BEFORE_ALL);
+      return [
+        lookups.map((l) => l.id),
+        lookups.map((l) => l.partnerId),
+        after.map((a) => a.createdAt),
+        after.map((a) => a.id),
+        lookups.map((l) => l.limit),
+      ];
+    },
+    toRecord: (row) => {
+      const { view_page, ...rest } = row as { view_page: Array<Record<string, unknown> & { order: Record<string, unknown> | null }> };
+      return {
+        ...toRouteView(rest),
+        page: view_page.map(({ order, ...deposit }) => ({
+          deposit: fromJsonRow<DepositRecord>(deposit, DEPOSIT_TIMESTAMPS),
+          order: order ? fromRow<DepositOrder>(order) : null,
+        })),
+      };
+    },
+  });
+  return async (partnerId, id, lookup) => (isUuid(id) ? (await read({ ...lookup, partnerId, id: id.toLowerCase() }))[0] : undefined);
 }
 
 /** Which page of a partner's routes to read: up to `limit` routes, newest first, after `after`. */

@@ -33,7 +33,7 @@ import { encodeCursor } from '../../server/handlers/cursors.js';
 import { provisionPartner } from '../../server/partners.js';
 import { createSecretBox } from '../../server/store/secret-box.js';
 import { TERMS_VERSION } from '../../server/domain/swap-view.js';
-import { findRouteDeposits } from '../../server/store/routes.js';
+import { createRouteDepositsReader } from '../../server/store/routes.js';
 import { createSwapPageReader, createSwapViewReader } from '../../server/store/swaps.js';
 import { createVerifiedRoute } from '../support/routes.js';
 import { ETH_ADDRESS, swapClient } from '../support/swaps.js';
@@ -329,11 +329,12 @@ async function handlerStatements(db: pg.Client, ids: Ids): Promise<Array<{ read:
   await capture(`GET /swaps?status=${FILTER_STATUS} (deep cursor)`, () =>
     readSwapPage(ids.partnerId, { limit: SWAP_PAGE_ROWS, status: FILTER_STATUS, after: deepFiltered }),
   );
-  await capture('GET /permanent-routes/{id}/deposits (first page): findRouteDeposits', () =>
-    findRouteDeposits(knex, ids.partnerId, ids.routeId, { limit: DEPOSIT_PAGE_ROWS }),
+  const readRouteDeposits = createRouteDepositsReader(knex);
+  await capture('GET /permanent-routes/{id}/deposits (first page)', () =>
+    readRouteDeposits(ids.partnerId, ids.routeId, { limit: DEPOSIT_PAGE_ROWS }),
   );
-  await capture('GET /permanent-routes/{id}/deposits (deep cursor): findRouteDeposits', () =>
-    findRouteDeposits(knex, ids.partnerId, ids.routeId, { limit: DEPOSIT_PAGE_ROWS, after: deepDeposits }),
+  await capture('GET /permanent-routes/{id}/deposits (deep cursor)', () =>
+    readRouteDeposits(ids.partnerId, ids.routeId, { limit: DEPOSIT_PAGE_ROWS, after: deepDeposits }),
   );
   await knex.destroy();
   return taken;

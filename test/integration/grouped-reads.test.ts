@@ -7,13 +7,13 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import type { Knex } from 'knex';
-import { createRoutePageReader, createRouteViewReader } from '../../server/store/routes.js';
+import { createRouteDepositsReader, createRoutePageReader, createRouteViewReader } from '../../server/store/routes.js';
 import { createAddressOwnerReader } from '../../server/store/sandbox-chain.js';
 import { createSwapPageReader, createSwapViewReader } from '../../server/store/swaps.js';
 import { createAttemptPageReader } from '../../server/store/webhooks.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { signedFetch, type SignerOptions } from '../support/signer.js';
-import { createVerifiedRoute, type Route } from '../support/routes.js';
+import { createVerifiedRoute, waitForDeposits, type Route } from '../support/routes.js';
 import { swapClient, type Swap } from '../support/swaps.js';
 import { createReceiver, type Receiver, LOCAL_RECEIVER_ENV } from '../support/webhook-receiver.js';
 
@@ -135,6 +135,38 @@ describe('Grouped reads (one statement per group, each lookup its own answer)', 
     expect(listed.results[0].map((r) => r.route.id)).to.have.members(a.routes.map((r) => r.route_id));
     expect(listed.results[1].map((r) => r.route.id)).to.deep.equal([b.routes[1].route_id]);
     expect(listed.results[2]).to.equal(listed.results[0]);
+  });
+
+  it("reads pages of routes' deposits together: first pages, a next page, twice, another partner's route", async () => {
+    const [a, b] = partners;
+    const route = a.routes[1];
+    for (const amount of ['1', '2']) {
+      const paid = await a.client.send('POST', '/api/v1/sandbox/deposits', {
+        address: route.addresses['USDT/TRX'],
+        asset: 'USDT',
+        network: 'TRX',
+        amount,
+      });
+      expect(paid.status, paid.text).to.equal(202);
+    }
+    expect((await a.client.send('POST', `/api/v1/permanent-routes/${route.route_id}/expect-deposit`)).status).to.equal(200);
+    const listed = await waitForDeposits(a.client, route.route_id, (list) => list.deposits.length === 2);
+    const [newest, older] = listed.deposits;
+    const deposits = createRouteDepositsReader(server.knex);
+    const { created_at: createdAt } = await server.knex('route_deposits').where({ id: newest.id }).first('created_at');
+    const after = { createdAt: createdAt as Date, id: newest.id };
+    const read = await counted(server.knex, 'route_deposits', () => [
+      deposits(a.id, route.route_id, { limit: 10 }),
+      deposits(a.id, route.route_id, { limit: 1, after }),
+      deposits(a.id, route.route_id, { limit: 10 }),
+      deposits(b.id, b.routes[0].route_id, { limit: 10 }),
+      deposits(b.id, route.route_id, { limit: 10 }),
+    ]);
+    expect(read.statements).to.have.length(1);
+    const ids = read.results.map((r) => r?.page.map((d) => d.deposit.id));
+    expect(ids).to.deep.equal([[newest.id, older.id], [older.id], [newest.id, older.id], [], undefined]);
+    expect(read.results[2]).to.equal(read.results[0]);
+    expect(read.results[3]?.route.id).to.equal(b.routes[0].route_id);
   });
 
   it('reads pages of delivery attempts together, one statement per kind, each partner its own', async () => {
