@@ -14,7 +14,7 @@ import type { Handlers } from '../http/handler-types.js';
 import { transaction } from '../store/after-commit.js';
 import { hasUnsentPayouts } from '../store/payouts.js';
 import { createAddressOwnerReader } from '../store/sandbox-chain.js';
-import { armSwapFailure, findSwap, lockSwap, updateSwapFields } from '../store/swaps.js';
+import { armSwapFailure, createSwapReader, failureArmed, findSwap, lockSwap, updateSwapFields } from '../store/swaps.js';
 import type { HandlerDeps } from './deps.js';
 import { requirePartner } from './partner.js';
 
@@ -39,6 +39,7 @@ export function createSandboxHandlers(
   const notFound = () => new AppError(404, 'not_found', 'No such swap.');
   // A payment's address lookup is grouped with those of concurrent payments (store/sandbox-chain.ts).
   const readAddressOwners = createAddressOwnerReader(deps.knex);
+  const readSwap = createSwapReader(deps.knex);
   const invalidState = (swap: SwapRecord, wanted: string) =>
     new AppError(409, 'invalid_state', `The swap is in status ${swap.status}, not ${wanted}.`, { status: swap.status });
   const chain = () => {
@@ -175,7 +176,12 @@ export function createSandboxHandlers(
       // Arming moves nothing before the stage: the swap's own next step (already queued) fires the failure when
       // the swap gets there, so one conditional update is the whole change. A swap already at the stage is
       // stepped at once, as the spec promises ("or at once if the swap is already there").
-      const result = await armSwapFailure(deps.knex, partnerId, path.id, body.stage, allowed, deps.now());
+      // A failure armed already (a partner's test run again) is answered from a grouped read, with no write.
+      const read = await readSwap(path.id);
+      const repeat = read && read.partnerId === partnerId && failureArmed(read, body.stage, allowed);
+      const result = repeat
+        ? { swap: read, armed: true, newly: false }
+        : await armSwapFailure(deps.knex, partnerId, path.id, body.stage, allowed, deps.now());
       if (!result) throw notFound();
       const { swap, armed, newly } = result;
       if (!armed) throw invalidState(swap, `one before the ${body.stage} (${allowed.join(', ')})`);

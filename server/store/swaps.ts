@@ -276,6 +276,16 @@ const ARM_ATTEMPTS = 5;
  * The row lock the update takes orders it with the swap's steps, which read `armed_failure` under the same
  * lock.
  */
+/**
+ * Whether `swap` has a `stage` failure armed and could have it armed now from `statuses` (armSwapFailure's
+ * statement decides the same: a payout failure only before the payout has a hash). Such an arming is a repeat
+ * that changes nothing.
+ */
+export function failureArmed(swap: SwapRecord, stage: 'exchange' | 'payout', statuses: readonly SwapStatus[]): boolean {
+  const armable = statuses.includes(swap.status) && (stage !== 'payout' || swap.settlementTxHash === null);
+  return armable && swap.armedFailure === stage;
+}
+
 export async function armSwapFailure(
   db: Knex,
   partnerId: string,
