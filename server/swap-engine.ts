@@ -56,6 +56,8 @@ export async function startSwapEngine(deps: {
   payoutCrashAt?: CrashPoint;
   /** The period of the sweep of unstarted swaps and routes (jobs/engine.ts START_SWEEP_MS; tests shorten it). */
   startSweepMs?: number;
+  /** How long a broadcast payout stays in no block before it is broadcast again (payout-sender.ts PAYOUT_REBROADCAST_MS; tests shorten it). */
+  payoutRebroadcastMs?: number;
 }): Promise<SwapEngine> {
   const adapters = deps.chains.registry;
   // The service and the sender queue jobs through the engine, which needs them first.
@@ -81,6 +83,7 @@ export async function startSwapEngine(deps: {
     wakeSwap: (swapId, trx) => started().scheduleAdvances([swapId], trx),
     broadcasted: (network) => engine.watching?.wake(network),
     crashAt: deps.payoutCrashAt,
+    rebroadcastAfterMs: deps.payoutRebroadcastMs,
   });
   const routeDeposits = createRouteDeposits({
     knex: deps.knex,
@@ -110,6 +113,7 @@ export async function startSwapEngine(deps: {
     webhooks: { config: deps.config, secretsKey: deps.secretsKey, now: deps.now, lookup: deps.webhookLookup },
     metrics: deps.metrics,
     startSweepMs: deps.startSweepMs,
+    payoutRebroadcastMs: deps.payoutRebroadcastMs,
   });
   engine.running = jobs;
   const watching = startChainWatching({

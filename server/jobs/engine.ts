@@ -19,13 +19,13 @@ import { afterCommit, transaction } from '../store/after-commit.js';
 import { createSecretBox } from '../store/secret-box.js';
 import { queryInTransaction, queryOnPool } from '../store/raw-sql.js';
 import { retryStartupRace } from '../store/database.js';
-import { listOpenPayoutIds } from '../store/payouts.js';
+import { listOpenPayoutIds, listUnminedPayoutIds } from '../store/payouts.js';
 import { listUnallocatedRoutes } from '../store/routes.js';
 import { listActiveSwapIds, listUnstartedSwapIds } from '../store/swaps.js';
 import { allocateRouteAddresses } from './route-addresses.js';
 import { startRoutePolling, type RouteDeposits } from './route-deposits.js';
 import type { SwapService } from '../services/swaps.js';
-import type { PayoutSender } from './payout-sender.js';
+import { PAYOUT_REBROADCAST_MS, type PayoutSender } from './payout-sender.js';
 import { startDeliveryPump, type PumpJob } from './delivery-pump.js';
 import {
   createWebhookDelivery,
@@ -139,6 +139,8 @@ export interface JobEngineDeps {
   metrics?: Metrics;
   /** The period and age of the sweep of unstarted work (default START_SWEEP_MS; tests shorten it). */
   startSweepMs?: number;
+  /** How long a broadcast payout stays in no block before it is swept to be broadcast again (default payout-sender.ts PAYOUT_REBROADCAST_MS). */
+  payoutRebroadcastMs?: number;
 }
 
 // Expiry and retries of every job queued without options of its own, by a server or the operator CLI.
@@ -231,9 +233,16 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
   }
   // And every PAYOUT_SWEEP_MS, the payouts left unsent that long (a job that used up its retries while a node
   // was down) get a job again: one per payout and sweep period, whichever instance queues it first.
+  // So do the payouts broadcast at least `payoutRebroadcastMs` ago and in no block yet (the sender broadcasts
+  // them again).
+  const payoutSweepMs = Math.min(PAYOUT_SWEEP_MS, deps.payoutRebroadcastMs ?? PAYOUT_SWEEP_MS);
   const sweepPayouts = async () => {
-    const period = Math.floor(Date.now() / PAYOUT_SWEEP_MS);
-    const stale = await listOpenPayoutIds(deps.knex, new Date(Date.now() - PAYOUT_SWEEP_MS));
+    const period = Math.floor(Date.now() / payoutSweepMs);
+    const [unsent, unmined] = await Promise.all([
+      listOpenPayoutIds(deps.knex, new Date(Date.now() - PAYOUT_SWEEP_MS)),
+      listUnminedPayoutIds(deps.knex, new Date(Date.now() - (deps.payoutRebroadcastMs ?? PAYOUT_REBROADCAST_MS))),
+    ]);
+    const stale = [...unsent, ...unmined];
     if (stale.length === 0) return;
     await boss.insert(
       stale.map((payoutId) => ({ name: PAYOUT_SEND_QUEUE, data: { payoutId }, id: derivedJobId(`payout-sweep:${payoutId}@${period}`) })),
@@ -242,7 +251,7 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
   };
   const payoutSweep = setInterval(() => {
     sweepPayouts().catch((err) => deps.logger.warn({ err }, 'payout sweep failed; will retry'));
-  }, PAYOUT_SWEEP_MS);
+  }, payoutSweepMs);
   payoutSweep.unref();
 
   // Advances `swapIds` together: every one runs even when another fails (the first failure is then thrown),

@@ -7,6 +7,11 @@
  * A retry after any failure or crash finds the bytes committed and broadcasts them again: the same
  * transaction, never a second payment. An error that is neither (a node that does not answer) is thrown,
  * and the job engine retries it. Each recorded outcome wakes the swap, which decides what follows.
+ *
+ * A payout broadcast but in no block `rebroadcastAfterMs` later (a mempool dropped it, or the node that took
+ * it lost it) is broadcast again, the same bytes, as often as that passes (the engine's payout sweep queues
+ * it). A refusal then proves nothing (the first broadcast was accepted: it may be in a block the watcher has
+ * not read, or spent by another transaction), so the payout goes to review.
  */
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -14,6 +19,9 @@ import { AmbiguousBroadcastError, type AdapterRegistry, type PayoutOrder } from 
 import { findAsset, type Catalog } from '../domain/catalog.js';
 import { transaction } from '../store/after-commit.js';
 import { findPayout, movePayout, type PayoutRecord } from '../store/payouts.js';
+
+/** How long a broadcast payout may stay in no block before it is broadcast again. */
+export const PAYOUT_REBROADCAST_MS = 10 * 60_000;
 
 /** A point at which a test kills the process (PAYOUT_CRASH_AT, sandbox only). */
 export type CrashPoint = 'after-sign' | 'after-broadcast';
@@ -31,6 +39,8 @@ export interface PayoutSenderDeps {
   broadcasted?: (network: string) => void;
   /** Kills the process at this point (crash tests). */
   crashAt?: CrashPoint;
+  /** How long a broadcast payout may stay in no block before it is broadcast again (default PAYOUT_REBROADCAST_MS). */
+  rebroadcastAfterMs?: number;
 }
 
 /** Creates the sender. */
@@ -62,8 +72,36 @@ export function createPayoutSender(deps: PayoutSenderDeps) {
     });
   }
 
+  const rebroadcastAfterMs = deps.rebroadcastAfterMs ?? PAYOUT_REBROADCAST_MS;
+  async function rebroadcast(payout: PayoutRecord, order: PayoutOrder): Promise<void> {
+    if (payout.blockHeight !== null || deps.now().getTime() - payout.updatedAt.getTime() < rebroadcastAfterMs) return;
+    let outcome;
+    try {
+      outcome = await deps.adapters.of(payout.network).sender.broadcast(order, { txHash: payout.txHash!, bytes: payout.signedBytes! });
+    } catch (err) {
+      if (!(err instanceof AmbiguousBroadcastError)) throw err;
+      deps.logger.warn({ err, payoutId: payout.id, txHash: payout.txHash }, 'payout rebroadcast ambiguous; tried again later');
+      return;
+    }
+    if (outcome.kind === 'accepted') {
+      // The wait for a block starts again (and the attempt is counted); the swap has nothing to decide.
+      await movePayout(deps.knex, payout.id, 'broadcast', 'broadcast', {}, deps.now());
+      deps.logger.warn({ payoutId: payout.id, txHash: payout.txHash }, 'payout was in no block; broadcast again');
+      deps.broadcasted?.(payout.network);
+    } else {
+      deps.logger.error(
+        { payoutId: payout.id, txHash: payout.txHash, reason: outcome.reason },
+        'payout rebroadcast refused; held for review',
+      );
+      await record(payout, 'broadcast', 'review', { lastError: `broadcast again and refused: ${outcome.reason}` });
+    }
+  }
+
   return {
-    /** Moves payout `id` as far as it goes: signed and committed, then broadcast. Safe to run twice at once. */
+    /**
+     * Moves payout `id` as far as it goes: signed and committed, then broadcast; broadcast again when it has
+     * been in no block for too long. Safe to run twice at once.
+     */
     async send(id: string): Promise<void> {
       let payout = await findPayout(deps.knex, id);
       if (!payout) return;
@@ -77,6 +115,7 @@ export function createPayoutSender(deps: PayoutSenderDeps) {
         payout = await findPayout(deps.knex, id);
         if (!payout) return;
       }
+      if (payout.status === 'broadcast') return rebroadcast(payout, order);
       if (payout.status !== 'signed') return;
       let outcome;
       try {

@@ -126,6 +126,11 @@ export async function listOpenPayoutIds(db: Knex, unchangedSince?: Date): Promis
   return rows.map((r: { id: string }) => r.id);
 }
 
+/** The payouts broadcast before `broadcastBefore` that no block holds yet (a rebroadcast may be due). */
+export async function listUnminedPayoutIds(db: Knex, broadcastBefore: Date): Promise<string[]> {
+  return db('payouts').where({ status: 'broadcast', block_height: null }).andWhere('updated_at', '<', broadcastBefore).pluck('id');
+}
+
 /**
  * Moves payout `id` from `from` to `to` with `fields`; false when it was not in `from` (another sender moved
  * it first). Counts an attempt when `attempt`.

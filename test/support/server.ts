@@ -62,6 +62,8 @@ export interface TestServerOptions {
   wrapChains?: (chains: ChainAdapters) => ChainAdapters;
   /** The period of the engine's sweep of unstarted swaps and routes (default jobs/engine.ts START_SWEEP_MS). */
   startSweepMs?: number;
+  /** How long a broadcast payout stays in no block before it is broadcast again (default jobs/payout-sender.ts PAYOUT_REBROADCAST_MS). */
+  payoutRebroadcastMs?: number;
 }
 
 /** The environment tests run with unless they override it. */
@@ -113,6 +115,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     metrics,
     webhookLookup: options.webhookLookup,
     startSweepMs: options.startSweepMs,
+    payoutRebroadcastMs: options.payoutRebroadcastMs,
   });
   const app = createApp({
     config,
