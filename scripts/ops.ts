@@ -3,6 +3,7 @@
  *
  *   swaps list --action-required operator [--limit N] [--json]      swaps held for a person (review, failed)
  *   review decide ID --exchange|--refund|--fail --reason TEXT [--actor NAME] [--json]
+ *   payments return SWAP_ID TXHASH:INDEX --to ADDRESS [--memo MEMO] --reason TEXT [--actor NAME] [--json]
  *   webhooks redeliver EVENT_ID [--reason TEXT] [--actor NAME] [--json]   send an outbox message again
  *   audit list [--action X] [--target T] [--limit N] [--json]       the operator action trail, newest first
  *
@@ -17,7 +18,7 @@ import { createSandboxRates } from '../server/adapters/sandbox/rates.js';
 import { loadConfig, type Config } from '../server/config.js';
 import { AppError } from '../server/domain/errors.js';
 import { openJobQueue, type JobQueue } from '../server/jobs/engine.js';
-import { decideReview, listOperatorQueue, redeliverWebhook, type OperatorQueueItem } from '../server/operator.js';
+import { decideReview, listOperatorQueue, redeliverWebhook, returnHeldPayment, type OperatorQueueItem } from '../server/operator.js';
 import type { Database } from '../server/store/database.js';
 import { listOperatorActions, type OperatorActionRecord } from '../server/store/operator-actions.js';
 import type { OperatorDecision } from '../server/store/operator-decisions.js';
@@ -37,6 +38,10 @@ const USAGE = `usage: npm run ops -- <command> [options]
   review decide ID --exchange|--refund|--fail --reason TEXT [--actor NAME] [--json]
       decide a swap in review: --exchange (review -> exchanging, then on to finished), --refund (-> refunded),
       --fail (-> failed); recorded with the actor and the reason; the partner gets swap.updated
+  payments return SWAP_ID TXHASH:INDEX --to ADDRESS [--memo MEMO] --reason TEXT [--actor NAME] [--json]
+      return a payment held for an operator (\`swaps list\` names them: an extra payment no safe destination
+      could take back, or whose refund failed) to ADDRESS on the swap's source network; a running server's
+      payout sender broadcasts the refund, and the partner gets swap.updated
   webhooks redeliver EVENT_ID [--reason TEXT] [--actor NAME] [--json]
       queue a webhook message (its webhook-id) for delivery again, as its next attempt, to the partner's current URL
   audit list [--action ACTION] [--target TARGET] [--limit N] [--json]
@@ -59,6 +64,8 @@ async function run(argv: string[]): Promise<void> {
       exchange: { type: 'boolean', default: false },
       refund: { type: 'boolean', default: false },
       fail: { type: 'boolean', default: false },
+      to: { type: 'string' },
+      memo: { type: 'string' },
       reason: { type: 'string' },
       actor: { type: 'string' },
       operator: { type: 'string' },
@@ -114,6 +121,35 @@ async function run(argv: string[]): Promise<void> {
           (swap.status !== decision.toStatus && decision.toStatus !== 'exchanging'
             ? `\nThe swap is still ${swap.status}: a running server's payout sender broadcasts the refund, and the swap is ${decision.toStatus} then.`
             : ''),
+      );
+      return;
+    }
+    case 'payments return': {
+      expectArgs(2, 'the swap id and the payment: payments return SWAP_ID TXHASH:INDEX');
+      const payment = /^(.+):(\d+)$/.exec(args[1]);
+      if (!payment) throw new UsageError(`the payment is TXHASH:INDEX (as swaps list shows it), not ${args[1]}`);
+      if (!values.to?.trim()) throw new UsageError('payments return needs --to ADDRESS (where the payment goes back to)');
+      if (!values.reason?.trim()) throw new UsageError('payments return needs --reason TEXT (why; it is kept with the action)');
+      const actor = actingActor();
+      const config = loadConfig();
+      const { swap, payment: returned } = await withJobQueue(config, (db, jobs) =>
+        returnHeldPayment(
+          { knex: db.knex, lifecycle: createLifecycle(config, db, jobs), jobs, now: () => new Date() },
+          {
+            swapId: args[0],
+            txHash: payment[1],
+            outputIndex: Number(payment[2]),
+            address: values.to!.trim(),
+            memo: values.memo ?? null,
+            reason: values.reason!,
+            actor,
+          },
+        ),
+      );
+      print(
+        { swap: { id: swap.id, status: swap.status }, payment: returned },
+        `swap ${swap.id}: payment ${returned.txHash}:${returned.outputIndex} (${returned.amount} ${swap.sourceAsset}) is ${returned.status} to ${values.to!.trim()}` +
+          "\nA running server's payout sender broadcasts the refund; the payment shows refunded then.",
       );
       return;
     }
@@ -231,7 +267,13 @@ function formatQueue(swaps: OperatorQueueItem[], limit: number): string {
     s.updatedAt,
   ]);
   const header = ['ID', 'PARTNER', 'MODE', 'STATUS', 'REASON', 'FAILURE', 'RECEIVED', 'EXPECTED OUT', 'UPDATED'];
-  return formatTable(header, rows, swaps.length === limit ? limit : undefined);
+  const held = swaps.flatMap((s) =>
+    s.heldPaymentList.map(
+      (p) => `  payments return ${s.id} ${p.payment} --to ADDRESS --reason TEXT   # ${p.amount} ${s.sourceAsset}/${s.sourceNetwork}`,
+    ),
+  );
+  const table = formatTable(header, rows, swaps.length === limit ? limit : undefined);
+  return held.length > 0 ? `${table}\n\nPayments held for an operator (return each with):\n${held.join('\n')}` : table;
 }
 
 // Columns padded to their widest cell; `more` notes that the list stopped at that limit.

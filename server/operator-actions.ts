@@ -23,8 +23,8 @@ export const REASON_MAX_CHARS = 2000;
 const ERROR_MESSAGE_MAX_CHARS = 500;
 
 /**
- * The actions the trail records, and whether each needs a reason. Switching a partner's access off or on and
- * deciding a held swap need one: these are judgements someone will ask about. Creating a partner (its name
+ * The actions the trail records, and whether each needs a reason. Switching a partner's access off or on,
+ * deciding a held swap and returning a held payment need one: these are judgements someone will ask about. Creating a partner (its name
  * says what), rotating a secret (routine, and what the server's own hints tell an operator to run) and
  * redelivering a webhook (harmless, repeatable) take one optionally.
  */
@@ -35,6 +35,7 @@ export const OPERATOR_ACTIONS = {
   'partner.enable': { reasonRequired: true },
   'webhook.redeliver': { reasonRequired: false },
   'review.decide': { reasonRequired: true },
+  'payment.return': { reasonRequired: true },
 } as const satisfies Record<string, { reasonRequired: boolean }>;
 
 /** An action the trail records. */

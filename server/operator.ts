@@ -1,6 +1,6 @@
 /**
- * Operator decisions (scripts/ops.ts): the swaps held for a person, a decision on a swap in review, and the
- * redelivery of a webhook message. Decisions run through the same lifecycle code as the sandbox's review
+ * Operator decisions (scripts/ops.ts): the swaps held for a person, a decision on a swap in review, the
+ * return of a payment held for a person, and the redelivery of a webhook message. Decisions run through the same lifecycle code as the sandbox's review
  * decision, so each is an ordinary transition of DESIGN 6.5 (timeline entry, `swap.updated` webhook), recorded
  * with the operator's name and reason in the same transaction, in operator_decisions and in the operator
  * action trail (server/operator-actions.ts), as a redelivery is in the trail. This process runs no workers:
@@ -22,7 +22,7 @@ import { findOutboxMessage, findWebhook, lastAttemptNumber } from './store/webho
 /** What the operator operations need. */
 export interface OperatorDeps {
   knex: Knex;
-  lifecycle: Pick<SwapService, 'decideReview'>;
+  lifecycle: Pick<SwapService, 'decideReview' | 'returnHeldPayment'>;
   jobs: Pick<JobQueue, 'scheduleAdvance' | 'redeliver'>;
   now: () => Date;
 }
@@ -52,6 +52,8 @@ export interface OperatorQueueItem {
   refundAmount: string | null;
   /** Payments to its address held for an operator (`deposits` entries in review). */
   heldPayments: number;
+  /** Those payments, each as `TXHASH:INDEX` with its amount (`payments return` takes them). */
+  heldPaymentList: Array<{ payment: string; amount: string }>;
   updatedAt: string;
 }
 
@@ -79,11 +81,14 @@ export async function listOperatorQueue(db: Knex, limit: number): Promise<Operat
     destinationNetwork: swap.destinationNetwork,
     expectedOutputAmount: swap.expectedOutputAmount,
     refundAmount: swap.refundAmount,
-    // Its own deposit held with the swap in review is the review itself; any other held payment is counted.
-    heldPayments: swap.deposits.filter((d) => d.status === 'review' && !(d.role === 'swap' && swap.status === 'review')).length,
+    heldPayments: heldOf(swap).length,
+    heldPaymentList: heldOf(swap).map((d) => ({ payment: `${d.txHash}:${d.outputIndex}`, amount: d.amount })),
     updatedAt: swap.updatedAt.toISOString(),
   }));
 }
+
+// Its own deposit held with the swap in review is the review itself; any other held payment is counted.
+const heldOf = (swap: SwapRecord) => swap.deposits.filter((d) => d.status === 'review' && !(d.role === 'swap' && swap.status === 'review'));
 
 /** The status each decision moves a swap in review to (DESIGN 6.5: review -> exchanging | refunded | failed). */
 export const DECISION_TARGETS: Readonly<Record<OperatorDecision, SwapStatus>> = Object.freeze({
@@ -129,6 +134,34 @@ export async function decideReview(
     return {
       value: { swap: change.swap, decision },
       details: { decision: input.decision, decisionId: decision.id, fromStatus: decision.fromStatus, toStatus: decision.toStatus },
+      at,
+    };
+  });
+  return value;
+}
+
+/**
+ * Returns payment `txHash:outputIndex`, held on swap `swapId` for an operator (an extra payment no safe
+ * destination could take back, or whose refund failed), to `address` (and `memo`): the refund is committed to
+ * the payout outbox with the deposit's accounting and its entry in the operator action trail
+ * (`payment.return`), together; a running server's sender broadcasts it. 404 for an unknown swap, 409
+ * `invalid_state` for a payment that is not held or whose refund is in play, 400 for an address or memo the
+ * source network refuses (each recorded as refused).
+ */
+export async function returnHeldPayment(
+  deps: OperatorDeps,
+  input: { swapId: string; txHash: string; outputIndex: number; address: string; memo: string | null } & Required<Acting>,
+): Promise<{ swap: SwapRecord; payment: SwapRecord['deposits'][number] }> {
+  const { value } = await runOperatorAction(deps.knex, input, 'payment.return', input.swapId, async (trx) => {
+    const swap = await lockSwap(trx, input.swapId);
+    if (!swap) throw notFound(`No swap with id ${input.swapId}.`);
+    const at = deps.now();
+    const payment = { txHash: input.txHash, outputIndex: input.outputIndex };
+    const change = await deps.lifecycle.returnHeldPayment(trx, swap, payment, { address: input.address, memo: input.memo }, at);
+    const returned = change.swap.deposits.find((d) => d.txHash === input.txHash && d.outputIndex === input.outputIndex)!;
+    return {
+      value: { swap: change.swap, payment: returned },
+      details: { payment: `${input.txHash}:${input.outputIndex}`, amount: returned.amount, address: input.address, memo: input.memo },
       at,
     };
   });

@@ -122,8 +122,13 @@ export const refundKey = (swapId: string, routeDepositId?: string, attempt = 1) 
   `${swapId}:refund${routeDepositId ? `:${routeDepositId}` : ''}${attempt > 1 ? `#${attempt}` : ''}`;
 /** The route deposit a route order's refund key names, if any. */
 export const routeDepositOfRefund = (key: string): string | undefined => key.split(':refund:')[1]?.split('#')[0];
-export const extraRefundKey = (swapId: string, output: { txHash: string; outputIndex: number }) =>
-  `${swapId}:extra:${output.txHash}:${output.outputIndex}`;
+export const extraRefundKey = (swapId: string, output: { txHash: string; outputIndex: number }, attempt = 1) =>
+  `${swapId}:extra:${output.txHash}:${output.outputIndex}${attempt > 1 ? `#${attempt}` : ''}`;
+// The refunds of an extra deposit: the automatic one, and those an operator committed after it (`#n`).
+const extraRefundsOf = (swapId: string, output: { txHash: string; outputIndex: number }, seen: Observations) => {
+  const first = extraRefundKey(swapId, output);
+  return seen.payouts.filter((p) => p.key === first || p.key.startsWith(`${first}#`));
+};
 
 /** The next step of `swap`. */
 export function decide(swap: SwapRecord, seen: Observations, context: DecisionContext): Decision {
@@ -178,9 +183,9 @@ function account(swap: SwapRecord, seen: Observations): { deposits: SwapDepositR
     // The swap's refund belongs to its current deposit only (not to one a reorganisation removed earlier).
     const refund =
       deposit.role === 'extra'
-        ? seen.payouts.find((p) => p.key === extraRefundKey(swap.id, output))
+        ? latestOf(extraRefundsOf(swap.id, output, seen))
         : deposit.txHash === swap.sourceTxHash
-          ? latestRefund(swap, seen)
+          ? latestOf(seen.payouts.filter((p) => p.purpose === 'refund'))
           : undefined;
     if (refund) followRefund(deposit, refund);
     if (output.removed) {
@@ -217,9 +222,9 @@ function settledBefore(swap: SwapRecord): Partial<SwapDepositRecord> {
   return { status: 'credited' };
 }
 
-// The swap's own refund being followed: the one still in play (not failed), else the last that failed.
-function latestRefund(swap: SwapRecord, seen: Observations): PayoutObservation | undefined {
-  const refunds = seen.payouts.filter((p) => p.purpose === 'refund');
+// The refund of a deposit being followed, of its refunds (oldest first): the one still in play (not
+// failed), else the last that failed.
+function latestOf(refunds: PayoutObservation[]): PayoutObservation | undefined {
   return refunds.filter((p) => p.status !== 'failed').at(-1) ?? refunds.at(-1);
 }
 
@@ -589,6 +594,53 @@ export function decideReview(
     return step.transition ? step : { ...step, change: { ...step.change, deposits } };
   }
   return transition('failed', { failureCode: FAILURE_CODES.failedInReview });
+}
+
+/**
+ * An operator's return of a payment held for them (an extra deposit no safe destination could take back,
+ * or whose refund failed): its refund to `destination` (checked by the caller for the source network), under
+ * the deposit's next refund key. Refused for a payment that is not held, or whose refund is in play.
+ */
+export function decideHeldPayment(
+  swap: SwapRecord,
+  payment: { txHash: string; outputIndex: number },
+  destination: { address: string; memo: string | null },
+  seen: Observations,
+  context: DecisionContext,
+): Decision | { refused: string } {
+  const { deposits } = account(swap, seen);
+  const name = `${payment.txHash}:${payment.outputIndex}`;
+  const deposit = deposits.find((d) => d.txHash === payment.txHash && d.outputIndex === payment.outputIndex);
+  if (!deposit) return { refused: `No payment ${name} to the deposit address of swap ${swap.id}.` };
+  if (deposit.role !== 'extra' || deposit.status !== 'review') {
+    return {
+      refused: `Payment ${name} is ${deposit.role === 'swap' ? "the swap's own deposit" : 'an extra payment'}, ${deposit.status}: not a payment held for an operator${deposit.role === 'swap' ? ' (a swap in review is decided with review decide)' : ''}.`,
+    };
+  }
+  const refunds = extraRefundsOf(swap.id, deposit, seen);
+  const live = refunds.find((p) => p.status !== 'failed');
+  if (live) {
+    return {
+      refused: `A refund of payment ${name} is committed (${live.status}${live.txHash ? `, ${live.txHash}` : ''}); returning it again could pay twice.`,
+    };
+  }
+  deposit.status = 'refunding';
+  deposit.refundAmount = deposit.amount;
+  deposit.refundTxHash = null;
+  return {
+    ...NOTHING,
+    change: { deposits },
+    payouts: [
+      {
+        key: extraRefundKey(swap.id, deposit, refunds.length + 1),
+        purpose: 'extra_refund',
+        asset: context.source,
+        address: destination.address,
+        memo: destination.memo,
+        amount: deposit.amount,
+      },
+    ],
+  };
 }
 
 function transition(to: SwapStatus, fields: Partial<SwapRecord>): Decision {

@@ -13,10 +13,12 @@ import type { Knex } from 'knex';
 import type { AdapterRegistry } from '../adapters/chain.js';
 import type { RatesAdapter } from '../adapters/rates.js';
 import { findAsset, type Catalog, type CatalogAsset } from '../domain/catalog.js';
-import { AppError } from '../domain/errors.js';
+import { validateAddress, validateMemo } from '../domain/addresses.js';
+import { AppError, invalidRequest } from '../domain/errors.js';
 import type { Amount } from '../domain/money.js';
 import {
   decide,
+  decideHeldPayment,
   decideReview,
   routeDepositOfRefund,
   type Decision,
@@ -292,6 +294,34 @@ export function createSwapService(deps: SwapServiceDeps) {
       if ('refused' in decided) throw new AppError(409, 'invalid_state', decided.refused, { status: swap.status });
       const change = await apply(trx, swap, decided, seen, context, at);
       if (!change) throw new Error(`review decision ${decision} on swap ${swap.id} changed nothing`);
+      return change;
+    },
+
+    /**
+     * An operator's return of a payment held on `swap` (locked by the caller in `trx`) to `destination`: the
+     * refund it commits, and the deposit's accounting. 409 when the payment is not held or its refund is in play.
+     */
+    async returnHeldPayment(
+      trx: Knex.Transaction,
+      swap: SwapRecord,
+      payment: { txHash: string; outputIndex: number },
+      destination: { address: string; memo: string | null },
+      at: Date,
+    ): Promise<SwapChange> {
+      const source = assetOf(swap.sourceAsset, swap.sourceNetwork);
+      const address = validateAddress(source.network, destination.address);
+      if (!address.ok) throw invalidRequest(`The address to return the payment to: ${address.reason}`);
+      const memo = validateMemo(source, destination.memo);
+      if (!memo.ok) throw invalidRequest(`The memo to return the payment with: ${memo.reason}`);
+      const unpriced = () => {
+        throw new Error('returning a held payment prices nothing');
+      };
+      const seen = await observe(trx, swap, { source: unpriced, destination: unpriced });
+      const context = contextOf(swap, at);
+      const decided = decideHeldPayment(swap, payment, { address: address.value, memo: memo.value }, seen, context);
+      if ('refused' in decided) throw new AppError(409, 'invalid_state', decided.refused, { status: swap.status });
+      const change = await apply(trx, swap, decided, seen, context, at);
+      if (!change) throw new Error(`returning payment ${payment.txHash}:${payment.outputIndex} of swap ${swap.id} changed nothing`);
       return change;
     },
   };

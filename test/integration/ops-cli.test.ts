@@ -253,6 +253,31 @@ describe('the ops CLI (npm run ops) next to a running server', function () {
       expect((await client.get(held.id)).order.status).to.equal('review');
     });
 
+    it('returns a held payment only when told which, where to and why; a payment that is not held exits 4', async () => {
+      const held = await swapInReview();
+      const payment = `${held.sourceTxHash}:0`;
+      const noTarget = await cli('payments', 'return', held.id, payment, '--reason', 'x');
+      expect(noTarget.code).to.equal(2);
+      expect(noTarget.stderr).to.contain('needs --to ADDRESS');
+      const badPayment = await cli(
+        'payments',
+        'return',
+        held.id,
+        'not-a-payment',
+        '--to',
+        'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq',
+        '--reason',
+        'x',
+      );
+      expect(badPayment.code).to.equal(2);
+      expect(badPayment.stderr).to.contain('TXHASH:INDEX');
+      // The swap's own deposit, held with the swap in review, is decided with review decide.
+      const own = await cli('payments', 'return', held.id, payment, '--to', 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq', '--reason', 'x');
+      expect(own.code, own.stderr).to.equal(4);
+      expect(own.stderr).to.contain("the swap's own deposit").and.contain('review decide');
+      expect((await client.get(held.id)).order.status).to.equal('review');
+    });
+
     it('decides a permanent route order in review the same way', async () => {
       const route: Route = await createVerifiedRoute(client, 'user-7', 'fUSD');
       expect((await client.send('POST', `/api/v1/permanent-routes/${route.route_id}/expect-deposit`)).status).to.equal(200);

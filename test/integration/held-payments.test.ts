@@ -1,0 +1,111 @@
+import { expect } from 'chai';
+import { createAdapterRegistry, type BroadcastOutcome, type NetworkAdapters } from '../../server/adapters/chain.js';
+import { AppError } from '../../server/domain/errors.js';
+import { listOperatorQueue, returnHeldPayment } from '../../server/operator.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import type { SandboxPayment } from '../support/chain.js';
+import { btcToUsdt, swapClient, type Swap } from '../support/swaps.js';
+
+const BTC_REFUND_ADDRESS = 'bc1qxy2kgdygjrsqtzq2n0yrf2493p83kkfjhx0wlh';
+const OPERATOR_ADDRESS = 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq';
+
+// A payment held for an operator (an extra payment whose refund the chain refused, or that no safe
+// destination could take back) is returned by an operator's decision to an address they give: a new refund
+// under the payment's next key, through the outbox, recorded in the operator action trail.
+describe('payments held for an operator, returned by their decision (server/operator.ts returnHeldPayment)', function () {
+  this.timeout(60_000);
+  let server: TestServer;
+  let client: ReturnType<typeof swapClient>;
+  // While set, the simulated BTC chain refuses the broadcast of extra payments' refunds.
+  let refuseExtraRefunds = false;
+
+  before(async () => {
+    server = await startTestServer({
+      env: { SANDBOX_BLOCK_SECONDS: '0.1' },
+      wrapChains(chains) {
+        const wrapped: Record<string, NetworkAdapters> = {};
+        for (const network of chains.registry.networks) {
+          const adapters = chains.registry.of(network);
+          wrapped[network] =
+            network !== 'BTC'
+              ? adapters
+              : {
+                  ...adapters,
+                  sender: {
+                    prepare: (order) => adapters.sender.prepare(order),
+                    async broadcast(order, signed): Promise<BroadcastOutcome> {
+                      if (refuseExtraRefunds && order.key.includes(':extra:'))
+                        return { kind: 'rejected', reason: 'bad-txns-inputs-missingorspent' };
+                      return adapters.sender.broadcast(order, signed);
+                    },
+                  },
+                };
+        }
+        return { ...chains, registry: createAdapterRegistry(wrapped) };
+      },
+    });
+    client = swapClient(server.origin, await server.createSigner('Held payments'));
+  });
+  after(() => server?.close());
+
+  const deps = () => ({ knex: server.knex, lifecycle: server.engine.lifecycle, jobs: server.engine.jobs as never, now: () => new Date() });
+  const acting = { actor: 'ops-alice', reason: 'the customer asked for it back to their new wallet' };
+  const extraOf = (order: Swap, txHash: string) => order.deposits?.find((d) => d.txHash === txHash);
+  const refused = async (run: Promise<unknown>): Promise<AppError> => {
+    try {
+      await run;
+    } catch (err) {
+      if (err instanceof AppError) return err;
+      throw err;
+    }
+    throw new Error('the return was not refused');
+  };
+
+  it('lists the held payment, returns it to the operator’s address once, and refuses a second return', async () => {
+    const { order } = await client.create(
+      btcToUsdt('0.015', { rateType: 'fixed', refundMode: 'address', refundAddress: BTC_REFUND_ADDRESS }),
+    );
+    await client.pay(order);
+    await client.waitFor(order.id, (o) => o.status === 'finished');
+    refuseExtraRefunds = true;
+    const late = (await client.pay(order, '0.002')).body as SandboxPayment;
+    const { order: held } = await client.waitFor(order.id, (o) => extraOf(o, late.txHash)?.status === 'review');
+    expect(held.status).to.equal('finished');
+    refuseExtraRefunds = false;
+
+    const queue = await listOperatorQueue(server.knex, 100);
+    expect(queue.find((item) => item.id === order.id)?.heldPaymentList).to.deep.equal([{ payment: `${late.txHash}:0`, amount: '0.002' }]);
+
+    const input = { swapId: order.id, txHash: late.txHash, outputIndex: 0, memo: null, ...acting };
+    // An address of another network, the swap's own deposit, a payment that is not there: refused, nothing moves.
+    const badAddress = await refused(returnHeldPayment(deps(), { ...input, address: '0x71C7656EC7ab88b098defB751B7401B5f6d8976F' }));
+    expect([badAddress.status, badAddress.code]).to.deep.equal([400, 'invalid_request']);
+    const own = await refused(returnHeldPayment(deps(), { ...input, txHash: held.sourceTxHash!, address: OPERATOR_ADDRESS }));
+    expect([own.status, own.code]).to.deep.equal([409, 'invalid_state']);
+    expect(own.message).to.contain("the swap's own deposit");
+    const missing = await refused(returnHeldPayment(deps(), { ...input, outputIndex: 7, address: OPERATOR_ADDRESS }));
+    expect(missing.status).to.equal(409);
+
+    const { payment } = await returnHeldPayment(deps(), { ...input, address: OPERATOR_ADDRESS });
+    expect(payment).to.include({ status: 'refunding', refundAmount: '0.002' });
+    const again = await refused(returnHeldPayment(deps(), { ...input, address: OPERATOR_ADDRESS }));
+    expect([again.status, again.code]).to.deep.equal([409, 'invalid_state']);
+
+    const { order: returned } = await client.waitFor(order.id, (o) => extraOf(o, late.txHash)?.status === 'refunded');
+    expect(returned.status).to.equal('finished');
+    const refunds = await server.knex('payouts').where({ swap_id: order.id, purpose: 'extra_refund' }).orderBy('created_at');
+    expect(refunds.map((r) => [r.idempotency_key, r.status, r.address])).to.deep.equal([
+      [`${order.id}:extra:${late.txHash}:0`, 'failed', BTC_REFUND_ADDRESS],
+      [`${order.id}:extra:${late.txHash}:0#2`, refunds[1].status, OPERATOR_ADDRESS],
+    ]);
+    expect(['broadcast', 'confirmed']).to.include(refunds[1].status);
+    expect(extraOf(returned, late.txHash)!.refundTxHash).to.equal(refunds[1].tx_hash);
+    // On the chain: the operator's refund, once; the refused one never.
+    const sent = await server.knex('sandbox_payouts').where('idempotency_key', 'like', `${order.id}:extra:%`);
+    expect(sent.map((p) => [p.idempotency_key, p.address])).to.deep.equal([[`${order.id}:extra:${late.txHash}:0#2`, OPERATOR_ADDRESS]]);
+
+    const trail = await server.knex('operator_actions').where({ action: 'payment.return', target: order.id }).orderBy('id');
+    expect(trail.map((t) => t.outcome)).to.deep.equal(['refused', 'refused', 'refused', 'succeeded', 'refused']);
+    expect(trail[3]).to.include({ actor: 'ops-alice', reason: acting.reason });
+  });
+});
