@@ -79,20 +79,21 @@ export function createRouteDeposits(deps: RouteDepositsDeps) {
   };
 
   // Records the outputs paid to the route that the chain ledger shows and that are not recorded yet; returns
-  // them, and the ledger's view of every output (for confirmations).
+  // them, the ledger's view of every output on the chain (for confirmations), and the outputs a
+  // reorganisation removed.
   async function detect(
     trx: Knex.Transaction,
     route: RouteRecord,
     at: Date,
-  ): Promise<{ created: DepositRecord[]; confirmations: Map<string, number> }> {
+  ): Promise<{ created: DepositRecord[]; confirmations: Map<string, number>; removed: Set<string> }> {
     // Returns every new row, dust included; the caller tells them apart by status.
     const addresses = await listRouteAddresses(trx, [route.id]);
     // An output counts when it pays the route's address on its network in an asset the route takes.
     const accepted = new Set(addresses.map((a) => `${a.address} ${a.network}`));
     const takes = new Set(route.assetKeys);
-    const seen = (await listOutputsToAddresses(trx, [...new Set(addresses.map((a) => a.address))], route.createdAt)).filter(
-      (output) => !output.removed,
-    );
+    const listed = await listOutputsToAddresses(trx, [...new Set(addresses.map((a) => a.address))], route.createdAt);
+    const seen = listed.filter((output) => !output.removed);
+    const removed = new Set(listed.filter((output) => output.removed).map((tx) => `${tx.txHash}:${tx.outputIndex}`));
     const confirmations = new Map(seen.map((tx) => [`${tx.txHash}:${tx.outputIndex}`, tx.confirmations]));
     const recorded = await listRecordedOutputs(
       trx,
@@ -139,7 +140,7 @@ export function createRouteDeposits(deps: RouteDepositsDeps) {
         deps.logger?.error({ err, routeId: route.id, txHash: tx.txHash }, 'route deposit cannot be recorded; skipped');
       }
     }
-    return { created: await insertNewDeposits(trx, rows), confirmations };
+    return { created: await insertNewDeposits(trx, rows), confirmations, removed };
   }
 
   async function convert(
@@ -218,8 +219,23 @@ export function createRouteDeposits(deps: RouteDepositsDeps) {
     for (const deposit of paid) changed.set(deposit.id, deposit);
 
     const open: DepositRecord[] = [];
+    // The buckets a deposit left (its payment left the chain): valued again, or removed when empty.
+    const left = new Set<string>();
     for (let deposit of await listOpenDeposits(trx, route.id)) {
-      if (deposit.status === 'confirming') {
+      const output = `${deposit.txHash}:${deposit.outputIndex}`;
+      if (detected.removed.has(output) && (deposit.confirmationCount > 0 || deposit.status === 'accumulating')) {
+        // A reorganisation took the payment back before it was converted: it counts for nothing (out of its
+        // bucket, no confirmations) until a block holds it again, and then it confirms afresh.
+        if (deposit.status === 'accumulating') left.add(`${deposit.asset}/${deposit.network}`);
+        deposit = await updateDeposit(trx, deposit.id, {
+          status: 'confirming',
+          confirmationCount: 0,
+          confirmedAt: null,
+          lastSeenAt: at,
+          updatedAt: at,
+        });
+        changed.set(deposit.id, deposit);
+      } else if (deposit.status === 'confirming') {
         // The chain's count; a transaction that left the chain stays where it was.
         const onChain = detected.confirmations.get(`${deposit.txHash}:${deposit.outputIndex}`) ?? deposit.confirmationCount;
         const confirmations = Math.min(onChain, deposit.requiredConfirmations);
@@ -267,7 +283,7 @@ export function createRouteDeposits(deps: RouteDepositsDeps) {
         // Only the deposits that join it are written and announced: one write each, and one of the bucket.
         waits = true;
         const joining = members.filter((d) => d.status !== 'accumulating');
-        if (joining.length === 0) continue;
+        if (joining.length === 0 && !left.has(key)) continue;
         const bucket: BucketRecord = {
           routeId: route.id,
           asset: deposits[0].asset,
@@ -287,6 +303,12 @@ export function createRouteDeposits(deps: RouteDepositsDeps) {
         await deleteBucket(trx, waiting.get(key)!);
         waiting.delete(key);
       }
+    }
+    // A bucket every deposit of which left the chain is gone too.
+    for (const key of left) {
+      if (buckets.has(key) || !waiting.has(key)) continue;
+      await deleteBucket(trx, waiting.get(key)!);
+      waiting.delete(key);
     }
     await insertDepositMessages(trx, route.partnerId, route.id, [...changed.values()], null, [...waiting.values()]);
 

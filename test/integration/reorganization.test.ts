@@ -6,6 +6,7 @@ import { AppError } from '../../server/domain/errors.js';
 import { expectError } from '../support/http.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { blocksSince, reorganize, type SandboxPayment } from '../support/chain.js';
+import { createVerifiedRoute, waitForDeposits } from '../support/routes.js';
 import { btcToUsdt, swapClient, type Swap } from '../support/swaps.js';
 
 // Slow enough blocks that a test acts between two of them, even on a busy machine: ZANO's 10 confirmations take
@@ -34,7 +35,10 @@ describe('chain reorganisations through the sandbox (POST /sandbox/networks/{net
         return sandboxRates.priceUsd(symbol, network, at);
       },
     };
-    server = await startTestServer({ env: { SANDBOX_BLOCK_SECONDS: String(BLOCK_SECONDS) }, deps: { rates } });
+    server = await startTestServer({
+      env: { SANDBOX_BLOCK_SECONDS: String(BLOCK_SECONDS), ROUTE_EXPECT_POLL_SECONDS: '0.1' },
+      deps: { rates },
+    });
     client = swapClient(server.origin, await server.createSigner('Reorganisations'));
   });
   after(() => server.close());
@@ -157,6 +161,36 @@ describe('chain reorganisations through the sandbox (POST /sandbox/networks/{net
     await new Promise((resolve) => setTimeout(resolve, 4 * BLOCK_SECONDS * 1000));
     expect((await client.get(order.id)).order.deposits![0].status).to.equal('removed');
     expect(await server.knex('payouts').where({ swap_id: order.id })).to.deep.equal([]);
+  });
+
+  it("takes a route's accumulating deposit out of its bucket when the payment leaves the chain: it confirms again from 0", async () => {
+    const routes = swapClient(server.origin, { ...(await server.createSigner('Route reorganisations')), user: 'reorg-user' });
+    const route = await createVerifiedRoute(routes, 'reorg-user');
+    expect((await routes.send('POST', `/api/v1/permanent-routes/${route.route_id}/expect-deposit`)).status).to.equal(200);
+    // 0.01 LTC (about 0.81 USD): below the route's minimum, so it accumulates once confirmed (6 blocks).
+    const paid = await routes.send<SandboxPayment>('POST', '/api/v1/sandbox/deposits', {
+      address: route.addresses['LTC/LTC'],
+      asset: 'LTC',
+      network: 'LTC',
+      amount: '0.01',
+    });
+    expect(paid.status, paid.text).to.equal(202);
+    const accumulating = await waitForDeposits(routes, route.route_id, (list) => list.deposits[0]?.status === 'accumulating');
+    expect(accumulating.accumulations.map((a) => `${a.asset}/${a.network}`)).to.deep.equal(['LTC/LTC']);
+
+    const reorg = await reorganize(routes, 'LTC', blocksSince(paid.body.createdAt, BLOCK_SECONDS));
+    expect(reorg.status, reorg.text).to.equal(200);
+    expect(reorg.body.removedTransactions).to.deep.include({ txHash: paid.body.txHash, outputIndex: 0 });
+    const back = await waitForDeposits(routes, route.route_id, (list) => list.deposits[0]?.status === 'confirming');
+    expect(back.deposits[0]).to.include({ txHash: paid.body.txHash, confirmationCount: 0 });
+    expect(back.accumulations).to.deep.equal([]);
+    // Not mined again (the sandbox's removed payments stay removed): a few blocks later it still counts nothing.
+    await new Promise((r) => setTimeout(r, 4 * BLOCK_SECONDS * 1000));
+    const later = await routes.send<{ deposits: Array<{ status: string; confirmationCount: number }> }>(
+      'GET',
+      `/api/v1/permanent-routes/${route.route_id}/deposits`,
+    );
+    expect(later.body.deposits[0]).to.include({ status: 'confirming', confirmationCount: 0 });
   });
 
   // Every simulated network answers its tip's hash as 64 lowercase hex digits, as the spec says.
