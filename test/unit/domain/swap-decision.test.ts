@@ -12,6 +12,7 @@ import { findAsset, type CatalogAsset } from '../../../server/domain/catalog.js'
 import { Money } from '../../../server/domain/money.js';
 import {
   decide,
+  decideHeldPayment,
   decideReview,
   FAILURE_CODES,
   type Decision,
@@ -1789,5 +1790,82 @@ describe('swap decision (decide, decideReview)', () => {
       const asked = decided.filter(({ row, asked }) => asked.length > 0 && !['confirming', 'exchanging'].includes(row.swap.status));
       expect(asked.map(({ row }) => `${row.status}: ${row.when}`)).to.deep.equal([]);
     });
+  });
+});
+
+// An operator's return of a payment held for them (server/operator.ts returnHeldPayment): a finished swap
+// whose extra payment's refund the chain refused, or that had no refund at all.
+describe('returning a held payment (decideHeldPayment)', () => {
+  const OPERATOR_ADDRESS = 'ltc1qoperator000000000000000000000000000000';
+  const to = { address: OPERATOR_ADDRESS, memo: null };
+  const held = swapIn('finished', { deposits: [depositRecord('swap', 'credited'), depositRecord('extra', 'review')] });
+  const seenWith = (payouts: PayoutObservation[]) => ({
+    outputs: [own(8), extra(8)],
+    payouts: [payout('confirmed'), ...payouts],
+    routeDeposits: [],
+    prices: {
+      source: () => {
+        throw new Error('no price');
+      },
+      destination: () => {
+        throw new Error('no price');
+      },
+    },
+  });
+  const context = {
+    catalog,
+    source: assetOf('LTC', 'LTC'),
+    destination: assetOf('USDT', 'ETH'),
+    payoutConfirmations: PAYOUT_CONFIRMATIONS,
+    now: AFTER_EXPIRY,
+  };
+  const returned = (payouts: PayoutObservation[]) => {
+    const decided = decideHeldPayment(held, { txHash: EXTRA_TX, outputIndex: 0 }, to, seenWith(payouts), context);
+    if ('refused' in decided) throw new Error(decided.refused);
+    return decided;
+  };
+
+  it('commits a refund to the operator’s address under the next key after a failed one; the payment is refunding', () => {
+    const decision = returned([extraRefund('failed')]);
+    expect(decision.transition).to.equal(null);
+    expect(decision.payouts.map(intentShape)).to.deep.equal([
+      { key: `${EXTRA_KEY}#2`, purpose: 'extra_refund', asset: 'LTC/LTC', address: OPERATOR_ADDRESS, memo: null, amount: '0.4' },
+    ]);
+    expect(decision.change?.deposits?.map((d) => [d.role, d.status, d.refundAmount])).to.deep.equal([
+      ['swap', 'credited', null],
+      ['extra', 'refunding', '0.4'],
+    ]);
+  });
+
+  it('commits the first refund of a payment that never had one (no safe destination)', () => {
+    expect(returned([]).payouts.map((p) => p.key)).to.deep.equal([EXTRA_KEY]);
+  });
+
+  it('refuses a payment whose refund is in play, the swap’s own deposit, and one not paid to the swap', () => {
+    const refusal = (payment: { txHash: string; outputIndex: number }, payouts: PayoutObservation[]) =>
+      decideHeldPayment(held, payment, to, seenWith(payouts), context);
+    expect(
+      refusal({ txHash: EXTRA_TX, outputIndex: 0 }, [
+        extraRefund('failed'),
+        outboxRow(`${EXTRA_KEY}#2`, 'extra_refund', 'tx-2', '0.4')('review'),
+      ]),
+    )
+      .to.have.property('refused')
+      .that.contains('is committed (review');
+    expect(refusal({ txHash: OWN_TX, outputIndex: 0 }, []))
+      .to.have.property('refused')
+      .that.contains("the swap's own deposit");
+    expect(refusal({ txHash: EXTRA_TX, outputIndex: 1 }, []))
+      .to.have.property('refused')
+      .that.contains('No payment tx-extra:1');
+  });
+
+  it('follows the operator’s refund afterwards: refunding while it is signed, refunded with its hash once broadcast', () => {
+    const after = swapIn('finished', { deposits: returned([extraRefund('failed')]).change!.deposits! });
+    const second = outboxRow(`${EXTRA_KEY}#2`, 'extra_refund', 'tx-operator', '0.4');
+    const step = (status: PayoutObservation['status']) =>
+      decide(after, { ...seenWith([extraRefund('failed'), second(status)]) }, context).change?.deposits?.[1] ?? after.deposits[1];
+    expect(step('signed')).to.include({ status: 'refunding', refundTxHash: null });
+    expect(step('broadcast')).to.include({ status: 'refunded', refundTxHash: 'tx-operator', refundAmount: '0.4' });
   });
 });
