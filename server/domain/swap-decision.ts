@@ -608,7 +608,7 @@ export function decideHeldPayment(
   seen: Observations,
   context: DecisionContext,
 ): Decision | { refused: string } {
-  const { deposits } = account(swap, seen);
+  const { deposits, cancelled } = account(swap, seen);
   const name = `${payment.txHash}:${payment.outputIndex}`;
   const deposit = deposits.find((d) => d.txHash === payment.txHash && d.outputIndex === payment.outputIndex);
   if (!deposit) return { refused: `No payment ${name} to the deposit address of swap ${swap.id}.` };
@@ -619,6 +619,11 @@ export function decideHeldPayment(
   }
   const refunds = extraRefundsOf(swap.id, deposit, seen);
   const live = refunds.find((p) => p.status !== 'failed');
+  if (live?.status === 'review') {
+    return {
+      refused: `The refund of payment ${name} (${live.txHash}) is held after a broadcast whose outcome is unknown: it may be on the chain, so it is not returned again. Look the transaction up on the chain first.`,
+    };
+  }
   if (live) {
     return {
       refused: `A refund of payment ${name} is committed (${live.status}${live.txHash ? `, ${live.txHash}` : ''}); returning it again could pay twice.`,
@@ -630,6 +635,8 @@ export function decideHeldPayment(
   return {
     ...NOTHING,
     change: { deposits },
+    // Refunds of other payments the chain took back meanwhile are cancelled, as decide() does.
+    payoutUpdates: cancelled.map((key) => ({ key, status: 'failed' as const })),
     payouts: [
       {
         key: extraRefundKey(swap.id, deposit, refunds.length + 1),

@@ -302,7 +302,10 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
     }
     startRun = undefined;
   };
+  let stopping = false;
   const startSwaps = async (swapIds: string[]) => {
+    // Once stopping, new swaps are left to the sweep (or the next start): the database is about to close.
+    if (stopping || swapIds.length === 0) return;
     starting.push(...swapIds);
     startRun ??= drainStarts();
   };
@@ -342,13 +345,15 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
     allocationRun = undefined;
   };
   const startRoutes = async (routes: Array<{ routeId: string; networks: string[] }>) => {
+    if (stopping || routes.length === 0) return;
     allocating.push(...routes.map(({ routeId, networks }) => ({ routeId, networks: [...new Set(networks)] })));
     allocationRun ??= drainAllocations();
   };
 
-  // The sweep of unstarted work: swaps and routes committed at least `startSweepMs` ago whose first job was
-  // never queued get one (a job per swap or route and period, whichever instance queues it first). At start,
-  // every unfinished swap is queued above; the routes are swept at once.
+  // The sweep of unstarted work: swaps and routes committed at least `startSweepMs` ago whose first step
+  // never ran, and swaps still waiting (or overdue) `startSweepMs` past their deadline (the job for it was
+  // never queued), get a job (one per swap or route and period, whichever instance queues it first). At
+  // start, every unfinished swap is queued above; the routes are swept at once.
   const startSweepMs = deps.startSweepMs ?? START_SWEEP_MS;
   const sweepUnstarted = async (createdBefore: Date) => {
     const period = Math.floor(Date.now() / startSweepMs);
@@ -408,6 +413,7 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
     async stop() {
       clearInterval(payoutSweep);
       clearInterval(startSweep);
+      stopping = true;
       starting.length = 0; // left to the sweep, or to the next start
       allocating.length = 0;
       await Promise.all([startRun, allocationRun]);

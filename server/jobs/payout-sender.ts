@@ -64,9 +64,10 @@ export function createPayoutSender(deps: PayoutSenderDeps) {
     from: PayoutRecord['status'],
     to: PayoutRecord['status'],
     fields: Parameters<typeof movePayout>[4],
+    options: Parameters<typeof movePayout>[6] = {},
   ) {
     return transaction(deps.knex, async (trx) => {
-      const moved = await movePayout(trx, payout.id, from, to, fields, deps.now());
+      const moved = await movePayout(trx, payout.id, from, to, fields, deps.now(), options);
       if (moved) await deps.wakeSwap(payout.swapId, trx);
       return moved;
     });
@@ -93,7 +94,7 @@ export function createPayoutSender(deps: PayoutSenderDeps) {
         { payoutId: payout.id, txHash: payout.txHash, reason: outcome.reason },
         'payout rebroadcast refused; held for review',
       );
-      await record(payout, 'broadcast', 'review', { lastError: `broadcast again and refused: ${outcome.reason}` });
+      await record(payout, 'broadcast', 'review', { lastError: `broadcast again and refused: ${outcome.reason}` }, { unmined: true });
     }
   }
 
@@ -130,6 +131,14 @@ export function createPayoutSender(deps: PayoutSenderDeps) {
       if (outcome.kind === 'accepted') {
         await record(payout, 'signed', 'broadcast', {});
         deps.broadcasted?.(payout.network);
+      } else if (payout.acceptedAt !== null) {
+        // Accepted once (then held for review and approved): it may be on the chain, so a refusal now proves
+        // nothing. Failed would let another payment be committed for it; it waits for an operator again.
+        deps.logger.error(
+          { payoutId: id, txHash: payout.txHash, reason: outcome.reason },
+          'payout accepted before, refused now; held for review',
+        );
+        await record(payout, 'signed', 'review', { lastError: `accepted before, refused now: ${outcome.reason}` });
       } else {
         await record(payout, 'signed', 'failed', { lastError: outcome.reason });
       }

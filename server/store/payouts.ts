@@ -26,12 +26,14 @@ export interface PayoutRecord {
   confirmations: number;
   attempts: number;
   lastError: string | null;
+  /** When the chain first accepted its broadcast; null while it never has. */
+  acceptedAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
 
 const SELECT = `p.id, p.idempotency_key, p.swap_id, p.purpose, p.network, p.asset, p.address, p.memo, p.amount::text as amount,
-  p.status, p.tx_hash, p.signed_bytes, p.block_height::text as block_height, p.attempts, p.last_error, p.created_at, p.updated_at,
+  p.status, p.tx_hash, p.signed_bytes, p.block_height::text as block_height, p.attempts, p.last_error, p.accepted_at, p.created_at, p.updated_at,
   greatest(0, coalesce(c.tip_height - p.block_height + 1, 0))::int as confirmations`;
 
 const toPayout = (row: Record<string, unknown>): PayoutRecord => ({
@@ -51,6 +53,7 @@ const toPayout = (row: Record<string, unknown>): PayoutRecord => ({
   confirmations: row.confirmations as number,
   attempts: row.attempts as number,
   lastError: row.last_error as string | null,
+  acceptedAt: row.accepted_at as Date | null,
   createdAt: row.created_at as Date,
   updatedAt: row.updated_at as Date,
 });
@@ -142,17 +145,20 @@ export async function movePayout(
   to: PayoutRecord['status'],
   fields: Partial<Pick<PayoutRecord, 'txHash' | 'signedBytes' | 'lastError'>>,
   at: Date,
+  /** Only while no block holds it (a watcher may record one at any moment). */
+  options: { unmined?: boolean } = {},
 ): Promise<boolean> {
-  const updated = await db('payouts')
-    .where({ id, status: from })
-    .update({
-      status: to,
-      ...(fields.txHash !== undefined ? { tx_hash: fields.txHash } : {}),
-      ...(fields.signedBytes !== undefined ? { signed_bytes: fields.signedBytes } : {}),
-      ...(fields.lastError !== undefined ? { last_error: fields.lastError } : {}),
-      attempts: db.raw('attempts + 1'),
-      updated_at: at,
-    });
+  const query = db('payouts').where({ id, status: from });
+  if (options.unmined) query.whereNull('block_height');
+  const updated = await query.update({
+    status: to,
+    ...(to === 'broadcast' ? { accepted_at: db.raw('coalesce(accepted_at, ?)', [at]) } : {}),
+    ...(fields.txHash !== undefined ? { tx_hash: fields.txHash } : {}),
+    ...(fields.signedBytes !== undefined ? { signed_bytes: fields.signedBytes } : {}),
+    ...(fields.lastError !== undefined ? { last_error: fields.lastError } : {}),
+    attempts: db.raw('attempts + 1'),
+    updated_at: at,
+  });
   return updated === 1;
 }
 

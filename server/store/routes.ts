@@ -508,10 +508,11 @@ export interface RouteNetworkAddress {
  */
 export async function listUnallocatedRoutes(db: Knex, createdBefore: Date): Promise<Array<{ routeId: string; networks: string[] }>> {
   const { rows } = await db.raw(
-    `select r.id as "routeId", array_agg(distinct split_part(k.key, '/', 2)) as networks
+    `select r.id as "routeId", array_agg(distinct n.network) as networks
        from permanent_routes r cross join unnest(r.asset_keys) as k(key)
+       cross join lateral (select substr(k.key, strpos(k.key, '/') + 1) as network) n
       where r.created_at < ?
-        and not exists (select from route_addresses a where a.route_id = r.id and a.network = split_part(k.key, '/', 2))
+        and not exists (select from route_addresses a where a.route_id = r.id and a.network = n.network)
       group by r.id`,
     [createdBefore],
   );

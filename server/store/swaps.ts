@@ -328,13 +328,20 @@ export async function listActiveSwapIds(db: Knex): Promise<string[]> {
 }
 
 /**
- * The one-time swaps created before `createdBefore` that still wait for their first step (no deposit address):
- * their job was never queued (the insert after their commit failed, or the process died in between).
+ * The one-time swaps left without their next step: created before `before` and still without a deposit
+ * address (their first step never ran: it failed, or the process died after the create committed), or still
+ * waiting (or overdue) although their deadline passed before `before` (the job for the deadline was never
+ * queued: its insert failed, or the process died after the address was stored).
  */
-export async function listUnstartedSwapIds(db: Knex, createdBefore: Date): Promise<string[]> {
+export async function listUnstartedSwapIds(db: Knex, before: Date): Promise<string[]> {
   return db('swaps')
-    .where({ status: 'waiting', deposit_address: null, route_id: null })
-    .andWhere('created_at', '<', createdBefore)
+    .whereNull('route_id')
+    .andWhere((q) =>
+      q
+        .where((w) => w.where({ status: 'waiting', deposit_address: null }).andWhere('created_at', '<', before))
+        .orWhere((w) => w.where({ status: 'waiting' }).andWhere('quote_expires_at', '<', before))
+        .orWhere((w) => w.where({ status: 'overdue' }).andWhere('expires_at', '<', before)),
+    )
     .pluck('id');
 }
 

@@ -79,5 +79,20 @@ describe('a broadcast payout that no block holds (the outbox, DESIGN 10)', funct
     expect(payout.status).to.equal('review');
     expect(payout.last_error).to.equal('broadcast again and refused: txn-mempool-conflict');
     expect(await server.knex('sandbox_payouts').where('idempotency_key', 'like', `${order.id}:%`)).to.deep.equal([]);
+
+    // Approved while the chain still refuses it: accepted once, it may be on the chain, so it is never marked
+    // failed (which would let another payment be committed): it is held for review again.
+    const approve = () => client.send('POST', `/api/v1/sandbox/swaps/${order.id}/review-decision`, { decision: 'approve' });
+    expect((await approve()).status).to.equal(200);
+    await client.waitFor(order.id, (o) => o.status === 'review' && o.updatedAt !== held.updatedAt);
+    const [again] = await server.knex('payouts').where({ swap_id: order.id });
+    expect(again).to.include({ status: 'review', last_error: 'accepted before, refused now: txn-mempool-conflict' });
+    expect(again.accepted_at).to.be.instanceOf(Date);
+    // Approved once the chain takes it: the same transaction, and the swap finishes.
+    mode = 'pass';
+    expect((await approve()).status).to.equal(200);
+    const { order: done } = await client.waitFor(order.id, (o) => o.terminal);
+    expect(done).to.include({ status: 'finished', settlementTxHash: held.settlementTxHash });
+    expect((await server.knex('payouts').where({ swap_id: order.id })).map((p) => p.tx_hash)).to.deep.equal([held.settlementTxHash]);
   });
 });

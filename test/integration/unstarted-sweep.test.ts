@@ -64,6 +64,23 @@ describe('the sweep of unstarted swaps and routes', function () {
     expect(allocatedAt.getTime() - at.getTime()).to.be.at.least(SWEEP_MS);
   });
 
+  it('moves on a waiting swap whose deadline passed with no job for it (its insert was lost)', async () => {
+    const { order } = await client.create(btcToUsdt());
+    await client.waitFor(order.id, (o) => Boolean(o.depositAddress));
+    // The state a lost insert leaves: no job for the deadline, which has passed.
+    await server.knex.raw(`delete from ??.job where name = 'swap-advance' and data->>'swapId' = ?`, [
+      server.jobSchema ?? 'pgboss',
+      order.id,
+    ]);
+    const past = new Date(Date.now() - 2 * SWEEP_MS);
+    await server
+      .knex('swaps')
+      .where({ id: order.id })
+      .update({ quote_expires_at: past, expires_at: new Date(Date.now() + 3_600_000) });
+    const moved = await client.waitFor(order.id, (o) => o.status === 'overdue', 10_000);
+    expect(moved.order.status).to.equal('overdue');
+  });
+
   it('allocates the addresses of a route whose allocation job was never queued', async () => {
     const route = await createVerifiedRoute(client, 'sweep-user');
     // The state a lost job leaves: the route committed, none of its addresses stored.

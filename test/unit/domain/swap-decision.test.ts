@@ -1851,7 +1851,7 @@ describe('returning a held payment (decideHeldPayment)', () => {
       ]),
     )
       .to.have.property('refused')
-      .that.contains('is committed (review');
+      .that.contains('held after a broadcast whose outcome is unknown');
     expect(refusal({ txHash: OWN_TX, outputIndex: 0 }, []))
       .to.have.property('refused')
       .that.contains("the swap's own deposit");
