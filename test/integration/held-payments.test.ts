@@ -1,9 +1,8 @@
 import { expect } from 'chai';
-import { createAdapterRegistry, type BroadcastOutcome, type NetworkAdapters } from '../../server/adapters/chain.js';
 import { AppError } from '../../server/domain/errors.js';
 import { listOperatorQueue, returnHeldPayment } from '../../server/operator.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import type { SandboxPayment } from '../support/chain.js';
+import { wrapBroadcast, type SandboxPayment } from '../support/chain.js';
 import { btcToUsdt, swapClient, type Swap } from '../support/swaps.js';
 
 const BTC_REFUND_ADDRESS = 'bc1qxy2kgdygjrsqtzq2n0yrf2493p83kkfjhx0wlh';
@@ -22,27 +21,9 @@ describe('payments held for an operator, returned by their decision (server/oper
   before(async () => {
     server = await startTestServer({
       env: { SANDBOX_BLOCK_SECONDS: '0.1' },
-      wrapChains(chains) {
-        const wrapped: Record<string, NetworkAdapters> = {};
-        for (const network of chains.registry.networks) {
-          const adapters = chains.registry.of(network);
-          wrapped[network] =
-            network !== 'BTC'
-              ? adapters
-              : {
-                  ...adapters,
-                  sender: {
-                    prepare: (order) => adapters.sender.prepare(order),
-                    async broadcast(order, signed): Promise<BroadcastOutcome> {
-                      if (refuseExtraRefunds && order.key.includes(':extra:'))
-                        return { kind: 'rejected', reason: 'bad-txns-inputs-missingorspent' };
-                      return adapters.sender.broadcast(order, signed);
-                    },
-                  },
-                };
-        }
-        return { ...chains, registry: createAdapterRegistry(wrapped) };
-      },
+      wrapChains: wrapBroadcast('BTC', async (order, _signed, pass) =>
+        refuseExtraRefunds && order.key.includes(':extra:') ? { kind: 'rejected', reason: 'bad-txns-inputs-missingorspent' } : pass(),
+      ),
     });
     client = swapClient(server.origin, await server.createSigner('Held payments'));
   });

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { AmbiguousBroadcastError, createAdapterRegistry, type NetworkAdapters } from '../../server/adapters/chain.js';
+import { AmbiguousBroadcastError } from '../../server/adapters/chain.js';
+import { wrapBroadcast } from '../support/chain.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { btcToUsdt, swapClient, type Swap } from '../support/swaps.js';
 
@@ -14,27 +15,11 @@ describe('a payout broadcast whose outcome is unknown (the outbox, DESIGN 10)', 
 
   before(async () => {
     server = await startTestServer({
-      wrapChains(chains) {
-        const wrapped: Record<string, NetworkAdapters> = {};
-        for (const network of chains.registry.networks) {
-          const adapters = chains.registry.of(network);
-          wrapped[network] =
-            network !== 'ETH'
-              ? adapters
-              : {
-                  ...adapters,
-                  sender: {
-                    prepare: (order) => adapters.sender.prepare(order),
-                    async broadcast(order, signed) {
-                      broadcasts.push(signed.txHash);
-                      if (ambiguous) throw new AmbiguousBroadcastError('the node did not answer within its timeout');
-                      return adapters.sender.broadcast(order, signed);
-                    },
-                  },
-                };
-        }
-        return { ...chains, registry: createAdapterRegistry(wrapped) };
-      },
+      wrapChains: wrapBroadcast('ETH', async (_order, signed, pass) => {
+        broadcasts.push(signed.txHash);
+        if (ambiguous) throw new AmbiguousBroadcastError('the node did not answer within its timeout');
+        return pass();
+      }),
     });
   });
   after(() => server?.close());

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createAdapterRegistry, type BroadcastOutcome, type NetworkAdapters } from '../../server/adapters/chain.js';
+import { wrapBroadcast } from '../support/chain.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { btcToUsdt, swapClient } from '../support/swaps.js';
 
@@ -18,31 +18,15 @@ describe('a broadcast payout that no block holds (the outbox, DESIGN 10)', funct
   before(async () => {
     server = await startTestServer({
       payoutRebroadcastMs: REBROADCAST_MS,
-      wrapChains(chains) {
-        const wrapped: Record<string, NetworkAdapters> = {};
-        for (const network of chains.registry.networks) {
-          const adapters = chains.registry.of(network);
-          wrapped[network] =
-            network !== 'ETH'
-              ? adapters
-              : {
-                  ...adapters,
-                  sender: {
-                    prepare: (order) => adapters.sender.prepare(order),
-                    async broadcast(order, signed): Promise<BroadcastOutcome> {
-                      broadcasts.push({ txHash: signed.txHash, bytes: signed.bytes, mode });
-                      if (mode === 'drop') {
-                        mode = 'pass'; // the next broadcast reaches the chain
-                        return { kind: 'accepted' };
-                      }
-                      if (mode === 'refuse') return { kind: 'rejected', reason: 'txn-mempool-conflict' };
-                      return adapters.sender.broadcast(order, signed);
-                    },
-                  },
-                };
+      wrapChains: wrapBroadcast('ETH', async (_order, signed, pass) => {
+        broadcasts.push({ txHash: signed.txHash, bytes: signed.bytes, mode });
+        if (mode === 'drop') {
+          mode = 'pass'; // the next broadcast reaches the chain
+          return { kind: 'accepted' };
         }
-        return { ...chains, registry: createAdapterRegistry(wrapped) };
-      },
+        if (mode === 'refuse') return { kind: 'rejected', reason: 'txn-mempool-conflict' };
+        return pass();
+      }),
     });
   });
   after(() => server?.close());

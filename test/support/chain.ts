@@ -1,4 +1,15 @@
-/** Helpers for tests that act on the sandbox's simulated chain through HTTP (payments, reorganisations). */
+/**
+ * Helpers for tests that act on the sandbox's simulated chain through HTTP (payments, reorganisations), and
+ * that make one network's broadcasts answer as a real node may (startTestServer's `wrapChains`).
+ */
+import {
+  createAdapterRegistry,
+  type BroadcastOutcome,
+  type NetworkAdapters,
+  type PayoutOrder,
+  type SignedPayout,
+} from '../../server/adapters/chain.js';
+import type { ChainAdapters } from '../../server/wiring.js';
 import type { JsonResponse } from './http.js';
 import type { components } from '../../generated/api.js';
 
@@ -21,4 +32,31 @@ export const reorganize = (client: Sender, network: string, blocks: number) =>
  */
 export function blocksSince(createdAt: string, blockSeconds: number): number {
   return Math.min(100, Math.ceil((Date.now() - Date.parse(createdAt)) / (blockSeconds * 1000)) + 2);
+}
+
+/**
+ * A `wrapChains` for startTestServer: `network`'s broadcasts go through `broadcast`, which gets the simulated
+ * chain's own broadcast as `pass` (signing is unchanged); every other network is as it was.
+ */
+export function wrapBroadcast(
+  network: string,
+  broadcast: (order: PayoutOrder, signed: SignedPayout, pass: () => Promise<BroadcastOutcome>) => Promise<BroadcastOutcome>,
+): (chains: ChainAdapters) => ChainAdapters {
+  return (chains) => {
+    const wrapped: Record<string, NetworkAdapters> = {};
+    for (const name of chains.registry.networks) {
+      const adapters = chains.registry.of(name);
+      wrapped[name] =
+        name !== network
+          ? adapters
+          : {
+              ...adapters,
+              sender: {
+                prepare: (order) => adapters.sender.prepare(order),
+                broadcast: (order, signed) => broadcast(order, signed, () => adapters.sender.broadcast(order, signed)),
+              },
+            };
+    }
+    return { ...chains, registry: createAdapterRegistry(wrapped) };
+  };
 }
