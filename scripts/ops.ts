@@ -3,7 +3,7 @@
  *
  *   swaps list --action-required operator [--limit N] [--json]      swaps held for a person (review, failed)
  *   review decide ID --exchange|--refund|--fail --reason TEXT [--actor NAME] [--json]
- *   payments return SWAP_ID TXHASH:INDEX --to ADDRESS [--memo MEMO] --reason TEXT [--actor NAME] [--json]
+ *   payments return SWAP_ID TXHASH:INDEX --to ADDRESS [--memo MEMO] | --rebroadcast  --reason TEXT [--actor NAME] [--json]
  *   webhooks redeliver EVENT_ID [--reason TEXT] [--actor NAME] [--json]   send an outbox message again
  *   audit list [--action X] [--target T] [--limit N] [--json]       the operator action trail, newest first
  *
@@ -38,10 +38,11 @@ const USAGE = `usage: npm run ops -- <command> [options]
   review decide ID --exchange|--refund|--fail --reason TEXT [--actor NAME] [--json]
       decide a swap in review: --exchange (review -> exchanging, then on to finished), --refund (-> refunded),
       --fail (-> failed); recorded with the actor and the reason; the partner gets swap.updated
-  payments return SWAP_ID TXHASH:INDEX --to ADDRESS [--memo MEMO] --reason TEXT [--actor NAME] [--json]
-      return a payment held for an operator (\`swaps list\` names them: an extra payment no safe destination
-      could take back, or whose refund failed) to ADDRESS on the swap's source network; a running server's
-      payout sender broadcasts the refund, and the partner gets swap.updated
+  payments return SWAP_ID TXHASH:INDEX --to ADDRESS [--memo MEMO] | --rebroadcast  --reason TEXT [--actor NAME] [--json]
+      return a payment held for an operator (\`swaps list\` names them): --to ADDRESS on the swap's source
+      network for an extra payment no safe destination could take back, or whose refund failed; --rebroadcast
+      for one whose refund is held after an ambiguous broadcast (the same refund again, which cannot pay twice).
+      A running server's payout sender broadcasts it, and the partner gets swap.updated
   webhooks redeliver EVENT_ID [--reason TEXT] [--actor NAME] [--json]
       queue a webhook message (its webhook-id) for delivery again, as its next attempt, to the partner's current URL
   audit list [--action ACTION] [--target TARGET] [--limit N] [--json]
@@ -65,6 +66,7 @@ async function run(argv: string[]): Promise<void> {
       refund: { type: 'boolean', default: false },
       fail: { type: 'boolean', default: false },
       to: { type: 'string' },
+      rebroadcast: { type: 'boolean', default: false },
       memo: { type: 'string' },
       reason: { type: 'string' },
       actor: { type: 'string' },
@@ -128,7 +130,10 @@ async function run(argv: string[]): Promise<void> {
       expectArgs(2, 'the swap id and the payment: payments return SWAP_ID TXHASH:INDEX');
       const payment = /^(.+):(\d+)$/.exec(args[1]);
       if (!payment) throw new UsageError(`the payment is TXHASH:INDEX (as swaps list shows it), not ${args[1]}`);
-      if (!values.to?.trim()) throw new UsageError('payments return needs --to ADDRESS (where the payment goes back to)');
+      if (!values.to?.trim() === !values.rebroadcast) {
+        throw new UsageError('payments return needs exactly one of --to ADDRESS (where the payment goes back to) and --rebroadcast');
+      }
+      if (values.rebroadcast && values.memo !== undefined) throw new UsageError('--memo goes with --to, not --rebroadcast');
       if (!values.reason?.trim()) throw new UsageError('payments return needs --reason TEXT (why; it is kept with the action)');
       const actor = actingActor();
       const config = loadConfig();
@@ -139,8 +144,7 @@ async function run(argv: string[]): Promise<void> {
             swapId: args[0],
             txHash: payment[1],
             outputIndex: Number(payment[2]),
-            address: values.to!.trim(),
-            memo: values.memo ?? null,
+            to: values.rebroadcast ? 'rebroadcast' : { address: values.to!.trim(), memo: values.memo ?? null },
             reason: values.reason!,
             actor,
           },
@@ -148,7 +152,8 @@ async function run(argv: string[]): Promise<void> {
       );
       print(
         { swap: { id: swap.id, status: swap.status }, payment: returned },
-        `swap ${swap.id}: payment ${returned.txHash}:${returned.outputIndex} (${returned.amount} ${swap.sourceAsset}) is ${returned.status} to ${values.to!.trim()}` +
+        `swap ${swap.id}: payment ${returned.txHash}:${returned.outputIndex} (${returned.amount} ${swap.sourceAsset}) is ${returned.status}` +
+          (values.rebroadcast ? ' (its held refund, broadcast again)' : ` to ${values.to!.trim()}`) +
           "\nA running server's payout sender broadcasts the refund; the payment shows refunded then.",
       );
       return;

@@ -141,27 +141,33 @@ export async function decideReview(
 }
 
 /**
- * Returns payment `txHash:outputIndex`, held on swap `swapId` for an operator (an extra payment no safe
- * destination could take back, or whose refund failed), to `address` (and `memo`): the refund is committed to
- * the payout outbox with the deposit's accounting and its entry in the operator action trail
- * (`payment.return`), together; a running server's sender broadcasts it. 404 for an unknown swap, 409
- * `invalid_state` for a payment that is not held or whose refund is in play, 400 for an address or memo the
- * source network refuses (each recorded as refused).
+ * Returns payment `txHash:outputIndex`, held on swap `swapId` for an operator, to `to`: an address (and memo),
+ * for an extra payment no safe destination could take back or whose refund failed (a new refund, committed
+ * to the payout outbox); or `'rebroadcast'`, for one whose refund is held after an ambiguous broadcast (that
+ * same refund is broadcast again). The deposit's accounting and the action's entry in the operator action
+ * trail (`payment.return`) commit together; a running server's sender broadcasts. 404 for an unknown swap,
+ * 409 `invalid_state` for a payment that is not held, whose refund is in play, or that needs the other kind of
+ * return, 400 for an address or memo the source network refuses (each recorded as refused).
  */
 export async function returnHeldPayment(
   deps: OperatorDeps,
-  input: { swapId: string; txHash: string; outputIndex: number; address: string; memo: string | null } & Required<Acting>,
+  input: {
+    swapId: string;
+    txHash: string;
+    outputIndex: number;
+    to: { address: string; memo: string | null } | 'rebroadcast';
+  } & Required<Acting>,
 ): Promise<{ swap: SwapRecord; payment: SwapRecord['deposits'][number] }> {
   const { value } = await runOperatorAction(deps.knex, input, 'payment.return', input.swapId, async (trx) => {
     const swap = await lockSwap(trx, input.swapId);
     if (!swap) throw notFound(`No swap with id ${input.swapId}.`);
     const at = deps.now();
     const payment = { txHash: input.txHash, outputIndex: input.outputIndex };
-    const change = await deps.lifecycle.returnHeldPayment(trx, swap, payment, { address: input.address, memo: input.memo }, at);
+    const change = await deps.lifecycle.returnHeldPayment(trx, swap, payment, input.to, at);
     const returned = change.swap.deposits.find((d) => d.txHash === input.txHash && d.outputIndex === input.outputIndex)!;
     return {
       value: { swap: change.swap, payment: returned },
-      details: { payment: `${input.txHash}:${input.outputIndex}`, amount: returned.amount, address: input.address, memo: input.memo },
+      details: { payment: `${input.txHash}:${input.outputIndex}`, amount: returned.amount, to: input.to },
       at,
     };
   });

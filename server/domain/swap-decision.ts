@@ -597,14 +597,16 @@ export function decideReview(
 }
 
 /**
- * An operator's return of a payment held for them (an extra deposit no safe destination could take back,
- * or whose refund failed): its refund to `destination` (checked by the caller for the source network), under
- * the deposit's next refund key. Refused for a payment that is not held, or whose refund is in play.
+ * An operator's return of a payment held for them: an extra deposit no safe destination could take back, or
+ * whose refund failed, gets a refund to `destination` (checked by the caller for the source network) under
+ * the deposit's next refund key; one whose refund is held after an ambiguous broadcast gets that same refund
+ * broadcast again (`'rebroadcast'`: the same signed bytes, which cannot pay twice). Refused for a payment that
+ * is not held, or whose refund is in play, or where the other kind of return is the one that fits.
  */
 export function decideHeldPayment(
   swap: SwapRecord,
   payment: { txHash: string; outputIndex: number },
-  destination: { address: string; memo: string | null },
+  destination: { address: string; memo: string | null } | 'rebroadcast',
   seen: Observations,
   context: DecisionContext,
 ): Decision | { refused: string } {
@@ -619,15 +621,25 @@ export function decideHeldPayment(
   }
   const refunds = extraRefundsOf(swap.id, deposit, seen);
   const live = refunds.find((p) => p.status !== 'failed');
+  // Refunds of other payments the chain took back meanwhile are cancelled, as decide() does.
+  const cancellations = cancelled.map((key) => ({ key, status: 'failed' as const }));
   if (live?.status === 'review') {
-    return {
-      refused: `The refund of payment ${name} (${live.txHash}) is held after a broadcast whose outcome is unknown: it may be on the chain, so it is not returned again. Look the transaction up on the chain first.`,
-    };
+    if (destination !== 'rebroadcast') {
+      return {
+        refused: `The refund of payment ${name} (${live.txHash}) is held after a broadcast whose outcome is unknown: it may be on the chain, so no other refund is made. Return it with --rebroadcast (the same refund again, which cannot pay twice).`,
+      };
+    }
+    deposit.status = 'refunding';
+    deposit.refundAmount = live.amount;
+    return { ...NOTHING, change: { deposits }, payoutUpdates: [...cancellations, { key: live.key, status: 'signed' }] };
   }
   if (live) {
     return {
       refused: `A refund of payment ${name} is committed (${live.status}${live.txHash ? `, ${live.txHash}` : ''}); returning it again could pay twice.`,
     };
+  }
+  if (destination === 'rebroadcast') {
+    return { refused: `Payment ${name} has no refund held after an ambiguous broadcast to send again; give the address to return it to.` };
   }
   deposit.status = 'refunding';
   deposit.refundAmount = deposit.amount;
@@ -635,8 +647,7 @@ export function decideHeldPayment(
   return {
     ...NOTHING,
     change: { deposits },
-    // Refunds of other payments the chain took back meanwhile are cancelled, as decide() does.
-    payoutUpdates: cancelled.map((key) => ({ key, status: 'failed' as const })),
+    payoutUpdates: cancellations,
     payouts: [
       {
         key: extraRefundKey(swap.id, deposit, refunds.length + 1),

@@ -298,27 +298,33 @@ export function createSwapService(deps: SwapServiceDeps) {
     },
 
     /**
-     * An operator's return of a payment held on `swap` (locked by the caller in `trx`) to `destination`: the
-     * refund it commits, and the deposit's accounting. 409 when the payment is not held or its refund is in play.
+     * An operator's return of a payment held on `swap` (locked by the caller in `trx`): to `destination`, or
+     * its held refund broadcast again (`'rebroadcast'`); the refund it commits or releases, and the deposit's
+     * accounting. 400 for an address or memo the source network refuses; 409 when the payment is not held,
+     * its refund is in play, or the other kind of return fits.
      */
     async returnHeldPayment(
       trx: Knex.Transaction,
       swap: SwapRecord,
       payment: { txHash: string; outputIndex: number },
-      destination: { address: string; memo: string | null },
+      destination: { address: string; memo: string | null } | 'rebroadcast',
       at: Date,
     ): Promise<SwapChange> {
-      const source = assetOf(swap.sourceAsset, swap.sourceNetwork);
-      const address = validateAddress(source.network, destination.address);
-      if (!address.ok) throw invalidRequest(`The address to return the payment to: ${address.reason}`);
-      const memo = validateMemo(source, destination.memo);
-      if (!memo.ok) throw invalidRequest(`The memo to return the payment with: ${memo.reason}`);
+      let checked: typeof destination = 'rebroadcast';
+      if (destination !== 'rebroadcast') {
+        const source = assetOf(swap.sourceAsset, swap.sourceNetwork);
+        const address = validateAddress(source.network, destination.address);
+        if (!address.ok) throw invalidRequest(`The address to return the payment to: ${address.reason}`);
+        const memo = validateMemo(source, destination.memo);
+        if (!memo.ok) throw invalidRequest(`The memo to return the payment with: ${memo.reason}`);
+        checked = { address: address.value, memo: memo.value };
+      }
       const unpriced = () => {
         throw new Error('returning a held payment prices nothing');
       };
       const seen = await observe(trx, swap, { source: unpriced, destination: unpriced });
       const context = contextOf(swap, at);
-      const decided = decideHeldPayment(swap, payment, { address: address.value, memo: memo.value }, seen, context);
+      const decided = decideHeldPayment(swap, payment, checked, seen, context);
       if ('refused' in decided) throw new AppError(409, 'invalid_state', decided.refused, { status: swap.status });
       const change = await apply(trx, swap, decided, seen, context, at);
       if (!change) throw new Error(`returning payment ${payment.txHash}:${payment.outputIndex} of swap ${swap.id} changed nothing`);

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { AmbiguousBroadcastError } from '../../server/adapters/chain.js';
 import { AppError } from '../../server/domain/errors.js';
 import { listOperatorQueue, returnHeldPayment } from '../../server/operator.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -15,15 +16,19 @@ describe('payments held for an operator, returned by their decision (server/oper
   this.timeout(60_000);
   let server: TestServer;
   let client: ReturnType<typeof swapClient>;
-  // While set, the simulated BTC chain refuses the broadcast of extra payments' refunds.
+  // While set, the simulated BTC chain refuses the broadcast of extra payments' refunds, or answers it like a
+  // node that timed out.
   let refuseExtraRefunds = false;
+  let ambiguousExtraRefunds = false;
 
   before(async () => {
     server = await startTestServer({
       env: { SANDBOX_BLOCK_SECONDS: '0.1' },
-      wrapChains: wrapBroadcast('BTC', async (order, _signed, pass) =>
-        refuseExtraRefunds && order.key.includes(':extra:') ? { kind: 'rejected', reason: 'bad-txns-inputs-missingorspent' } : pass(),
-      ),
+      wrapChains: wrapBroadcast('BTC', async (order, _signed, pass) => {
+        if (!order.key.includes(':extra:')) return pass();
+        if (ambiguousExtraRefunds) throw new AmbiguousBroadcastError('the node did not answer within its timeout');
+        return refuseExtraRefunds ? { kind: 'rejected', reason: 'bad-txns-inputs-missingorspent' } : pass();
+      }),
     });
     client = swapClient(server.origin, await server.createSigner('Held payments'));
   });
@@ -57,19 +62,25 @@ describe('payments held for an operator, returned by their decision (server/oper
     const queue = await listOperatorQueue(server.knex, 100);
     expect(queue.find((item) => item.id === order.id)?.heldPaymentList).to.deep.equal([{ payment: `${late.txHash}:0`, amount: '0.002' }]);
 
-    const input = { swapId: order.id, txHash: late.txHash, outputIndex: 0, memo: null, ...acting };
+    const input = { swapId: order.id, txHash: late.txHash, outputIndex: 0, ...acting };
+    const toOperator = { to: { address: OPERATOR_ADDRESS, memo: null } };
     // An address of another network, the swap's own deposit, a payment that is not there: refused, nothing moves.
-    const badAddress = await refused(returnHeldPayment(deps(), { ...input, address: '0x71C7656EC7ab88b098defB751B7401B5f6d8976F' }));
+    const badAddress = await refused(
+      returnHeldPayment(deps(), { ...input, to: { address: '0x71C7656EC7ab88b098defB751B7401B5f6d8976F', memo: null } }),
+    );
     expect([badAddress.status, badAddress.code]).to.deep.equal([400, 'invalid_request']);
-    const own = await refused(returnHeldPayment(deps(), { ...input, txHash: held.sourceTxHash!, address: OPERATOR_ADDRESS }));
+    const own = await refused(returnHeldPayment(deps(), { ...input, ...toOperator, txHash: held.sourceTxHash! }));
     expect([own.status, own.code]).to.deep.equal([409, 'invalid_state']);
     expect(own.message).to.contain("the swap's own deposit");
-    const missing = await refused(returnHeldPayment(deps(), { ...input, outputIndex: 7, address: OPERATOR_ADDRESS }));
+    const missing = await refused(returnHeldPayment(deps(), { ...input, ...toOperator, outputIndex: 7 }));
     expect(missing.status).to.equal(409);
+    // Its refund failed for good (refused before any acceptance): nothing to broadcast again.
+    const nothingHeld = await refused(returnHeldPayment(deps(), { ...input, to: 'rebroadcast' }));
+    expect(nothingHeld.message).to.contain('has no refund held after an ambiguous broadcast');
 
-    const { payment } = await returnHeldPayment(deps(), { ...input, address: OPERATOR_ADDRESS });
+    const { payment } = await returnHeldPayment(deps(), { ...input, ...toOperator });
     expect(payment).to.include({ status: 'refunding', refundAmount: '0.002' });
-    const again = await refused(returnHeldPayment(deps(), { ...input, address: OPERATOR_ADDRESS }));
+    const again = await refused(returnHeldPayment(deps(), { ...input, ...toOperator }));
     expect([again.status, again.code]).to.deep.equal([409, 'invalid_state']);
 
     const { order: returned } = await client.waitFor(order.id, (o) => extraOf(o, late.txHash)?.status === 'refunded');
@@ -86,7 +97,35 @@ describe('payments held for an operator, returned by their decision (server/oper
     expect(sent.map((p) => [p.idempotency_key, p.address])).to.deep.equal([[`${order.id}:extra:${late.txHash}:0#2`, OPERATOR_ADDRESS]]);
 
     const trail = await server.knex('operator_actions').where({ action: 'payment.return', target: order.id }).orderBy('id');
-    expect(trail.map((t) => t.outcome)).to.deep.equal(['refused', 'refused', 'refused', 'succeeded', 'refused']);
-    expect(trail[3]).to.include({ actor: 'ops-alice', reason: acting.reason });
+    expect(trail.map((t) => t.outcome)).to.deep.equal(['refused', 'refused', 'refused', 'refused', 'succeeded', 'refused']);
+    expect(trail[4]).to.include({ actor: 'ops-alice', reason: acting.reason });
+  });
+
+  it('sends a refund held after an ambiguous broadcast again, the same transaction, and refuses another address for it', async () => {
+    const { order } = await client.create(
+      btcToUsdt('0.015', { rateType: 'fixed', refundMode: 'address', refundAddress: BTC_REFUND_ADDRESS }),
+    );
+    await client.pay(order);
+    await client.waitFor(order.id, (o) => o.status === 'finished');
+    ambiguousExtraRefunds = true;
+    const late = (await client.pay(order, '0.003')).body as SandboxPayment;
+    await client.waitFor(order.id, (o) => extraOf(o, late.txHash)?.status === 'review');
+    ambiguousExtraRefunds = false;
+    const [heldRefund] = await server.knex('payouts').where({ swap_id: order.id, purpose: 'extra_refund' });
+    expect(heldRefund).to.include({ status: 'review', address: BTC_REFUND_ADDRESS });
+
+    const input = { swapId: order.id, txHash: late.txHash, outputIndex: 0, ...acting };
+    const elsewhere = await refused(returnHeldPayment(deps(), { ...input, to: { address: OPERATOR_ADDRESS, memo: null } }));
+    expect([elsewhere.status, elsewhere.code]).to.deep.equal([409, 'invalid_state']);
+    expect(elsewhere.message).to.contain('--rebroadcast');
+
+    const { payment } = await returnHeldPayment(deps(), { ...input, to: 'rebroadcast' });
+    expect(payment).to.include({ status: 'refunding', refundAmount: '0.003' });
+    const { order: returned } = await client.waitFor(order.id, (o) => extraOf(o, late.txHash)?.status === 'refunded');
+    expect(extraOf(returned, late.txHash)!.refundTxHash).to.equal(heldRefund.tx_hash);
+    const refunds = await server.knex('payouts').where({ swap_id: order.id, purpose: 'extra_refund' });
+    expect(refunds.map((r) => [r.idempotency_key, r.tx_hash])).to.deep.equal([[heldRefund.idempotency_key, heldRefund.tx_hash]]);
+    const sent = await server.knex('sandbox_payouts').where('idempotency_key', 'like', `${order.id}:extra:%`);
+    expect(sent.map((p) => p.tx_hash)).to.deep.equal([heldRefund.tx_hash]);
   });
 });

@@ -258,7 +258,7 @@ describe('the ops CLI (npm run ops) next to a running server', function () {
       const payment = `${held.sourceTxHash}:0`;
       const noTarget = await cli('payments', 'return', held.id, payment, '--reason', 'x');
       expect(noTarget.code).to.equal(2);
-      expect(noTarget.stderr).to.contain('needs --to ADDRESS');
+      expect(noTarget.stderr).to.contain('needs exactly one of --to ADDRESS');
       const badPayment = await cli(
         'payments',
         'return',
