@@ -274,7 +274,9 @@ function formatQueue(swaps: OperatorQueueItem[], limit: number): string {
   const header = ['ID', 'PARTNER', 'MODE', 'STATUS', 'REASON', 'FAILURE', 'RECEIVED', 'EXPECTED OUT', 'UPDATED'];
   const held = swaps.flatMap((s) =>
     s.heldPaymentList.map(
-      (p) => `  payments return ${s.id} ${p.payment} --to ADDRESS --reason TEXT   # ${p.amount} ${s.sourceAsset}/${s.sourceNetwork}`,
+      (p) =>
+        `  payments return ${s.id} ${p.payment} ${p.returnBy === 'to' ? '--to ADDRESS' : '--rebroadcast'} --reason TEXT   # ${p.amount} ${s.sourceAsset}/${s.sourceNetwork}` +
+        (p.returnBy === 'rebroadcast' ? ', its refund held after an ambiguous broadcast' : ''),
     ),
   );
   const table = formatTable(header, rows, swaps.length === limit ? limit : undefined);

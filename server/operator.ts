@@ -10,12 +10,14 @@
 import type { Knex } from 'knex';
 import { AppError, notFound } from './domain/errors.js';
 import { STATUS_ATTRIBUTES, SWAP_STATUSES, TRANSITIONS, type SwapStatus } from './domain/swap-lifecycle.js';
+import { extraRefundKey } from './domain/swap-decision.js';
 import type { SwapRecord } from './domain/swap-view.js';
 import type { JobQueue } from './jobs/engine.js';
 import type { SwapService } from './services/swaps.js';
 import { runOperatorAction, type Acting } from './operator-actions.js';
 import { insertOperatorDecision, type OperatorDecision, type OperatorDecisionRecord } from './store/operator-decisions.js';
 import { listPartners } from './store/partners.js';
+import { listHeldRefundKeys } from './store/payouts.js';
 import { listSwapsForOperator, lockSwap } from './store/swaps.js';
 import { findOutboxMessage, findWebhook, lastAttemptNumber } from './store/webhooks.js';
 
@@ -52,8 +54,11 @@ export interface OperatorQueueItem {
   refundAmount: string | null;
   /** Payments to its address held for an operator (`deposits` entries in review). */
   heldPayments: number;
-  /** Those payments, each as `TXHASH:INDEX` with its amount (`payments return` takes them). */
-  heldPaymentList: Array<{ payment: string; amount: string }>;
+  /**
+   * Those payments, each as `TXHASH:INDEX` with its amount and how `payments return` takes it: `to` an address
+   * (no refund, or a failed one), or `rebroadcast` (its refund is held after an ambiguous broadcast).
+   */
+  heldPaymentList: Array<{ payment: string; amount: string; returnBy: 'to' | 'rebroadcast' }>;
   updatedAt: string;
 }
 
@@ -64,6 +69,13 @@ export interface OperatorQueueItem {
 export async function listOperatorQueue(db: Knex, limit: number): Promise<OperatorQueueItem[]> {
   const swaps = await listSwapsForOperator(db, OPERATOR_STATUSES, limit);
   const partners = new Map((await listPartners(db)).map((partner) => [partner.id, partner]));
+  // Extra payments whose refund is held after an ambiguous broadcast (its key starts with the payment's).
+  const heldRefunds = await listHeldRefundKeys(
+    db,
+    swaps.filter((swap) => heldOf(swap).length > 0).map((swap) => swap.id),
+  );
+  const returnBy = (swap: SwapRecord, payment: { txHash: string; outputIndex: number }) =>
+    heldRefunds.some((key) => key.split('#')[0] === extraRefundKey(swap.id, payment)) ? ('rebroadcast' as const) : ('to' as const);
   return swaps.map((swap) => ({
     id: swap.id,
     mode: swap.mode,
@@ -82,7 +94,7 @@ export async function listOperatorQueue(db: Knex, limit: number): Promise<Operat
     expectedOutputAmount: swap.expectedOutputAmount,
     refundAmount: swap.refundAmount,
     heldPayments: heldOf(swap).length,
-    heldPaymentList: heldOf(swap).map((d) => ({ payment: `${d.txHash}:${d.outputIndex}`, amount: d.amount })),
+    heldPaymentList: heldOf(swap).map((d) => ({ payment: `${d.txHash}:${d.outputIndex}`, amount: d.amount, returnBy: returnBy(swap, d) })),
     updatedAt: swap.updatedAt.toISOString(),
   }));
 }

@@ -129,6 +129,12 @@ export async function listOpenPayoutIds(db: Knex, unchangedSince?: Date): Promis
   return rows.map((r: { id: string }) => r.id);
 }
 
+/** The keys of the extra payments' refunds of `swapIds` held for review (after an ambiguous broadcast). */
+export async function listHeldRefundKeys(db: Knex, swapIds: string[]): Promise<string[]> {
+  if (swapIds.length === 0) return [];
+  return db('payouts').whereIn('swap_id', swapIds).where({ purpose: 'extra_refund', status: 'review' }).pluck('idempotency_key');
+}
+
 /** The payouts broadcast before `broadcastBefore` that no block holds yet (a rebroadcast may be due). */
 export async function listUnminedPayoutIds(db: Knex, broadcastBefore: Date): Promise<string[]> {
   return db('payouts').where({ status: 'broadcast', block_height: null }).andWhere('updated_at', '<', broadcastBefore).pluck('id');

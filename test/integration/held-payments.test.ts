@@ -60,7 +60,9 @@ describe('payments held for an operator, returned by their decision (server/oper
     refuseExtraRefunds = false;
 
     const queue = await listOperatorQueue(server.knex, 100);
-    expect(queue.find((item) => item.id === order.id)?.heldPaymentList).to.deep.equal([{ payment: `${late.txHash}:0`, amount: '0.002' }]);
+    expect(queue.find((item) => item.id === order.id)?.heldPaymentList).to.deep.equal([
+      { payment: `${late.txHash}:0`, amount: '0.002', returnBy: 'to' },
+    ]);
 
     const input = { swapId: order.id, txHash: late.txHash, outputIndex: 0, ...acting };
     const toOperator = { to: { address: OPERATOR_ADDRESS, memo: null } };
@@ -114,6 +116,10 @@ describe('payments held for an operator, returned by their decision (server/oper
     const [heldRefund] = await server.knex('payouts').where({ swap_id: order.id, purpose: 'extra_refund' });
     expect(heldRefund).to.include({ status: 'review', address: BTC_REFUND_ADDRESS });
 
+    const queue = await listOperatorQueue(server.knex, 100);
+    expect(queue.find((item) => item.id === order.id)?.heldPaymentList).to.deep.equal([
+      { payment: `${late.txHash}:0`, amount: '0.003', returnBy: 'rebroadcast' },
+    ]);
     const input = { swapId: order.id, txHash: late.txHash, outputIndex: 0, ...acting };
     const elsewhere = await refused(returnHeldPayment(deps(), { ...input, to: { address: OPERATOR_ADDRESS, memo: null } }));
     expect([elsewhere.status, elsewhere.code]).to.deep.equal([409, 'invalid_state']);
