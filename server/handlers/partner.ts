@@ -4,7 +4,7 @@ import { invalidRequest } from '../domain/errors.js';
 import { Money } from '../domain/money.js';
 import type { AuthenticatedPartner, Handlers } from '../http/handler-types.js';
 import { findMarkup, upsertMarkup } from '../store/markups.js';
-import { listEarnings } from '../store/route-deposits.js';
+import { createEarningsReader } from '../store/route-deposits.js';
 import { decodeCursor, encodeCursor, PAGE_POSITION, parseTimeParameter, positionOf } from './cursors.js';
 import type { HandlerDeps } from './deps.js';
 
@@ -13,6 +13,7 @@ export const MARKUP_DECIMAL_PLACES = 2;
 
 /** Handlers for getPartnerMarkup, putPartnerMarkup and listPartnerEarnings. */
 export function createPartnerHandlers(deps: HandlerDeps): Pick<Handlers, 'getPartnerMarkup' | 'putPartnerMarkup' | 'listPartnerEarnings'> {
+  const readEarnings = createEarningsReader(deps.knex);
   return {
     async listPartnerEarnings({ partner, query }) {
       const { partnerId } = requirePartner(partner);
@@ -24,7 +25,7 @@ export function createPartnerHandlers(deps: HandlerDeps): Pick<Handlers, 'getPar
       const filterKey = `${from?.toISOString() ?? ''}..${to?.toISOString() ?? ''}`;
       const after = query.cursor === undefined ? undefined : positionOf(decodeCursor(query.cursor, filterKey, PAGE_POSITION));
       const filter = { from, to };
-      const { page: rows, totals } = await listEarnings(deps.knex, partnerId, filter, { limit: limit + 1, after });
+      const { page: rows, totals } = await readEarnings(partnerId, filter, { limit: limit + 1, after });
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
       const decimal = (value: string) => new Money(value).toFixed();

@@ -6,7 +6,8 @@
 import type { Knex } from 'knex';
 import { bucketOf, toDepositBody, type BucketRecord, type DepositRecord } from '../domain/route-deposit-view.js';
 import type { SwapRecord } from '../domain/swap-view.js';
-import { afterPosition, fromJsonRow, fromRow, toColumns } from './rows.js';
+import { groupReadDistinct } from './group-commit.js';
+import { afterPosition, fromJsonRow, fromRow, pageKey, toColumns } from './rows.js';
 import { insertOutboxMessage } from './swaps.js';
 
 export type { BucketRecord, DepositRecord } from '../domain/route-deposit-view.js';
@@ -155,6 +156,28 @@ export interface EarningsTotal {
   network: string;
   amount: string;
   amountUsd: string;
+}
+
+/**
+ * Returns `read(partnerId, filter, options)`: listEarnings through a grouped read (group-commit.ts): the
+ * lookups asked for while a read runs are read by the next, an identical one (a partner's dashboard polling its
+ * earnings) once, its result shared; each read starts after its requests arrived.
+ */
+export function createEarningsReader(db: Knex): (
+  partnerId: string,
+  filter: EarningsFilter,
+  options: { limit: number; after?: { createdAt: Date; id: string } },
+) => Promise<{
+  page: EarningRecord[];
+  totals: EarningsTotal[];
+}> {
+  type Lookup = { partnerId: string; filter: EarningsFilter; options: { limit: number; after?: { createdAt: Date; id: string } } };
+  const read = groupReadDistinct(
+    (l: Lookup) =>
+      [l.partnerId, l.filter.from?.toISOString(), l.filter.to?.toISOString(), pageKey({ partnerId: l.partnerId, ...l.options })].join(' '),
+    (lookups: Lookup[]) => Promise.all(lookups.map((l) => listEarnings(db, l.partnerId, l.filter, l.options))),
+  );
+  return (partnerId, filter, options) => read({ partnerId, filter, options });
 }
 
 /**

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { createRouteDepositsReader, createRoutePageReader, createRouteViewReader } from '../../server/store/routes.js';
+import { createEarningsReader } from '../../server/store/route-deposits.js';
 import { createAddressOwnerReader } from '../../server/store/sandbox-chain.js';
 import { createSwapPageReader, createSwapViewReader } from '../../server/store/swaps.js';
 import { createAttemptPageReader } from '../../server/store/webhooks.js';
@@ -167,6 +168,21 @@ describe('Grouped reads (one statement per group, each lookup its own answer)', 
     expect(ids).to.deep.equal([[newest.id, older.id], [older.id], [newest.id, older.id], [], undefined]);
     expect(read.results[2]).to.equal(read.results[0]);
     expect(read.results[3]?.route.id).to.equal(b.routes[0].route_id);
+  });
+
+  it("reads a partner's identical earnings lookups once, and another partner's or another page on its own", async () => {
+    const [a, b] = partners;
+    const earnings = createEarningsReader(server.knex);
+    // knex writes this one with quoted names: count the statements that name the table so.
+    const read = await counted(server.knex, '"partner_earnings', () => [
+      earnings(a.id, {}, { limit: 51 }),
+      earnings(a.id, {}, { limit: 51 }),
+      earnings(a.id, {}, { limit: 2 }),
+      earnings(b.id, {}, { limit: 51 }),
+    ]);
+    expect(read.statements).to.have.length(3);
+    expect(read.results[1]).to.equal(read.results[0]);
+    expect(read.results[3]).to.not.equal(read.results[0]);
   });
 
   it('reads pages of delivery attempts together, one statement per kind, each partner its own', async () => {
