@@ -713,7 +713,9 @@ export interface paths {
          *     - a swap whose deposit is removed before it was credited goes back to `waiting` (or `overdue`, once
          *       its deposit deadline has passed), and the deposit is listed in `deposits` with `status: removed`;
          *     - a swap whose deposit is removed after it was credited goes to `review` (`actionRequired: operator`);
-         *     - an extra payment that is removed before its refund counts for nothing.
+         *     - an extra payment that is removed before its refund counts for nothing;
+         *     - a permanent route's deposit that is removed before it joined an order goes back to `confirming`
+         *       with `confirmationCount: 0` and leaves its accumulation (it would confirm again, were it mined).
          *
          *     New blocks follow at the usual pace (`SANDBOX_BLOCK_SECONDS`) on top of the new tip. An unknown
          *     `network` is `400 invalid_request` (`details.field: network`). Mounted only when
@@ -972,7 +974,7 @@ export interface components {
          *     - `confirming` → `confirming` (more confirmations) | `waiting` | `overdue` (a reorganisation removed the deposit before it was credited) | `exchanging` | `accumulating` | `refunded` | `review` | `failed`
          *     - `accumulating` → `exchanging` | `review`
          *     - `exchanging` → `sending` | `refunded` | `review` | `failed`
-         *     - `sending` → `finished` | `failed` | `review` (the payout's broadcast was ambiguous, or the deposit left the chain after it was credited)
+         *     - `sending` → `finished` | `failed` | `review` (the payout's broadcast was ambiguous, a broadcast of a payout the chain had accepted before was refused, or the deposit left the chain after it was credited)
          *     - `review` → `exchanging` | `refunded` | `failed`
          *
          *     `waiting` becomes `overdue` at `quoteExpiresAt` (1800 s after creation by default); `overdue` becomes
@@ -1293,7 +1295,8 @@ export interface components {
              *     - `credited` - the swap's own deposit, confirmed and counted by the swap.
              *     - `refunding` - a refund of this payment is on its way (`refundTxHash` once it is broadcast).
              *     - `refunded` - the refund was sent (`refundTxHash`, `refundAmount`).
-             *     - `review` - no safe destination for a refund; waits for an operator.
+             *     - `review` - no safe destination for a refund, or its refund failed or was broadcast with an
+             *       unknown outcome; waits for an operator, who has it returned.
              *     - `removed` - a chain reorganisation took the payment out; it counts for nothing (the swap went
              *       back to `waiting` or `overdue` if it was its deposit and not yet credited, or to `review` if it
              *       was credited).

@@ -47,17 +47,29 @@ describe('payments held for an operator, returned by their decision (server/oper
     throw new Error('the return was not refused');
   };
 
-  it('lists the held payment, returns it to the operator’s address once, and refuses a second return', async () => {
+  // A finished swap paid again with `amount` while the chain answers that payment's refund as `answer` says:
+  // the extra payment ends held for an operator.
+  async function heldExtra(amount: string, answer: 'refuse' | 'ambiguous') {
     const { order } = await client.create(
       btcToUsdt('0.015', { rateType: 'fixed', refundMode: 'address', refundAddress: BTC_REFUND_ADDRESS }),
     );
     await client.pay(order);
     await client.waitFor(order.id, (o) => o.status === 'finished');
-    refuseExtraRefunds = true;
-    const late = (await client.pay(order, '0.002')).body as SandboxPayment;
-    const { order: held } = await client.waitFor(order.id, (o) => extraOf(o, late.txHash)?.status === 'review');
+    refuseExtraRefunds = answer === 'refuse';
+    ambiguousExtraRefunds = answer === 'ambiguous';
+    try {
+      const late = (await client.pay(order, amount)).body as SandboxPayment;
+      const { order: held } = await client.waitFor(order.id, (o) => extraOf(o, late.txHash)?.status === 'review');
+      return { order, late, held };
+    } finally {
+      refuseExtraRefunds = false;
+      ambiguousExtraRefunds = false;
+    }
+  }
+
+  it('lists the held payment, returns it to the operator’s address once, and refuses a second return', async () => {
+    const { order, late, held } = await heldExtra('0.002', 'refuse');
     expect(held.status).to.equal('finished');
-    refuseExtraRefunds = false;
 
     const queue = await listOperatorQueue(server.knex, 100);
     expect(queue.find((item) => item.id === order.id)?.heldPaymentList).to.deep.equal([
@@ -104,15 +116,7 @@ describe('payments held for an operator, returned by their decision (server/oper
   });
 
   it('sends a refund held after an ambiguous broadcast again, the same transaction, and refuses another address for it', async () => {
-    const { order } = await client.create(
-      btcToUsdt('0.015', { rateType: 'fixed', refundMode: 'address', refundAddress: BTC_REFUND_ADDRESS }),
-    );
-    await client.pay(order);
-    await client.waitFor(order.id, (o) => o.status === 'finished');
-    ambiguousExtraRefunds = true;
-    const late = (await client.pay(order, '0.003')).body as SandboxPayment;
-    await client.waitFor(order.id, (o) => extraOf(o, late.txHash)?.status === 'review');
-    ambiguousExtraRefunds = false;
+    const { order, late } = await heldExtra('0.003', 'ambiguous');
     const [heldRefund] = await server.knex('payouts').where({ swap_id: order.id, purpose: 'extra_refund' });
     expect(heldRefund).to.include({ status: 'review', address: BTC_REFUND_ADDRESS });
 
