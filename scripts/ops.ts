@@ -234,11 +234,13 @@ async function withJobQueue<T>(config: Config, action: (db: Database, jobs: JobQ
 function createLifecycle(config: Config, db: Database, jobs: JobQueue) {
   const catalog = loadSandboxCatalog();
   const now = () => new Date();
+  const chains = createChainAdapters({ config, knex: db.knex, catalog, now });
   return createSwapService({
     knex: db.knex,
     catalog,
     rates: createSandboxRates(catalog),
-    adapters: createChainAdapters({ config, knex: db.knex, catalog, now }).registry,
+    adapters: chains.registry,
+    exchange: chains.exchange,
     jobs: () => jobs,
     now,
   });

@@ -71,6 +71,7 @@ export async function startSwapEngine(deps: {
     catalog: deps.catalog,
     rates: deps.rates,
     adapters,
+    exchange: deps.chains.exchange,
     jobs: started,
     now: deps.now,
   });

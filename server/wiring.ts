@@ -5,14 +5,18 @@
  */
 import type { Knex } from 'knex';
 import { createAdapterRegistry, type AdapterRegistry } from './adapters/chain.js';
+import { createInventoryExchange, type ExchangeVenue } from './adapters/exchange.js';
 import { createSimulatedChain, type SimulatedChain } from './adapters/sandbox/chain.js';
+import { createSimulatedExchange } from './adapters/sandbox/exchange.js';
 import type { Config } from './config.js';
 import type { Catalog } from './domain/catalog.js';
 
 /** The adapters of every network served, and the simulated chain when it is the sandbox's. */
 export interface ChainAdapters {
   registry: AdapterRegistry;
-  /** The sandbox's chain, for the sandbox operations (pay, reorganise, arm a payout failure). */
+  /** Where credited deposits are converted: the service's inventory, or the sandbox's venue. */
+  exchange: ExchangeVenue;
+  /** The sandbox's chain, for the sandbox operations (pay, reorganise). */
   sandbox?: SimulatedChain;
 }
 
@@ -25,12 +29,12 @@ export function createChainAdapters(deps: {
 }): ChainAdapters {
   // Production has no real adapters yet, and the configuration refuses to start it (tests force it, to try
   // what does not touch a chain).
-  if (deps.config.serviceMode !== 'sandbox') return { registry: createAdapterRegistry({}) };
+  if (deps.config.serviceMode !== 'sandbox') return { registry: createAdapterRegistry({}), exchange: createInventoryExchange() };
   const sandbox = createSimulatedChain({
     knex: deps.knex,
     catalog: deps.catalog,
     blockSeconds: deps.config.sandboxBlockSeconds,
     now: deps.now,
   });
-  return { registry: sandbox.registry, sandbox };
+  return { registry: sandbox.registry, exchange: createSimulatedExchange({ knex: deps.knex }), sandbox };
 }

@@ -66,6 +66,11 @@ export interface Observations {
   routeDeposits: RouteDepositObservation[];
   /** USD prices of the source and destination assets now (each throws when its price is unavailable). */
   prices: { source(): Amount; destination(): Amount };
+  /**
+   * Why the exchange venue refused this swap's conversion (adapters/exchange.ts), or null: it did not, or
+   * was not asked (it is asked only in `exchanging`).
+   */
+  exchangeRefusal: string | null;
 }
 
 /** The fixed inputs of a decision. */
@@ -469,10 +474,7 @@ function exchange(swap: SwapRecord, seen: Observations, context: DecisionContext
     return NOTHING; // the sender signs it
   }
   const { catalog, destination } = context;
-  if (swap.armedFailure === 'exchange') {
-    const step = refund(swap, seen, context, deposits, FAILURE_CODES.exchangeFailed);
-    return step.transition ? step : { ...step, change: { ...step.change, armedFailure: null } };
-  }
+  if (seen.exchangeRefusal !== null) return refund(swap, seen, context, deposits, FAILURE_CODES.exchangeFailed);
   const received = new Money(swap.receivedAmount!);
   let output: string;
   let routeTerms: Partial<SwapRecord> = {};

@@ -24,8 +24,8 @@ export interface HandlerDeps {
   lifecycle: SwapService;
   /** The chain watchers (a sandbox payment wakes its network's). */
   watching: Pick<ChainWatching, 'wake' | 'scanNow'>;
-  /** The sandbox's simulated chain (sandbox mode only): payments, reorganisations, armed payout failures. */
-  sandbox?: Pick<SimulatedChain, 'pay' | 'reorganize' | 'armPayoutFailure'>;
+  /** The sandbox's simulated chain (sandbox mode only): payments and reorganisations. */
+  sandbox?: Pick<SimulatedChain, 'pay' | 'reorganize'>;
   /** This instance's subscriptions to swap changes (the streams). */
   hub: SwapHub;
   /** Queues swap steps for the workers; sends test webhooks. */

@@ -13,7 +13,7 @@ import { toSwapBody, type SwapRecord } from '../domain/swap-view.js';
 import type { Handlers } from '../http/handler-types.js';
 import { transaction } from '../store/after-commit.js';
 import { hasUnsentPayouts } from '../store/payouts.js';
-import { createAddressOwnerReader } from '../store/sandbox-chain.js';
+import { armExchangeFailure, armPayoutFailure, createAddressOwnerReader } from '../store/sandbox-chain.js';
 import { armSwapFailure, createSwapReader, failureArmed, lockSwap, updateSwapFields } from '../store/swaps.js';
 import type { HandlerDeps } from './deps.js';
 import { requirePartner } from './partner.js';
@@ -182,14 +182,18 @@ export function createSandboxHandlers(
       // A failure armed already (a partner's test run again) is answered from a grouped read, with no write.
       const read = await readSwap(path.id);
       const repeat = read && read.partnerId === partnerId && failureArmed(read, body.stage, allowed);
+      // What fires the failure is armed in the same transaction: the sandbox's exchange venue refuses the
+      // conversion, or its chain refuses the payout's broadcast.
       const result = repeat
         ? { swap: read, armed: true, newly: false }
-        : await armSwapFailure(deps.knex, partnerId, path.id, body.stage, allowed, deps.now());
+        : await transaction(deps.knex, async (trx) => {
+            const arming = await armSwapFailure(trx, partnerId, path.id, body.stage, allowed, deps.now());
+            if (arming?.newly) await (body.stage === 'exchange' ? armExchangeFailure : armPayoutFailure)(trx, arming.swap.id);
+            return arming;
+          });
       if (!result) throw notFound();
-      const { swap, armed, newly } = result;
+      const { swap, armed } = result;
       if (!armed) throw invalidState(swap, `one before the ${body.stage} (${allowed.join(', ')})`);
-      // A payout failure is the chain's refusal of the payout's broadcast.
-      if (body.stage === 'payout' && newly) await chain().armPayoutFailure(swap.id);
       if (swap.status !== FAILURE_STAGE_STATUS[body.stage]) return { status: 200, body: { order: toSwapBody(swap) } };
       return advanceNow(swap);
     },

@@ -11,6 +11,7 @@
  */
 import type { Knex } from 'knex';
 import type { AdapterRegistry } from '../adapters/chain.js';
+import type { ExchangeVenue } from '../adapters/exchange.js';
 import type { RatesAdapter } from '../adapters/rates.js';
 import { findAsset, type Catalog, type CatalogAsset } from '../domain/catalog.js';
 import { validateAddress, validateMemo } from '../domain/addresses.js';
@@ -48,6 +49,8 @@ export interface SwapServiceDeps {
   catalog: Catalog;
   rates: RatesAdapter;
   adapters: AdapterRegistry;
+  /** Where a credited deposit is converted (asked before the step's transaction, in `exchanging`). */
+  exchange: ExchangeVenue;
   /** Bound once the job engine runs (it needs the service first). */
   jobs: () => SwapJobs;
   now: () => Date;
@@ -110,10 +113,18 @@ export function createSwapService(deps: SwapServiceDeps) {
     return { source, destination };
   }
 
+  // The venue's answer for the conversion of `swap` as read (the attempt is named by the swap's last change,
+  // so a retried step asks the same attempt), asked only in `exchanging`, before the step's transaction.
+  async function exchangeRefusalFor(swap: SwapRecord): Promise<string | null> {
+    if (swap.status !== 'exchanging') return null;
+    return deps.exchange.refusal({ swapId: swap.id, attemptKey: `${swap.id}@${swap.updatedAt.toISOString()}` });
+  }
+
   async function observe(
     trx: Knex.Transaction,
     swap: SwapRecord,
     prices: Observations['prices'],
+    exchangeRefusal: string | null,
   ): Promise<Observations & { payoutRows: PayoutRecord[] }> {
     const source = assetOf(swap.sourceAsset, swap.sourceNetwork);
     const [outputs, payoutRows, routeDeposits] = await Promise.all([
@@ -135,6 +146,7 @@ export function createSwapService(deps: SwapServiceDeps) {
       })),
       routeDeposits: routeDeposits.map((d) => ({ id: d.id, amount: d.amount, fromAddress: d.fromAddress })),
       prices,
+      exchangeRefusal,
       payoutRows,
     };
   }
@@ -250,13 +262,15 @@ export function createSwapService(deps: SwapServiceDeps) {
       if (allocated)
         return { kind: 'idle', swap: allocated, wakeAt: allocated.status === 'waiting' ? allocated.quoteExpiresAt : allocated.expiresAt };
     }
-    const prices = await pricesFor(read, at);
+    const [prices, exchangeRefusal] = await Promise.all([pricesFor(read, at), exchangeRefusalFor(read)]);
     return transaction(deps.knex, async (trx) => {
       const swap = await lockSwap(trx, swapId);
       if (!swap) return { kind: 'missing' as const };
-      // Moved since the read (its prices may not be the ones it needs now): read it again.
+      // Moved since the read (its prices may not be the ones it needs now, and the venue answered for the
+      // attempt it read, which a change since, such as an armed failure, replaced): read it again.
       if (swap.status !== read.status || swap.depositAddress === null) return { kind: 'again' as const };
-      const seen = await observe(trx, swap, prices);
+      if (swap.status === 'exchanging' && swap.updatedAt.getTime() !== read.updatedAt.getTime()) return { kind: 'again' as const };
+      const seen = await observe(trx, swap, prices, exchangeRefusal);
       const context = contextOf(swap, at);
       const decision = decide(swap, seen, context);
       const change = await apply(trx, swap, decision, seen, context, at);
@@ -288,7 +302,7 @@ export function createSwapService(deps: SwapServiceDeps) {
       const unpriced = () => {
         throw new Error('a review decision prices nothing');
       };
-      const seen = await observe(trx, swap, { source: unpriced, destination: unpriced });
+      const seen = await observe(trx, swap, { source: unpriced, destination: unpriced }, null);
       const context = contextOf(swap, at);
       const decided = decideReview(swap, decision, seen, context);
       if ('refused' in decided) throw new AppError(409, 'invalid_state', decided.refused, { status: swap.status });
@@ -322,7 +336,7 @@ export function createSwapService(deps: SwapServiceDeps) {
       const unpriced = () => {
         throw new Error('returning a held payment prices nothing');
       };
-      const seen = await observe(trx, swap, { source: unpriced, destination: unpriced });
+      const seen = await observe(trx, swap, { source: unpriced, destination: unpriced }, null);
       const context = contextOf(swap, at);
       const decided = decideHeldPayment(swap, payment, checked, seen, context);
       if ('refused' in decided) throw new AppError(409, 'invalid_state', decided.refused, { status: swap.status });

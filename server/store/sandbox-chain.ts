@@ -218,6 +218,39 @@ export async function armPayoutFailure(db: Knex, swapId: string): Promise<void> 
   await db('sandbox_armed_payouts').insert({ swap_id: swapId }).onConflict('swap_id').ignore();
 }
 
+/**
+ * Arms the failure of `swapId`'s next exchange, in the caller's transaction (the sandbox operation arms the
+ * swap's `armed_failure` in the same one). A failure that fired already is armed again.
+ */
+export async function armExchangeFailure(db: Knex, swapId: string): Promise<void> {
+  await db.raw(
+    `insert into sandbox_armed_exchanges (swap_id) values (?)
+     on conflict (swap_id) do update set refused_key = null where sandbox_armed_exchanges.refused_key is not null`,
+    [swapId],
+  );
+}
+
+/**
+ * Fires `swapId`'s armed exchange failure on the attempt `attemptKey`, in one statement: the first attempt
+ * asked after the arming is refused, and so is every retry of it (the same key); the swap's `armed_failure`
+ * is cleared then (without touching its `updated_at`, which names the attempt), so it can be armed again.
+ * True when this attempt is refused.
+ */
+export async function fireExchangeFailure(db: Knex, swapId: string, attemptKey: string): Promise<boolean> {
+  const { rows } = await db.raw(
+    `with fired as (
+       update sandbox_armed_exchanges set refused_key = coalesce(refused_key, ?)
+        where swap_id = ? returning refused_key
+     ), disarmed as (
+       update swaps set armed_failure = null
+        where id = ? and armed_failure = 'exchange' and exists (select from fired where refused_key = ?)
+     )
+     select refused_key from fired`,
+    [attemptKey, swapId, swapId, attemptKey],
+  );
+  return rows.length > 0 && rows[0].refused_key === attemptKey;
+}
+
 /** Whether `swapId`'s payout failure is armed. */
 export async function isPayoutFailureArmed(db: Knex, swapId: string): Promise<boolean> {
   return (await db('sandbox_armed_payouts').where({ swap_id: swapId }).first()) !== undefined;

@@ -269,14 +269,6 @@ export async function replaceOutboxPayload(db: Knex, messageId: string, payload:
 const ARM_ATTEMPTS = 5;
 
 /**
- * Arms a sandbox failure on the partner's swap `id` in one statement, if the swap is in one of `statuses`
- * (and, for a payout failure, has not been paid out). Answers the swap as it is after the statement, and
- * whether the failure is armed on it: newly, or already (the same failure armed again writes nothing, so
- * repeated arming does not queue on the row lock); undefined when the swap is missing or another partner's.
- * The row lock the update takes orders it with the swap's steps, which read `armed_failure` under the same
- * lock.
- */
-/**
  * Whether `swap` has a `stage` failure armed and could have it armed now from `statuses` (armSwapFailure's
  * statement decides the same: a payout failure only before the payout has a hash). Such an arming is a repeat
  * that changes nothing.
@@ -286,6 +278,15 @@ export function failureArmed(swap: SwapRecord, stage: 'exchange' | 'payout', sta
   return armable && swap.armedFailure === stage;
 }
 
+/**
+ * Arms a sandbox failure on the partner's swap `id` in one statement, if the swap is in one of `statuses`
+ * (and, for a payout failure, has not been paid out). Answers the swap as it is after the statement, and
+ * whether the failure is armed on it: newly, or already (the same failure armed again writes nothing, so
+ * repeated arming does not queue on the row lock); undefined when the swap is missing or another partner's.
+ * `armed_failure` is what the partner armed; what fires it is the sandbox's venue or chain, armed by the
+ * caller in the same transaction. A new arming moves `updated_at`, so a swap step that asked the venue
+ * before it starts over (services/swaps.ts).
+ */
 export async function armSwapFailure(
   db: Knex,
   partnerId: string,

@@ -201,7 +201,10 @@ describe('Grouped reads (one statement per group, each lookup its own answer)', 
     ]);
     expect(statements).to.have.length(2);
     const after = { a: await stored(a.id), b: await stored(b.id) };
-    for (const [page, partner] of [[results[0], 'a'], [results[1], 'b']] as const) {
+    for (const [page, partner] of [
+      [results[0], 'a'],
+      [results[1], 'b'],
+    ] as const) {
       const ids = page.map((attempt) => attempt.id);
       expect(ids).to.include.members(before[partner]);
       expect(after[partner]).to.include.members(ids);

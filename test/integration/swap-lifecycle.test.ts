@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { Decimal } from 'decimal.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { expectError } from '../support/http.js';
 import { btcToUsdt, swapClient, type Swap, type SwapEvent } from '../support/swaps.js';
 import { loadSandboxCatalog } from '../../server/adapters/sandbox/catalog.js';
+import { createSimulatedExchange } from '../../server/adapters/sandbox/exchange.js';
 import { createSandboxRates } from '../../server/adapters/sandbox/rates.js';
 import type { RatesAdapter } from '../../server/adapters/rates.js';
 import { AppError } from '../../server/domain/errors.js';
@@ -290,6 +292,39 @@ describe('The swap lifecycle through the sandbox', function () {
     await client.pay(order);
     const { order: done } = await client.waitFor(order.id, terminal);
     expect(done).to.include({ status: 'refunded', failureCode: 'exchange_failed' });
+  });
+
+  it('fires an exchange failure armed in review on the exchange the approval starts, once', async () => {
+    // 0.5 BTC is above the automatic maximum: the swap waits in review, where the failure is armed.
+    const { order } = await client.create(btcToUsdt('0.5'));
+    await client.pay(order);
+    await client.waitFor(order.id, (o) => o.status === 'review');
+    expect((await sandbox(`${order.id}/failures`, { stage: 'exchange' })).status).to.equal(200);
+    const approved = await sandbox(`${order.id}/review-decision`, { decision: 'approve' });
+    expect(approved.status, approved.text).to.equal(200);
+    const { order: done, events } = await client.waitFor(order.id, terminal);
+    expect(done).to.include({ status: 'refunded', failureCode: 'exchange_failed' });
+    expect(statuses(events)).to.deep.equal(['waiting', 'confirming', 'review', 'exchanging', 'refunded']);
+  });
+
+  it("keeps an armed exchange failure in the sandbox's venue: it refuses one attempt and its retries, then nothing until armed again", async () => {
+    const { order } = await client.create();
+    await client.waitFor(order.id, (o) => !!o.depositAddress);
+    expect((await sandbox(`${order.id}/failures`, { stage: 'exchange' })).status).to.equal(200);
+    const venue = createSimulatedExchange({ knex: server.knex });
+    const attempt = (key: string) => venue.refusal({ swapId: order.id, attemptKey: key });
+    const armed = async () => (await server.knex('swaps').where({ id: order.id }).first()).armed_failure as string | null;
+    expect(await attempt('first')).to.match(/exchange failure was armed/);
+    expect(await attempt('first')).to.match(/exchange failure was armed/);
+    expect(await armed()).to.equal(null);
+    expect(await attempt('second')).to.equal(null);
+    // Fired, so arming it again is new (and the next attempt is refused).
+    expect((await sandbox(`${order.id}/failures`, { stage: 'exchange' })).status).to.equal(200);
+    expect(await armed()).to.equal('exchange');
+    expect(await attempt('third')).to.match(/exchange failure was armed/);
+    expect(await attempt('second')).to.equal(null);
+    // Another swap's venue answer is its own.
+    expect(await venue.refusal({ swapId: randomUUID(), attemptKey: 'first' })).to.equal(null);
   });
 
   it('fails the swap for the operator when an injected payout failure fires', async () => {

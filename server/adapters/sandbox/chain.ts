@@ -9,8 +9,8 @@
  *   is still ahead). Outputs have indexes.
  * - Reorganisations on request: the last N blocks are replaced; the payments mined in them leave the chain
  *   (the simulator does not mine them again) and the watcher reports them removed.
- * - Failure injection: a payout whose failure a partner armed is refused at broadcast, as a node refuses a
- *   transaction it proves invalid.
+ * - Failure injection: a payout whose failure a partner armed (the sandbox operation arms it in
+ *   store/sandbox-chain.ts) is refused at broadcast, as a node refuses a transaction it proves invalid.
  *
  * Its state lives in its own tables (store/sandbox-chain.ts), shared by every instance. The watcher reads
  * what committed since its last position (the oldest transaction then still running), so a payment that
@@ -22,7 +22,6 @@ import { sandboxAddress, sandboxMemo, sandboxTxHash } from '../../domain/address
 import type { Catalog } from '../../domain/catalog.js';
 import { transaction } from '../../store/after-commit.js';
 import {
-  armPayoutFailure,
   committedHorizon,
   countReorgsCovering,
   hasWrittenSince,
@@ -79,8 +78,6 @@ export interface SimulatedChain {
   pay(payment: SandboxPayment): Promise<SandboxTransaction>;
   /** Replaces the last `blocks` blocks of `network`: the payments mined in them leave the chain. */
   reorganize(network: string, blocks: number): Promise<Reorganization>;
-  /** Makes the chain refuse the payout of `swapId` when it is broadcast. */
-  armPayoutFailure(swapId: string): Promise<void>;
 }
 
 /** The simulated chain over its tables in `knex`, one block every `blockSeconds`, on the clock `now`. */
@@ -238,6 +235,5 @@ export function createSimulatedChain(deps: { knex: Knex; catalog: Catalog; block
         removedTransactions: removed.map((tx) => ({ txHash: tx.txHash, outputIndex: tx.outputIndex })),
       };
     },
-    armPayoutFailure: (swapId) => armPayoutFailure(knex, swapId),
   };
 }

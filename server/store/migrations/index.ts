@@ -20,6 +20,7 @@ import * as routeBucketsAndLimits from './0013_route_buckets_and_limits.js';
 import * as operatorActions from './0014_operator_actions.js';
 import * as chainLedger from './0015_chain_ledger.js';
 import * as payoutAccepted from './0016_payout_accepted.js';
+import * as sandboxArmedExchanges from './0017_sandbox_armed_exchanges.js';
 
 /** What a migration may need besides the database: data migrations that re-seal secrets need the key. */
 export interface MigrationContext {
@@ -47,6 +48,7 @@ const migrations: Array<[name: string, migration: Migration]> = [
   ['0014_operator_actions', operatorActions],
   ['0015_chain_ledger', chainLedger],
   ['0016_payout_accepted', payoutAccepted],
+  ['0017_sandbox_armed_exchanges', sandboxArmedExchanges],
 ];
 
 /** A knex migration source over the static list above, handing each migration `context`. */

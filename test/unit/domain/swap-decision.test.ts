@@ -297,6 +297,8 @@ interface Row {
   now?: Date;
   /** USD prices; unavailable (null) by default outside confirming and exchanging, as the service gives them. */
   prices?: { source: string | null; destination: string | null };
+  /** The exchange venue's refusal of the conversion (none by default). */
+  exchangeRefusal?: string;
   /** A review decision instead of decide(). */
   review?: ReviewDecision;
   expect: Expected;
@@ -994,10 +996,11 @@ const ROWS: Row[] = [
   },
   {
     status: 'exchanging',
-    when: 'an armed exchange failure: refunded (exchange_failed), disarmed',
-    swap: swapIn('exchanging', { armedFailure: 'exchange' }),
+    when: 'the exchange venue refuses the conversion: refunded (exchange_failed)',
+    swap: swapIn('exchanging'),
+    exchangeRefusal: 'an exchange failure was armed',
     expect: {
-      change: { failureCode: FAILURE_CODES.exchangeFailed, armedFailure: null },
+      change: { failureCode: FAILURE_CODES.exchangeFailed },
       payouts: [REFUND('2.5')],
       deposits: [OWN('refunding', { refundAmount: '2.5' })],
       pricesAsked: false,
@@ -1041,16 +1044,18 @@ const ROWS: Row[] = [
   },
   {
     status: 'exchanging (route order)',
-    when: 'an armed exchange failure: each route deposit back to its sender',
-    swap: swapIn('exchanging', { ...ROUTE, armedFailure: 'exchange' }),
+    when: 'the exchange venue refuses the conversion: each route deposit back to its sender',
+    swap: swapIn('exchanging', ROUTE),
+    exchangeRefusal: 'an exchange failure was armed',
     outputs: [],
     routeDeposits: ROUTE_DEPOSITS,
-    expect: { change: { failureCode: FAILURE_CODES.exchangeFailed, armedFailure: null }, payouts: ROUTE_REFUNDS },
+    expect: { change: { failureCode: FAILURE_CODES.exchangeFailed }, payouts: ROUTE_REFUNDS },
   },
   {
     status: 'exchanging (route order)',
-    when: 'an armed exchange failure with no route deposits left: refunded at once',
-    swap: swapIn('exchanging', { ...ROUTE, armedFailure: 'exchange' }),
+    when: 'the exchange venue refuses the conversion with no route deposits left: refunded at once',
+    swap: swapIn('exchanging', ROUTE),
+    exchangeRefusal: 'an exchange failure was armed',
     outputs: [],
     expect: { to: 'refunded', fields: { failureCode: FAILURE_CODES.exchangeFailed, refundTxHash: null, refundAmount: '1' } },
   },
@@ -1662,6 +1667,7 @@ function run(row: Row): { decision: Decision; asked: string[] } {
     payouts: row.payouts ?? OUTBOX[swap.status] ?? [],
     routeDeposits: row.routeDeposits ?? [],
     prices: { source: price('source'), destination: price('destination') },
+    exchangeRefusal: row.exchangeRefusal ?? null,
   };
   const context = {
     catalog,
@@ -1811,6 +1817,7 @@ describe('returning a held payment (decideHeldPayment)', () => {
         throw new Error('no price');
       },
     },
+    exchangeRefusal: null,
   });
   const context = {
     catalog,

@@ -1,0 +1,28 @@
+/**
+ * The exchange venue: where a swap's conversion is executed once its deposit is credited (DESIGN 8). The
+ * service converts from its own inventory, so in production nothing outside refuses a conversion today (the
+ * hot wallet's liquidity is checked when quotes are made); a venue that can refuse, such as the sandbox's
+ * (adapters/sandbox/exchange.ts, where a partner arms an exchange failure), says so here.
+ *
+ * Like the chain adapters it takes no database handle and is never called inside a database transaction.
+ */
+
+/** One conversion attempt: the swap, and a key that is the same for every retry of the same attempt. */
+export interface ExchangeAttempt {
+  swapId: string;
+  attemptKey: string;
+}
+
+/** Executes conversions. */
+export interface ExchangeVenue {
+  /**
+   * Why the venue refuses `attempt` (the swap's deposit is then refunded), or null when it executes it.
+   * Asked again with the same key (a retried step), it gives the same answer.
+   */
+  refusal(attempt: ExchangeAttempt): Promise<string | null>;
+}
+
+/** The service's own inventory: every conversion is executed. */
+export function createInventoryExchange(): ExchangeVenue {
+  return { refusal: async () => null };
+}
