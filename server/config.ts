@@ -25,9 +25,15 @@ export interface Config {
    * ranges. Decides the client IP of public rate limits.
    */
   readonly trustProxy: TrustProxy;
+  /** Read by the entry points (server/main.ts, scripts/) to choose what to build; the rest reads ModeCapabilities. */
   readonly serviceMode: ServiceMode;
-  /** Key that encrypts partner and webhook secrets at rest (32 bytes); generated into dataDir in sandbox. */
+  /** Key that encrypts partner and webhook secrets at rest (32 bytes); when unset, see secretsKeyFallback. */
   readonly secretsKey: string | undefined;
+  /**
+   * Without SECRETS_KEY, use a key generated once into dataDir/secrets.key and reused on every start, so a
+   * sandbox starts with no set-up; false (production): SECRETS_KEY is required.
+   */
+  readonly secretsKeyFallback: boolean;
   readonly logLevel: string;
   /** Print the URL and the sandbox demo credentials to stdout at start. */
   readonly printBanner: boolean;
@@ -105,6 +111,19 @@ export interface StreamLimitConfig {
   readonly maxLifetimeSeconds: number;
 }
 
+/**
+ * What the service mode decides besides defaults and validation. Decided here, from SERVICE_MODE, once: the
+ * rest of the service reads these and never asks which mode it runs in (only the entry points do, to
+ * choose what to build: server/main.ts and the command-line tools in scripts/).
+ */
+export type ModeCapabilities = Pick<Config, 'secretsKeyFallback'>;
+
+/** The capabilities of `mode` (also for tests that force a mode loadConfig refuses to start in). */
+export function modeCapabilities(mode: ServiceMode): ModeCapabilities {
+  const sandbox = mode === 'sandbox';
+  return { secretsKeyFallback: sandbox };
+}
+
 /** Raised when the environment holds a value the service cannot run with. */
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -132,6 +151,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicOrigin: read.origin('PUBLIC_ORIGIN', listeningOrigin(host, port)),
     trustProxy: read.trustProxy('TRUST_PROXY'),
     serviceMode,
+    ...modeCapabilities(serviceMode),
     secretsKey: read.optionalSecretsKey('SECRETS_KEY'),
     logLevel: read.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     printBanner: read.boolean('PRINT_BANNER', serviceMode === 'sandbox'),

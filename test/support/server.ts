@@ -6,7 +6,7 @@ import { createChainAdapters, type ChainAdapters } from '../../server/wiring.js'
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo, LookupFunction } from 'node:net';
 import knexFactory, { type Knex } from 'knex';
-import { loadConfig, type Config } from '../../server/config.js';
+import { loadConfig, modeCapabilities, type Config } from '../../server/config.js';
 import { createLogger } from '../../server/logger.js';
 import { loadApiDocument } from '../../server/spec.js';
 import { loadSandboxCatalog } from '../../server/adapters/sandbox/catalog.js';
@@ -50,7 +50,10 @@ export interface TestServerOptions {
   env?: Record<string, string>;
   /** Run a second instance on this server's database (cross-instance tests); closing it leaves the database. */
   sameDatabaseAs?: TestServer;
-  /** Fields to force after the environment is parsed (e.g. a mode loadConfig would refuse to start in). */
+  /**
+   * Fields to force after the environment is parsed (e.g. a mode loadConfig would refuse to start in; a
+   * forced mode brings the capabilities it decides, config.ts modeCapabilities).
+   */
   configOverrides?: Partial<Config>;
   /** Replace handlers or the clock. */
   deps?: Partial<Pick<AppDeps, 'handlers' | 'now' | 'rates'>>;
@@ -76,6 +79,7 @@ export const TEST_ENV: Record<string, string> = {
 
 /** Starts the app on a fresh database; close() tears everything down. */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const overrides = options.configOverrides ?? {};
   const config: Config = {
     ...loadConfig({
       ...TEST_ENV,
@@ -83,7 +87,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       DATABASE_URL: process.env.DATABASE_URL,
       ...options.env,
     }),
-    ...options.configOverrides,
+    ...(overrides.serviceMode && modeCapabilities(overrides.serviceMode)),
+    ...overrides,
   };
   const secretBox = createSecretBox(Buffer.from(config.secretsKey!, 'hex'));
   const shared = options.sameDatabaseAs;
