@@ -62,6 +62,13 @@ export interface Config {
   readonly webhookTimeoutSeconds: number;
   /** Let webhooks reach loopback, private and other non-public addresses (local development; sandbox only). */
   readonly webhookAllowPrivateTargets: boolean;
+  /** Webhook URLs must use https (production); the sandbox takes http too. */
+  readonly webhookRequireHttps: boolean;
+  /**
+   * WEBHOOK_ALLOW_PRIVATE_TARGETS may be turned on here (sandbox: a developer's own server), so a refused
+   * address's error says how; production refuses to start with it, and its errors do not mention it.
+   */
+  readonly webhookCanAllowPrivateTargets: boolean;
   /** Webhook requests one instance has in flight to one partner's receiver at most. */
   readonly webhookMaxConcurrentPerPartner: number;
   /** Webhook requests one instance has in flight at most, all partners together. */
@@ -116,12 +123,12 @@ export interface StreamLimitConfig {
  * rest of the service reads these and never asks which mode it runs in (only the entry points do, to
  * choose what to build: server/main.ts and the command-line tools in scripts/).
  */
-export type ModeCapabilities = Pick<Config, 'secretsKeyFallback'>;
+export type ModeCapabilities = Pick<Config, 'secretsKeyFallback' | 'webhookRequireHttps' | 'webhookCanAllowPrivateTargets'>;
 
 /** The capabilities of `mode` (also for tests that force a mode loadConfig refuses to start in). */
 export function modeCapabilities(mode: ServiceMode): ModeCapabilities {
   const sandbox = mode === 'sandbox';
-  return { secretsKeyFallback: sandbox };
+  return { secretsKeyFallback: sandbox, webhookRequireHttps: !sandbox, webhookCanAllowPrivateTargets: sandbox };
 }
 
 /** Raised when the environment holds a value the service cannot run with. */
@@ -211,7 +218,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (serviceMode === 'production' && config.payoutCrashAt) {
     problems.push('PAYOUT_CRASH_AT is a test hook of the sandbox; production never kills itself mid-payout');
   }
-  if (serviceMode === 'production' && config.webhookAllowPrivateTargets) {
+  if (config.webhookAllowPrivateTargets && !config.webhookCanAllowPrivateTargets) {
     problems.push(
       'WEBHOOK_ALLOW_PRIVATE_TARGETS=true is for local development in sandbox mode; production webhooks reach public addresses only',
     );
