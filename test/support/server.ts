@@ -133,7 +133,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     crypto: engine.crypto,
     lifecycle: engine.lifecycle,
     watching: engine.watching,
-    sandbox: chains.sandbox,
+    // As main.ts: the sandbox controls, and with them the Sandbox operations, in sandbox mode only.
+    sandbox: config.serviceMode === 'sandbox' ? chains.sandbox : undefined,
     hub: engine.hub,
     jobs: engine.jobs,
     apiDocument: document,
