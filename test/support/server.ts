@@ -2,7 +2,7 @@
  * Starts the real application on its own database for one test suite: a fresh in-memory PGlite, or, when
  * DATABASE_URL is set, a fresh schema in that PostgreSQL (dropped on close). Listens on a free port.
  */
-import { createChainAdapters, type ChainAdapters } from '../../server/wiring.js';
+import { createSandboxChainAdapters, type ChainAdapters } from '../../server/wiring.js';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo, LookupFunction } from 'node:net';
 import knexFactory, { type Knex } from 'knex';
@@ -105,7 +105,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const metrics = options.metrics ? createMetrics() : undefined;
   // The simulated chain, also under a configuration forced to production mode (configOverrides): no real
   // adapters exist yet, and such tests try what does not depend on them (webhook rules) on swaps that move.
-  const simulated = createChainAdapters({ config: { ...config, serviceMode: 'sandbox' }, knex: database.knex, catalog, now });
+  const simulated = createSandboxChainAdapters({ config, knex: database.knex, catalog, now });
   const chains = options.wrapChains ? options.wrapChains(simulated) : simulated;
   const engine = await startSwapEngine({
     config,
