@@ -24,7 +24,7 @@ import { listOperatorActions, type OperatorActionRecord } from '../server/store/
 import type { OperatorDecision } from '../server/store/operator-decisions.js';
 import { createSwapService } from '../server/services/swaps.js';
 import { findSwap, type SwapRecord } from '../server/store/swaps.js';
-import { createChainAdapters } from '../server/wiring.js';
+import { createProductionChainAdapters, createSandboxChainAdapters } from '../server/wiring.js';
 import { actorOf, EXIT_USAGE, runCli, UsageError } from './cli.js';
 import { openServiceStore } from './service-store.js';
 
@@ -229,12 +229,15 @@ async function withJobQueue<T>(config: Config, action: (db: Database, jobs: JobQ
   });
 }
 
-// The swap service a server of this configuration runs; a refund decision commits the refund to the payout
-// outbox, and a running server's sender sends it.
+// The swap service a server of this configuration runs, on the adapters server/main.ts would choose for its
+// mode; a refund decision commits the refund to the payout outbox, and a running server's sender sends it.
 function createLifecycle(config: Config, db: Database, jobs: JobQueue) {
   const catalog = loadSandboxCatalog();
   const now = () => new Date();
-  const chains = createChainAdapters({ config, knex: db.knex, catalog, now });
+  const chains =
+    config.serviceMode === 'sandbox'
+      ? createSandboxChainAdapters({ config, knex: db.knex, catalog, now })
+      : createProductionChainAdapters();
   return createSwapService({
     knex: db.knex,
     catalog,

@@ -25,9 +25,15 @@ export interface Config {
    * ranges. Decides the client IP of public rate limits.
    */
   readonly trustProxy: TrustProxy;
+  /** Read by the entry points (server/main.ts, scripts/) to choose what to build; the rest reads ModeCapabilities. */
   readonly serviceMode: ServiceMode;
-  /** Key that encrypts partner and webhook secrets at rest (32 bytes); generated into dataDir in sandbox. */
+  /** Key that encrypts partner and webhook secrets at rest (32 bytes); when unset, see secretsKeyFallback. */
   readonly secretsKey: string | undefined;
+  /**
+   * Without SECRETS_KEY, use a key generated once into dataDir/secrets.key and reused on every start, so a
+   * sandbox starts with no set-up; false (production): SECRETS_KEY is required.
+   */
+  readonly secretsKeyFallback: boolean;
   readonly logLevel: string;
   /** Print the URL and the sandbox demo credentials to stdout at start. */
   readonly printBanner: boolean;
@@ -56,6 +62,13 @@ export interface Config {
   readonly webhookTimeoutSeconds: number;
   /** Let webhooks reach loopback, private and other non-public addresses (local development; sandbox only). */
   readonly webhookAllowPrivateTargets: boolean;
+  /** Webhook URLs must use https (production); the sandbox takes http too. */
+  readonly webhookRequireHttps: boolean;
+  /**
+   * WEBHOOK_ALLOW_PRIVATE_TARGETS may be turned on here (sandbox: a developer's own server), so a refused
+   * address's error says how; production refuses to start with it, and its errors do not mention it.
+   */
+  readonly webhookCanAllowPrivateTargets: boolean;
   /** Webhook requests one instance has in flight to one partner's receiver at most. */
   readonly webhookMaxConcurrentPerPartner: number;
   /** Webhook requests one instance has in flight at most, all partners together. */
@@ -105,6 +118,19 @@ export interface StreamLimitConfig {
   readonly maxLifetimeSeconds: number;
 }
 
+/**
+ * What the service mode decides besides defaults and validation. Decided here, from SERVICE_MODE, once: the
+ * rest of the service reads these and never asks which mode it runs in (only the entry points do, to
+ * choose what to build: server/main.ts and the command-line tools in scripts/).
+ */
+export type ModeCapabilities = Pick<Config, 'secretsKeyFallback' | 'webhookRequireHttps' | 'webhookCanAllowPrivateTargets'>;
+
+/** The capabilities of `mode` (also for tests that force a mode loadConfig refuses to start in). */
+export function modeCapabilities(mode: ServiceMode): ModeCapabilities {
+  const sandbox = mode === 'sandbox';
+  return { secretsKeyFallback: sandbox, webhookRequireHttps: !sandbox, webhookCanAllowPrivateTargets: sandbox };
+}
+
 /** Raised when the environment holds a value the service cannot run with. */
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -132,6 +158,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicOrigin: read.origin('PUBLIC_ORIGIN', listeningOrigin(host, port)),
     trustProxy: read.trustProxy('TRUST_PROXY'),
     serviceMode,
+    ...modeCapabilities(serviceMode),
     secretsKey: read.optionalSecretsKey('SECRETS_KEY'),
     logLevel: read.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     printBanner: read.boolean('PRINT_BANNER', serviceMode === 'sandbox'),
@@ -191,7 +218,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (serviceMode === 'production' && config.payoutCrashAt) {
     problems.push('PAYOUT_CRASH_AT is a test hook of the sandbox; production never kills itself mid-payout');
   }
-  if (serviceMode === 'production' && config.webhookAllowPrivateTargets) {
+  if (config.webhookAllowPrivateTargets && !config.webhookCanAllowPrivateTargets) {
     problems.push(
       'WEBHOOK_ALLOW_PRIVATE_TARGETS=true is for local development in sandbox mode; production webhooks reach public addresses only',
     );

@@ -18,7 +18,7 @@ import { DemoSecretUnreadableError, ensureDemoPartner, findUnreadablePartnerSecr
 import { resolveSecretsKey, secretsKeyFileWarning } from './secrets-key.js';
 import { createSecretBox } from './store/secret-box.js';
 import { startSwapEngine } from './swap-engine.js';
-import { createChainAdapters } from './wiring.js';
+import { createProductionChainAdapters, createSandboxChainAdapters } from './wiring.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -66,8 +66,12 @@ async function main(): Promise<void> {
   const now = () => new Date();
   const rates = createSandboxRates(catalog);
   const metrics = config.metricsPort === undefined ? undefined : createMetrics();
-  // The chain adapters of every network served, built once (wiring.ts: the simulated chain in sandbox mode).
-  const chains = createChainAdapters({ config, knex: db.knex, catalog, now });
+  // The chain adapters of every network served, built once: the simulated chain in sandbox mode (its
+  // controls, passed to the app below, serve the Sandbox operations), production's adapters otherwise.
+  const chains =
+    config.serviceMode === 'sandbox'
+      ? createSandboxChainAdapters({ config, knex: db.knex, catalog, now })
+      : createProductionChainAdapters();
   const engine = await startSwapEngine({
     config,
     knex: db.knex,

@@ -1,16 +1,17 @@
 /**
- * Resolves the key that encrypts secrets at rest: SECRETS_KEY when configured; in sandbox mode without
- * it, a key generated once into DATA_DIR/secrets.key (mode 0600) and reused on every start.
+ * Resolves the key that encrypts secrets at rest: SECRETS_KEY when configured; without it, where the
+ * configuration allows the fallback (sandbox), a key generated once into DATA_DIR/secrets.key (mode 0600)
+ * and reused on every start.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Config } from './config.js';
 
-/** The 32-byte secrets key for this configuration; throws in production when SECRETS_KEY is missing. */
-export function resolveSecretsKey(config: Pick<Config, 'secretsKey' | 'serviceMode' | 'dataDir'>): Buffer {
+/** The 32-byte secrets key for this configuration; throws when SECRETS_KEY is missing and there is no fallback. */
+export function resolveSecretsKey(config: Pick<Config, 'secretsKey' | 'secretsKeyFallback' | 'dataDir'>): Buffer {
   if (config.secretsKey) return Buffer.from(config.secretsKey, 'hex');
-  if (config.serviceMode !== 'sandbox') throw new Error('SECRETS_KEY is required outside sandbox mode');
+  if (!config.secretsKeyFallback) throw new Error('SECRETS_KEY is required outside sandbox mode');
   const file = path.join(config.dataDir, 'secrets.key');
   if (fs.existsSync(file)) {
     const hex = fs.readFileSync(file, 'utf8').trim();

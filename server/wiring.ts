@@ -1,7 +1,8 @@
 /**
- * The chain adapters of a configuration: the one place besides main.ts that knows which mode the service
- * runs in. The sandbox gets the simulated chain on every catalogue network; production gets the adapters of
- * the networks it is configured for (none yet: config.ts refuses to start it).
+ * The chain adapters a server or the operator CLI runs on. The entry point chooses which by the service mode
+ * (server/main.ts, scripts/ops.ts); this file only builds what it is asked for. The sandbox gets the
+ * simulated chain on every catalogue network; production gets the adapters of the networks it is configured
+ * for (none yet: config.ts refuses to start it).
  */
 import type { Knex } from 'knex';
 import { createAdapterRegistry, type AdapterRegistry } from './adapters/chain.js';
@@ -20,16 +21,13 @@ export interface ChainAdapters {
   sandbox?: SimulatedChain;
 }
 
-/** Builds the adapters of `config` (for a server or the operator CLI). */
-export function createChainAdapters(deps: {
-  config: Pick<Config, 'serviceMode' | 'sandboxBlockSeconds'>;
+/** The sandbox's adapters: the simulated chain on every network of `catalog`, with its controls. */
+export function createSandboxChainAdapters(deps: {
+  config: Pick<Config, 'sandboxBlockSeconds'>;
   knex: Knex;
   catalog: Catalog;
   now: () => Date;
 }): ChainAdapters {
-  // Production has no real adapters yet, and the configuration refuses to start it (tests force it, to try
-  // what does not touch a chain).
-  if (deps.config.serviceMode !== 'sandbox') return { registry: createAdapterRegistry({}), exchange: createInventoryExchange() };
   const sandbox = createSimulatedChain({
     knex: deps.knex,
     catalog: deps.catalog,
@@ -37,4 +35,12 @@ export function createChainAdapters(deps: {
     now: deps.now,
   });
   return { registry: sandbox.registry, exchange: createSimulatedExchange({ knex: deps.knex }), sandbox };
+}
+
+/**
+ * Production's adapters: none yet, and the configuration refuses to start production (tests that force it
+ * run on the simulated chain, to try what does not depend on a real one).
+ */
+export function createProductionChainAdapters(): ChainAdapters {
+  return { registry: createAdapterRegistry({}), exchange: createInventoryExchange() };
 }

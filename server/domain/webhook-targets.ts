@@ -4,21 +4,24 @@
  * there), multicast, reserved or documentation address, in IPv4 or IPv6. IPv6 forms that carry an IPv4
  * address are judged by that address where it can be read reliably (mapped, translated, the well-known
  * NAT64 prefix) and refused outright where it cannot (local-use NAT64, 6to4, Teredo): see IPV6_RULES.
- * Production also requires https. `allowPrivateTargets` (WEBHOOK_ALLOW_PRIVATE_TARGETS, sandbox only) lifts
- * the address rules for local development.
+ * Production also requires https (`requireHttps`). `allowPrivateTargets` (WEBHOOK_ALLOW_PRIVATE_TARGETS,
+ * sandbox only) lifts the address rules for local development.
+ * The policy comes from the configuration's capabilities (config.ts modeCapabilities), not the mode itself.
  * Pure: name resolution is handed in by the caller.
  */
 import { isIP } from 'node:net';
-import type { ServiceMode } from '../config.js';
 
 /** Resolves a host name to every address it has (dns.promises.lookup with `all: true` fits). */
 export type ResolveHost = (hostname: string) => Promise<Array<{ address: string; family: number }>>;
 
-/** What decides whether an address may receive webhooks. */
+/** What decides whether a URL and an address may receive webhooks. */
 export interface TargetPolicy {
-  mode: ServiceMode;
+  /** Refuse http URLs (production). */
+  requireHttps: boolean;
   /** Accept any address (local development; config.ts allows it in sandbox mode only). */
   allowPrivateTargets: boolean;
+  /** `allowPrivateTargets` could be turned on here (sandbox), so a refusal says how. */
+  canAllowPrivateTargets: boolean;
 }
 
 /** A URL or address the service will not call, with the reason in words a partner can act on. */
@@ -136,10 +139,10 @@ export function urlHost(url: URL): string {
 }
 
 /**
- * Checks the form of a webhook URL: http or https (https only in production), no user name or password, no
- * fragment. Returns the parsed URL; throws WebhookTargetError.
+ * Checks the form of a webhook URL: http or https (https only when `requireHttps`, as in production), no user
+ * name or password, no fragment. Returns the parsed URL; throws WebhookTargetError.
  */
-export function checkWebhookUrlForm(text: string, mode: ServiceMode): URL {
+export function checkWebhookUrlForm(text: string, requireHttps: boolean): URL {
   let url: URL;
   try {
     url = new URL(text);
@@ -147,7 +150,7 @@ export function checkWebhookUrlForm(text: string, mode: ServiceMode): URL {
     throw new WebhookTargetError('url is not an absolute URL, e.g. https://partner.example.org/hooks/swaps.');
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new WebhookTargetError('url must use https (or http in sandbox mode).');
-  if (mode === 'production' && url.protocol !== 'https:') throw new WebhookTargetError('url must use https in production mode.');
+  if (requireHttps && url.protocol !== 'https:') throw new WebhookTargetError('url must use https in production mode.');
   if (url.username || url.password) {
     throw new WebhookTargetError('url must not contain a user name or password; verify deliveries by their webhook-signature instead.');
   }
@@ -165,8 +168,9 @@ export function refusedAddress(address: string, policy: TargetPolicy, host?: str
   if (!reason) return undefined;
   const via = host && host !== address ? ` (${host} resolves to it)` : '';
   // A developer running the sandbox on their own machine can lift the rule; a partner of a hosted one cannot.
-  const hint =
-    policy.mode === 'sandbox' ? ' (a sandbox server run for local development can allow it: WEBHOOK_ALLOW_PRIVATE_TARGETS=true)' : '';
+  const hint = policy.canAllowPrivateTargets
+    ? ' (a sandbox server run for local development can allow it: WEBHOOK_ALLOW_PRIVATE_TARGETS=true)'
+    : '';
   return new WebhookTargetError(`url must reach a public address; ${address}${via} is ${reason}${hint}.`);
 }
 

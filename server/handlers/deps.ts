@@ -24,7 +24,10 @@ export interface HandlerDeps {
   lifecycle: SwapService;
   /** The chain watchers (a sandbox payment wakes its network's). */
   watching: Pick<ChainWatching, 'wake' | 'scanNow'>;
-  /** The sandbox's simulated chain (sandbox mode only): payments and reorganisations. */
+  /**
+   * The sandbox's simulated chain (main.ts gives it in sandbox mode only): payments and reorganisations. The
+   * Sandbox operations are served only when it is given (http/app.ts).
+   */
   sandbox?: Pick<SimulatedChain, 'pay' | 'reorganize'>;
   /** This instance's subscriptions to swap changes (the streams). */
   hub: SwapHub;

@@ -43,9 +43,8 @@ export function createWebhookHandlers(
     async putPartnerWebhook({ partner, body }) {
       const { partnerId } = requirePartner(partner);
       const enabled = body.enabled ?? true;
-      const mode = deps.config.serviceMode;
       try {
-        const url = checkWebhookUrlForm(body.url, mode);
+        const url = checkWebhookUrlForm(body.url, deps.config.webhookRequireHttps);
         // Nothing is sent while deliveries are off; the address is checked when they are turned on (and
         // again by the delivery machinery at every connection, with the same rules and name resolution).
         if (enabled) await deps.jobs.webhooks.checkTarget(url);

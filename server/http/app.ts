@@ -54,8 +54,9 @@ declare module 'express-serve-static-core' {
 
 /** Creates the application; the caller listens on it. */
 export function createApp(deps: AppDeps): Express {
-  // Sandbox operations exist only in sandbox mode; elsewhere their paths are unknown (404).
-  const routes = indexOperations(deps.apiDocument).filter((r) => r.tag !== 'Sandbox' || deps.config.serviceMode === 'sandbox');
+  // Sandbox operations exist only where they are given the simulated chain they drive (main.ts: in sandbox
+  // mode); elsewhere their paths are unknown (404).
+  const routes = indexOperations(deps.apiDocument).filter((r) => r.tag !== 'Sandbox' || deps.sandbox !== undefined);
   const handlers: Handlers = { ...createHandlers(deps), ...deps.handlers };
   const app = express();
   app.disable('x-powered-by');

@@ -81,7 +81,10 @@ export interface AttemptOutcome {
 /** What delivery needs. */
 export interface WebhookDeliveryDeps {
   knex: Knex;
-  config: Pick<Config, 'serviceMode' | 'webhookRetrySeconds' | 'webhookTimeoutSeconds' | 'webhookAllowPrivateTargets'>;
+  config: Pick<
+    Config,
+    'webhookRetrySeconds' | 'webhookTimeoutSeconds' | 'webhookRequireHttps' | 'webhookAllowPrivateTargets' | 'webhookCanAllowPrivateTargets'
+  >;
   secretBox: SecretBox;
   logger: Logger;
   now: () => Date;
@@ -138,7 +141,11 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps): WebhookDeliver
   const schedule = deps.config.webhookRetrySeconds;
   const timeoutMs = deps.config.webhookTimeoutSeconds * 1000;
   const lookup = deps.lookup ?? (dns.lookup as unknown as LookupFunction);
-  const policy: TargetPolicy = { mode: deps.config.serviceMode, allowPrivateTargets: deps.config.webhookAllowPrivateTargets };
+  const policy: TargetPolicy = {
+    requireHttps: deps.config.webhookRequireHttps,
+    allowPrivateTargets: deps.config.webhookAllowPrivateTargets,
+    canAllowPrivateTargets: deps.config.webhookCanAllowPrivateTargets,
+  };
 
   // Read and recorded in groups (store/group-commit.ts): what the deliveries of a batch need, test deliveries'
   // webhooks, and the attempts of test deliveries and of last attempts.
@@ -301,7 +308,7 @@ export async function postWebhook(
 
   let target: URL;
   try {
-    target = checkWebhookUrlForm(url, options.policy.mode);
+    target = checkWebhookUrlForm(url, options.policy.requireHttps);
     // An address in the URL is connected to without a lookup, so it is checked here.
     const refused = isIP(urlHost(target)) ? refusedAddress(urlHost(target), options.policy) : undefined;
     if (refused) throw refused;

@@ -2,11 +2,11 @@
  * Starts the real application on its own database for one test suite: a fresh in-memory PGlite, or, when
  * DATABASE_URL is set, a fresh schema in that PostgreSQL (dropped on close). Listens on a free port.
  */
-import { createChainAdapters, type ChainAdapters } from '../../server/wiring.js';
+import { createSandboxChainAdapters, type ChainAdapters } from '../../server/wiring.js';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo, LookupFunction } from 'node:net';
 import knexFactory, { type Knex } from 'knex';
-import { loadConfig, type Config } from '../../server/config.js';
+import { loadConfig, modeCapabilities, type Config } from '../../server/config.js';
 import { createLogger } from '../../server/logger.js';
 import { loadApiDocument } from '../../server/spec.js';
 import { loadSandboxCatalog } from '../../server/adapters/sandbox/catalog.js';
@@ -50,7 +50,10 @@ export interface TestServerOptions {
   env?: Record<string, string>;
   /** Run a second instance on this server's database (cross-instance tests); closing it leaves the database. */
   sameDatabaseAs?: TestServer;
-  /** Fields to force after the environment is parsed (e.g. a mode loadConfig would refuse to start in). */
+  /**
+   * Fields to force after the environment is parsed (e.g. a mode loadConfig would refuse to start in; a
+   * forced mode brings the capabilities it decides, config.ts modeCapabilities).
+   */
   configOverrides?: Partial<Config>;
   /** Replace handlers or the clock. */
   deps?: Partial<Pick<AppDeps, 'handlers' | 'now' | 'rates'>>;
@@ -76,6 +79,7 @@ export const TEST_ENV: Record<string, string> = {
 
 /** Starts the app on a fresh database; close() tears everything down. */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const overrides = options.configOverrides ?? {};
   const config: Config = {
     ...loadConfig({
       ...TEST_ENV,
@@ -83,7 +87,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       DATABASE_URL: process.env.DATABASE_URL,
       ...options.env,
     }),
-    ...options.configOverrides,
+    ...(overrides.serviceMode && modeCapabilities(overrides.serviceMode)),
+    ...overrides,
   };
   const secretBox = createSecretBox(Buffer.from(config.secretsKey!, 'hex'));
   const shared = options.sameDatabaseAs;
@@ -100,7 +105,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const metrics = options.metrics ? createMetrics() : undefined;
   // The simulated chain, also under a configuration forced to production mode (configOverrides): no real
   // adapters exist yet, and such tests try what does not depend on them (webhook rules) on swaps that move.
-  const simulated = createChainAdapters({ config: { ...config, serviceMode: 'sandbox' }, knex: database.knex, catalog, now });
+  const simulated = createSandboxChainAdapters({ config, knex: database.knex, catalog, now });
   const chains = options.wrapChains ? options.wrapChains(simulated) : simulated;
   const engine = await startSwapEngine({
     config,
@@ -128,7 +133,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     crypto: engine.crypto,
     lifecycle: engine.lifecycle,
     watching: engine.watching,
-    sandbox: chains.sandbox,
+    // As main.ts: the sandbox controls, and with them the Sandbox operations, in sandbox mode only.
+    sandbox: config.serviceMode === 'sandbox' ? chains.sandbox : undefined,
     hub: engine.hub,
     jobs: engine.jobs,
     apiDocument: document,

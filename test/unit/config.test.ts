@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ConfigError, loadConfig, STREAM_MAX_LIFETIME_LIMIT_SECONDS } from '../../server/config.js';
+import { ConfigError, loadConfig, modeCapabilities, STREAM_MAX_LIFETIME_LIMIT_SECONDS } from '../../server/config.js';
 
 describe('loadConfig', () => {
   it('applies the documented defaults to an empty environment', () => {
@@ -119,6 +119,15 @@ describe('loadConfig', () => {
     // Past 2^31-1 ms Node fires a timer after 1 ms: the value that ended every stream at once.
     expect(() => loadConfig({ STREAM_MAX_LIFETIME_SECONDS: '2147484' })).to.throw(ConfigError, /STREAM_MAX_LIFETIME_SECONDS="2147484"/);
     expect(STREAM_MAX_LIFETIME_LIMIT_SECONDS).to.equal(86_400);
+  });
+
+  it('decides from the mode, once, what it allows: the sandbox a generated secrets key and any webhook target, production https only', () => {
+    expect(loadConfig({})).to.include({ secretsKeyFallback: true, webhookRequireHttps: false, webhookCanAllowPrivateTargets: true });
+    expect(modeCapabilities('production')).to.deep.equal({
+      secretsKeyFallback: false,
+      webhookRequireHttps: true,
+      webhookCanAllowPrivateTargets: false,
+    });
   });
 
   it('refuses production mode without real adapters and secrets', () => {

@@ -26,7 +26,7 @@ describe('metrics', () => {
     const post = (target: string) =>
       postWebhook(target, {}, '{}', {
         timeoutMs: 200,
-        policy: { mode: 'sandbox', allowPrivateTargets: true },
+        policy: { requireHttps: false, allowPrivateTargets: true, canAllowPrivateTargets: true },
         lookup: dns.lookup as unknown as LookupFunction,
       });
 

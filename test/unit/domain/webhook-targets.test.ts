@@ -8,9 +8,10 @@ import {
   type TargetPolicy,
 } from '../../../server/domain/webhook-targets.js';
 
-const SANDBOX: TargetPolicy = { mode: 'sandbox', allowPrivateTargets: false };
-const PRODUCTION: TargetPolicy = { mode: 'production', allowPrivateTargets: false };
-const LOCAL_DEVELOPMENT: TargetPolicy = { mode: 'sandbox', allowPrivateTargets: true };
+// The policies of the modes, as config.ts modeCapabilities decides them.
+const SANDBOX: TargetPolicy = { requireHttps: false, allowPrivateTargets: false, canAllowPrivateTargets: true };
+const PRODUCTION: TargetPolicy = { requireHttps: true, allowPrivateTargets: false, canAllowPrivateTargets: false };
+const LOCAL_DEVELOPMENT: TargetPolicy = { ...SANDBOX, allowPrivateTargets: true };
 
 describe('domain/webhook-targets', () => {
   describe('forbiddenAddressReason()', () => {
@@ -107,8 +108,11 @@ describe('domain/webhook-targets', () => {
 
   describe('checkWebhookUrlForm()', () => {
     it('accepts http in sandbox mode and refuses it in production', () => {
-      expect(checkWebhookUrlForm('http://127.0.0.1:9000/hooks', 'sandbox').port).to.equal('9000');
-      expect(() => checkWebhookUrlForm('http://partner.example.org/hooks', 'production')).to.throw(WebhookTargetError, /https/);
+      expect(checkWebhookUrlForm('http://127.0.0.1:9000/hooks', SANDBOX.requireHttps).port).to.equal('9000');
+      expect(() => checkWebhookUrlForm('http://partner.example.org/hooks', PRODUCTION.requireHttps)).to.throw(
+        WebhookTargetError,
+        'url must use https in production mode.',
+      );
     });
 
     it('refuses other schemes, credentials and fragments in every mode', () => {
@@ -118,7 +122,9 @@ describe('domain/webhook-targets', () => {
         'https://partner.example.org/#x',
         'partner.example.org',
       ]) {
-        expect(() => checkWebhookUrlForm(url, 'sandbox'), url).to.throw(WebhookTargetError);
+        for (const { requireHttps } of [SANDBOX, PRODUCTION]) {
+          expect(() => checkWebhookUrlForm(url, requireHttps), url).to.throw(WebhookTargetError);
+        }
       }
     });
   });
