@@ -55,6 +55,8 @@ export interface RouteDepositObservation {
   id: string;
   amount: string;
   fromAddress: string;
+  /** A reorganisation took its payment out of the chain (and no block holds it again yet). */
+  removed: boolean;
 }
 
 /** What `decide` sees. */
@@ -287,8 +289,10 @@ function decideSwap(swap: SwapRecord, seen: Observations, context: DecisionConte
   const own = deposits.find((d) => d.role === 'swap' && d.status !== 'removed');
   const removedOwn = deposits.some((d) => d.role === 'swap' && d.status === 'removed' && d.txHash === swap.sourceTxHash);
   // The swap's deposit left the chain while money for it may be on its way out: an operator looks.
+  // A route order's: any deposit it converts.
   const ownGone =
     removedOwn ||
+    seen.routeDeposits.some((d) => d.removed) ||
     seen.outputs.some(
       (o) =>
         o.removed &&
@@ -580,6 +584,11 @@ export function decideReview(
   ) {
     return {
       refused: `The deposit of this swap left the chain (a reorganisation): there is nothing to ${decision === 'refund' ? 'refund' : 'exchange'}. Fail the swap instead.`,
+    };
+  }
+  if (decision !== 'fail' && seen.routeDeposits.some((d) => d.removed)) {
+    return {
+      refused: `A deposit of this route order left the chain (a reorganisation): it cannot be ${decision === 'refund' ? 'refunded' : 'exchanged'} unless a block holds it again. Wait, or fail the order.`,
     };
   }
   if (decision === 'approve') {

@@ -1,9 +1,9 @@
 /**
  * The chain watchers (DESIGN 10): for each network, a loop on every instance asks the network's watcher
  * what changed since the stored cursor and writes it into the chain ledger, then wakes what it moves:
- * the swaps paid (or whose deposit left the chain, or whose confirmations or payout moved) get a step
- * queued, in the transaction that writes the ledger. Permanent routes read the ledger on their own polling
- * schedule (jobs/route-deposits.ts).
+ * the swaps paid (or whose deposit left the chain, or whose confirmations or payout moved), and the route
+ * orders whose converted deposit left the chain, get a step queued, in the transaction that writes the
+ * ledger. Permanent routes read the ledger on their own polling schedule (jobs/route-deposits.ts).
  *
  * One scan serves every watched address of a network: its cost follows the blocks, not the open swaps.
  * The scan (a call to the node) runs outside any transaction; its results are written only if the cursor is
@@ -20,6 +20,7 @@ import {
   advanceCursor,
   hasPending,
   listMovedByTip,
+  listOrdersConverting,
   listSwapsPaying,
   readCursor,
   recordOutputs,
@@ -89,7 +90,9 @@ export function startChainWatching(deps: ChainWatchDeps): ChainWatching {
         const moved = await listMovedByTip(trx, network, previousTip, scan.tip.height, depth);
         const addresses = [...new Set([...paid, ...removed, ...moved.addresses])];
         const swapIds = await listSwapsPaying(trx, addresses);
-        await deps.wakeSwaps([...new Set([...swapIds, ...payoutSwaps, ...moved.swapIds])], trx);
+        // A route order whose converted deposit left the chain: it is held for review.
+        const orders = await listOrdersConverting(trx, network, scan.removed);
+        await deps.wakeSwaps([...new Set([...swapIds, ...orders, ...payoutSwaps, ...moved.swapIds])], trx);
         return hasPending(trx, network, scan.tip.height, depth);
       });
     }

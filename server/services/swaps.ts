@@ -30,7 +30,7 @@ import {
 } from '../domain/swap-decision.js';
 import type { SwapRecord } from '../domain/swap-view.js';
 import { transaction } from '../store/after-commit.js';
-import { listOutputsTo } from '../store/chain-ledger.js';
+import { listOutputsTo, listRemovedOrderDeposits } from '../store/chain-ledger.js';
 import { groupCommit } from '../store/group-commit.js';
 import { insertPayoutIntents, listSwapPayouts, setPayoutStatus, type PayoutRecord } from '../store/payouts.js';
 import { insertEarning, listOrderDeposits, updateDeposit } from '../store/route-deposits.js';
@@ -127,12 +127,13 @@ export function createSwapService(deps: SwapServiceDeps) {
     exchangeRefusal: string | null,
   ): Promise<Observations & { payoutRows: PayoutRecord[] }> {
     const source = assetOf(swap.sourceAsset, swap.sourceNetwork);
-    const [outputs, payoutRows, routeDeposits] = await Promise.all([
+    const [outputs, payoutRows, routeDeposits, removedDeposits] = await Promise.all([
       swap.routeId === null && swap.depositAddress !== null
         ? listOutputsTo(trx, swap.sourceNetwork, swap.depositAddress, source.memoNeeded ? swap.depositMemo : null)
         : Promise.resolve([]),
       listSwapPayouts(trx, swap.id),
       swap.routeId !== null ? listOrderDeposits(trx, swap.id) : Promise.resolve([]),
+      swap.routeId !== null ? listRemovedOrderDeposits(trx, swap.id) : Promise.resolve([]),
     ]);
     return {
       outputs: outputs.filter((o) => o.asset === swap.sourceAsset),
@@ -144,7 +145,12 @@ export function createSwapService(deps: SwapServiceDeps) {
         amount: p.amount,
         confirmations: p.confirmations,
       })),
-      routeDeposits: routeDeposits.map((d) => ({ id: d.id, amount: d.amount, fromAddress: d.fromAddress })),
+      routeDeposits: routeDeposits.map((d) => ({
+        id: d.id,
+        amount: d.amount,
+        fromAddress: d.fromAddress,
+        removed: removedDeposits.includes(d.id),
+      })),
       prices,
       exchangeRefusal,
       payoutRows,

@@ -174,6 +174,36 @@ export async function listSwapsPaying(db: Knex, addresses: string[]): Promise<st
   return rows.map((r: { id: string }) => r.id);
 }
 
+/**
+ * The route orders (open or not) that converted any of `outputs` of `network`: a reorganisation that removed
+ * one wakes its order, which goes to review (domain/swap-decision.ts).
+ */
+export async function listOrdersConverting(
+  db: Knex,
+  network: string,
+  outputs: Array<{ txHash: string; outputIndex: number }>,
+): Promise<string[]> {
+  if (outputs.length === 0) return [];
+  const { rows } = await db.raw(
+    `select distinct d.order_id from route_deposits d
+       join unnest(?::text[], ?::int[]) as r(tx_hash, output_index) on d.tx_hash = r.tx_hash and d.output_index = r.output_index
+      where d.network = ? and d.order_id is not null`,
+    [outputs.map((o) => o.txHash), outputs.map((o) => o.outputIndex), network],
+  );
+  return (rows as Array<{ order_id: string }>).map((r) => r.order_id);
+}
+
+/** The ids of `orderId`'s route deposits whose output a reorganisation removed from the chain (as the ledger says now). */
+export async function listRemovedOrderDeposits(db: Knex, orderId: string): Promise<string[]> {
+  const { rows } = await db.raw(
+    `select d.id from route_deposits d
+       join chain_outputs o on o.network = d.network and o.tx_hash = d.tx_hash and o.output_index = d.output_index
+      where d.order_id = ? and o.removed_at is not null`,
+    [orderId],
+  );
+  return (rows as Array<{ id: string }>).map((r) => r.id);
+}
+
 /** The outputs paid to `address` on `network` (with `memo`, when given), in the order the chain showed them. */
 export async function listOutputsTo(db: Knex, network: string, address: string, memo: string | null): Promise<LedgerOutput[]> {
   const { rows } = await db.raw(

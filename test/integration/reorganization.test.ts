@@ -24,14 +24,19 @@ describe('chain reorganisations through the sandbox (POST /sandbox/networks/{net
   this.timeout(60_000);
   let server: TestServer;
   let client: ReturnType<typeof swapClient>;
-  // While `pricesDown`, USDT has no price: a floating swap in exchanging stays there, its step retried.
+  // While `pricesDown`, USDT has no price: a floating swap in exchanging stays there, its step retried. While
+  // `heldRoute` names a route that has an order, ZANO has no price: the order stays in exchanging likewise.
   let pricesDown = false;
+  let heldRoute: string | undefined;
 
   before(async () => {
     const sandboxRates = createSandboxRates(loadSandboxCatalog());
     const rates: RatesAdapter = {
       priceUsd: async (symbol, network, at) => {
         if (pricesDown && symbol === 'USDT') throw new AppError(503, 'rates_unavailable', 'USDT has no price in this test.');
+        if (symbol === 'ZANO' && heldRoute && (await server.knex('swaps').where({ route_id: heldRoute }).first())) {
+          throw new AppError(503, 'rates_unavailable', 'ZANO has no price for this route order in this test.');
+        }
         return sandboxRates.priceUsd(symbol, network, at);
       },
     };
@@ -191,6 +196,44 @@ describe('chain reorganisations through the sandbox (POST /sandbox/networks/{net
       `/api/v1/permanent-routes/${route.route_id}/deposits`,
     );
     expect(later.body.deposits[0]).to.include({ status: 'confirming', confirmationCount: 0 });
+  });
+
+  it('holds a route order in review (deposit_removed) when a deposit it converts leaves the chain; nothing is paid out', async () => {
+    const routes = swapClient(server.origin, { ...(await server.createSigner('Route order reorganisations')), user: 'reorg-order' });
+    const route = await createVerifiedRoute(routes, 'reorg-order');
+    expect((await routes.send('POST', `/api/v1/permanent-routes/${route.route_id}/expect-deposit`)).status).to.equal(200);
+    heldRoute = route.route_id;
+    try {
+      // 500 DOGE (about 40 USD): above the route's minimum, converted alone once confirmed; ZANO has no price
+      // once the order exists, so the order waits in exchanging.
+      const paid = await routes.send<SandboxPayment>('POST', '/api/v1/sandbox/deposits', {
+        address: route.addresses['DOGE/DOGE'],
+        asset: 'DOGE',
+        network: 'DOGE',
+        amount: '500',
+      });
+      expect(paid.status, paid.text).to.equal(202);
+      const ordered = await waitForDeposits(routes, route.route_id, (list) => list.deposits[0]?.orderId != null);
+      const orderId = ordered.deposits[0].orderId!;
+      await routes.waitFor(orderId, (o) => o.status === 'exchanging');
+
+      const reorg = await reorganize(routes, 'DOGE', blocksSince(paid.body.createdAt, BLOCK_SECONDS));
+      expect(reorg.status, reorg.text).to.equal(200);
+      expect(reorg.body.removedTransactions).to.deep.include({ txHash: paid.body.txHash, outputIndex: 0 });
+      const { order, events } = await routes.waitFor(orderId, (o) => o.status === 'review');
+      expect(order).to.include({ failureCode: 'deposit_removed', actionRequired: 'operator' });
+      expect(events.map((e) => e.status).slice(-2)).to.deep.equal(['exchanging', 'review']);
+      // An operator cannot exchange or refund what left the chain; failing it is the way out.
+      const approve = await routes.send('POST', `/api/v1/sandbox/swaps/${orderId}/review-decision`, { decision: 'approve' });
+      expectError(approve, 409, 'invalid_state');
+      expect(approve.text).to.match(/left the chain/);
+      heldRoute = undefined;
+      await new Promise((r) => setTimeout(r, 4 * BLOCK_SECONDS * 1000));
+      expect((await routes.get(orderId)).order.status).to.equal('review');
+      expect(await server.knex('payouts').where({ swap_id: orderId })).to.deep.equal([]);
+    } finally {
+      heldRoute = undefined;
+    }
   });
 
   // Every simulated network answers its tip's hash as 64 lowercase hex digits, as the spec says.

@@ -146,9 +146,11 @@ const ROUTE: Partial<SwapRecord> = {
   deposits: [],
 };
 const ROUTE_DEPOSITS: RouteDepositObservation[] = [
-  { id: 'rd-1', amount: '0.6', fromAddress: 'ltc1qfirst' },
-  { id: 'rd-2', amount: '0.4', fromAddress: 'ltc1qsecond' },
+  { id: 'rd-1', amount: '0.6', fromAddress: 'ltc1qfirst', removed: false },
+  { id: 'rd-2', amount: '0.4', fromAddress: 'ltc1qsecond', removed: false },
 ];
+/** The same, the second one's payment taken out of the chain by a reorganisation. */
+const ROUTE_DEPOSITS_ONE_REMOVED: RouteDepositObservation[] = [ROUTE_DEPOSITS[0], { ...ROUTE_DEPOSITS[1], removed: true }];
 
 /** An XRP swap (a network that needs a memo to credit an account). */
 const XRP_SWAP: Partial<SwapRecord> = {
@@ -1379,6 +1381,66 @@ const ROWS: Row[] = [
     ],
     review: 'refund',
     expect: { change: { failureCode: FAILURE_CODES.refundedInReview }, payouts: [{ ...ROUTE_REFUNDS[0], key: `${ID}:refund:rd-1#2` }] },
+  },
+  {
+    status: 'exchanging (route order, payout pending)',
+    when: 'one of its deposits is removed: review (deposit_removed), the unsigned payout cancelled',
+    swap: swapIn('exchanging', ROUTE),
+    outputs: [],
+    routeDeposits: ROUTE_DEPOSITS_ONE_REMOVED,
+    payouts: [payout('pending', { amount: '80.0805' })],
+    expect: {
+      to: 'review',
+      fields: { failureCode: FAILURE_CODES.depositRemoved },
+      payoutUpdates: [{ key: PAYOUT_KEY, status: 'failed' }],
+    },
+  },
+  {
+    status: 'exchanging (route order)',
+    when: 'one of its deposits is removed before it is priced: review (deposit_removed), nothing priced',
+    swap: swapIn('exchanging', ROUTE),
+    outputs: [],
+    routeDeposits: ROUTE_DEPOSITS_ONE_REMOVED,
+    expect: { to: 'review', fields: { failureCode: FAILURE_CODES.depositRemoved }, pricesAsked: false },
+  },
+  {
+    status: 'sending (route order)',
+    when: 'one of its deposits is removed after the payout was signed: review (deposit_removed)',
+    swap: swapIn('sending', { ...ROUTE, actualOutputAmount: '80.0805', settlementTxHash: PAYOUT_TX }),
+    outputs: [],
+    routeDeposits: ROUTE_DEPOSITS_ONE_REMOVED,
+    payouts: [payout('broadcast', { amount: '80.0805' })],
+    expect: { to: 'review', fields: { failureCode: FAILURE_CODES.depositRemoved } },
+  },
+  {
+    status: 'review (route order, deposit removed)',
+    when: 'approve while a deposit is out of the chain: refused',
+    swap: swapIn('review', { ...ROUTE, failureCode: FAILURE_CODES.depositRemoved }),
+    outputs: [],
+    routeDeposits: ROUTE_DEPOSITS_ONE_REMOVED,
+    payouts: [payout('failed', { amount: '80.0805' })],
+    review: 'approve',
+    expect: { throws: /left the chain.*unless a block holds it again/ },
+  },
+  {
+    status: 'review (route order, deposit removed)',
+    when: 'refund while a deposit is out of the chain: refused',
+    swap: swapIn('review', { ...ROUTE, failureCode: FAILURE_CODES.depositRemoved }),
+    outputs: [],
+    routeDeposits: ROUTE_DEPOSITS_ONE_REMOVED,
+    payouts: [payout('failed', { amount: '80.0805' })],
+    review: 'refund',
+    expect: { throws: /left the chain.*cannot be refunded/ },
+  },
+  {
+    status: 'review (route order, deposit removed)',
+    when: 'fail: failed',
+    swap: swapIn('review', { ...ROUTE, failureCode: FAILURE_CODES.depositRemoved }),
+    outputs: [],
+    routeDeposits: ROUTE_DEPOSITS_ONE_REMOVED,
+    payouts: [payout('failed', { amount: '80.0805' })],
+    review: 'fail',
+    expect: { to: 'failed', fields: { failureCode: FAILURE_CODES.failedInReview } },
   },
   {
     status: 'exchanging (payout pending)',
