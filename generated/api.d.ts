@@ -626,7 +626,8 @@ export interface paths {
          *     `refund` returns the deposit (`refunded`; the answer comes once the refund is broadcast), `fail` ends it
          *     as `failed`. A swap that is not in `review` is `409 invalid_state`, and so is a decision that would pay
          *     twice: `approve` while a refund is committed, `refund` while the payout is signed (approve to broadcast
-         *     the same payout again, or fail), or `refund` of a deposit a reorganisation removed. Mounted only when
+         *     the same payout again, or fail), or `refund` of a deposit a reorganisation removed (for a route order,
+         *     `approve` or `refund` while any of its deposits is out of the chain). Mounted only when
          *     `SERVICE_MODE=sandbox`; otherwise `404`.
          */
         post: operations["decideSandboxReview"];
@@ -715,7 +716,9 @@ export interface paths {
          *     - a swap whose deposit is removed after it was credited goes to `review` (`actionRequired: operator`);
          *     - an extra payment that is removed before its refund counts for nothing;
          *     - a permanent route's deposit that is removed before it joined an order goes back to `confirming`
-         *       with `confirmationCount: 0` and leaves its accumulation (it would confirm again, were it mined).
+         *       with `confirmationCount: 0` and leaves its accumulation (it would confirm again, were it mined);
+         *     - a route order (a swap) whose converted deposit is removed before it finished goes to `review`
+         *       (`failureCode: deposit_removed`), and a payout not yet signed never goes out.
          *
          *     New blocks follow at the usual pace (`SANDBOX_BLOCK_SECONDS`) on top of the new tip. An unknown
          *     `network` is `400 invalid_request` (`details.field: network`). Mounted only when
