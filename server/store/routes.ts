@@ -637,3 +637,28 @@ export async function lockDueRoute(trx: Knex.Transaction, id: string, dueAt?: Da
   const row = await query;
   return row ? fromRow<RouteRecord>(row) : undefined;
 }
+
+/**
+ * What a poll of route `id` may have to price, read without a lock before the poll's transaction (prices are
+ * asked outside it): the route's destination and the assets of its deposits without an order (dust aside),
+ * as asset keys. Undefined when the route is not active or, given `dueAt`, not due at that moment.
+ */
+export async function readPollPricing(
+  db: Knex,
+  id: string,
+  dueAt?: Date,
+): Promise<{ destinationKey: string; depositKeys: string[] } | undefined> {
+  if (!isUuid(id)) return undefined;
+  const query = db('permanent_routes as r')
+    .where({ 'r.id': id, 'r.status': 'active' })
+    .first(
+      db.raw(`r.destination_asset || '/' || r.destination_network as destination_key`),
+      db.raw(
+        `array(select distinct d.asset || '/' || d.network from route_deposits d
+                where d.route_id = r.id and d.order_id is null and d.status <> 'dust') as deposit_keys`,
+      ),
+    );
+  if (dueAt) query.andWhere('r.next_poll_at', '<=', dueAt);
+  const row = (await query) as { destination_key: string; deposit_keys: string[] } | undefined;
+  return row ? { destinationKey: row.destination_key, depositKeys: row.deposit_keys } : undefined;
+}
