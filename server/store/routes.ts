@@ -649,14 +649,16 @@ export async function readPollPricing(
   dueAt?: Date,
 ): Promise<{ destinationKey: string; depositKeys: string[] } | undefined> {
   if (!isUuid(id)) return undefined;
+  const depositKeys = db('route_deposits as d')
+    .distinct(db.raw(`d.asset || '/' || d.network`))
+    .whereRaw('d.route_id = r.id')
+    .whereNull('d.order_id')
+    .andWhereNot('d.status', 'dust');
   const query = db('permanent_routes as r')
     .where({ 'r.id': id, 'r.status': 'active' })
     .first(
       db.raw(`r.destination_asset || '/' || r.destination_network as destination_key`),
-      db.raw(
-        `array(select distinct d.asset || '/' || d.network from route_deposits d
-                where d.route_id = r.id and d.order_id is null and d.status <> 'dust') as deposit_keys`,
-      ),
+      db.raw('array(?) as deposit_keys', [depositKeys]),
     );
   if (dueAt) query.andWhere('r.next_poll_at', '<=', dueAt);
   const row = (await query) as { destination_key: string; deposit_keys: string[] } | undefined;
