@@ -12,10 +12,10 @@ import { createCryptoThread, type CryptoThread } from './crypto-thread.js';
 import { createSwapTokens, type SwapTokens } from './domain/access-tokens.js';
 import type { Catalog } from './domain/catalog.js';
 import { startJobEngine, type JobEngine } from './jobs/engine.js';
-import { createRouteDeposits, type RouteDeposits } from './jobs/route-deposits.js';
 import { startChainWatching, type ChainWatching } from './jobs/chain-watch.js';
 import { createPayoutSender, type CrashPoint } from './jobs/payout-sender.js';
 import type { Metrics } from './metrics.js';
+import { createRouteService, type RouteService } from './services/routes.js';
 import { createSwapService, type SwapService } from './services/swaps.js';
 import { startSwapHub, type SwapHub } from './store/swap-hub.js';
 import type { ChainAdapters } from './wiring.js';
@@ -25,8 +25,8 @@ export interface SwapEngine {
   lifecycle: SwapService;
   /** The chain watchers (a sandbox payment wakes its network's). */
   watching: ChainWatching;
-  /** Polls permanent routes for deposits and converts them. */
-  routeDeposits: RouteDeposits;
+  /** Polls permanent routes for deposits and converts them (the sweeper of jobs/route-deposits.ts calls it). */
+  routes: RouteService;
   hub: SwapHub;
   jobs: JobEngine;
   swapTokens: SwapTokens;
@@ -86,16 +86,18 @@ export async function startSwapEngine(deps: {
     crashAt: deps.payoutCrashAt,
     rebroadcastAfterMs: deps.payoutRebroadcastMs,
   });
-  const routeDeposits = createRouteDeposits({
+  const routes = createRouteService({
     knex: deps.knex,
     catalog: deps.catalog,
     rates: deps.rates,
     now: deps.now,
-    blockMs: (network) => adapters.of(network).watcher.busyScanMs,
-    pollSeconds: deps.config.routePollSeconds,
-    expectPollSeconds: deps.config.routeExpectPollSeconds,
-    idleSeconds: deps.config.routeIdleSeconds,
-    pollMaxSeconds: deps.config.routePollMaxSeconds,
+    schedule: {
+      pollSeconds: deps.config.routePollSeconds,
+      expectPollSeconds: deps.config.routeExpectPollSeconds,
+      idleSeconds: deps.config.routeIdleSeconds,
+      pollMaxSeconds: deps.config.routePollMaxSeconds,
+      blockMs: (network) => adapters.of(network).watcher.busyScanMs,
+    },
     dustFloorFactor: deps.config.routeDustFloorFactor,
     logger: deps.logger,
   });
@@ -108,7 +110,7 @@ export async function startSwapEngine(deps: {
     crypto,
     lifecycle,
     payoutSender,
-    routeDeposits,
+    routes,
     logger: deps.logger,
     schema: deps.jobSchema,
     webhooks: { config: deps.config, secretsKey: deps.secretsKey, now: deps.now, lookup: deps.webhookLookup },
@@ -129,7 +131,7 @@ export async function startSwapEngine(deps: {
   return {
     lifecycle,
     watching,
-    routeDeposits,
+    routes,
     hub,
     jobs,
     swapTokens: createSwapTokens(deps.secretsKey),

@@ -1,7 +1,7 @@
 /**
  * Permanent routes (DESIGN 6.7): ownership challenges, create-or-recover from a verified Zano wallet proof,
  * reads, the route's deposits with their accumulations, and the expect-deposit window. Deposits are found
- * and converted by the route poller (jobs/route-deposits.ts).
+ * and converted by the route service (services/routes.ts), which the poller (jobs/route-deposits.ts) calls.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { components } from '../../generated/api.js';

@@ -23,7 +23,8 @@ import { listOpenPayoutIds, listUnminedPayoutIds } from '../store/payouts.js';
 import { listUnallocatedRoutes } from '../store/routes.js';
 import { listActiveSwapIds, listUnstartedSwapIds } from '../store/swaps.js';
 import { allocateRouteAddresses } from './route-addresses.js';
-import { startRoutePolling, type RouteDeposits } from './route-deposits.js';
+import { startRoutePolling } from './route-deposits.js';
+import type { RouteService } from '../services/routes.js';
 import type { SwapService } from '../services/swaps.js';
 import { PAYOUT_REBROADCAST_MS, type PayoutSender } from './payout-sender.js';
 import { startDeliveryPump, type PumpJob } from './delivery-pump.js';
@@ -124,7 +125,7 @@ export interface JobEngineDeps {
   /** Sends the outbox's payouts. */
   payoutSender: PayoutSender;
   /** Polls permanent routes for deposits. */
-  routeDeposits: RouteDeposits;
+  routes: RouteService;
   logger: Logger;
   /** Derives the sandbox addresses of new routes off the main thread. */
   crypto: Pick<CryptoThread, 'sandboxAddress'>;
@@ -386,7 +387,7 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
   // in its transaction and moved on at once after it commits.
   const routePolling = startRoutePolling({
     knex: deps.knex,
-    routeDeposits: deps.routeDeposits,
+    routes: deps.routes,
     now: deps.webhooks.now,
     logger: deps.logger,
     onOrder: (orderId, trx) => scheduleAdvance(orderId, undefined, trx),

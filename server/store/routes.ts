@@ -637,3 +637,30 @@ export async function lockDueRoute(trx: Knex.Transaction, id: string, dueAt?: Da
   const row = await query;
   return row ? fromRow<RouteRecord>(row) : undefined;
 }
+
+/**
+ * What a poll of route `id` may have to price, read without a lock before the poll's transaction (prices are
+ * asked outside it): the route's destination and the assets of its deposits without an order (dust aside),
+ * as asset keys. Undefined when the route is not active or, given `dueAt`, not due at that moment.
+ */
+export async function readPollPricing(
+  db: Knex,
+  id: string,
+  dueAt?: Date,
+): Promise<{ destinationKey: string; depositKeys: string[] } | undefined> {
+  if (!isUuid(id)) return undefined;
+  const depositKeys = db('route_deposits as d')
+    .distinct(db.raw(`d.asset || '/' || d.network`))
+    .whereRaw('d.route_id = r.id')
+    .whereNull('d.order_id')
+    .andWhereNot('d.status', 'dust');
+  const query = db('permanent_routes as r')
+    .where({ 'r.id': id, 'r.status': 'active' })
+    .first(
+      db.raw(`r.destination_asset || '/' || r.destination_network as destination_key`),
+      db.raw('array(?) as deposit_keys', [depositKeys]),
+    );
+  if (dueAt) query.andWhere('r.next_poll_at', '<=', dueAt);
+  const row = (await query) as { destination_key: string; deposit_keys: string[] } | undefined;
+  return row ? { destinationKey: row.destination_key, depositKeys: row.deposit_keys } : undefined;
+}

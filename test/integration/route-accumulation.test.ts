@@ -56,7 +56,7 @@ describe('Permanent routes: accumulation on the real store, with two workers (pr
 
   // Two workers, one per server instance (each with its own pool), poll the same route at the same time.
   const pollTwice = (routeId: string) =>
-    Promise.all([server.engine.routeDeposits.poll(routeId, { force: true }), second.engine.routeDeposits.poll(routeId, { force: true })]);
+    Promise.all([server.engine.routes.poll(routeId, { force: true }), second.engine.routes.poll(routeId, { force: true })]);
 
   const deposit = fc.record({
     bucket: fc.integer({ min: 0, max: BUCKETS.length - 1 }),

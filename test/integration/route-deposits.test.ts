@@ -164,12 +164,12 @@ describe('Permanent routes: deposits, accumulation, conversion and earnings', ()
 
   it('polls a route once per sweep gap however often expect-deposit is called, and still finds the payment', async () => {
     const route = await createVerifiedRoute(client, 'user-7');
-    const deposits = server.engine.routeDeposits;
-    const poll = deposits.poll;
+    const routes = server.engine.routes;
+    const poll = routes.poll;
     const polled: number[] = [];
-    deposits.poll = (routeId, options) => {
+    routes.poll = (routeId, options) => {
       if (routeId === route.route_id) polled.push(performance.now());
-      return poll.call(deposits, routeId, options);
+      return poll.call(routes, routeId, options);
     };
     try {
       await pay(route, 'USDT', 'TRX', '3');
@@ -177,7 +177,7 @@ describe('Permanent routes: deposits, accumulation, conversion and earnings', ()
       for (let i = 0; i < 40; i++) await expectDeposit(route);
       await waitForDeposits(client, route.route_id, (l) => l.deposits.length === 1, 5_000);
     } finally {
-      deposits.poll = poll;
+      routes.poll = poll;
     }
     // Sweeps start 50 ms apart at least. A poll starts after its sweep's first read, whose time varies, so
     // single gaps can be shorter: count the polls over their span instead (one per call without the gap).

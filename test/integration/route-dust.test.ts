@@ -69,7 +69,7 @@ describe('Permanent routes under a rain of small payments', function () {
         });
         expect(res.status, res.text).to.equal(202);
         // A poll every ten payments at least, so the bucket grows over many polls (the sweeper adds more).
-        if (i % 10 === 9) await server.engine.routeDeposits.poll(route.route_id, { force: true });
+        if (i % 10 === 9) await server.engine.routes.poll(route.route_id, { force: true });
       }
       // Wait until every payment has confirmed and joined the bucket (the list below shows only its first page).
       const accumulating = async () =>
