@@ -5,21 +5,12 @@
  */
 import type { Knex } from 'knex';
 import type { ChainScan, ScanCursor } from '../adapters/chain.js';
+import type { RouteOutput } from '../domain/route-poll.js';
 
 /** A ledger output with its confirmations at the network's stored tip. */
-export interface LedgerOutput {
-  network: string;
-  txHash: string;
-  outputIndex: number;
-  asset: string;
-  address: string;
+export interface LedgerOutput extends RouteOutput {
   memo: string | null;
-  amount: string;
-  fromAddress: string | null;
   blockHeight: number | null;
-  confirmations: number;
-  seenAt: Date;
-  removed: boolean;
 }
 
 const OUTPUT_COLUMNS = `o.network, o.tx_hash, o.output_index, o.asset, o.address, o.memo, o.amount::text as amount, o.from_address,

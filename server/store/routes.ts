@@ -2,6 +2,7 @@
 import type { Knex } from 'knex';
 import { assetNetwork } from '../domain/catalog.js';
 import type { BucketRecord, DepositOrder, DepositRecord } from '../domain/route-deposit-view.js';
+import type { PolledRoute } from '../domain/route-poll.js';
 import { FOREIGN_KEY_VIOLATION, guardRefusal, sqlState, UNIQUE_VIOLATION } from './errors.js';
 import { columnArrays, groupCommit, groupCommitClaims, groupReadByUuid, groupReadRows, recordInsert } from './group-commit.js';
 import { BEFORE_ALL, fromJsonRow, fromRow, isUuid, pageKey } from './rows.js';
@@ -22,27 +23,11 @@ export interface ChallengeRecord {
 }
 
 /** A permanent route as stored. Percentages and USD amounts are decimal strings. */
-export interface RouteRecord {
-  id: string;
-  partnerId: string;
-  externalUser: string;
-  destinationAsset: string;
-  destinationNetwork: string;
-  destinationAddress: string;
+export interface RouteRecord extends PolledRoute {
   label: string | null;
   status: string;
-  feePercent: string;
-  markupPercent: string;
-  feeFloorUsd: string;
-  minSwapUsd: string;
-  maxAutoSwapUsd: string;
-  expectDepositUntil: Date | null;
   /** When the route's addresses are next looked at for deposits. */
   nextPollAt: Date | null;
-  /** The route's last sign of life (creation, a deposit other than dust, an expect-deposit call): idle polling backs off from it. */
-  activeAt: Date;
-  /** The assets (`ASSET/NETWORK`) that can be paid into the route, sorted: a deposit address each. */
-  assetKeys: string[];
   createdAt: Date;
   updatedAt: Date;
 }
