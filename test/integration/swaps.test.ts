@@ -302,12 +302,21 @@ describe('Swaps', () => {
       const ids = responses.map((r) => r.body.order.id as string);
       // The first steps run on this instance, with no job of their own (jobs/engine.ts startSwaps).
       const ready = await Promise.all(ids.map((id) => acme.waitFor(id, (o) => Boolean(o.depositAddress))));
-      const { rows } = await server.knex.raw(
-        `select j.data->>'swapId' as swap_id, j.start_after, j.retry_limit, j.retry_delay, j.retry_backoff,
+      // The deadline job is queued right after the step that stored the address commits: look until each has one.
+      const readJobs = async () =>
+        (
+          await server.knex.raw(
+            `select j.data->>'swapId' as swap_id, j.start_after, j.retry_limit, j.retry_delay, j.retry_backoff,
                 extract(epoch from j.expire_in)::int as expire_seconds, j.keep_until - j.created_on > interval '13 days' as kept
            from ??.job j where j.name = 'swap-advance' and j.data->>'swapId' = any(?)`,
-        [server.jobSchema ?? 'pgboss', ids],
-      );
+            [server.jobSchema ?? 'pgboss', ids],
+          )
+        ).rows;
+      let rows = await readJobs();
+      for (let i = 0; i < 50 && rows.length < ids.length; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        rows = await readJobs();
+      }
       expect(rows.map((r: { swap_id: string }) => r.swap_id).sort()).to.deep.equal([...ids].sort());
       for (const row of rows) {
         const swap = ready.find((r) => r.order.id === row.swap_id)!;
