@@ -146,7 +146,7 @@ const ROWS: Record<OperationId, (c: RowContext) => Row[]> = {
   sendTestWebhook: () => [
     {
       call: signedCall('POST', '/partner/webhook/test'),
-      note: 'each request is a real delivery to a local receiver that answers 200 at once',
+      note: 'each request is a real delivery to a local receiver that answers 200 at once; the per-partner sending limit (WEBHOOK_MAX_CONCURRENT_PER_PARTNER, 4 by default) is raised to 64 like the rate limits, so the row measures the work of a test send and not the throttle',
     },
   ],
   getPartnerMarkup: () => [{ call: signedCall('GET', '/partner/markup') }],
@@ -558,7 +558,13 @@ async function main(): Promise<void> {
   const server = await startServerProcess(root, {
     // Pools are made before their row runs; route deposits made by a row are not converted under later rows.
     // The webhook receiver (fixtures.ts) listens on this machine.
-    env: { QUOTE_TTL_SECONDS: '3600', CHALLENGE_TTL_SECONDS: '3600', ROUTE_POLL_SECONDS: '3600', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
+    env: {
+      QUOTE_TTL_SECONDS: '3600',
+      CHALLENGE_TTL_SECONDS: '3600',
+      ROUTE_POLL_SECONDS: '3600',
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      WEBHOOK_MAX_CONCURRENT_PER_PARTNER: '64',
+    },
     // BENCH_CPU_PROF=dir: a CPU profile of the server, written when it stops (with BENCH_ONLY, of one row).
     nodeArgs: process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(process.env.BENCH_CPU_PROF)] : [],
   });
