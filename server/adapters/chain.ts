@@ -37,6 +37,8 @@ export interface ObservedOutput {
 export interface ObservedPayout {
   txHash: string;
   block: BlockRef | null;
+  /** Mined but failed (an EVM transaction that reverted): the payment did not happen. */
+  failed?: boolean;
 }
 
 /** What one scan read: from the stored position to the tip. */
@@ -61,23 +63,53 @@ export interface ScanCursor {
   position: string | null;
 }
 
+/**
+ * Which of `candidates` (addresses a block pays) are deposit addresses of ours: the core answers from the
+ * database in one read. A watcher whose node already knows the watched addresses (a Bitcoin Core watch-only
+ * wallet, the simulated chain) need not ask.
+ */
+export type WatchFilter = (candidates: string[]) => Promise<ReadonlySet<string>>;
+
+/** The chain's tip as a node sees it, for health. */
+export interface ChainTip extends BlockRef {
+  /** The tip block's timestamp. */
+  time: Date;
+}
+
 /** Reads the chain: one scan serves every watched address of the network. */
 export interface ChainWatcher {
   /**
    * What changed since `cursor`. A reorganisation is told by block hash: when the cursor's block is no longer
    * in the chain, the outputs of the removed blocks come back in `removed`.
    */
-  scan(cursor: ScanCursor | null): Promise<ChainScan>;
+  scan(cursor: ScanCursor | null, watched: WatchFilter): Promise<ChainScan>;
+  /** The node's tip now; throws when the node does not answer. */
+  tip(): Promise<ChainTip>;
   /** How long to wait between scans while nothing is pending (deposits or payouts confirming). */
   idleScanMs: number;
   /** How long to wait between scans while something is confirming: about a block. */
   busyScanMs: number;
 }
 
+/** What a deposit address is for: a key (a swap id or route allocation), and its index on request. */
+export interface AddressRequest {
+  key: string;
+  /**
+   * The number the core allocates once per key (from a database sequence: never reused, with gaps), the
+   * derivation index of an address derived from an extended public key. Allocated on the first call only:
+   * a source that does not derive never calls it, and costs the database nothing.
+   */
+  index(): Promise<number>;
+}
+
 /** Gives deposit addresses. */
 export interface AddressSource {
-  /** The deposit address (and memo, where the asset needs one) of `key` (a swap id or route allocation), always the same for the same key. */
-  depositAddress(asset: CatalogAsset, key: string): Promise<{ address: string; memo: string | null }>;
+  /**
+   * The deposit address (and memo, where the asset needs one) of `request`, always the same for the same
+   * request. Where the node must know an address before it is paid (a watch-only wallet), it is told here,
+   * before the address is returned.
+   */
+  depositAddress(asset: CatalogAsset, request: AddressRequest): Promise<{ address: string; memo: string | null }>;
 }
 
 /** A payout or refund to send, as the outbox fixed it. */
@@ -116,9 +148,21 @@ export class AmbiguousBroadcastError extends Error {
 
 /** Sends payouts: prepare (build and sign), then broadcast the same bytes as often as needed. */
 export interface PayoutSender {
+  /**
+   * Builds and signs `order`. Asked twice for the same order key (two senders at once, or a retry before the
+   * first result was committed), it may sign twice, but only one result is ever committed and broadcast; what
+   * the other reserved (inputs, a nonce) must not stay reserved by it forever.
+   */
   prepare(order: PayoutOrder): Promise<SignedPayout>;
   /** Broadcasts `signed`; idempotent. Throws AmbiguousBroadcastError when the outcome is unknown. */
   broadcast(order: PayoutOrder, signed: SignedPayout): Promise<BroadcastOutcome>;
+  /**
+   * What the hot wallet can pay in `asset` now (a decimal string in units of the asset): confirmed and
+   * unlocked funds, less what the wallet itself holds back. The core subtracts open payouts and reservations.
+   */
+  spendable(asset: CatalogAsset): Promise<string>;
+  /** What a payout of `asset` costs in fees now, in units of the network's native asset (a decimal string). */
+  feeEstimate(asset: CatalogAsset): Promise<string>;
 }
 
 /** The three roles of one network. */

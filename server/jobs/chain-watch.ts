@@ -22,6 +22,7 @@ import {
   listMovedByTip,
   listOrdersConverting,
   listSwapsPaying,
+  listWatchedAmong,
   readCursor,
   recordOutputs,
   recordPayoutBlocks,
@@ -70,7 +71,7 @@ export function startChainWatching(deps: ChainWatchDeps): ChainWatching {
 
     async function scanOnce(): Promise<void> {
       const cursor = await readCursor(deps.knex, network);
-      const scan = await watcher.scan(cursor);
+      const scan = await watcher.scan(cursor, (candidates) => listWatchedAmong(deps.knex, network, candidates));
       behind = scan.behind === true;
       const quiet = scan.outputs.length === 0 && scan.removed.length === 0 && scan.payouts.length === 0;
       // Nothing seen and nothing confirming (as the ledger says, whichever instance wrote it): the new tip

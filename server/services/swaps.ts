@@ -30,7 +30,7 @@ import {
 } from '../domain/swap-decision.js';
 import type { SwapRecord } from '../domain/swap-view.js';
 import { transaction } from '../store/after-commit.js';
-import { listOutputsTo, listRemovedOrderDeposits } from '../store/chain-ledger.js';
+import { depositIndexOf, listOutputsTo, listRemovedOrderDeposits } from '../store/chain-ledger.js';
 import { groupCommit } from '../store/group-commit.js';
 import { insertPayoutIntents, listSwapPayouts, setPayoutStatus, type PayoutRecord } from '../store/payouts.js';
 import { insertEarning, listOrderDeposits, updateDeposit } from '../store/route-deposits.js';
@@ -244,7 +244,10 @@ export function createSwapService(deps: SwapServiceDeps) {
   // unchanged since it was read. Undefined when nothing was stored (the locked steps take it from there).
   async function allocate(swap: SwapRecord, at: Date): Promise<SwapRecord | undefined> {
     const source = assetOf(swap.sourceAsset, swap.sourceNetwork);
-    const allocated = await deps.adapters.of(source.network).addresses.depositAddress(source, swap.id);
+    const allocated = await deps.adapters.of(source.network).addresses.depositAddress(source, {
+      key: swap.id,
+      index: () => depositIndexOf(deps.knex, source.network, swap.id),
+    });
     const change = await writeAllocation({ swap, fields: { depositAddress: allocated.address, depositMemo: allocated.memo }, at });
     return change?.swap;
   }

@@ -219,3 +219,32 @@ export async function listOutputsToAddresses(db: Knex, addresses: string[], sinc
   );
   return (rows as Array<Record<string, unknown>>).map(toOutput);
 }
+
+/**
+ * The derivation index of the deposit address of `key` on `network`: allocated on the first call, the same on
+ * every later one (a retried step, another instance).
+ */
+export async function depositIndexOf(db: Knex, network: string, key: string): Promise<number> {
+  const { rows } = await db.raw(
+    `with added as (
+       insert into deposit_indexes (network, key, index) values (?, ?, nextval('deposit_index_seq'))
+       on conflict (network, key) do nothing returning index)
+     select index from added union all select index from deposit_indexes where network = ? and key = ?`,
+    [network, key, network, key],
+  );
+  if (rows.length > 0) return Number(rows[0].index);
+  // Inserted by another statement that committed after this one's snapshot: it is there now.
+  const row = await db('deposit_indexes').where({ network, key }).first('index');
+  return Number(row.index);
+}
+
+/** Which of `addresses` are deposit addresses of ours on `network` (a swap's, or a permanent route's). */
+export async function listWatchedAmong(db: Knex, network: string, addresses: string[]): Promise<Set<string>> {
+  if (addresses.length === 0) return new Set();
+  const { rows } = await db.raw(
+    `select deposit_address as address from swaps where source_network = ? and deposit_address = any(?::text[])
+     union select address from route_addresses where network = ? and address = any(?::text[])`,
+    [network, addresses, network, addresses],
+  );
+  return new Set(rows.map((row: { address: string }) => row.address));
+}

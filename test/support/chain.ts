@@ -52,7 +52,7 @@ export function wrapBroadcast(
           : {
               ...adapters,
               sender: {
-                prepare: (order) => adapters.sender.prepare(order),
+                ...adapters.sender,
                 broadcast: (order, signed) => broadcast(order, signed, () => adapters.sender.broadcast(order, signed)),
               },
             };

@@ -51,6 +51,8 @@ const START = '0';
  * which wakes its instance's watcher itself, so an idle scan only catches what another instance was told.
  */
 const IDLE_SCAN_MS = 15_000;
+/** What the sandbox's hot wallet can pay in any asset: more than the largest quote. */
+const SANDBOX_SPENDABLE = '1000000000000';
 /** Scans never follow each other closer than this, whatever the block time. */
 const MIN_SCAN_MS = 20;
 
@@ -103,6 +105,12 @@ export function createSimulatedChain(deps: { knex: Knex; catalog: Catalog; block
     return {
       idleScanMs: IDLE_SCAN_MS,
       busyScanMs: Math.max(MIN_SCAN_MS, Math.round(blockMs)),
+      async tip() {
+        const height = heightAt(deps.now());
+        const block = (await blocksOf(network, [height])).get(height)!;
+        return { ...block, time: blockStart(height) };
+      },
+      // Every payment the simulated chain holds is to an address of ours: nothing to filter.
       async scan(cursor) {
         // The horizon first: every row below it is committed, and is read below whenever it committed.
         const horizon = await committedHorizon(knex);
@@ -149,7 +157,7 @@ export function createSimulatedChain(deps: { knex: Knex; catalog: Catalog; block
   function adaptersOf(network: string): NetworkAdapters {
     return {
       addresses: {
-        async depositAddress(asset, key) {
+        async depositAddress(asset, { key }) {
           return {
             address: sandboxAddress(asset.network, seedOf(`deposit-address:${key}`)),
             memo: sandboxMemo(asset, seedOf(`deposit-memo:${key}`)),
@@ -193,6 +201,9 @@ export function createSimulatedChain(deps: { knex: Knex; catalog: Catalog; block
           }
           return { kind: 'accepted' };
         },
+        // The sandbox's hot wallet holds whatever a payout needs, and its fees are the catalogue's.
+        spendable: async () => SANDBOX_SPENDABLE,
+        feeEstimate: async () => '0',
       },
       payoutConfirmations: 1,
     };
