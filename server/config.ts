@@ -4,6 +4,7 @@
  */
 import { isIP } from 'node:net';
 import path from 'node:path';
+import { readProductionConfig, type ProductionConfig } from './production-config.js';
 
 /** How the service talks to the outside world: simulated (sandbox) or real adapters (production). */
 export type ServiceMode = 'sandbox' | 'production';
@@ -87,6 +88,8 @@ export interface Config {
   readonly metricsHost: string;
   readonly rateLimits: RateLimitConfig;
   readonly streamLimits: StreamLimitConfig;
+  /** Production's networks and prices (server/production-config.ts); undefined in the sandbox. */
+  readonly production: ProductionConfig | undefined;
 }
 
 /** Which proxies' X-Forwarded-For to believe: none, the nearest `n` hops, or those at these addresses/ranges. */
@@ -202,13 +205,13 @@ export function loadConfig(env: Env = process.env): Config {
       maxPerInstance: read.integer('STREAM_MAX_PER_INSTANCE', 10000, { min: 1 }),
       maxLifetimeSeconds: read.positiveNumber('STREAM_MAX_LIFETIME_SECONDS', 3600, { max: STREAM_MAX_LIFETIME_LIMIT_SECONDS }),
     },
+    production: serviceMode === 'production' ? readProductionConfig(env, problems) : undefined,
   };
 
   if (serviceMode === 'production') {
     if (!config.secretsKey) problems.push('SECRETS_KEY is required when SERVICE_MODE=production');
     if (!config.databaseUrl) problems.push('DATABASE_URL is required when SERVICE_MODE=production');
     if (!config.publicOrigin.startsWith('https://')) problems.push('PUBLIC_ORIGIN must be https when SERVICE_MODE=production');
-    problems.push('SERVICE_MODE=production needs real rate, chain and payout adapters, which this build does not have yet');
   }
   if (config.routePollMaxSeconds < config.routePollSeconds) {
     problems.push(

@@ -3,7 +3,9 @@
  * given: the swap service, the chain watchers, the payout sender, the job engine with its workers, the
  * stream hub and the access-token derivation.
  */
+import { randomUUID } from 'node:crypto';
 import type { LookupFunction } from 'node:net';
+import { hostname } from 'node:os';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { RatesAdapter } from './adapters/rates.js';
@@ -126,6 +128,7 @@ export async function startSwapEngine(deps: {
     now: deps.now,
     logger: deps.logger,
     wakeSwaps: (swapIds, trx) => jobs.scheduleAdvances(swapIds, trx),
+    exclusive: deps.chains.watchOnOneInstance ? { holder: `${hostname()}:${process.pid}:${randomUUID()}` } : undefined,
   });
   engine.watching = watching;
   return {

@@ -19,6 +19,8 @@ export interface ChainAdapters {
   exchange: ExchangeVenue;
   /** The sandbox's chain, for the sandbox operations (pay, reorganise). */
   sandbox?: SimulatedChain;
+  /** Each network is scanned by one instance at a time (real nodes; jobs/chain-watch.ts). */
+  watchOnOneInstance?: boolean;
 }
 
 /** The sandbox's adapters: the simulated chain on every network of `catalog`, with its controls. */

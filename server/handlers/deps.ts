@@ -12,6 +12,9 @@ import type { SwapService } from '../services/swaps.js';
 import type { SecretBox } from '../store/secret-box.js';
 import type { SwapHub } from '../store/swap-hub.js';
 
+import type { Liquidity } from '../services/liquidity.js';
+import type { NetworkStatus } from '../services/network-status.js';
+
 /** Dependencies shared by every handler module. */
 export interface HandlerDeps {
   config: Config;
@@ -43,4 +46,8 @@ export interface HandlerDeps {
   apiVersion: string;
   /** Current time; injectable so tests can move it. */
   now: () => Date;
+  /** Production's board of network health and hot-wallet balances (none in the sandbox: always healthy). */
+  networkStatus?: Pick<NetworkStatus, 'requireHealthy' | 'states'>;
+  /** How much of an asset the service can still promise (none in the sandbox: no limit). */
+  liquidity?: Liquidity;
 }

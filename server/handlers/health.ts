@@ -15,9 +15,18 @@ export function createHealthHandlers(deps: HandlerDeps): Pick<Handlers, 'getHeal
       if (!database.ok) {
         throw new AppError(503, 'service_unavailable', 'The database is unreachable; the service cannot take requests.', { checks });
       }
+      const networks = deps.networkStatus?.states().map((state) => ({
+        network: state.network,
+        status: state.status,
+        ...(state.height === undefined ? {} : { height: state.height }),
+        ...(state.tipAgeSeconds === undefined ? {} : { tipAgeSeconds: state.tipAgeSeconds }),
+        balance: state.balance,
+        ...(state.reason === undefined ? {} : { reason: state.reason }),
+        checkedAt: state.checkedAt.toISOString(),
+      }));
       return {
         status: 200,
-        body: { status: 'ok', version: deps.apiVersion, time: deps.now().toISOString(), checks },
+        body: { status: 'ok', version: deps.apiVersion, time: deps.now().toISOString(), checks: networks ? { ...checks, networks } : checks },
       };
     },
 

@@ -1,6 +1,7 @@
 /** POST /quotes: an executable quote for a pair and amount, persisted and bound to the partner (DESIGN 6.4). */
 import { estimatedMinutes } from '../domain/catalog.js';
 import { AppError } from '../domain/errors.js';
+import { formatDown, Money } from '../domain/money.js';
 import { bestTerms, priceTerms, rateTypesOf, sourceLimits, type PricedTerms } from '../domain/pricing.js';
 import type { Handlers } from '../http/handler-types.js';
 import { createQuoteWriter, type IssuedQuotes } from '../store/quotes.js';
@@ -30,12 +31,27 @@ export function createQuoteHandlers(deps: HandlerDeps, issued: IssuedQuotes): Pi
         );
       }
 
+      deps.networkStatus?.requireHealthy(source.network);
+      deps.networkStatus?.requireHealthy(destination.network);
       const at = deps.now();
-      const [sourcePriceUsd, destinationPriceUsd] = await Promise.all([
+      const [sourcePriceUsd, destinationPriceUsd, available] = await Promise.all([
         deps.rates.priceUsd(source.symbol, source.network, at),
         deps.rates.priceUsd(destination.symbol, destination.network, at),
+        deps.liquidity?.available(destination, at),
       ]);
       const limits = sourceLimits(deps.catalog, source, sourcePriceUsd);
+      if (available !== undefined) {
+        // The hot wallet's liquidity bounds the maximum: what it can still pay, valued in the source asset.
+        const payable = formatDown(available.times(destinationPriceUsd).div(sourcePriceUsd), source.precision);
+        if (new Money(payable).lessThan(limits.minimumSourceAmount)) {
+          throw new AppError(
+            409,
+            'pair_unavailable',
+            `The service cannot pay out ${destination.symbol} on ${destination.network} now: its hot wallet holds less than a minimum swap needs. Try again later or another pair.`,
+          );
+        }
+        if (new Money(payable).lessThan(limits.maximumSourceAmount)) limits.maximumSourceAmount = payable;
+      }
       const outOfRange = (code: 'amount_below_minimum' | 'amount_above_maximum', message: string) =>
         new AppError(409, code, message, { ...limits });
       if (sourceAmount.lessThan(limits.minimumSourceAmount)) {

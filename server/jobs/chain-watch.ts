@@ -27,6 +27,7 @@ import {
   recordOutputs,
   recordPayoutBlocks,
   recordRemovals,
+  takeWatchLease,
 } from '../store/chain-ledger.js';
 
 /** What watching needs. */
@@ -38,6 +39,13 @@ export interface ChainWatchDeps {
   logger: Logger;
   /** Queues a step for each of `swapIds` in `trx`. */
   wakeSwaps(swapIds: string[], trx: Knex.Transaction): Promise<void>;
+  /**
+   * Scan each network on one instance at a time (real nodes: one instance's calls are enough): the instance
+   * that holds the network's lease scans, renewing it with every scan; the others try to take it over every
+   * LEASE_RETRY_MS and succeed once it has gone unrenewed for LEASE_MS (its holder died or lost the database).
+   * Without it (the simulated chain, whose scans are database reads), every instance scans.
+   */
+  exclusive?: { holder: string };
 }
 
 /** Running watchers. */
@@ -51,6 +59,10 @@ export interface ChainWatching {
 
 /** Scans that fail are tried again after this long. */
 const RETRY_MS = 1_000;
+/** A watcher lease not renewed for this long may be taken by another instance. */
+export const LEASE_MS = 30_000;
+/** How often an instance that does not hold a network's lease tries to take it. */
+const LEASE_RETRY_MS = 10_000;
 
 /** Starts a watcher loop per network served. */
 export function startChainWatching(deps: ChainWatchDeps): ChainWatching {
@@ -69,7 +81,14 @@ export function startChainWatching(deps: ChainWatchDeps): ChainWatching {
     let pending = true;
     let behind = false;
 
+    // Whether this instance held the lease at its last try (always, without exclusive watching).
+    let holding = true;
+
     async function scanOnce(): Promise<void> {
+      if (deps.exclusive) {
+        holding = await takeWatchLease(deps.knex, network, deps.exclusive.holder, deps.now(), LEASE_MS);
+        if (!holding) return;
+      }
       const cursor = await readCursor(deps.knex, network);
       const scan = await watcher.scan(cursor, (candidates) => listWatchedAmong(deps.knex, network, candidates));
       behind = scan.behind === true;
@@ -113,7 +132,13 @@ export function startChainWatching(deps: ChainWatchDeps): ChainWatching {
         let next: number;
         try {
           await scanOnce();
-          next = pending || behind ? watcher.busyScanMs : watcher.idleScanMs;
+          next = !holding
+            ? LEASE_RETRY_MS
+            : pending || behind
+              ? watcher.busyScanMs
+              : deps.exclusive
+                ? Math.min(watcher.idleScanMs, LEASE_MS / 3) // renewed well before it runs out
+                : watcher.idleScanMs;
         } catch (err) {
           deps.logger.warn({ err, network }, 'chain scan failed; will retry');
           next = RETRY_MS;

@@ -248,3 +248,18 @@ export async function listWatchedAmong(db: Knex, network: string, addresses: str
   );
   return new Set(rows.map((row: { address: string }) => row.address));
 }
+
+/**
+ * Takes or renews the lease on watching `network` for `holder` until `at + ttlMs`: granted when nobody holds
+ * it, `holder` already does, or the holder's lease ran out. Returns whether `holder` holds it now.
+ */
+export async function takeWatchLease(db: Knex, network: string, holder: string, at: Date, ttlMs: number): Promise<boolean> {
+  const { rows } = await db.raw(
+    `insert into chain_watch_leases (network, holder, expires_at) values (?, ?, ?)
+     on conflict (network) do update set holder = excluded.holder, expires_at = excluded.expires_at
+      where chain_watch_leases.holder = excluded.holder or chain_watch_leases.expires_at < ?
+     returning holder`,
+    [network, holder, new Date(at.getTime() + ttlMs), at],
+  );
+  return rows.length > 0;
+}

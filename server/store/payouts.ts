@@ -182,3 +182,22 @@ export async function setPayoutStatus(
     .update({ status: to, updated_at: at });
   return updated === 1;
 }
+
+/**
+ * What `asset` on `network` is promised and not yet out of the hot wallet at `at`: payouts committed but not
+ * broadcast, live fixed quotes not used, and fixed-rate swaps under way whose payout is not committed yet.
+ */
+export async function sumCommittedPayouts(db: Knex, network: string, asset: string, at: Date): Promise<string> {
+  const { rows } = await db.raw(
+    `select (select coalesce(sum(amount), 0) from payouts
+              where network = ? and asset = ? and status in ('pending', 'signed'))
+          + (select coalesce(sum(receive_amount), 0) from quotes
+              where destination_network = ? and destination_asset = ? and rate_type = 'fixed' and used_at is null and expires_at > ?)
+          + (select coalesce(sum(expected_output_amount), 0) from swaps s
+              where destination_network = ? and destination_asset = ? and rate_type = 'fixed'
+                and status in ('waiting', 'overdue', 'confirming', 'exchanging')
+                and not exists (select 1 from payouts p where p.swap_id = s.id and p.purpose = 'payout')) as committed`,
+    [network, asset, network, asset, at, network, asset],
+  );
+  return String(rows[0].committed);
+}

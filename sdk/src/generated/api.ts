@@ -914,7 +914,40 @@ export interface components {
                      */
                     latencyMs: number;
                 };
+                /** @description Production only (absent in the sandbox): each network served, as its node answered the last probe (every few seconds). A network whose status is `fail` answers `503` to new quotes on it; swaps already running on it wait. A failing network does not fail `/health`: the service still takes requests for the others. */
+                networks?: components["schemas"]["NetworkHealth"][];
             };
+        };
+        /** @description One network's node, as the last probe found it. */
+        NetworkHealth: {
+            network: components["schemas"]["NetworkCode"];
+            /**
+             * @description `fail` when the node did not answer, or its tip is older than the network's limit (`<NET>_MAX_TIP_AGE_SECONDS`, ten block times by default).
+             * @enum {string}
+             */
+            status: "ok" | "fail";
+            /**
+             * Format: int64
+             * @description Height of the node's tip; absent when it never answered.
+             */
+            height?: number;
+            /**
+             * Format: int64
+             * @description Seconds since the tip block's timestamp.
+             */
+            tipAgeSeconds?: number;
+            /**
+             * @description The hot wallet: `low` when some asset of the network it pays out cannot cover a minimum quote, `unknown` when its balance could not be read.
+             * @enum {string}
+             */
+            balance?: "ok" | "low" | "unknown";
+            /** @description Why the status is `fail`, in the service's words. */
+            reason?: string;
+            /**
+             * Format: date-time
+             * @description When the probe ran.
+             */
+            checkedAt: string;
         };
         /** @description Asset symbol as listed by `GET /assets` (`Asset.symbol`), for example `BTC`, `USDT`, `fUSD`. */
         AssetSymbol: string;

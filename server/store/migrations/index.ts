@@ -21,7 +21,7 @@ import * as operatorActions from './0014_operator_actions.js';
 import * as chainLedger from './0015_chain_ledger.js';
 import * as payoutAccepted from './0016_payout_accepted.js';
 import * as sandboxArmedExchanges from './0017_sandbox_armed_exchanges.js';
-import * as depositIndexes from './0018_deposit_indexes.js';
+import * as productionChains from './0018_production_chains.js';
 
 /** What a migration may need besides the database: data migrations that re-seal secrets need the key. */
 export interface MigrationContext {
@@ -50,7 +50,7 @@ const migrations: Array<[name: string, migration: Migration]> = [
   ['0015_chain_ledger', chainLedger],
   ['0016_payout_accepted', payoutAccepted],
   ['0017_sandbox_armed_exchanges', sandboxArmedExchanges],
-  ['0018_deposit_indexes', depositIndexes],
+  ['0018_production_chains', productionChains],
 ];
 
 /** A knex migration source over the static list above, handing each migration `context`. */

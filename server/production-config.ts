@@ -1,0 +1,217 @@
+/**
+ * Production's networks and prices (DESIGN 10): which networks run, how to reach their nodes, and where
+ * prices come from. Each network is off unless NETWORKS names it, and a network NETWORKS names must have
+ * every variable its family needs: the start is refused with one line per missing or malformed variable.
+ *
+ * Families: `bitcoin` (Bitcoin Core JSON-RPC: LTC, BTC, DOGE) and `ethereum` (EVM JSON-RPC: ETH, BSC).
+ * ZANO has no production adapter yet; naming it is refused with that reason.
+ */
+import type { Catalog, CatalogAsset } from './domain/catalog.js';
+
+
+/** A Bitcoin Core-family network: a watch-only wallet for deposits and funding, a signer wallet for signing. */
+export interface BitcoinNetworkConfig {
+  readonly family: 'bitcoin';
+  readonly network: string;
+  /** The chain the node runs: it decides the address format (bech32 prefix). */
+  readonly chain: 'main' | 'test' | 'regtest';
+  /** The watch-only wallet's RPC URL (with credentials and /wallet/<name>). */
+  readonly rpcUrl: string;
+  /** The signer wallet's RPC URL. */
+  readonly signerRpcUrl: string;
+  /** The account extended public key deposit addresses derive from (BIP84). */
+  readonly xpub: string;
+  /** Overrides the catalogue's deposit confirmations. */
+  readonly confirmations: number | undefined;
+  /** A tip older than this makes the network unhealthy (default: ten of the catalogue's block times). */
+  readonly maxTipAgeSeconds: number | undefined;
+  /** The fee rate (coin per kvB) used while the node has no estimate. */
+  readonly fallbackFeeRate: string;
+}
+
+/** An EVM network: a JSON-RPC node, a hot wallet whose key is read from a file, and ERC-20 tokens. */
+export interface EthereumNetworkConfig {
+  readonly family: 'ethereum';
+  readonly network: string;
+  readonly rpcUrl: string;
+  /** The account extended public key deposit addresses derive from (BIP44). */
+  readonly xpub: string;
+  /** The file holding the hot wallet's private key (hex), read once at start. */
+  readonly hotWalletKeyFile: string;
+  /** Token contracts by catalogue symbol. */
+  readonly tokens: Readonly<Record<string, string>>;
+  readonly confirmations: number | undefined;
+  readonly maxTipAgeSeconds: number | undefined;
+}
+
+export type NetworkConfig = BitcoinNetworkConfig | EthereumNetworkConfig;
+
+/** Where production's prices come from (DESIGN 10, "Prices"). */
+export interface RatesConfig {
+  readonly sources: readonly ('kraken' | 'binance' | 'coinbase')[];
+  readonly urls: Readonly<{ kraken: string; binance: string; coinbase: string }>;
+  readonly maxAgeSeconds: number;
+  readonly maxSpreadPercent: string;
+}
+
+/** Production's configuration of networks and prices. */
+export interface ProductionConfig {
+  readonly networks: readonly NetworkConfig[];
+  readonly rates: RatesConfig;
+}
+
+const FAMILIES: Record<string, NetworkConfig['family']> = { BTC: 'bitcoin', LTC: 'bitcoin', DOGE: 'bitcoin', ETH: 'ethereum', BSC: 'ethereum' };
+const RATE_SOURCES = ['kraken', 'binance', 'coinbase'] as const;
+const DEFAULT_URLS = { kraken: 'https://api.kraken.com', binance: 'https://api.binance.com', coinbase: 'https://api.exchange.coinbase.com' };
+
+type Env = Record<string, string | undefined>;
+
+/**
+ * Reads production's networks and prices from `env`; every problem is pushed onto `problems` (one line each,
+ * naming the variable), and what could be read is returned.
+ */
+export function readProductionConfig(env: Env, problems: string[]): ProductionConfig {
+  const value = (name: string) => {
+    const raw = env[name]?.trim();
+    return raw === undefined || raw === '' ? undefined : raw;
+  };
+  const required = (name: string, why: string): string => {
+    const found = value(name);
+    if (found === undefined) problems.push(`${name} is required: ${why}`);
+    return found ?? '';
+  };
+  const url = (name: string, why: string, fallback?: string): string => {
+    const found = fallback === undefined ? required(name, why) : (value(name) ?? fallback);
+    if (found !== '' && !/^https?:\/\/[^\s]+$/.test(found)) problems.push(`${name}=${JSON.stringify(found)} must be an http(s) URL`);
+    return found;
+  };
+  const count = (name: string, what: string): number | undefined => {
+    const found = value(name);
+    if (found === undefined) return undefined;
+    if (!/^\d{1,7}$/.test(found) || Number(found) < 1) {
+      problems.push(`${name}=${JSON.stringify(found)} must be a whole number of ${what} of at least 1`);
+      return undefined;
+    }
+    return Number(found);
+  };
+  const confirmations = (name: string) => count(name, 'confirmations');
+  const maxTipAge = (network: string) => count(`${network}_MAX_TIP_AGE_SECONDS`, 'seconds');
+
+  const listed = (value('NETWORKS') ?? '')
+    .split(',')
+    .map((n) => n.trim().toUpperCase())
+    .filter((n) => n !== '');
+  if (listed.length === 0) {
+    problems.push(
+      'NETWORKS is required when SERVICE_MODE=production: the networks to serve, e.g. NETWORKS=LTC,ETH (each configured by its <NET>_* variables; see README, "Running in production")',
+    );
+  }
+  const networks: NetworkConfig[] = [];
+  for (const network of new Set(listed)) {
+    const family = FAMILIES[network];
+    if (!family) {
+      problems.push(
+        network === 'ZANO'
+          ? 'NETWORKS names ZANO, which has no production adapter in this build (Zano payouts are not real yet)'
+          : `NETWORKS names ${network}, which has no production adapter; the ones there are: ${Object.keys(FAMILIES).join(', ')}`,
+      );
+      continue;
+    }
+    if (family === 'bitcoin') {
+      const chain = value(`${network}_CHAIN`) ?? 'main';
+      if (chain !== 'main' && chain !== 'test' && chain !== 'regtest') {
+        problems.push(`${network}_CHAIN=${JSON.stringify(chain)} must be one of main, test, regtest`);
+      }
+      const fallbackFeeRate = value(`${network}_FALLBACK_FEE_RATE`) ?? '0.0001';
+      if (!/^\d{1,3}(\.\d{1,8})?$/.test(fallbackFeeRate)) {
+        problems.push(`${network}_FALLBACK_FEE_RATE=${JSON.stringify(fallbackFeeRate)} must be a fee rate in coin per kvB, e.g. 0.0001`);
+      }
+      networks.push({
+        family,
+        network,
+        chain: chain as BitcoinNetworkConfig['chain'],
+        rpcUrl: url(`${network}_RPC_URL`, `the ${network} node's RPC URL with the watch-only wallet, e.g. http://user:pass@127.0.0.1:9332/wallet/watch`),
+        signerRpcUrl: url(`${network}_SIGNER_RPC_URL`, `the RPC URL of the ${network} signer wallet that signs payouts`),
+        xpub: required(`${network}_XPUB`, `the ${network} account extended public key deposit addresses derive from`),
+        confirmations: confirmations(`${network}_CONFIRMATIONS`),
+        maxTipAgeSeconds: maxTipAge(network),
+        fallbackFeeRate,
+      });
+    } else {
+      const tokens: Record<string, string> = {};
+      for (const entry of (value(`${network}_TOKENS`) ?? '').split(',').filter((e) => e.trim() !== '')) {
+        const match = /^\s*([A-Za-z0-9]+)\s*:\s*(0x[0-9a-fA-F]{40})\s*$/.exec(entry);
+        if (!match) problems.push(`${network}_TOKENS entry ${JSON.stringify(entry)} must be SYMBOL:0x<40 hex digits>`);
+        else tokens[match[1].toUpperCase()] = match[2];
+      }
+      networks.push({
+        family,
+        network,
+        rpcUrl: url(`${network}_RPC_URL`, `the ${network} node's JSON-RPC URL`),
+        xpub: required(`${network}_XPUB`, `the ${network} account extended public key deposit addresses derive from`),
+        hotWalletKeyFile: required(`${network}_HOT_WALLET_KEY_FILE`, `the file holding the ${network} hot wallet's private key`),
+        tokens,
+        confirmations: confirmations(`${network}_CONFIRMATIONS`),
+        maxTipAgeSeconds: maxTipAge(network),
+      });
+    }
+  }
+
+  const sources = (value('RATES_SOURCES') ?? RATE_SOURCES.join(','))
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter((s) => s !== '');
+  for (const source of sources) {
+    if (!(RATE_SOURCES as readonly string[]).includes(source)) {
+      problems.push(`RATES_SOURCES names ${JSON.stringify(source)}; the sources are ${RATE_SOURCES.join(', ')}`);
+    }
+  }
+  if (new Set(sources).size < 2) problems.push('RATES_SOURCES must name at least two sources: a price needs two that agree');
+  const maxAge = value('RATES_MAX_AGE_SECONDS') ?? '60';
+  if (!/^\d{1,5}$/.test(maxAge) || Number(maxAge) < 1) problems.push(`RATES_MAX_AGE_SECONDS=${JSON.stringify(maxAge)} must be a whole number of seconds`);
+  const maxSpread = value('RATES_MAX_SPREAD_PERCENT') ?? '1';
+  if (!/^\d{1,2}(\.\d{1,4})?$/.test(maxSpread)) problems.push(`RATES_MAX_SPREAD_PERCENT=${JSON.stringify(maxSpread)} must be a percentage, e.g. 1 or 0.5`);
+  return {
+    networks,
+    rates: {
+      sources: sources.filter((s): s is (typeof RATE_SOURCES)[number] => (RATE_SOURCES as readonly string[]).includes(s)),
+      urls: {
+        kraken: url('KRAKEN_URL', '', DEFAULT_URLS.kraken),
+        binance: url('BINANCE_URL', '', DEFAULT_URLS.binance),
+        coinbase: url('COINBASE_URL', '', DEFAULT_URLS.coinbase),
+      },
+      maxAgeSeconds: Number(maxAge),
+      maxSpreadPercent: maxSpread,
+    },
+  };
+}
+
+/** The native asset of each network production can serve. */
+export const NATIVE_ASSET: Readonly<Record<string, string>> = { BTC: 'BTC', LTC: 'LTC', DOGE: 'DOGE', ETH: 'ETH', BSC: 'BNB' };
+
+/**
+ * The catalogue production serves: only the configured networks (with their confirmation overrides), and on
+ * each only its native asset and the tokens configured for it. Throws when a configured token is not in the
+ * catalogue (its precision and limits would be unknown).
+ */
+export function servedCatalog(catalog: Catalog, production: ProductionConfig): Catalog {
+  const networks: Catalog['networks'] = {};
+  const assets: CatalogAsset[] = [];
+  for (const served of production.networks) {
+    const network = catalog.networks[served.network];
+    if (!network) throw new Error(`The catalogue has no network ${served.network}`);
+    networks[served.network] = { ...network, confirmations: served.confirmations ?? network.confirmations };
+    const tokens = served.family === 'ethereum' ? Object.keys(served.tokens) : [];
+    for (const token of tokens) {
+      if (!catalog.assets.some((a) => a.network === served.network && a.symbol.toUpperCase() === token)) {
+        throw new Error(`${served.network}_TOKENS names ${token}, which the catalogue does not list on ${served.network}`);
+      }
+    }
+    assets.push(
+      ...catalog.assets.filter(
+        (a) => a.network === served.network && (a.symbol === NATIVE_ASSET[served.network] || tokens.includes(a.symbol.toUpperCase())),
+      ),
+    );
+  }
+  return { ...catalog, networks, assets };
+}
