@@ -73,6 +73,11 @@ export interface Observations {
    * was not asked (it is asked only in `exchanging`).
    */
   exchangeRefusal: string | null;
+  /**
+   * What the hot wallet can still pay in the destination asset (asked only in `exchanging`), or undefined:
+   * nothing limits it (the sandbox) or it was not asked.
+   */
+  payable?: Amount;
 }
 
 /** The fixed inputs of a decision. */
@@ -114,6 +119,7 @@ export const FAILURE_CODES = {
   payoutFailed: 'payout_failed',
   refundFailed: 'refund_failed',
   depositRemoved: 'deposit_removed',
+  insufficientLiquidity: 'insufficient_liquidity',
   refundedInReview: 'refunded_by_review',
   failedInReview: 'failed_by_review',
 } as const;
@@ -516,6 +522,10 @@ function exchange(swap: SwapRecord, seen: Observations, context: DecisionContext
     }
   }
   if (new Money(output).isZero()) return refund(swap, seen, context, deposits, FAILURE_CODES.outOfRange);
+  // The hot wallet cannot cover it now: an operator funds it (then approves) or refunds; it never waits silently.
+  if (seen.payable !== undefined && seen.payable.lessThan(output)) {
+    return transition('review', { failureCode: FAILURE_CODES.insufficientLiquidity });
+  }
   return {
     ...NOTHING,
     change: { ...routeTerms, actualOutputAmount: output },

@@ -17,6 +17,7 @@ import { findAsset, type Catalog, type CatalogAsset } from '../domain/catalog.js
 import { validateAddress, validateMemo } from '../domain/addresses.js';
 import { AppError, invalidRequest } from '../domain/errors.js';
 import type { Amount } from '../domain/money.js';
+import type { Liquidity } from './liquidity.js';
 import {
   decide,
   decideHeldPayment,
@@ -54,6 +55,8 @@ export interface SwapServiceDeps {
   /** Bound once the job engine runs (it needs the service first). */
   jobs: () => SwapJobs;
   now: () => Date;
+  /** What the hot wallets can still pay (asked before the step's transaction, in `exchanging`); none: no limit. */
+  liquidity?: Liquidity;
 }
 
 /** The outcome of advancing a swap: when it should be looked at again, if the clock alone will move it. */
@@ -120,11 +123,22 @@ export function createSwapService(deps: SwapServiceDeps) {
     return deps.exchange.refusal({ swapId: swap.id, attemptKey: `${swap.id}@${swap.updatedAt.toISOString()}` });
   }
 
+  // What the hot wallet can still pay in the destination asset for `swap` (asked only in `exchanging`, before
+  // the step's transaction; undefined: no limit). A fixed swap's own promise is counted as promised, so it is
+  // given back here.
+  async function payableFor(swap: SwapRecord, at: Date): Promise<Amount | undefined> {
+    if (swap.status !== 'exchanging' || !deps.liquidity) return undefined;
+    const available = await deps.liquidity.available(assetOf(swap.destinationAsset, swap.destinationNetwork), at);
+    if (available === undefined || swap.rateType !== 'fixed' || swap.expectedOutputAmount === null) return available;
+    return available.plus(swap.expectedOutputAmount);
+  }
+
   async function observe(
     trx: Knex.Transaction,
     swap: SwapRecord,
     prices: Observations['prices'],
     exchangeRefusal: string | null,
+    payable: Amount | undefined,
   ): Promise<Observations & { payoutRows: PayoutRecord[] }> {
     const source = assetOf(swap.sourceAsset, swap.sourceNetwork);
     const [outputs, payoutRows, routeDeposits, removedDeposits] = await Promise.all([
@@ -153,6 +167,7 @@ export function createSwapService(deps: SwapServiceDeps) {
       })),
       prices,
       exchangeRefusal,
+      payable,
       payoutRows,
     };
   }
@@ -271,7 +286,7 @@ export function createSwapService(deps: SwapServiceDeps) {
       if (allocated)
         return { kind: 'idle', swap: allocated, wakeAt: allocated.status === 'waiting' ? allocated.quoteExpiresAt : allocated.expiresAt };
     }
-    const [prices, exchangeRefusal] = await Promise.all([pricesFor(read, at), exchangeRefusalFor(read)]);
+    const [prices, exchangeRefusal, payable] = await Promise.all([pricesFor(read, at), exchangeRefusalFor(read), payableFor(read, at)]);
     return transaction(deps.knex, async (trx) => {
       const swap = await lockSwap(trx, swapId);
       if (!swap) return { kind: 'missing' as const };
@@ -279,7 +294,7 @@ export function createSwapService(deps: SwapServiceDeps) {
       // attempt it read, which a change since, such as an armed failure, replaced): read it again.
       if (swap.status !== read.status || swap.depositAddress === null) return { kind: 'again' as const };
       if (swap.status === 'exchanging' && swap.updatedAt.getTime() !== read.updatedAt.getTime()) return { kind: 'again' as const };
-      const seen = await observe(trx, swap, prices, exchangeRefusal);
+      const seen = await observe(trx, swap, prices, exchangeRefusal, payable);
       const context = contextOf(swap, at);
       const decision = decide(swap, seen, context);
       const change = await apply(trx, swap, decision, seen, context, at);
@@ -311,7 +326,7 @@ export function createSwapService(deps: SwapServiceDeps) {
       const unpriced = () => {
         throw new Error('a review decision prices nothing');
       };
-      const seen = await observe(trx, swap, { source: unpriced, destination: unpriced }, null);
+      const seen = await observe(trx, swap, { source: unpriced, destination: unpriced }, null, undefined);
       const context = contextOf(swap, at);
       const decided = decideReview(swap, decision, seen, context);
       if ('refused' in decided) throw new AppError(409, 'invalid_state', decided.refused, { status: swap.status });
@@ -345,7 +360,7 @@ export function createSwapService(deps: SwapServiceDeps) {
       const unpriced = () => {
         throw new Error('returning a held payment prices nothing');
       };
-      const seen = await observe(trx, swap, { source: unpriced, destination: unpriced }, null);
+      const seen = await observe(trx, swap, { source: unpriced, destination: unpriced }, null, undefined);
       const context = contextOf(swap, at);
       const decided = decideHeldPayment(swap, payment, checked, seen, context);
       if ('refused' in decided) throw new AppError(409, 'invalid_state', decided.refused, { status: swap.status });

@@ -301,6 +301,8 @@ interface Row {
   prices?: { source: string | null; destination: string | null };
   /** The exchange venue's refusal of the conversion (none by default). */
   exchangeRefusal?: string;
+  /** What the hot wallet can still pay in the destination asset (no limit by default). */
+  payable?: string;
   /** A review decision instead of decide(). */
   review?: ReviewDecision;
   expect: Expected;
@@ -994,6 +996,22 @@ const ROWS: Row[] = [
     when: 'a late floating deposit is not held to the slippage bound',
     swap: swapIn('exchanging', { ...FLOATING, lateDeposit: true, lateDepositPolicy: 'market_rate' }),
     prices: { source: '80', destination: '1.00' },
+    expect: { change: { actualOutputAmount: '197.5' }, payouts: [PAY('197.5')] },
+  },
+  {
+    status: 'exchanging',
+    when: 'the hot wallet cannot cover the payout: review (insufficient_liquidity), nothing committed',
+    swap: swapIn('exchanging', { ...FLOATING, lateDeposit: true, lateDepositPolicy: 'market_rate' }),
+    prices: { source: '80', destination: '1.00' },
+    payable: '197.499999',
+    expect: { to: 'review', fields: { failureCode: FAILURE_CODES.insufficientLiquidity } },
+  },
+  {
+    status: 'exchanging',
+    when: 'the hot wallet covers the payout exactly: it is committed',
+    swap: swapIn('exchanging', { ...FLOATING, lateDeposit: true, lateDepositPolicy: 'market_rate' }),
+    prices: { source: '80', destination: '1.00' },
+    payable: '197.5',
     expect: { change: { actualOutputAmount: '197.5' }, payouts: [PAY('197.5')] },
   },
   {
@@ -1730,6 +1748,7 @@ function run(row: Row): { decision: Decision; asked: string[] } {
     routeDeposits: row.routeDeposits ?? [],
     prices: { source: price('source'), destination: price('destination') },
     exchangeRefusal: row.exchangeRefusal ?? null,
+    payable: row.payable === undefined ? undefined : new Money(row.payable),
   };
   const context = {
     catalog,
