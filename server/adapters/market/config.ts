@@ -1,0 +1,77 @@
+/**
+ * Reads the market-rates variables (DESIGN section 10) into createMarketRates options, for server/config.ts
+ * to call with the environment it was given: RATES_SOURCES, KRAKEN_URL, BINANCE_URL, COINBASE_URL,
+ * RATES_MAX_AGE_SECONDS and RATES_MAX_SPREAD_PERCENT. Every bad value is a problem naming the variable,
+ * to be reported with the others at start-up.
+ */
+import { MARKET_SOURCES, type MarketSource } from './pairs.js';
+import { DEFAULT_CACHE_SECONDS } from './rates.js';
+import { DEFAULT_MARKET_URLS } from './sources.js';
+
+/** The options the environment decides; the rest of MarketRatesOptions keeps its defaults. */
+export interface MarketRatesEnvOptions {
+  sources: readonly MarketSource[];
+  urls: Partial<Record<MarketSource, string>>;
+  maxAgeSeconds: number;
+  maxSpreadPercent: string;
+}
+
+const URL_VARIABLES: Readonly<Record<MarketSource, string>> = { kraken: 'KRAKEN_URL', binance: 'BINANCE_URL', coinbase: 'COINBASE_URL' };
+
+/** Parses the market-rates variables of `env`; `problems` lists every bad value (empty when all are good). */
+export function parseMarketRatesEnv(env: Record<string, string | undefined>): { options: MarketRatesEnvOptions; problems: string[] } {
+  const problems: string[] = [];
+  const value = (name: string) => {
+    const raw = env[name]?.trim();
+    return raw === undefined || raw === '' ? undefined : raw;
+  };
+
+  let sources: MarketSource[] = [...MARKET_SOURCES];
+  const listed = value('RATES_SOURCES');
+  if (listed !== undefined) {
+    const names = listed.split(',').map((name) => name.trim().toLowerCase());
+    const unknown = names.filter((name) => !(MARKET_SOURCES as readonly string[]).includes(name));
+    const distinct = [...new Set(names)].filter((name): name is MarketSource => (MARKET_SOURCES as readonly string[]).includes(name));
+    if (unknown.length > 0)
+      problems.push(
+        `RATES_SOURCES=${JSON.stringify(listed)} names unknown sources (${unknown.join(', ')}); use ${MARKET_SOURCES.join(', ')}`,
+      );
+    else if (distinct.length < 2)
+      problems.push(`RATES_SOURCES=${JSON.stringify(listed)} must name at least two sources: a price needs two that agree`);
+    else sources = distinct;
+  }
+
+  const urls: Partial<Record<MarketSource, string>> = {};
+  for (const source of MARKET_SOURCES) {
+    const name = URL_VARIABLES[source];
+    const url = value(name);
+    if (url === undefined) continue;
+    let protocol: string | undefined;
+    try {
+      protocol = new URL(url).protocol;
+    } catch {
+      protocol = undefined;
+    }
+    if (protocol === 'http:' || protocol === 'https:') urls[source] = url;
+    else problems.push(`${name}=${JSON.stringify(url)} must be an http:// or https:// base URL, e.g. ${DEFAULT_MARKET_URLS[source]}`);
+  }
+
+  let maxAgeSeconds = 60;
+  const age = value('RATES_MAX_AGE_SECONDS');
+  if (age !== undefined) {
+    if (/^\d+$/.test(age) && Number(age) > DEFAULT_CACHE_SECONDS && Number(age) <= 3600) maxAgeSeconds = Number(age);
+    else
+      problems.push(
+        `RATES_MAX_AGE_SECONDS=${JSON.stringify(age)} must be a whole number of seconds above ${DEFAULT_CACHE_SECONDS} (how long a price is cached) and at most 3600`,
+      );
+  }
+
+  let maxSpreadPercent = '1';
+  const spread = value('RATES_MAX_SPREAD_PERCENT');
+  if (spread !== undefined) {
+    if (/^\d{1,2}(\.\d{1,4})?$/.test(spread) && /[1-9]/.test(spread)) maxSpreadPercent = spread;
+    else problems.push(`RATES_MAX_SPREAD_PERCENT=${JSON.stringify(spread)} must be a positive decimal percentage below 100, e.g. 1 or 0.5`);
+  }
+
+  return { options: { sources, urls, maxAgeSeconds, maxSpreadPercent }, problems };
+}

@@ -1,0 +1,129 @@
+/**
+ * Local stand-ins for the market-data providers the production rates adapter asks (Kraken, Binance,
+ * Coinbase Exchange): node:http servers on 127.0.0.1 answering in each provider's documented format, with
+ * prices a test sets, a switch to fail with HTTP 500 or never answer, and a count of requests per path.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { MarketSource } from '../../server/adapters/market/pairs.js';
+
+/** One market's state on a fake provider: its last price and (Coinbase) the time of the last trade. */
+export interface FakeMarket {
+  price: string;
+  /** Coinbase's `time`; ignored by the other providers, which give none. */
+  time?: Date;
+}
+
+/** A fake provider listening on a free port. */
+export interface FakeProvider {
+  source: MarketSource;
+  url: string;
+  /** Markets by the provider's own name (XXBTZUSD, BTCUSDT, BTC-USD); an absent one is unknown to it. */
+  markets: Map<string, FakeMarket>;
+  /** 'ok' answers from `markets`; 500 answers an HTTP 500; 'hang' never answers. */
+  mode: 'ok' | 500 | 'hang';
+  /** Requests received per path and query (e.g. `/api/v3/ticker/price?symbol=BTCUSDT`). */
+  requests: Map<string, number>;
+  requestCount(): number;
+  close(): Promise<void>;
+}
+
+/** Starts a fake `source` provider. */
+export async function startFakeProvider(source: MarketSource): Promise<FakeProvider> {
+  const provider: FakeProvider = {
+    source,
+    url: '',
+    markets: new Map(),
+    mode: 'ok',
+    requests: new Map(),
+    requestCount: () => [...provider.requests.values()].reduce((a, b) => a + b, 0),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+  const server = http.createServer((req, res) => {
+    const path = req.url ?? '';
+    provider.requests.set(path, (provider.requests.get(path) ?? 0) + 1);
+    if (provider.mode === 'hang') return;
+    if (provider.mode === 500)
+      return send(res, 500, source === 'coinbase' ? { message: 'Internal server error' } : 'Internal Server Error');
+    const [status, body] = answer(source, new URL(path, 'http://127.0.0.1'), provider.markets);
+    send(res, status, body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  provider.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return provider;
+}
+
+/** A base URL nothing listens on: connections to it are refused. */
+export async function refusedUrl(): Promise<string> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}`;
+}
+
+// The documented answers: https://docs.kraken.com/api/docs/rest-api/get-ticker-information,
+// https://developers.binance.com/docs/binance-spot-api-docs/rest-api/market-data-endpoints (Symbol price ticker),
+// https://docs.cdp.coinbase.com/api-reference/exchange-api/rest-api/products/get-product-ticker.
+function answer(source: MarketSource, url: URL, markets: Map<string, FakeMarket>): [number, unknown] {
+  switch (source) {
+    case 'kraken': {
+      const pair = url.searchParams.get('pair') ?? '';
+      const market = url.pathname === '/0/public/Ticker' ? markets.get(pair) : undefined;
+      if (!market) return [200, { error: ['EQuery:Unknown asset pair'] }];
+      const p = market.price;
+      return [
+        200,
+        {
+          error: [],
+          result: {
+            [pair]: {
+              a: [p, '1', '1.000'],
+              b: [p, '2', '2.000'],
+              c: [p, '0.00100000'],
+              v: ['1500.1', '3200.4'],
+              p: [p, p],
+              t: [21000, 45000],
+              l: [p, p],
+              h: [p, p],
+              o: p,
+            },
+          },
+        },
+      ];
+    }
+    case 'binance': {
+      const symbol = url.searchParams.get('symbol') ?? '';
+      const market = url.pathname === '/api/v3/ticker/price' ? markets.get(symbol) : undefined;
+      if (!market) return [400, { code: -1121, msg: 'Invalid symbol.' }];
+      return [200, { symbol, price: market.price }];
+    }
+    case 'coinbase': {
+      const match = /^\/products\/([^/]+)\/ticker$/.exec(url.pathname);
+      const market = match ? markets.get(decodeURIComponent(match[1])) : undefined;
+      if (!market) return [404, { message: 'NotFound' }];
+      return [
+        200,
+        {
+          ask: market.price,
+          bid: market.price,
+          volume: '12345.67',
+          trade_id: 86326522,
+          price: market.price,
+          size: '0.00698254',
+          time: (market.time ?? new Date()).toISOString(),
+        },
+      ];
+    }
+  }
+}
+
+function send(res: http.ServerResponse, status: number, body: unknown): void {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  res.writeHead(status, { 'content-type': typeof body === 'string' ? 'text/plain' : 'application/json' });
+  res.end(text);
+}
