@@ -24,6 +24,8 @@ import { listOperatorActions, type OperatorActionRecord } from '../server/store/
 import type { OperatorDecision } from '../server/store/operator-decisions.js';
 import { createSwapService } from '../server/services/swaps.js';
 import { findSwap, type SwapRecord } from '../server/store/swaps.js';
+import { createLogger } from '../server/logger.js';
+import { servedCatalog } from '../server/production-config.js';
 import { createProductionChainAdapters, createSandboxChainAdapters } from '../server/wiring.js';
 import { actorOf, EXIT_USAGE, runCli, UsageError } from './cli.js';
 import { openServiceStore } from './service-store.js';
@@ -109,7 +111,7 @@ async function run(argv: string[]): Promise<void> {
       const config = loadConfig();
       const { swap, decision } = await withJobQueue(config, async (db, jobs) => {
         const decided = await decideReview(
-          { knex: db.knex, lifecycle: createLifecycle(config, db, jobs), jobs, now: () => new Date() },
+          { knex: db.knex, lifecycle: await createLifecycle(config, db, jobs), jobs, now: () => new Date() },
           { swapId: args[0], decision: chosen[0] as OperatorDecision, reason: values.reason!, actor },
         );
         // A refund is committed to the payout outbox; a running server's sender broadcasts it, and the swap
@@ -137,9 +139,9 @@ async function run(argv: string[]): Promise<void> {
       if (!values.reason?.trim()) throw new UsageError('payments return needs --reason TEXT (why; it is kept with the action)');
       const actor = actingActor();
       const config = loadConfig();
-      const { swap, payment: returned } = await withJobQueue(config, (db, jobs) =>
+      const { swap, payment: returned } = await withJobQueue(config, async (db, jobs) =>
         returnHeldPayment(
-          { knex: db.knex, lifecycle: createLifecycle(config, db, jobs), jobs, now: () => new Date() },
+          { knex: db.knex, lifecycle: await createLifecycle(config, db, jobs), jobs, now: () => new Date() },
           {
             swapId: args[0],
             txHash: payment[1],
@@ -231,16 +233,18 @@ async function withJobQueue<T>(config: Config, action: (db: Database, jobs: JobQ
 
 // The swap service a server of this configuration runs, on the adapters server/main.ts would choose for its
 // mode; a refund decision commits the refund to the payout outbox, and a running server's sender sends it.
-function createLifecycle(config: Config, db: Database, jobs: JobQueue) {
-  const catalog = loadSandboxCatalog();
+async function createLifecycle(config: Config, db: Database, jobs: JobQueue) {
   const now = () => new Date();
-  const chains =
-    config.serviceMode === 'sandbox'
-      ? createSandboxChainAdapters({ config, knex: db.knex, catalog, now })
-      : createProductionChainAdapters();
+  const production = config.production;
+  const catalog = production ? servedCatalog(loadSandboxCatalog(), production) : loadSandboxCatalog();
+  const chains = production
+    ? await createProductionChainAdapters({ production, knex: db.knex, catalog, logger: createLogger('warn') })
+    : createSandboxChainAdapters({ config, knex: db.knex, catalog, now });
   return createSwapService({
     knex: db.knex,
     catalog,
+    // A review decision prices nothing (a refund returns what arrived); an approval's exchange is priced by
+    // the server's own step.
     rates: createSandboxRates(catalog),
     adapters: chains.registry,
     exchange: chains.exchange,

@@ -19,8 +19,15 @@ import { resolveSecretsKey, secretsKeyFileWarning } from './secrets-key.js';
 import { createSecretBox } from './store/secret-box.js';
 import { startSwapEngine } from './swap-engine.js';
 import { createProductionChainAdapters, createSandboxChainAdapters } from './wiring.js';
+import { isBelowMinimumPayout, maxTipAgeSeconds, servedCatalog } from './production-config.js';
+import { createHotWalletLiquidity } from './services/liquidity.js';
+import { startNetworkStatus } from './services/network-status.js';
+import { createMarketRates } from './adapters/market/index.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
+/** Why production creates no permanent routes yet: they settle to Zano, whose payouts are not real yet. */
+const ROUTES_UNAVAILABLE_IN_PRODUCTION =
+  'Permanent routes settle to Zano, and this service does not pay out on Zano in production yet. Use swaps meanwhile.';
 
 async function main(): Promise<void> {
   let config;
@@ -35,7 +42,17 @@ async function main(): Promise<void> {
   }
   const logger = createLogger(config.logLevel);
   const { document, version } = loadApiDocument();
-  const catalog = loadSandboxCatalog();
+  const production = config.production;
+  let catalog = loadSandboxCatalog();
+  if (production) {
+    try {
+      // Production serves only the networks it is configured for, and on each only its coin and configured tokens.
+      catalog = servedCatalog(catalog, production);
+    } catch (err) {
+      process.stderr.write(`Invalid configuration:\n  - ${(err as Error).message}\n`);
+      process.exit(78); // EX_CONFIG
+    }
+  }
 
   // Checked before the embedded database opens DATA_DIR, which takes group and world access off its files.
   const keyFileWarning = secretsKeyFileWarning(config);
@@ -64,20 +81,40 @@ async function main(): Promise<void> {
   }
   const stopHousekeeping = startHousekeeping(db.knex, logger);
   const now = () => new Date();
-  const rates = createSandboxRates(catalog);
   const metrics = config.metricsPort === undefined ? undefined : createMetrics();
-  // The chain adapters of every network served, built once: the simulated chain in sandbox mode (its
-  // controls, passed to the app below, serve the Sandbox operations), production's adapters otherwise.
-  const chains =
-    config.serviceMode === 'sandbox'
-      ? createSandboxChainAdapters({ config, knex: db.knex, catalog, now })
-      : createProductionChainAdapters();
+  // Prices and the chain adapters of every network served, built once: simulated in sandbox mode (the
+  // simulated chain's controls, passed to the app below, serve the Sandbox operations); market prices and
+  // real nodes in production, with a board of each node's health and hot-wallet balances (requests read it
+  // and never call a node) and the liquidity it bounds quotes and payouts by.
+  const rates = production ? createMarketRates({ ...production.rates, now }) : createSandboxRates(catalog);
+  const chains = production
+    ? await createProductionChainAdapters({ production, knex: db.knex, catalog, logger })
+    : createSandboxChainAdapters({ config, knex: db.knex, catalog, now });
+  const networkStatus = production
+    ? startNetworkStatus({
+        adapters: chains.registry,
+        catalog,
+        maxTipAgeSeconds: (network) => maxTipAgeSeconds(production, catalog, network),
+        isLow: (asset, spendable) => isBelowMinimumPayout(catalog, asset, spendable),
+        now,
+        logger,
+      })
+    : undefined;
+  await networkStatus?.probeAll();
+  for (const state of networkStatus?.states() ?? []) {
+    logger.info(
+      { network: state.network, status: state.status, height: state.height, balance: state.balance, reason: state.reason },
+      'network',
+    );
+  }
+  const liquidity = networkStatus ? createHotWalletLiquidity({ knex: db.knex, status: networkStatus }) : undefined;
   const engine = await startSwapEngine({
     config,
     knex: db.knex,
     catalog,
     rates,
     chains,
+    liquidity,
     secretsKey,
     logger,
     now,
@@ -97,6 +134,9 @@ async function main(): Promise<void> {
     lifecycle: engine.lifecycle,
     watching: engine.watching,
     sandbox: chains.sandbox,
+    networkStatus,
+    liquidity,
+    routesUnavailable: production ? ROUTES_UNAVAILABLE_IN_PRODUCTION : undefined,
     hub: engine.hub,
     jobs: engine.jobs,
     apiDocument: document,
@@ -139,6 +179,7 @@ async function main(): Promise<void> {
     const forced = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
     forced.unref();
     stopHousekeeping();
+    networkStatus?.stop();
     server.closeIdleConnections();
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     // Open streams end now (clients resume elsewhere with Last-Event-ID); then in-flight requests finish.

@@ -6,8 +6,9 @@
  * Families: `bitcoin` (Bitcoin Core JSON-RPC: LTC, BTC, DOGE) and `ethereum` (EVM JSON-RPC: ETH, BSC).
  * ZANO has no production adapter yet; naming it is refused with that reason.
  */
+import { parseMarketRatesEnv, type MarketRatesEnvOptions } from './adapters/market/config.js';
 import type { Catalog, CatalogAsset } from './domain/catalog.js';
-
+import { Money } from './domain/money.js';
 
 /** A Bitcoin Core-family network: a watch-only wallet for deposits and funding, a signer wallet for signing. */
 export interface BitcoinNetworkConfig {
@@ -46,23 +47,20 @@ export interface EthereumNetworkConfig {
 
 export type NetworkConfig = BitcoinNetworkConfig | EthereumNetworkConfig;
 
-/** Where production's prices come from (DESIGN 10, "Prices"). */
-export interface RatesConfig {
-  readonly sources: readonly ('kraken' | 'binance' | 'coinbase')[];
-  readonly urls: Readonly<{ kraken: string; binance: string; coinbase: string }>;
-  readonly maxAgeSeconds: number;
-  readonly maxSpreadPercent: string;
-}
-
 /** Production's configuration of networks and prices. */
 export interface ProductionConfig {
   readonly networks: readonly NetworkConfig[];
-  readonly rates: RatesConfig;
+  /** Where prices come from (adapters/market: RATES_SOURCES, the provider URLs, RATES_MAX_*). */
+  readonly rates: MarketRatesEnvOptions;
 }
 
-const FAMILIES: Record<string, NetworkConfig['family']> = { BTC: 'bitcoin', LTC: 'bitcoin', DOGE: 'bitcoin', ETH: 'ethereum', BSC: 'ethereum' };
-const RATE_SOURCES = ['kraken', 'binance', 'coinbase'] as const;
-const DEFAULT_URLS = { kraken: 'https://api.kraken.com', binance: 'https://api.binance.com', coinbase: 'https://api.exchange.coinbase.com' };
+const FAMILIES: Record<string, NetworkConfig['family']> = {
+  BTC: 'bitcoin',
+  LTC: 'bitcoin',
+  DOGE: 'bitcoin',
+  ETH: 'ethereum',
+  BSC: 'ethereum',
+};
 
 type Env = Record<string, string | undefined>;
 
@@ -80,8 +78,8 @@ export function readProductionConfig(env: Env, problems: string[]): ProductionCo
     if (found === undefined) problems.push(`${name} is required: ${why}`);
     return found ?? '';
   };
-  const url = (name: string, why: string, fallback?: string): string => {
-    const found = fallback === undefined ? required(name, why) : (value(name) ?? fallback);
+  const url = (name: string, why: string): string => {
+    const found = required(name, why);
     if (found !== '' && !/^https?:\/\/[^\s]+$/.test(found)) problems.push(`${name}=${JSON.stringify(found)} must be an http(s) URL`);
     return found;
   };
@@ -130,7 +128,10 @@ export function readProductionConfig(env: Env, problems: string[]): ProductionCo
         family,
         network,
         chain: chain as BitcoinNetworkConfig['chain'],
-        rpcUrl: url(`${network}_RPC_URL`, `the ${network} node's RPC URL with the watch-only wallet, e.g. http://user:pass@127.0.0.1:9332/wallet/watch`),
+        rpcUrl: url(
+          `${network}_RPC_URL`,
+          `the ${network} node's RPC URL with the watch-only wallet, e.g. http://user:pass@127.0.0.1:9332/wallet/watch`,
+        ),
         signerRpcUrl: url(`${network}_SIGNER_RPC_URL`, `the RPC URL of the ${network} signer wallet that signs payouts`),
         xpub: required(`${network}_XPUB`, `the ${network} account extended public key deposit addresses derive from`),
         confirmations: confirmations(`${network}_CONFIRMATIONS`),
@@ -157,33 +158,9 @@ export function readProductionConfig(env: Env, problems: string[]): ProductionCo
     }
   }
 
-  const sources = (value('RATES_SOURCES') ?? RATE_SOURCES.join(','))
-    .split(',')
-    .map((s) => s.trim().toLowerCase())
-    .filter((s) => s !== '');
-  for (const source of sources) {
-    if (!(RATE_SOURCES as readonly string[]).includes(source)) {
-      problems.push(`RATES_SOURCES names ${JSON.stringify(source)}; the sources are ${RATE_SOURCES.join(', ')}`);
-    }
-  }
-  if (new Set(sources).size < 2) problems.push('RATES_SOURCES must name at least two sources: a price needs two that agree');
-  const maxAge = value('RATES_MAX_AGE_SECONDS') ?? '60';
-  if (!/^\d{1,5}$/.test(maxAge) || Number(maxAge) < 1) problems.push(`RATES_MAX_AGE_SECONDS=${JSON.stringify(maxAge)} must be a whole number of seconds`);
-  const maxSpread = value('RATES_MAX_SPREAD_PERCENT') ?? '1';
-  if (!/^\d{1,2}(\.\d{1,4})?$/.test(maxSpread)) problems.push(`RATES_MAX_SPREAD_PERCENT=${JSON.stringify(maxSpread)} must be a percentage, e.g. 1 or 0.5`);
-  return {
-    networks,
-    rates: {
-      sources: sources.filter((s): s is (typeof RATE_SOURCES)[number] => (RATE_SOURCES as readonly string[]).includes(s)),
-      urls: {
-        kraken: url('KRAKEN_URL', '', DEFAULT_URLS.kraken),
-        binance: url('BINANCE_URL', '', DEFAULT_URLS.binance),
-        coinbase: url('COINBASE_URL', '', DEFAULT_URLS.coinbase),
-      },
-      maxAgeSeconds: Number(maxAge),
-      maxSpreadPercent: maxSpread,
-    },
-  };
+  const rates = parseMarketRatesEnv(env);
+  problems.push(...rates.problems);
+  return { networks, rates: rates.options };
 }
 
 /** The native asset of each network production can serve. */
@@ -214,4 +191,16 @@ export function servedCatalog(catalog: Catalog, production: ProductionConfig): C
     );
   }
   return { ...catalog, networks, assets };
+}
+
+/** How old `network`'s tip may be before it is unhealthy: its override, else ten of the catalogue's block times. */
+export function maxTipAgeSeconds(production: ProductionConfig, catalog: Catalog, network: string): number {
+  const served = production.networks.find((n) => n.network === network);
+  return served?.maxTipAgeSeconds ?? 10 * (catalog.networks[network]?.blockSeconds ?? 60);
+}
+
+/** Whether `spendable` of `asset` is below what a minimum quote pays out (at the catalogue's reference price). */
+export function isBelowMinimumPayout(catalog: Catalog, asset: CatalogAsset, spendable: string | undefined): boolean {
+  if (spendable === undefined) return true;
+  return new Money(spendable).times(asset.priceUsd).lessThan(catalog.limitsUsd.minimum);
 }

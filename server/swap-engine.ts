@@ -17,6 +17,7 @@ import { startJobEngine, type JobEngine } from './jobs/engine.js';
 import { startChainWatching, type ChainWatching } from './jobs/chain-watch.js';
 import { createPayoutSender, type CrashPoint } from './jobs/payout-sender.js';
 import type { Metrics } from './metrics.js';
+import type { Liquidity } from './services/liquidity.js';
 import { createRouteService, type RouteService } from './services/routes.js';
 import { createSwapService, type SwapService } from './services/swaps.js';
 import { startSwapHub, type SwapHub } from './store/swap-hub.js';
@@ -45,6 +46,8 @@ export async function startSwapEngine(deps: {
   rates: RatesAdapter;
   /** The chain adapters of every network served (wiring.ts). */
   chains: ChainAdapters;
+  /** What the hot wallets can still pay (production); none: no limit. */
+  liquidity?: Liquidity;
   secretsKey: Buffer;
   logger: Logger;
   now: () => Date;
@@ -76,6 +79,7 @@ export async function startSwapEngine(deps: {
     exchange: deps.chains.exchange,
     jobs: started,
     now: deps.now,
+    liquidity: deps.liquidity,
   });
   const payoutSender = createPayoutSender({
     knex: deps.knex,

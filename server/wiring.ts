@@ -2,15 +2,17 @@
  * The chain adapters a server or the operator CLI runs on. The entry point chooses which by the service mode
  * (server/main.ts, scripts/ops.ts); this file only builds what it is asked for. The sandbox gets the
  * simulated chain on every catalogue network; production gets the adapters of the networks it is configured
- * for (none yet: config.ts refuses to start it).
+ * for (server/production-config.ts).
  */
 import type { Knex } from 'knex';
-import { createAdapterRegistry, type AdapterRegistry } from './adapters/chain.js';
+import type { Logger } from 'pino';
+import { createAdapterRegistry, type AdapterRegistry, type NetworkAdapters } from './adapters/chain.js';
 import { createInventoryExchange, type ExchangeVenue } from './adapters/exchange.js';
 import { createSimulatedChain, type SimulatedChain } from './adapters/sandbox/chain.js';
 import { createSimulatedExchange } from './adapters/sandbox/exchange.js';
 import type { Config } from './config.js';
 import type { Catalog } from './domain/catalog.js';
+import type { NetworkConfig, ProductionConfig } from './production-config.js';
 
 /** The adapters of every network served, and the simulated chain when it is the sandbox's. */
 export interface ChainAdapters {
@@ -40,9 +42,25 @@ export function createSandboxChainAdapters(deps: {
 }
 
 /**
- * Production's adapters: none yet, and the configuration refuses to start production (tests that force it
- * run on the simulated chain, to try what does not depend on a real one).
+ * Production's adapters: each configured network's family (adapters/bitcoin, adapters/ethereum) on its node,
+ * scanned by one instance at a time. Conversions come from the service's own inventory.
  */
-export function createProductionChainAdapters(): ChainAdapters {
-  return { registry: createAdapterRegistry({}), exchange: createInventoryExchange() };
+export async function createProductionChainAdapters(deps: {
+  production: ProductionConfig;
+  knex: Knex;
+  catalog: Catalog;
+  logger: Logger;
+}): Promise<ChainAdapters> {
+  const adapters: Record<string, NetworkAdapters> = {};
+  for (const network of deps.production.networks) {
+    adapters[network.network] = await createNetworkAdapters(network, deps);
+  }
+  return { registry: createAdapterRegistry(adapters), exchange: createInventoryExchange(), watchOnOneInstance: true };
+}
+
+async function createNetworkAdapters(
+  network: NetworkConfig,
+  deps: { knex: Knex; catalog: Catalog; logger: Logger },
+): Promise<NetworkAdapters> {
+  throw new Error(`no adapter for ${network.family} network ${network.network} yet (${deps.catalog.networks[network.network]?.name})`);
 }

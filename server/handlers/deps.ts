@@ -50,4 +50,6 @@ export interface HandlerDeps {
   networkStatus?: Pick<NetworkStatus, 'requireHealthy' | 'states'>;
   /** How much of an asset the service can still promise (none in the sandbox: no limit). */
   liquidity?: Liquidity;
+  /** Why permanent routes cannot be created (409 route_unavailable), or undefined when they can. */
+  routesUnavailable?: string;
 }

@@ -26,7 +26,12 @@ export function createHealthHandlers(deps: HandlerDeps): Pick<Handlers, 'getHeal
       }));
       return {
         status: 200,
-        body: { status: 'ok', version: deps.apiVersion, time: deps.now().toISOString(), checks: networks ? { ...checks, networks } : checks },
+        body: {
+          status: 'ok',
+          version: deps.apiVersion,
+          time: deps.now().toISOString(),
+          checks: networks ? { ...checks, networks } : checks,
+        },
       };
     },
 

@@ -92,6 +92,7 @@ export function createRouteHandlers(
   return {
     async createRouteChallenge({ partner, body }) {
       const { partnerId, user } = requirePartner(partner);
+      if (deps.routesUnavailable) throw new AppError(409, 'route_unavailable', deps.routesUnavailable);
       try {
         decodeZanoAddress(body.destinationAddress);
       } catch (err) {
@@ -128,6 +129,7 @@ export function createRouteHandlers(
 
     async createPermanentRoute({ partner, body }) {
       const { partnerId, user } = requirePartner(partner);
+      if (deps.routesUnavailable) throw new AppError(409, 'route_unavailable', deps.routesUnavailable);
       if (body.externalUserId !== user) {
         throw new AppError(400, 'external_user_mismatch', 'externalUserId must equal the x-service-user header of this request.', {
           externalUserId: body.externalUserId,

@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import { ConfigError, loadConfig, modeCapabilities, STREAM_MAX_LIFETIME_LIMIT_SECONDS } from '../../server/config.js';
+import { loadSandboxCatalog } from '../../server/adapters/sandbox/catalog.js';
+import { servedCatalog } from '../../server/production-config.js';
 
 describe('loadConfig', () => {
   it('applies the documented defaults to an empty environment', () => {
@@ -130,8 +132,99 @@ describe('loadConfig', () => {
     });
   });
 
-  it('refuses production mode without real adapters and secrets', () => {
+  it('refuses production mode without secrets and networks', () => {
     expect(() => loadConfig({ SERVICE_MODE: 'production' })).to.throw(ConfigError, /SECRETS_KEY is required/);
+    expect(() => loadConfig({ SERVICE_MODE: 'production' })).to.throw(ConfigError, /NETWORKS is required when SERVICE_MODE=production/);
+  });
+
+  describe('production networks', () => {
+    const base = {
+      SERVICE_MODE: 'production',
+      SECRETS_KEY: 'a'.repeat(64),
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x',
+      PUBLIC_ORIGIN: 'https://swap.example.com',
+    };
+    const problemsOf = (env: Record<string, string>): string[] => {
+      try {
+        loadConfig({ ...base, ...env });
+        return [];
+      } catch (err) {
+        return (err as ConfigError).problems;
+      }
+    };
+
+    it('names every missing variable of each network NETWORKS lists, one line each', () => {
+      const problems = problemsOf({ NETWORKS: 'LTC,ETH' });
+      for (const name of ['LTC_RPC_URL', 'LTC_SIGNER_RPC_URL', 'LTC_XPUB', 'ETH_RPC_URL', 'ETH_XPUB', 'ETH_HOT_WALLET_KEY_FILE']) {
+        expect(
+          problems.some((p) => p.startsWith(`${name} is required`)),
+          name,
+        ).to.equal(true);
+      }
+    });
+
+    it('refuses a network without a production adapter, and ZANO with the reason', () => {
+      expect(problemsOf({ NETWORKS: 'SOL' }).join('\n')).to.match(/NETWORKS names SOL, which has no production adapter/);
+      expect(problemsOf({ NETWORKS: 'ZANO' }).join('\n')).to.match(/ZANO, which has no production adapter in this build/);
+    });
+
+    it('reads a configured network, its tokens and overrides, and the price sources', () => {
+      const config = loadConfig({
+        ...base,
+        NETWORKS: 'ltc, eth',
+        LTC_RPC_URL: 'http://u:p@127.0.0.1:19443/wallet/watch',
+        LTC_SIGNER_RPC_URL: 'http://u:p@127.0.0.1:19443/wallet/signer',
+        LTC_XPUB: 'tpubX',
+        LTC_CHAIN: 'regtest',
+        LTC_CONFIRMATIONS: '2',
+        ETH_RPC_URL: 'http://127.0.0.1:8545',
+        ETH_XPUB: 'xpubY',
+        ETH_HOT_WALLET_KEY_FILE: '/run/secrets/eth-hot',
+        ETH_TOKENS: 'USDT:0x5FbDB2315678afecb367f032d93F642f64180aa3',
+        RATES_SOURCES: 'kraken,coinbase',
+      });
+      expect(config.production!.networks.map((n) => [n.network, n.family, n.confirmations])).to.deep.equal([
+        ['LTC', 'bitcoin', 2],
+        ['ETH', 'ethereum', undefined],
+      ]);
+      expect(config.production!.networks[1]).to.include({ hotWalletKeyFile: '/run/secrets/eth-hot' });
+      expect((config.production!.networks[1] as { tokens: Record<string, string> }).tokens).to.deep.equal({
+        USDT: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
+      });
+      expect(config.production!.rates.sources).to.deep.equal(['kraken', 'coinbase']);
+    });
+
+    it('refuses malformed tokens, chains and counts', () => {
+      const problems = problemsOf({
+        NETWORKS: 'LTC,ETH',
+        LTC_CHAIN: 'mainnet',
+        LTC_CONFIRMATIONS: '0',
+        ETH_TOKENS: 'USDT:0x123',
+      }).join('\n');
+      expect(problems).to.match(/LTC_CHAIN="mainnet" must be one of main, test, regtest/);
+      expect(problems).to.match(/LTC_CONFIRMATIONS="0" must be a whole number of confirmations/);
+      expect(problems).to.match(/ETH_TOKENS entry "USDT:0x123" must be SYMBOL:0x<40 hex digits>/);
+    });
+
+    it('serves only the configured networks, their coin and configured tokens', () => {
+      const catalog = loadSandboxCatalog();
+      const config = loadConfig({
+        ...base,
+        NETWORKS: 'LTC,ETH',
+        LTC_RPC_URL: 'http://127.0.0.1:1/wallet/w',
+        LTC_SIGNER_RPC_URL: 'http://127.0.0.1:1/wallet/s',
+        LTC_XPUB: 'x',
+        LTC_CONFIRMATIONS: '3',
+        ETH_RPC_URL: 'http://127.0.0.1:2',
+        ETH_XPUB: 'x',
+        ETH_HOT_WALLET_KEY_FILE: '/k',
+        ETH_TOKENS: 'USDT:0x5FbDB2315678afecb367f032d93F642f64180aa3',
+      });
+      const served = servedCatalog(catalog, config.production!);
+      expect(Object.keys(served.networks)).to.deep.equal(['LTC', 'ETH']);
+      expect(served.networks.LTC.confirmations).to.equal(3);
+      expect(served.assets.map((a) => `${a.symbol}/${a.network}`)).to.have.members(['LTC/LTC', 'ETH/ETH', 'USDT/ETH']);
+    });
   });
 
   describe('webhook targets and concurrency', () => {
