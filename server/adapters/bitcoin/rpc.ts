@@ -1,0 +1,161 @@
+/**
+ * A small JSON-RPC client for Bitcoin Core and the nodes that speak its RPC (Litecoin Core, Dogecoin Core).
+ *
+ * Answers are parsed losslessly: a JSON number with a fraction or an exponent (an amount, a fee rate) comes
+ * back as its decimal text, a string; integers (heights, confirmations, times) as numbers. Amounts sent to
+ * the node go as strings, which the node reads exactly (AmountFromValue takes either).
+ *
+ * Two errors: RpcError when the node answered with an error (it carries the RPC code and message), and
+ * RpcTransportError when no answer came (refused, reset, timed out, not JSON-RPC at all).
+ */
+import { parse } from 'lossless-json';
+
+/** Waits this long for an answer by default. */
+export const RPC_TIMEOUT_MS = 30_000;
+
+/** Bitcoin Core RPC error codes the adapter acts on (src/rpc/protocol.h). */
+export const RpcCode = {
+  /** The node is still starting (loading blocks, the wallet). */
+  IN_WARMUP: -28,
+  /** Invalid address or key; also "no such wallet transaction" for gettransaction. */
+  INVALID_ADDRESS_OR_KEY: -5,
+  /** The wallet has too little to pay. */
+  WALLET_INSUFFICIENT_FUNDS: -6,
+  /** The raw transaction does not decode. */
+  DESERIALIZATION_ERROR: -22,
+  /** General transaction error: missing or spent inputs, fee above the maximum, a mempool failure. */
+  VERIFY_ERROR: -25,
+  /** The mempool refused the transaction (policy or consensus). */
+  VERIFY_REJECTED: -26,
+  /** An output of the transaction is already in the UTXO set: it is in the chain. */
+  VERIFY_ALREADY_IN_CHAIN: -27,
+} as const;
+
+/** The node answered `method` with an error. */
+export class RpcError extends Error {
+  constructor(
+    readonly method: string,
+    readonly code: number,
+    readonly rpcMessage: string,
+  ) {
+    super(`${method}: RPC error ${code}: ${rpcMessage}`);
+    this.name = 'RpcError';
+  }
+}
+
+/** No answer to `method` came: the outcome of the call is unknown (unless `refused`). */
+export class RpcTransportError extends Error {
+  constructor(
+    readonly method: string,
+    message: string,
+    readonly details: {
+      /** No answer within the timeout. */
+      timedOut: boolean;
+      /** The connection was refused: the request never reached the node. */
+      refused: boolean;
+    },
+    options?: { cause?: unknown },
+  ) {
+    super(`${method}: ${message}`, options);
+    this.name = 'RpcTransportError';
+  }
+}
+
+/** Calls one node (and wallet: the URL's /wallet/<name> path). */
+export interface RpcClient {
+  call<T = unknown>(method: string, params?: unknown[]): Promise<T>;
+  /** The URL without its credentials, for logs. */
+  readonly endpoint: string;
+}
+
+/** Options of createRpcClient. */
+export interface RpcClientOptions {
+  /** http(s)://user:password@host:port[/wallet/<name>]. */
+  url: string;
+  /** How long to wait for an answer (default RPC_TIMEOUT_MS). */
+  timeoutMs?: number;
+  /** The fetch to use (tests inject one). */
+  fetch?: typeof globalThis.fetch;
+}
+
+/**
+ * Integers stay numbers; anything with a fraction or an exponent (amounts, fee rates), or an integer past
+ * 2^53, keeps its exact text.
+ */
+function parseNumber(text: string): number | string {
+  if (/^-?\d+$/.test(text)) {
+    const value = Number(text);
+    if (Number.isSafeInteger(value)) return value;
+  }
+  return text;
+}
+
+/** Parses a JSON-RPC body without losing a digit of any number in it. */
+export function parseRpcBody(text: string): unknown {
+  return parse(text, null, parseNumber);
+}
+
+/** A client for `options.url`. */
+export function createRpcClient(options: RpcClientOptions): RpcClient {
+  const { timeoutMs = RPC_TIMEOUT_MS, fetch = globalThis.fetch } = options;
+  const url = new URL(options.url);
+  // fetch refuses URLs that carry credentials: they go in the Authorization header instead.
+  const user = decodeURIComponent(url.username);
+  const password = decodeURIComponent(url.password);
+  url.username = '';
+  url.password = '';
+  const endpoint = url.toString();
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (user || password) headers.authorization = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+  let nextId = 1;
+
+  async function call<T>(method: string, params: unknown[] = []): Promise<T> {
+    const id = nextId++;
+    let status: number;
+    let text: string;
+    try {
+      const response = await fetch(endpoint, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ jsonrpc: '1.0', id, method, params }),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      status = response.status;
+      text = await response.text();
+    } catch (err) {
+      const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
+      const refused = causeCode(err) === 'ECONNREFUSED';
+      const what = timedOut ? `no answer within ${timeoutMs} ms` : `request failed (${causeCode(err) ?? (err as Error).message})`;
+      throw new RpcTransportError(method, `${what} from ${endpoint}`, { timedOut, refused }, { cause: err });
+    }
+    // Bitcoin Core answers errors with HTTP 500 (or 404 for an unknown method or wallet) and a JSON-RPC body.
+    let body: { result?: unknown; error?: { code: number; message: string } | null } | undefined;
+    try {
+      body = parseRpcBody(text) as typeof body;
+    } catch {
+      body = undefined;
+    }
+    if (body && typeof body === 'object' && body.error) throw new RpcError(method, Number(body.error.code), String(body.error.message));
+    if (status !== 200 || !body || typeof body !== 'object' || !('result' in body)) {
+      const hint = status === 401 ? ' (wrong RPC user or password?)' : '';
+      throw new RpcTransportError(method, `HTTP ${status} without a JSON-RPC answer from ${endpoint}${hint}`, {
+        timedOut: false,
+        refused: false,
+      });
+    }
+    return body.result as T;
+  }
+
+  return { call, endpoint };
+}
+
+/** The system error code behind a failed fetch (undici puts it on `cause`). */
+function causeCode(err: unknown): string | undefined {
+  let current: unknown = err;
+  for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
