@@ -3,7 +3,7 @@
  * prices come from. Each network is off unless NETWORKS names it, and a network NETWORKS names must have
  * every variable its family needs: the start is refused with one line per missing or malformed variable.
  *
- * Families: `bitcoin` (Bitcoin Core JSON-RPC: LTC, BTC, DOGE) and `ethereum` (EVM JSON-RPC: ETH, BSC).
+ * Families: `bitcoin` (Bitcoin Core JSON-RPC: LTC, BTC) and `ethereum` (EVM JSON-RPC: ETH, BSC).
  * ZANO has no production adapter yet; naming it is refused with that reason.
  */
 import { parseMarketRatesEnv, type MarketRatesEnvOptions } from './adapters/market/config.js';
@@ -164,7 +164,7 @@ export function readProductionConfig(env: Env, problems: string[]): ProductionCo
 }
 
 /** The native asset of each network production can serve. */
-export const NATIVE_ASSET: Readonly<Record<string, string>> = { BTC: 'BTC', LTC: 'LTC', DOGE: 'DOGE', ETH: 'ETH', BSC: 'BNB' };
+export const NATIVE_ASSET: Readonly<Record<string, string>> = { BTC: 'BTC', LTC: 'LTC', ETH: 'ETH', BSC: 'BNB' };
 
 /**
  * The catalogue production serves: only the configured networks (with their confirmation overrides), and on

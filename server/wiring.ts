@@ -7,6 +7,7 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { createAdapterRegistry, type AdapterRegistry, type NetworkAdapters } from './adapters/chain.js';
+import { createBitcoinAdapters, parseBitcoinParams } from './adapters/bitcoin/index.js';
 import { createInventoryExchange, type ExchangeVenue } from './adapters/exchange.js';
 import { createSimulatedChain, type SimulatedChain } from './adapters/sandbox/chain.js';
 import { createSimulatedExchange } from './adapters/sandbox/exchange.js';
@@ -62,5 +63,19 @@ async function createNetworkAdapters(
   network: NetworkConfig,
   deps: { knex: Knex; catalog: Catalog; logger: Logger },
 ): Promise<NetworkAdapters> {
-  throw new Error(`no adapter for ${network.family} network ${network.network} yet (${deps.catalog.networks[network.network]?.name})`);
+  const { confirmations, blockSeconds } = deps.catalog.networks[network.network];
+  if (network.family === 'bitcoin') {
+    return createBitcoinAdapters({
+      network: network.network,
+      rpcUrl: network.rpcUrl,
+      signerRpcUrl: network.signerRpcUrl,
+      xpub: network.xpub,
+      params: parseBitcoinParams(network.network, network.chain),
+      // A payout is final, for its swap, as deep as a deposit on its network must be.
+      payoutConfirmations: confirmations,
+      fallbackFeeRate: network.fallbackFeeRate,
+      blockSeconds,
+    });
+  }
+  throw new Error(`no adapter for ${network.family} network ${network.network} yet`);
 }
