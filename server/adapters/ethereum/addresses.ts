@@ -18,7 +18,7 @@ export function parseExtendedKey(extendedKey: string): HDKey {
   try {
     return HDKey.fromExtendedKey(extendedKey.trim());
   } catch (err) {
-    throw new Error('the EVM account key is not a valid extended key (xpub/xprv of m/44\'/60\'/0\')', { cause: err });
+    throw new Error("the EVM account key is not a valid extended key (xpub/xprv of m/44'/60'/0')", { cause: err });
   }
 }
 

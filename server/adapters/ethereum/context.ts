@@ -56,4 +56,3 @@ export function createAssetBook(client: PublicClient, nativeSymbol: string, toke
     contracts: Object.values(tokens).map((token) => getAddress(token.address)),
   };
 }
-
