@@ -5,7 +5,7 @@ import { createWalletClient, erc20Abi, http, parseEther, parseTransaction, parse
 import { privateKeyToAccount } from 'viem/accounts';
 import { anvil as anvilChain } from 'viem/chains';
 import type { ChainScan, NetworkAdapters, PayoutOrder, ScanCursor } from '../../server/adapters/chain.js';
-import { createEthereumAdapters } from '../../server/adapters/ethereum/index.js';
+import { createEthereumAdapters, createEthereumSweeper } from '../../server/adapters/ethereum/index.js';
 import type { CatalogAsset } from '../../server/domain/catalog.js';
 import { migrate, openDatabase, type Database } from '../../server/store/database.js';
 import { createEvmNonceAllocator } from '../../server/store/evm-nonces.js';
@@ -249,8 +249,12 @@ describe('ethereum adapters (anvil)', function () {
       const outcome = await adapters.sender.broadcast(tooMuch, refused);
       expect(outcome.kind).to.equal('rejected');
       expect(await db.knex('evm_nonces').where({ key: 'payout-too-much' })).to.have.length(0);
-      const next = await adapters.sender.prepare(order('payout-after-refusal', ETH, to, '0.01'));
+      const after = order('payout-after-refusal', ETH, to, '0.01');
+      const next = await adapters.sender.prepare(after);
       expect(nonceOf(next.bytes)).to.equal(nonceOf(refused.bytes));
+      // Sent, so no later transaction of the hot wallet waits behind a held nonce.
+      expect(await adapters.sender.broadcast(after, next)).to.deep.equal({ kind: 'accepted' });
+      expect((await receiptOf(next.txHash)).status).to.equal('success');
     });
 
     it('tells the spendable balance and a fee estimate in ETH', async () => {
@@ -262,6 +266,57 @@ describe('ethereum adapters (anvil)', function () {
       expect(nativeFee > 0n).to.equal(true);
       expect(tokenFee > nativeFee).to.equal(true);
       expect(nativeFee % 21_000n).to.equal(0n);
+    });
+  });
+
+  describe('sweeper', () => {
+    const hot = privateKeyToAccount(ANVIL_KEY_0).address;
+    const sweeperOf = () =>
+      createEthereumSweeper({
+        network: 'ETH',
+        rpcUrl: anvil.url,
+        nativeSymbol: 'ETH',
+        xpub: XPUB,
+        xprv: account.privateExtendedKey,
+        hotWalletKey: ANVIL_KEY_0,
+        tokens: { USDT: { address: usdt } },
+        nonces: createEvmNonceAllocator(db.knex, 'ETH'),
+        payoutConfirmations: 1,
+        blockSeconds: 1,
+      });
+
+    it('moves an ETH deposit, less the gas, to the hot wallet', async () => {
+      const index = indexes;
+      const address = await depositAddress();
+      await receiptOf(await payer.sendTransaction({ to: address as Hex, value: parseEther('2') }));
+      const before = await anvil.client.getBalance({ address: hot });
+      const step = await (await sweeperOf()).sweep({ key: `sweep-${index}`, index, asset: ETH });
+      expect(step.kind).to.equal('swept');
+      if (step.kind !== 'swept') return;
+      expect((await receiptOf(step.txHash)).status).to.equal('success');
+      expect((await anvil.client.getBalance({ address: hot })) - before).to.equal(parseEther(step.amount));
+      expect((await anvil.client.getBalance({ address: address as Hex })) < parseEther('0.001')).to.equal(true);
+    });
+
+    it('funds the gas of a USDT deposit from the hot wallet, then moves the tokens', async () => {
+      const index = indexes;
+      const address = await depositAddress(USDT);
+      await receiptOf(
+        await payer.writeContract({ address: usdt, abi: erc20Abi, functionName: 'transfer', args: [address as Hex, parseUnits('7', 6)] }),
+      );
+      const sweeper = await sweeperOf();
+      const funding = await sweeper.sweep({ key: `sweep-${index}`, index, asset: USDT });
+      expect(funding.kind).to.equal('funding');
+      if (funding.kind !== 'funding') return;
+      await receiptOf(funding.txHash);
+      const swept = await sweeper.sweep({ key: `sweep-${index}`, index, asset: USDT });
+      expect(swept).to.deep.include({ kind: 'swept', amount: '7' });
+      if (swept.kind !== 'swept') return;
+      expect((await receiptOf(swept.txHash)).status).to.equal('success');
+      expect(await anvil.client.readContract({ address: usdt, abi: erc20Abi, functionName: 'balanceOf', args: [address as Hex] })).to.equal(
+        0n,
+      );
+      expect(await sweeper.sweep({ key: `sweep-${index}`, index, asset: USDT })).to.deep.include({ kind: 'nothing' });
     });
   });
 

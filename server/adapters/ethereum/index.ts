@@ -10,12 +10,14 @@ import { createEvmAddressSource } from './addresses.js';
 import { createAssetBook } from './context.js';
 import type { NonceAllocator } from './nonces.js';
 import { createEvmPayoutSender } from './sender.js';
+import { createEvmSweeper, type EvmSweeper } from './sweeper.js';
 import type { TokenConfig } from './tokens.js';
 import { createEvmChainWatcher } from './watcher.js';
 
 export type { NonceAllocator, NonceRequest } from './nonces.js';
 export { parseTokens, type TokenConfig } from './tokens.js';
 export { classifyBroadcastRefusal } from './broadcast-errors.js';
+export type { EvmSweeper, SweepRequest, SweepStep } from './sweeper.js';
 
 /** How long one JSON-RPC call may take before it counts as failed. */
 const RPC_TIMEOUT_MS = 15_000;
@@ -63,10 +65,7 @@ export function createEvmClient(rpcUrl: string): PublicClient {
  */
 export async function createEthereumAdapters(options: EthereumAdapterOptions): Promise<NetworkAdapters> {
   const client = options.client ?? createEvmClient(options.rpcUrl);
-  const nodeChainId = await client.getChainId();
-  if (options.chainId !== undefined && options.chainId !== nodeChainId) {
-    throw new Error(`${options.network}: the node at the RPC URL is on chain ${nodeChainId}, not the configured ${options.chainId}`);
-  }
+  const nodeChainId = await chainIdOf(client, options);
   const account = privateKeyToAccount(options.hotWalletKey.trim() as `0x${string}`);
   const assets = createAssetBook(client, options.nativeSymbol, options.tokens);
   return {
@@ -83,4 +82,28 @@ export async function createEthereumAdapters(options: EthereumAdapterOptions): P
     sender: createEvmPayoutSender({ client, chainId: nodeChainId, account, assets, nonces: options.nonces }),
     payoutConfirmations: options.payoutConfirmations,
   };
+}
+
+async function chainIdOf(client: PublicClient, options: EthereumAdapterOptions): Promise<number> {
+  const nodeChainId = await client.getChainId();
+  if (options.chainId !== undefined && options.chainId !== nodeChainId) {
+    throw new Error(`${options.network}: the node at the RPC URL is on chain ${nodeChainId}, not the configured ${options.chainId}`);
+  }
+  return nodeChainId;
+}
+
+/**
+ * The sweeper of one EVM network (adapters/ethereum/sweeper.ts): moves credited deposits to the hot wallet,
+ * signing with the keys below the account extended private key `xprv`. No job runs it yet.
+ */
+export async function createEthereumSweeper(options: EthereumAdapterOptions & { xprv: string }): Promise<EvmSweeper> {
+  const client = options.client ?? createEvmClient(options.rpcUrl);
+  return createEvmSweeper({
+    client,
+    chainId: await chainIdOf(client, options),
+    hotWallet: privateKeyToAccount(options.hotWalletKey.trim() as `0x${string}`),
+    xprv: options.xprv,
+    assets: createAssetBook(client, options.nativeSymbol, options.tokens),
+    nonces: options.nonces,
+  });
 }
