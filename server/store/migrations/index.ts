@@ -22,6 +22,7 @@ import * as chainLedger from './0015_chain_ledger.js';
 import * as payoutAccepted from './0016_payout_accepted.js';
 import * as sandboxArmedExchanges from './0017_sandbox_armed_exchanges.js';
 import * as productionChains from './0018_production_chains.js';
+import * as evmNonces from './0019_evm_nonces.js';
 
 /** What a migration may need besides the database: data migrations that re-seal secrets need the key. */
 export interface MigrationContext {
@@ -51,6 +52,7 @@ const migrations: Array<[name: string, migration: Migration]> = [
   ['0016_payout_accepted', payoutAccepted],
   ['0017_sandbox_armed_exchanges', sandboxArmedExchanges],
   ['0018_production_chains', productionChains],
+  ['0019_evm_nonces', evmNonces],
 ];
 
 /** A knex migration source over the static list above, handing each migration `context`. */

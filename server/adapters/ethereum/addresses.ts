@@ -1,0 +1,40 @@
+/**
+ * Deposit addresses of an EVM network (DESIGN 10): BIP44 from the account's extended public key
+ * (m/44'/60'/0' for Ethereum), external chain: `0/<index>`, the index the core allocates per request.
+ * Addresses are EIP-55 checksummed; EVM deposits carry no memo.
+ */
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { HDKey } from '@scure/bip32';
+import { bytesToHex, publicKeyToAddress } from 'viem/utils';
+import type { AddressSource } from '../chain.js';
+
+/** The checksummed address of an uncompressed or compressed secp256k1 public key. */
+export function addressOfPublicKey(publicKey: Uint8Array): string {
+  return publicKeyToAddress(bytesToHex(secp256k1.Point.fromBytes(publicKey).toBytes(false)));
+}
+
+/** The HD key of an extended key string (xpub or xprv); throws with a readable message when it is not one. */
+export function parseExtendedKey(extendedKey: string): HDKey {
+  try {
+    return HDKey.fromExtendedKey(extendedKey.trim());
+  } catch (err) {
+    throw new Error("the EVM account key is not a valid extended key (xpub/xprv of m/44'/60'/0')", { cause: err });
+  }
+}
+
+/** The address at `0/<index>` below the account key `account`. */
+export function deriveDepositAddress(account: HDKey, index: number): string {
+  const child = account.deriveChild(0).deriveChild(index);
+  if (!child.publicKey) throw new Error(`no public key at 0/${index}`);
+  return addressOfPublicKey(child.publicKey);
+}
+
+/** The address source over the account extended public key `xpub`. */
+export function createEvmAddressSource(xpub: string): AddressSource {
+  const account = parseExtendedKey(xpub);
+  return {
+    async depositAddress(_asset, request) {
+      return { address: deriveDepositAddress(account, await request.index()), memo: null };
+    },
+  };
+}

@@ -1,0 +1,109 @@
+/**
+ * The adapters of an EVM network (DESIGN 10): Ethereum with its ERC-20 tokens, or BSC with its BEP-20 ones (the
+ * same JSON-RPC; only the configuration differs). Deposit addresses derive from the account xpub; one watcher
+ * reads blocks and token logs; payouts are signed locally by the hot wallet's key.
+ */
+import { createPublicClient, http, type PublicClient } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import type { NetworkAdapters } from '../chain.js';
+import { createEvmAddressSource } from './addresses.js';
+import { createAssetBook } from './context.js';
+import type { NonceAllocator } from './nonces.js';
+import { createEvmPayoutSender } from './sender.js';
+import { createEvmSweeper, type EvmSweeper } from './sweeper.js';
+import type { TokenConfig } from './tokens.js';
+import { createEvmChainWatcher } from './watcher.js';
+
+export type { NonceAllocator, NonceRequest } from './nonces.js';
+export { parseTokens, type TokenConfig } from './tokens.js';
+export { classifyBroadcastRefusal } from './broadcast-errors.js';
+export type { EvmSweeper, SweepRequest, SweepStep } from './sweeper.js';
+
+/** How long one JSON-RPC call may take before it counts as failed. */
+const RPC_TIMEOUT_MS = 15_000;
+
+/** What an EVM network's adapters need. */
+export interface EthereumAdapterOptions {
+  /** The network code (ETH, BSC), for messages. */
+  network: string;
+  /** The node's JSON-RPC URL. */
+  rpcUrl: string;
+  /** The chain id signed into payouts; read from the node when absent (and then checked once). */
+  chainId?: number;
+  /** The symbol of the native asset (ETH; BNB on BSC). */
+  nativeSymbol: string;
+  /** The account extended public key (m/44'/60'/0'): deposit addresses are its `0/<index>`. */
+  xpub: string;
+  /** The hot wallet's private key (0x and 64 hex digits), read by the caller from `<NET>_HOT_WALLET_KEY_FILE`. */
+  hotWalletKey: string;
+  /** ERC-20 tokens by symbol (`parseTokens` reads `<NET>_TOKENS`). */
+  tokens: Record<string, TokenConfig>;
+  /** The shared nonce allocator (store/evm-nonces.ts: createEvmNonceAllocator). */
+  nonces: NonceAllocator;
+  /** Confirmations a payout needs before its swap is finished. */
+  payoutConfirmations: number;
+  /** Seconds between blocks (12 on Ethereum, 3 on BSC). */
+  blockSeconds: number;
+  /** Blocks one scan reads at most (default 50). */
+  blocksPerScan?: number;
+  /** Blocks the watcher remembers to tell reorganisations (default 64). */
+  reorgDepth?: number;
+  /** Where a watcher that never scanned starts (default: the tip). */
+  startHeight?: number;
+  /** A client to use instead of one over `rpcUrl` (tests). */
+  client?: PublicClient;
+}
+
+/** A JSON-RPC client over `rpcUrl` that never caches a block number (a scan always sees the tip). */
+export function createEvmClient(rpcUrl: string): PublicClient {
+  return createPublicClient({ transport: http(rpcUrl, { timeout: RPC_TIMEOUT_MS, retryCount: 1 }), cacheTime: 0 });
+}
+
+/**
+ * The adapters of one EVM network. Asks the node for its chain id when none is configured (and refuses a node
+ * on another chain than the configured one), so it throws when the node does not answer.
+ */
+export async function createEthereumAdapters(options: EthereumAdapterOptions): Promise<NetworkAdapters> {
+  const client = options.client ?? createEvmClient(options.rpcUrl);
+  const nodeChainId = await chainIdOf(client, options);
+  const account = privateKeyToAccount(options.hotWalletKey.trim() as `0x${string}`);
+  const assets = createAssetBook(client, options.nativeSymbol, options.tokens);
+  return {
+    addresses: createEvmAddressSource(options.xpub),
+    watcher: createEvmChainWatcher({
+      client,
+      assets,
+      hotWallet: account.address,
+      blockSeconds: options.blockSeconds,
+      blocksPerScan: options.blocksPerScan,
+      reorgDepth: options.reorgDepth,
+      startHeight: options.startHeight,
+    }),
+    sender: createEvmPayoutSender({ client, chainId: nodeChainId, account, assets, nonces: options.nonces }),
+    payoutConfirmations: options.payoutConfirmations,
+  };
+}
+
+async function chainIdOf(client: PublicClient, options: EthereumAdapterOptions): Promise<number> {
+  const nodeChainId = await client.getChainId();
+  if (options.chainId !== undefined && options.chainId !== nodeChainId) {
+    throw new Error(`${options.network}: the node at the RPC URL is on chain ${nodeChainId}, not the configured ${options.chainId}`);
+  }
+  return nodeChainId;
+}
+
+/**
+ * The sweeper of one EVM network (adapters/ethereum/sweeper.ts): moves credited deposits to the hot wallet,
+ * signing with the keys below the account extended private key `xprv`. No job runs it yet.
+ */
+export async function createEthereumSweeper(options: EthereumAdapterOptions & { xprv: string }): Promise<EvmSweeper> {
+  const client = options.client ?? createEvmClient(options.rpcUrl);
+  return createEvmSweeper({
+    client,
+    chainId: await chainIdOf(client, options),
+    hotWallet: privateKeyToAccount(options.hotWalletKey.trim() as `0x${string}`),
+    xprv: options.xprv,
+    assets: createAssetBook(client, options.nativeSymbol, options.tokens),
+    nonces: options.nonces,
+  });
+}

@@ -1,0 +1,119 @@
+/**
+ * Sweeping: moves a credited deposit from its derived address to the hot wallet. Internal bookkeeping of our own
+ * funds: it never touches a swap. One call does the next step and says what it did:
+ * - native: sends the balance less the gas of the transfer (at the node's max fee);
+ * - token: when the address cannot pay the gas of a `transfer`, the hot wallet first sends it that gas
+ *   ('funding': call again once that is mined), then the address sends its whole token balance.
+ * Deposit keys derive from the account xprv (the same `0/<index>` as the addresses); nonces come from the shared
+ * allocator (keys `<key>:sweep`, and `<key>:gas` for the hot wallet's top-up), released when a node refuses.
+ */
+import { erc20Abi, formatUnits, type Hex, type PrivateKeyAccount, type PublicClient } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { bytesToHex } from 'viem/utils';
+import type { CatalogAsset } from '../../domain/catalog.js';
+import { deriveDepositAddress, parseExtendedKey } from './addresses.js';
+import type { AssetBook } from './context.js';
+import type { NonceAllocator } from './nonces.js';
+import { NATIVE_TRANSFER_GAS, TOKEN_TRANSFER_GAS, broadcastSigned, currentFees, signTransfer, type Transfer } from './transactions.js';
+
+/** A deposit to sweep: the address at `0/<index>`, in `asset`; `key` names the sweep (one per deposit). */
+export interface SweepRequest {
+  key: string;
+  index: number;
+  asset: CatalogAsset;
+}
+
+/** What one sweep step did. */
+export type SweepStep =
+  /** Nothing to move (no balance, or less than the gas of moving it). */
+  | { kind: 'nothing'; reason: string }
+  /** The hot wallet sent the address gas for its token transfer: call again once `txHash` is mined. */
+  | { kind: 'funding'; txHash: string }
+  /** The deposit's funds were sent to the hot wallet in `txHash`. */
+  | { kind: 'swept'; txHash: string; amount: string }
+  /** The node refused a transaction of the sweep (its nonce was released). */
+  | { kind: 'rejected'; reason: string };
+
+/** What sweeping needs. */
+export interface EvmSweeperOptions {
+  client: PublicClient;
+  chainId: number;
+  hotWallet: PrivateKeyAccount;
+  /** The account extended private key (m/44'/60'/0'), whose `0/<index>` keys hold the deposits. */
+  xprv: string;
+  assets: AssetBook;
+  nonces: NonceAllocator;
+}
+
+/** The sweeper of one network. */
+export function createEvmSweeper(options: EvmSweeperOptions) {
+  const { client, chainId, hotWallet, assets, nonces } = options;
+  const account = parseExtendedKey(options.xprv);
+  if (!account.privateKey) throw new Error('sweeping needs the account xprv, not its xpub');
+
+  const keyOf = (index: number): PrivateKeyAccount => {
+    const child = account.deriveChild(0).deriveChild(index);
+    const signer = privateKeyToAccount(bytesToHex(child.privateKey!));
+    if (signer.address !== deriveDepositAddress(account, index)) throw new Error(`key 0/${index} does not match its address`);
+    return signer;
+  };
+
+  // Signs `transfer` from `from` with a nonce held by `key`, and broadcasts it; a refusal releases the nonce.
+  async function send(from: PrivateKeyAccount, key: string, gas: bigint, transfer: Transfer) {
+    const [fees, chainNonce] = await Promise.all([
+      currentFees(client),
+      client.getTransactionCount({ address: from.address, blockTag: 'latest' }),
+    ]);
+    const nonce = await nonces.nonceFor({ address: from.address, key, chainNonce });
+    const signed = await signTransfer(from, { chainId, nonce, gas, fees, transfer });
+    const outcome = await broadcastSigned(client, signed);
+    if (outcome.kind === 'rejected') await nonces.release(key);
+    return { signed, outcome };
+  }
+
+  return {
+    /** Does the next step of sweeping `request`'s deposit. Throws AmbiguousBroadcastError when a broadcast's outcome is unknown. */
+    async sweep(request: SweepRequest): Promise<SweepStep> {
+      const asset = await assets.of(request.asset.symbol);
+      const deposit = keyOf(request.index);
+      const { maxFeePerGas } = await currentFees(client);
+      if (!asset.contract) {
+        const balance = await client.getBalance({ address: deposit.address, blockTag: 'latest' });
+        const gasCost = NATIVE_TRANSFER_GAS * maxFeePerGas;
+        if (balance <= gasCost) return { kind: 'nothing', reason: `balance ${formatUnits(balance, 18)} does not cover the gas` };
+        const value = balance - gasCost;
+        const { signed, outcome } = await send(deposit, `${request.key}:sweep`, NATIVE_TRANSFER_GAS, { to: hotWallet.address, value });
+        if (outcome.kind === 'rejected') return outcome;
+        return { kind: 'swept', txHash: signed.txHash, amount: formatUnits(value, asset.decimals) };
+      }
+      const tokenBalance = await client.readContract({
+        address: asset.contract as Hex,
+        abi: erc20Abi,
+        functionName: 'balanceOf',
+        args: [deposit.address],
+      });
+      if (tokenBalance === 0n) return { kind: 'nothing', reason: 'no token balance' };
+      const gasCost = TOKEN_TRANSFER_GAS * maxFeePerGas;
+      // Pending: a top-up still in the pool counts, so a second call does not send another.
+      const gasBalance = await client.getBalance({ address: deposit.address, blockTag: 'pending' });
+      if (gasBalance < gasCost) {
+        const { signed, outcome } = await send(hotWallet, `${request.key}:gas`, NATIVE_TRANSFER_GAS, {
+          to: deposit.address,
+          value: gasCost - gasBalance,
+        });
+        if (outcome.kind === 'rejected') return outcome;
+        return { kind: 'funding', txHash: signed.txHash };
+      }
+      const { signed, outcome } = await send(deposit, `${request.key}:sweep`, TOKEN_TRANSFER_GAS, {
+        to: hotWallet.address,
+        value: tokenBalance,
+        token: asset.contract,
+      });
+      if (outcome.kind === 'rejected') return outcome;
+      return { kind: 'swept', txHash: signed.txHash, amount: formatUnits(tokenBalance, asset.decimals) };
+    },
+  };
+}
+
+/** The sweeper's operations. */
+export type EvmSweeper = ReturnType<typeof createEvmSweeper>;

@@ -1,0 +1,227 @@
+/**
+ * The chain watcher of an EVM network (DESIGN 10): walks blocks from the stored position to the tip, a bounded
+ * batch per scan, and reports
+ * - native deposits: transactions of each block whose `to` is a watched address and whose value is > 0;
+ * - token deposits: ERC-20 `Transfer` logs of the configured contracts (`eth_getLogs` over the batch) whose
+ *   `to` is a watched address;
+ * - our payouts: transactions from the hot wallet, `failed` when their receipt says reverted.
+ * Output indexes: 0 for a native deposit (a transaction pays one value), `1 + logIndex` for a token transfer
+ * (the log's index in its block), so both kinds share the ledger's (tx hash, output index) key.
+ *
+ * Reorganisations are found by block hash, as NBXplorer does: the position keeps the last blocks scanned (height,
+ * hash, and the outputs and payouts reported in each). A scan first compares the newest of them with the chain;
+ * while they differ it drops it (its outputs are reported removed, its payouts unmined) and compares the one
+ * before, then rescans from the fork point. A batch is also cut where a block's parent is not the block before
+ * it (the chain moved during the scan): the next scan finds the fork.
+ *
+ * Internal transfers (value sent by a contract call) and contract-created deposits are not seen.
+ */
+import { getAddress, parseAbiItem, formatUnits, type Block, type Hex, type PublicClient } from 'viem';
+import type { BlockRef, ChainScan, ChainWatcher, ObservedOutput, ObservedPayout, ScanCursor } from '../chain.js';
+import type { AssetBook } from './context.js';
+
+const TRANSFER_EVENT = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
+
+/** What the watcher needs. */
+export interface EvmWatcherOptions {
+  client: PublicClient;
+  assets: AssetBook;
+  /** The hot wallet: transactions from it are our payouts. */
+  hotWallet: string;
+  /** Seconds between blocks (the busy scan pace). */
+  blockSeconds: number;
+  /** Blocks one scan reads at most (default 50). */
+  blocksPerScan?: number;
+  /** How many scanned blocks the position remembers: the deepest reorganisation told exactly (default 64). */
+  reorgDepth?: number;
+  /** Where a watcher that never scanned starts (default: the tip). */
+  startHeight?: number;
+  /** Scan pace while nothing is pending (default 30 s). */
+  idleScanMs?: number;
+}
+
+/** A block the position remembers, with what was reported in it. */
+interface KeptBlock {
+  height: number;
+  hash: string;
+  /** `txHash:outputIndex` of the outputs reported in it. */
+  outputs: string[];
+  /** Hashes of our payouts reported in it. */
+  payouts: string[];
+}
+
+/** The opaque position: the next height to read and the blocks kept for reorganisations. */
+interface Position {
+  next: number;
+  blocks: KeptBlock[];
+}
+
+const parsePosition = (position: string): Position => JSON.parse(position) as Position;
+const outputId = (txHash: string, outputIndex: number) => `${txHash}:${outputIndex}`;
+
+/** The watcher over `options.client`. */
+export function createEvmChainWatcher(options: EvmWatcherOptions): ChainWatcher {
+  const { client, assets } = options;
+  const hotWallet = options.hotWallet.toLowerCase();
+  const blocksPerScan = options.blocksPerScan ?? 50;
+  const reorgDepth = options.reorgDepth ?? 64;
+  // The core keeps its cursor when a scan reports nothing and nothing is confirming, so a quiet stretch would be
+  // read again from the stored position each time. The position a quiet scan reached is kept here, by the
+  // position it started from, and the next scan from that same position continues from it.
+  let quiet: { from: string; to: string } | undefined;
+
+  const blockAt = (height: number) => client.getBlock({ blockNumber: BigInt(height) });
+
+  // Drops the kept blocks the chain no longer has, newest first; what they reported is returned.
+  async function unwind(position: Position, tipHeight: number) {
+    const removed: string[] = [];
+    const unmined: string[] = [];
+    while (position.blocks.length > 0) {
+      const last = position.blocks[position.blocks.length - 1]!;
+      if (last.height <= tipHeight && (await blockAt(last.height)).hash === last.hash) break;
+      position.blocks.pop();
+      removed.push(...last.outputs);
+      unmined.push(...last.payouts);
+      position.next = last.height;
+    }
+    return { removed, unmined };
+  }
+
+  // Full blocks from `from` up to `to`, cut where a block's parent is not the block before it.
+  async function readBlocks(from: number, to: number, parentHash: string | undefined): Promise<Block<bigint, true>[]> {
+    const heights = Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => from + i);
+    const blocks = await Promise.all(heights.map((height) => client.getBlock({ blockNumber: BigInt(height), includeTransactions: true })));
+    let parent = parentHash;
+    for (let i = 0; i < blocks.length; i++) {
+      if (parent !== undefined && blocks[i]!.parentHash !== parent) return blocks.slice(0, i);
+      parent = blocks[i]!.hash!;
+    }
+    return blocks;
+  }
+
+  async function scan(cursor: ScanCursor | null, watched: Parameters<ChainWatcher['scan']>[1]): Promise<ChainScan> {
+    const tipBlock = await client.getBlock({ blockTag: 'latest' });
+    const tip: BlockRef = { height: Number(tipBlock.number), hash: tipBlock.hash! };
+    const stored = cursor?.position ?? null;
+    const startFrom = stored !== null && quiet?.from === stored ? quiet.to : stored;
+    const position: Position = startFrom ? parsePosition(startFrom) : { next: options.startHeight ?? tip.height, blocks: [] };
+
+    const { removed, unmined } = await unwind(position, tip.height);
+    const last = Math.min(tip.height, position.next + blocksPerScan - 1);
+    let blocks = await readBlocks(position.next, last, position.blocks.at(-1)?.hash);
+    const hashAt = new Map(blocks.map((block) => [Number(block.number), block.hash!]));
+
+    const logs =
+      blocks.length > 0 && assets.contracts.length > 0
+        ? await client.getLogs({
+            address: assets.contracts as Hex[],
+            event: TRANSFER_EVENT,
+            fromBlock: blocks[0]!.number!,
+            toBlock: blocks.at(-1)!.number!,
+          })
+        : [];
+    // A log from a block other than the one read (the chain moved between the two reads): the batch ends before it.
+    const moved = logs.filter((log) => hashAt.get(Number(log.blockNumber)) !== log.blockHash).map((log) => Number(log.blockNumber));
+    if (moved.length > 0) blocks = blocks.filter((block) => Number(block.number) < Math.min(...moved));
+    const scannedTo = blocks.length > 0 ? Number(blocks.at(-1)!.number) : position.next - 1;
+    const tokenLogs = logs.filter((log) => Number(log.blockNumber) <= scannedTo && log.args.to !== undefined);
+
+    // Every address this batch pays, asked about once.
+    const candidates = new Set<string>();
+    for (const block of blocks) for (const tx of block.transactions) if (tx.to && tx.value > 0n) candidates.add(getAddress(tx.to));
+    for (const log of tokenLogs) candidates.add(getAddress(log.args.to!));
+    const ours = candidates.size > 0 ? await watched([...candidates]) : new Set<string>();
+
+    const kept = new Map<number, KeptBlock>();
+    const refOf = (height: number): BlockRef => ({ height, hash: hashAt.get(height)! });
+    const timeOf = new Map(blocks.map((block) => [Number(block.number), new Date(Number(block.timestamp) * 1000)]));
+    const keep = (height: number) => {
+      let entry = kept.get(height);
+      if (!entry) kept.set(height, (entry = { height, hash: hashAt.get(height)!, outputs: [], payouts: [] }));
+      return entry;
+    };
+    const outputs: ObservedOutput[] = [];
+    const payoutTxs: Array<{ hash: Hex; height: number }> = [];
+    const native = await assets.of(assets.nativeSymbol);
+    for (const block of blocks) {
+      const height = Number(block.number);
+      keep(height);
+      for (const tx of block.transactions) {
+        if (tx.from.toLowerCase() === hotWallet) payoutTxs.push({ hash: tx.hash, height });
+        if (!tx.to || tx.value <= 0n || !ours.has(getAddress(tx.to))) continue;
+        outputs.push({
+          txHash: tx.hash,
+          outputIndex: 0,
+          address: getAddress(tx.to),
+          memo: null,
+          asset: native.symbol,
+          amount: formatUnits(tx.value, native.decimals),
+          fromAddress: getAddress(tx.from),
+          block: refOf(height),
+          seenAt: timeOf.get(height)!,
+        });
+        keep(height).outputs.push(outputId(tx.hash, 0));
+      }
+    }
+    for (const log of tokenLogs) {
+      const to = getAddress(log.args.to!);
+      const token = await assets.byContract(log.address);
+      if (!token || !ours.has(to) || log.args.value === undefined || log.args.value <= 0n) continue;
+      const height = Number(log.blockNumber);
+      outputs.push({
+        txHash: log.transactionHash!,
+        outputIndex: 1 + log.logIndex!,
+        address: to,
+        memo: null,
+        asset: token.symbol,
+        amount: formatUnits(log.args.value, token.decimals),
+        fromAddress: log.args.from ? getAddress(log.args.from) : null,
+        block: refOf(height),
+        seenAt: timeOf.get(height)!,
+      });
+      keep(height).outputs.push(outputId(log.transactionHash!, 1 + log.logIndex!));
+    }
+
+    const receipts = await Promise.all(payoutTxs.map((tx) => client.getTransactionReceipt({ hash: tx.hash })));
+    const payouts: ObservedPayout[] = payoutTxs.map((tx, i) => {
+      keep(tx.height).payouts.push(tx.hash);
+      return { txHash: tx.hash, block: refOf(tx.height), ...(receipts[i]!.status === 'reverted' ? { failed: true } : {}) };
+    });
+    // Payouts of removed blocks that no block read here holds again wait for one.
+    const remined = new Set(payouts.map((payout) => payout.txHash));
+    for (const txHash of unmined) if (!remined.has(txHash)) payouts.push({ txHash, block: null });
+
+    const reported = new Set(outputs.map((output) => outputId(output.txHash, output.outputIndex)));
+    const next: Position = {
+      next: scannedTo + 1,
+      blocks: [...position.blocks, ...[...kept.values()].sort((a, b) => a.height - b.height)].slice(-reorgDepth),
+    };
+    const result: ChainScan = {
+      tip,
+      position: JSON.stringify(next),
+      outputs,
+      // An output a removed block held and a block read here holds again is reported with its new block only.
+      removed: removed
+        .filter((id) => !reported.has(id))
+        .map((id) => {
+          const at = id.lastIndexOf(':');
+          return { txHash: id.slice(0, at), outputIndex: Number(id.slice(at + 1)) };
+        }),
+      payouts,
+      behind: scannedTo < tip.height,
+    };
+    const isQuiet = result.outputs.length === 0 && result.removed.length === 0 && result.payouts.length === 0;
+    quiet = isQuiet && stored !== null ? { from: stored, to: result.position } : undefined;
+    return result;
+  }
+
+  return {
+    idleScanMs: options.idleScanMs ?? 30_000,
+    busyScanMs: Math.max(1_000, Math.round(options.blockSeconds * 1000)),
+    scan,
+    async tip() {
+      const block = await client.getBlock({ blockTag: 'latest' });
+      return { height: Number(block.number), hash: block.hash!, time: new Date(Number(block.timestamp) * 1000) };
+    },
+  };
+}
