@@ -5,15 +5,19 @@
  * for (server/production-config.ts).
  */
 import type { Knex } from 'knex';
+import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
+import { getAddress } from 'viem';
 import { createAdapterRegistry, type AdapterRegistry, type NetworkAdapters } from './adapters/chain.js';
 import { createBitcoinAdapters, parseBitcoinParams } from './adapters/bitcoin/index.js';
+import { createEthereumAdapters } from './adapters/ethereum/index.js';
 import { createInventoryExchange, type ExchangeVenue } from './adapters/exchange.js';
 import { createSimulatedChain, type SimulatedChain } from './adapters/sandbox/chain.js';
 import { createSimulatedExchange } from './adapters/sandbox/exchange.js';
 import type { Config } from './config.js';
 import type { Catalog } from './domain/catalog.js';
-import type { NetworkConfig, ProductionConfig } from './production-config.js';
+import { NATIVE_ASSET, type NetworkConfig, type ProductionConfig } from './production-config.js';
+import { createEvmNonceAllocator } from './store/evm-nonces.js';
 
 /** The adapters of every network served, and the simulated chain when it is the sandbox's. */
 export interface ChainAdapters {
@@ -77,5 +81,20 @@ async function createNetworkAdapters(
       blockSeconds,
     });
   }
-  throw new Error(`no adapter for ${network.family} network ${network.network} yet`);
+  // The hot wallet's key is read once, here; it is never logged or stored.
+  const hotWalletKey = (await readFile(network.hotWalletKeyFile, 'utf8')).trim();
+  if (!/^(0x)?[0-9a-fA-F]{64}$/.test(hotWalletKey)) {
+    throw new Error(`${network.network}_HOT_WALLET_KEY_FILE (${network.hotWalletKeyFile}) must hold a private key: 64 hex digits`);
+  }
+  return createEthereumAdapters({
+    network: network.network,
+    rpcUrl: network.rpcUrl,
+    nativeSymbol: NATIVE_ASSET[network.network],
+    xpub: network.xpub,
+    hotWalletKey: hotWalletKey.startsWith('0x') ? hotWalletKey : `0x${hotWalletKey}`,
+    tokens: Object.fromEntries(Object.entries(network.tokens).map(([symbol, address]) => [symbol, { address: getAddress(address) }])),
+    nonces: createEvmNonceAllocator(deps.knex, network.network),
+    payoutConfirmations: confirmations,
+    blockSeconds,
+  });
 }

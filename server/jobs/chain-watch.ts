@@ -96,7 +96,8 @@ export function startChainWatching(deps: ChainWatchDeps): ChainWatching {
       // Nothing seen and nothing confirming (as the ledger says, whichever instance wrote it): the new tip
       // moves nothing, and the cursor may stay (the next scan reads the same stretch again, still empty unless
       // something arrived).
-      if (quiet && cursor) {
+      // A watcher that reads a bounded stretch per scan (`behind`) moves its cursor even over empty blocks.
+      if (quiet && cursor && !scan.behind) {
         pending = await hasPending(deps.knex, network, cursor.tip.height, depth);
         if (!pending) return;
       }

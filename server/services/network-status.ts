@@ -142,5 +142,7 @@ export function startNetworkStatus(deps: {
 }
 
 function messageOf(err: unknown): string {
-  return (err instanceof Error ? err.message : String(err)).slice(0, 300);
+  // One line (the spec's NetworkHealth.reason has no control characters).
+  // eslint-disable-next-line no-control-regex
+  return (err instanceof Error ? err.message : String(err)).replace(/[\u0000-\u001f\u007f]+/g, ' ').slice(0, 300);
 }
