@@ -1,0 +1,250 @@
+/**
+ * Production mode, started as a real process (server/main.ts) against a real Litecoin Core regtest node and
+ * local servers that speak the market-data providers' formats: only the configured network is served, its
+ * node's health shows in /health, an unconfigured pair is 409, a quote is priced from the market, a node that
+ * stops answers 503 on its quotes, and a start with no networks is refused.
+ *
+ * Production needs PostgreSQL: each run gets a database of its own on the local server (DATABASE_URL's, or
+ * postgres://postgres@127.0.0.1:5432); without one, or without litecoind, the tests are skipped with the
+ * reason printed.
+ */
+import { expect } from 'chai';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { HDKey } from '@scure/bip32';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import { ANVIL_KEY_0, anvilUnavailable, startAnvil, type Anvil } from '../support/anvil.js';
+import { createWallets, litecoindMissing, startLitecoind, testAccount, type LitecoinNode } from '../support/litecoind.js';
+import { startFakeProvider, type FakeProvider } from '../support/market-data.js';
+import { createScratchDatabase, type ScratchDatabase } from '../support/postgres.js';
+import { spawnGroup, waitForHttp, type Child } from '../support/process.js';
+import { signedFetch, type SignerOptions } from '../support/signer.js';
+import { readJson } from '../support/http.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const ORIGIN = 'https://swap.example.test';
+
+async function postgresMissing(): Promise<string | null> {
+  const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    return null;
+  } catch (err) {
+    return `no PostgreSQL at ${new URL(ADMIN_URL).host} (${(err as Error).message}); production mode needs one`;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+describe('production mode on a real Litecoin Core node (the server process)', function () {
+  this.timeout(120_000);
+  let node: LitecoinNode;
+  let anvil: Anvil;
+  let database: ScratchDatabase;
+  let server: Child | undefined;
+  let baseUrl: string;
+  let partner: SignerOptions;
+  const providers: FakeProvider[] = [];
+  const secretsKey = randomBytes(32).toString('hex');
+
+  before(async function () {
+    const missing = litecoindMissing ?? anvilUnavailable() ?? (await postgresMissing());
+    if (missing) {
+      console.log(`      skipped: ${missing}`);
+      this.skip();
+    }
+    node = await startLitecoind();
+    const account = testAccount();
+    const wallets = await createWallets(node, account);
+    await node.mine(101, wallets.customerAddress);
+    database = await createScratchDatabase(ADMIN_URL, 'pss_production');
+    anvil = await startAnvil();
+    const keyFile = path.join(await mkdtemp(path.join(os.tmpdir(), 'pss-key-')), 'eth-hot.key');
+    await writeFile(keyFile, ANVIL_KEY_0, { mode: 0o600 });
+    const ethAccount = HDKey.fromMasterSeed(Buffer.from('0f0e0d0c0b0a09080706050403020100', 'hex')).derive("m/44'/60'/0'");
+    for (const source of ['kraken', 'binance', 'coinbase'] as const) providers.push(await startFakeProvider(source));
+    const [kraken, binance, coinbase] = providers;
+    kraken.markets.set('XLTCZUSD', { price: '80.10' });
+    kraken.markets.set('USDTZUSD', { price: '1.0000' });
+    kraken.markets.set('XETHZUSD', { price: '3000.00' });
+    binance.markets.set('ETHUSDT', { price: '3001.00' });
+    coinbase.markets.set('ETH-USD', { price: '3000.50', time: new Date() });
+    binance.markets.set('LTCUSDT', { price: '80.00' });
+    coinbase.markets.set('LTC-USD', { price: '80.05', time: new Date() });
+    coinbase.markets.set('USDT-USD', { price: '1.0001', time: new Date() });
+
+    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    baseUrl = `http://127.0.0.1:${port}/api/v1`;
+    server = spawnGroup(
+      process.execPath,
+      ['--import', 'tsx', 'server/main.ts'],
+      productionEnv(port, node, wallets.watch, wallets.signer),
+      root,
+    );
+    const status = await waitForHttp(`${baseUrl}/health`, 60_000, server);
+    expect(status, server.output()).to.equal(200);
+    // Partners are made with the CLI in production; the test writes one the same way.
+    const created = spawnGroup(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/partners.ts', 'create', '--name', 'Production test', '--json'],
+      productionEnv(port, node, wallets.watch, wallets.signer),
+      root,
+    );
+    await exitOf(created);
+    const credentials = JSON.parse(created.output().slice(created.output().indexOf('{')));
+    partner = { keyId: credentials.keyId, secret: credentials.secret, audience: ORIGIN };
+
+    function productionEnv(p: number, n: LitecoinNode, watch: string, signer: string): Record<string, string> {
+      return {
+        SERVICE_MODE: 'production',
+        NODE_ENV: 'test',
+        PORT: String(p),
+        HOST: '127.0.0.1',
+        DATABASE_URL: database.url,
+        SECRETS_KEY: secretsKey,
+        PUBLIC_ORIGIN: ORIGIN,
+        LOG_LEVEL: 'warn',
+        PRINT_BANNER: 'false',
+        NETWORKS: 'LTC,ETH',
+        ETH_RPC_URL: anvil.url,
+        ETH_XPUB: ethAccount.publicExtendedKey,
+        ETH_HOT_WALLET_KEY_FILE: keyFile,
+        ETH_MAX_TIP_AGE_SECONDS: '3600',
+        LTC_CHAIN: 'regtest',
+        LTC_RPC_URL: n.url(watch),
+        LTC_SIGNER_RPC_URL: n.url(signer),
+        LTC_XPUB: account.tpub,
+        // Regtest mines only when asked: its tip is as old as the last block the test mined.
+        LTC_MAX_TIP_AGE_SECONDS: '3600',
+        KRAKEN_URL: kraken.url,
+        BINANCE_URL: binance.url,
+        COINBASE_URL: coinbase.url,
+      };
+    }
+  });
+
+  after(async () => {
+    await server?.stop();
+    await node?.stop();
+    await anvil?.stop();
+    await Promise.all(providers.map((p) => p.close()));
+    await database?.drop();
+  });
+
+  it('lists only the configured networks, and shows their nodes in /health', async () => {
+    const assets = await readJson(fetch(`${baseUrl}/assets`));
+    expect(assets.status).to.equal(200);
+    expect(
+      (assets.body as { assets: Array<{ symbol: string; network: string }> }).assets.map((a) => `${a.symbol}/${a.network}`),
+    ).to.have.members(['LTC/LTC', 'ETH/ETH']);
+    const health = await readJson(fetch(`${baseUrl}/health`));
+    const networks = (health.body as { checks: { networks: Array<Record<string, unknown>> } }).checks.networks;
+    expect(networks.map((n) => n.network)).to.have.members(['LTC', 'ETH']);
+    expect(networks.find((n) => n.network === 'LTC')).to.include({ status: 'ok', height: 101, balance: 'low' });
+    expect(networks.find((n) => n.network === 'ETH')).to.include({ status: 'ok', height: 0, balance: 'ok' });
+  });
+
+  it('prices a quote from the market median, bounded by the hot wallet: an empty one is 409 pair_unavailable', async () => {
+    const quote = await readJson(signedFetch(baseUrl.replace('/api/v1', ''), partner, 'POST', '/api/v1/quotes', ltcToEth('1')));
+    expect(quote.status, JSON.stringify(quote.body)).to.equal(200);
+    // LTC at the median 80.05, ETH at 3000.50: 80.05 / 3000.50.
+    expect((quote.body as { quote: { rate: string } }).quote.rate).to.match(/^0\.02667/);
+    // The LTC hot wallet (the watch-only wallet) holds nothing: nothing can be paid out in LTC.
+    const reverse = await readJson(
+      signedFetch(baseUrl.replace('/api/v1', ''), partner, 'POST', '/api/v1/quotes', {
+        ...ltcToEth('0.1'),
+        sourceAsset: 'ETH',
+        sourceNetwork: 'ETH',
+        destinationAsset: 'LTC',
+        destinationNetwork: 'LTC',
+      }),
+    );
+    expect(reverse.status, JSON.stringify(reverse.body)).to.equal(409);
+    expect((reverse.body as { error: { code: string } }).error.code).to.equal('pair_unavailable');
+  });
+
+  it('answers an unconfigured pair with 409 pair_unavailable, and is a plain 404 for the sandbox operations', async () => {
+    const quote = await readJson(
+      signedFetch(baseUrl.replace('/api/v1', ''), partner, 'POST', '/api/v1/quotes', {
+        sourceAsset: 'BTC',
+        sourceNetwork: 'BTC',
+        destinationAsset: 'LTC',
+        destinationNetwork: 'LTC',
+        sourceAmount: '0.01',
+        refundMode: 'sender',
+      }),
+    );
+    expect(quote.status, JSON.stringify(quote.body)).to.equal(409);
+    expect((quote.body as { error: { code: string } }).error.code).to.equal('pair_unavailable');
+    const sandbox = await readJson(
+      signedFetch(baseUrl.replace('/api/v1', ''), partner, 'POST', '/api/v1/sandbox/deposits', {
+        address: 'x',
+        asset: 'LTC',
+        network: 'LTC',
+        amount: '1',
+      }),
+    );
+    expect(sandbox.status).to.equal(404);
+  });
+
+  it('answers 503 with Retry-After for quotes on a network whose node stopped', async () => {
+    await node.stop();
+    // The board probes every 5 s.
+    const deadline = Date.now() + 15_000;
+    let networks: Array<Record<string, unknown>> = [];
+    while (Date.now() < deadline) {
+      const health = await readJson(fetch(`${baseUrl}/health`));
+      networks = (health.body as { checks: { networks: Array<Record<string, unknown>> } }).checks.networks;
+      if (networks.find((n) => n.network === 'LTC')?.status === 'fail') break;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    const ltc = networks.find((n) => n.network === 'LTC')!;
+    expect(ltc).to.include({ status: 'fail' });
+    expect(String(ltc.reason)).to.match(/the node did not answer/);
+    const quote = await signedFetch(baseUrl.replace('/api/v1', ''), partner, 'POST', '/api/v1/quotes', ltcToEth('1'));
+    expect(quote.status).to.equal(503);
+    expect(quote.headers.get('retry-after')).to.equal('30');
+    expect(((await quote.json()) as { error: { code: string; message: string } }).error.message).to.match(/The LTC network is unavailable/);
+  });
+});
+
+function ltcToEth(amount: string) {
+  return {
+    sourceAsset: 'LTC',
+    sourceNetwork: 'LTC',
+    destinationAsset: 'ETH',
+    destinationNetwork: 'ETH',
+    sourceAmount: amount,
+    refundMode: 'sender',
+  };
+}
+
+const exitOf = (child: Child): Promise<number | null> =>
+  child.process.exitCode !== null
+    ? Promise.resolve(child.process.exitCode)
+    : new Promise((resolve) => child.process.once('exit', (code) => resolve(code)));
+
+describe('production mode with no networks', () => {
+  it('refuses to start, naming NETWORKS', async function () {
+    this.timeout(60_000);
+    const child = spawnGroup(
+      process.execPath,
+      ['--import', 'tsx', 'server/main.ts'],
+      {
+        SERVICE_MODE: 'production',
+        SECRETS_KEY: 'a'.repeat(64),
+        DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/none',
+        PUBLIC_ORIGIN: ORIGIN,
+        NETWORKS: '',
+      },
+      root,
+    );
+    const code = await exitOf(child);
+    expect(code).to.equal(78);
+    expect(child.output()).to.match(/NETWORKS is required when SERVICE_MODE=production/);
+  });
+});
