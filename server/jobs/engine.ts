@@ -149,7 +149,10 @@ const JOB_DEFAULTS = { expireInSeconds: JOB_EXPIRY_SECONDS, retryLimit: 10, retr
 
 /** Starts pg-boss and the swap worker; resolves once jobs for unfinished swaps are queued. */
 export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
-  const boss = new PgBoss({ db: createBossDb(deps.knex), schema: deps.schema ?? 'pgboss', ...JOB_DEFAULTS });
+  // Set once pg-boss's stop returned: a job still running past its grace (it is not waited for) must not reach
+  // a pool the caller is about to close (see createBossDb).
+  const stopped = { value: false };
+  const boss = new PgBoss({ db: createBossDb(deps.knex, stopped), schema: deps.schema ?? 'pgboss', ...JOB_DEFAULTS });
   boss.on('error', (err) => deps.logger.warn({ err }, 'job engine error; it keeps running'));
   // Instances starting together on a fresh database race to create pg-boss's schema and queues.
   await retryStartupRace(async () => {
@@ -422,6 +425,7 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
       await routePolling.stop();
       await webhooks.stop();
       await boss.stop({ graceful: true, wait: true, timeout: 5_000, close: false });
+      stopped.value = true;
     },
   };
 }
@@ -626,8 +630,14 @@ function countingFailures(boss: PgBoss, metrics: Metrics | undefined) {
 
 // pg-boss runs its SQL on the knex pool, or inside a caller's transaction so a job commits with the writes
 // that need it.
-function createBossDb(knex: Knex): PgBoss.Db {
-  return { executeSql: (text, values) => queryOnPool(knex, text, values) as Promise<{ rows: never[] }> };
+// After the engine stopped (`stopped`), a statement of a job that outlived the stop's grace (its completion or
+// failure) is not run: the pool is closing, and pg-boss would leave the rejection unhandled. The job stays
+// active in the table until its expiry, when pg-boss hands it out again (every job is safe to run twice).
+function createBossDb(knex: Knex, stopped: { value: boolean } = { value: false }): PgBoss.Db {
+  return {
+    executeSql: (text, values) =>
+      stopped.value ? Promise.resolve({ rows: [] as never[] }) : (queryOnPool(knex, text, values) as Promise<{ rows: never[] }>),
+  };
 }
 
 function transactionDb(trx: Knex.Transaction): PgBoss.Db {
