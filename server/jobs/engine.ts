@@ -631,12 +631,13 @@ function countingFailures(boss: PgBoss, metrics: Metrics | undefined) {
 // pg-boss runs its SQL on the knex pool, or inside a caller's transaction so a job commits with the writes
 // that need it.
 // After the engine stopped (`stopped`), a statement of a job that outlived the stop's grace (its completion or
-// failure) is not run: the pool is closing, and pg-boss would leave the rejection unhandled. The job stays
-// active in the table until its expiry, when pg-boss hands it out again (every job is safe to run twice).
+// failure) is never run and never answers: the pool is closing, and pg-boss leaves a rejection (or an answer
+// it cannot read) unhandled. The job stays active in the table until its expiry, when pg-boss hands it out
+// again (every job is safe to run twice). Nothing waits on the unanswered promise but that stopped worker.
 function createBossDb(knex: Knex, stopped: { value: boolean } = { value: false }): PgBoss.Db {
   return {
     executeSql: (text, values) =>
-      stopped.value ? Promise.resolve({ rows: [] as never[] }) : (queryOnPool(knex, text, values) as Promise<{ rows: never[] }>),
+      stopped.value ? new Promise<never>(() => undefined) : (queryOnPool(knex, text, values) as Promise<{ rows: never[] }>),
   };
 }
 
