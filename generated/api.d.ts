@@ -2920,7 +2920,6 @@ export interface operations {
             };
             400: components["responses"]["ChallengeBadRequest"];
             401: components["responses"]["Unauthorized"];
-            409: components["responses"]["RouteConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];

@@ -92,7 +92,6 @@ export function createRouteHandlers(
   return {
     async createRouteChallenge({ partner, body }) {
       const { partnerId, user } = requirePartner(partner);
-      if (deps.routesUnavailable) throw new AppError(409, 'route_unavailable', deps.routesUnavailable);
       try {
         decodeZanoAddress(body.destinationAddress);
       } catch (err) {
