@@ -6,6 +6,8 @@
  * Families: `bitcoin` (Bitcoin Core JSON-RPC: LTC, BTC) and `ethereum` (EVM JSON-RPC: ETH, BSC).
  * ZANO has no production adapter yet; naming it is refused with that reason.
  */
+import { parseBitcoinParams } from './adapters/bitcoin/index.js';
+import { parseTokens, type TokenConfig } from './adapters/ethereum/tokens.js';
 import { parseMarketRatesEnv, type MarketRatesEnvOptions } from './adapters/market/config.js';
 import type { Catalog, CatalogAsset } from './domain/catalog.js';
 import { Money } from './domain/money.js';
@@ -39,8 +41,8 @@ export interface EthereumNetworkConfig {
   readonly xpub: string;
   /** The file holding the hot wallet's private key (hex), read once at start. */
   readonly hotWalletKeyFile: string;
-  /** Token contracts by catalogue symbol. */
-  readonly tokens: Readonly<Record<string, string>>;
+  /** Token contracts by catalogue symbol (checksummed). */
+  readonly tokens: Readonly<Record<string, TokenConfig>>;
   readonly confirmations: number | undefined;
   readonly maxTipAgeSeconds: number | undefined;
 }
@@ -119,6 +121,13 @@ export function readProductionConfig(env: Env, problems: string[]): ProductionCo
       const chain = value(`${network}_CHAIN`) ?? 'main';
       if (chain !== 'main' && chain !== 'test' && chain !== 'regtest') {
         problems.push(`${network}_CHAIN=${JSON.stringify(chain)} must be one of main, test, regtest`);
+      } else {
+        // The adapter's own table of chains decides whether it has this one (e.g. no BTC test parameters).
+        try {
+          parseBitcoinParams(network, chain);
+        } catch (err) {
+          problems.push(`${network}_CHAIN=${chain}: ${(err as Error).message}`);
+        }
       }
       const fallbackFeeRate = value(`${network}_FALLBACK_FEE_RATE`) ?? '0.0001';
       if (!/^\d{1,3}(\.\d{1,8})?$/.test(fallbackFeeRate)) {
@@ -139,11 +148,11 @@ export function readProductionConfig(env: Env, problems: string[]): ProductionCo
         fallbackFeeRate,
       });
     } else {
-      const tokens: Record<string, string> = {};
-      for (const entry of (value(`${network}_TOKENS`) ?? '').split(',').filter((e) => e.trim() !== '')) {
-        const match = /^\s*([A-Za-z0-9]+)\s*:\s*(0x[0-9a-fA-F]{40})\s*$/.exec(entry);
-        if (!match) problems.push(`${network}_TOKENS entry ${JSON.stringify(entry)} must be SYMBOL:0x<40 hex digits>`);
-        else tokens[match[1].toUpperCase()] = match[2];
+      let tokens: Record<string, TokenConfig> = {};
+      try {
+        tokens = parseTokens(value(`${network}_TOKENS`) ?? '');
+      } catch (err) {
+        problems.push(`${network}_TOKENS: ${(err as Error).message}`);
       }
       networks.push({
         family,
@@ -178,7 +187,7 @@ export function servedCatalog(catalog: Catalog, production: ProductionConfig): C
     const network = catalog.networks[served.network];
     if (!network) throw new Error(`The catalogue has no network ${served.network}`);
     networks[served.network] = { ...network, confirmations: served.confirmations ?? network.confirmations };
-    const tokens = served.family === 'ethereum' ? Object.keys(served.tokens) : [];
+    const tokens = served.family === 'ethereum' ? Object.keys(served.tokens).map((t) => t.toUpperCase()) : [];
     for (const token of tokens) {
       if (!catalog.assets.some((a) => a.network === served.network && a.symbol.toUpperCase() === token)) {
         throw new Error(`${served.network}_TOKENS names ${token}, which the catalogue does not list on ${served.network}`);

@@ -7,7 +7,6 @@
 import type { Knex } from 'knex';
 import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
-import { getAddress } from 'viem';
 import { createAdapterRegistry, type AdapterRegistry, type NetworkAdapters } from './adapters/chain.js';
 import { createBitcoinAdapters, parseBitcoinParams } from './adapters/bitcoin/index.js';
 import { createEthereumAdapters } from './adapters/ethereum/index.js';
@@ -92,7 +91,7 @@ async function createNetworkAdapters(
     nativeSymbol: NATIVE_ASSET[network.network],
     xpub: network.xpub,
     hotWalletKey: hotWalletKey.startsWith('0x') ? hotWalletKey : `0x${hotWalletKey}`,
-    tokens: Object.fromEntries(Object.entries(network.tokens).map(([symbol, address]) => [symbol, { address: getAddress(address) }])),
+    tokens: { ...network.tokens },
     nonces: createEvmNonceAllocator(deps.knex, network.network),
     payoutConfirmations: confirmations,
     blockSeconds,

@@ -14,6 +14,7 @@ import type { Logger } from 'pino';
 import type { AdapterRegistry } from '../adapters/chain.js';
 import type { Catalog, CatalogAsset } from '../domain/catalog.js';
 import { AppError } from '../domain/errors.js';
+import { Money } from '../domain/money.js';
 
 /** How often each network is probed. */
 export const PROBE_INTERVAL_MS = 5_000;
@@ -31,7 +32,7 @@ export interface NetworkState {
   checkedAt: Date;
   /** Spendable balance per asset symbol (decimal strings), as last read. */
   spendable: Record<string, string>;
-  /** A payout's fee in the network's native asset, as last estimated. */
+  /** The dearest payout's fee on the network (of any of its assets), in its native asset, as last estimated. */
   feeEstimate?: string;
 }
 
@@ -94,12 +95,20 @@ export function startNetworkStatus(deps: {
       next = { ...previous, status: 'fail', reason: `the node did not answer: ${messageOf(err)}`, checkedAt };
     }
     try {
-      const [balances, fee] = await Promise.all([
-        Promise.all(assets.map(async (asset) => [asset.symbol, await sender.spendable(asset)] as const)),
-        assets.length > 0 ? sender.feeEstimate(assets[0]) : Promise.resolve(undefined),
-      ]);
-      next.spendable = Object.fromEntries(balances);
-      next.feeEstimate = fee;
+      const read = await Promise.all(
+        assets.map(async (asset) => ({
+          symbol: asset.symbol,
+          spendable: await sender.spendable(asset),
+          fee: await sender.feeEstimate(asset),
+        })),
+      );
+      next.spendable = Object.fromEntries(read.map((r) => [r.symbol, r.spendable]));
+      // Every payout's fee is paid in the native asset, a token's (gas for a contract call) as much as the
+      // coin's: the dearest is what the reserve counts.
+      next.feeEstimate = read.reduce<string | undefined>(
+        (most, r) => (most === undefined || new Money(r.fee).greaterThan(most) ? r.fee : most),
+        undefined,
+      );
       next.balance = assets.some((asset) => deps.isLow(asset, next.spendable[asset.symbol])) ? 'low' : 'ok';
     } catch (err) {
       next.balance = 'unknown';

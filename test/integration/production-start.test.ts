@@ -127,6 +127,9 @@ describe('production mode on a real Litecoin Core node (the server process)', fu
     }
   });
 
+  const post = (pathAndQuery: string, body: unknown) =>
+    signedFetch(baseUrl.replace('/api/v1', ''), partner, 'POST', `/api/v1${pathAndQuery}`, body);
+
   after(async () => {
     await server?.stop();
     await node?.stop();
@@ -149,46 +152,40 @@ describe('production mode on a real Litecoin Core node (the server process)', fu
   });
 
   it('prices a quote from the market median, bounded by the hot wallet: an empty one is 409 pair_unavailable', async () => {
-    const quote = await readJson(signedFetch(baseUrl.replace('/api/v1', ''), partner, 'POST', '/api/v1/quotes', ltcToEth('1')));
+    const quote = await readJson(post('/quotes', quoteBody('LTC', 'ETH', '1')));
     expect(quote.status, JSON.stringify(quote.body)).to.equal(200);
     // LTC at the median 80.05, ETH at 3000.50: 80.05 / 3000.50.
     expect((quote.body as { quote: { rate: string } }).quote.rate).to.match(/^0\.02667/);
     // The LTC hot wallet (the watch-only wallet) holds nothing: nothing can be paid out in LTC.
-    const reverse = await readJson(
-      signedFetch(baseUrl.replace('/api/v1', ''), partner, 'POST', '/api/v1/quotes', {
-        ...ltcToEth('0.1'),
-        sourceAsset: 'ETH',
-        sourceNetwork: 'ETH',
-        destinationAsset: 'LTC',
-        destinationNetwork: 'LTC',
-      }),
-    );
+    const reverse = await readJson(post('/quotes', quoteBody('ETH', 'LTC', '0.1')));
     expect(reverse.status, JSON.stringify(reverse.body)).to.equal(409);
     expect((reverse.body as { error: { code: string } }).error.code).to.equal('pair_unavailable');
   });
 
   it('answers an unconfigured pair with 409 pair_unavailable, and is a plain 404 for the sandbox operations', async () => {
-    const quote = await readJson(
-      signedFetch(baseUrl.replace('/api/v1', ''), partner, 'POST', '/api/v1/quotes', {
-        sourceAsset: 'BTC',
-        sourceNetwork: 'BTC',
-        destinationAsset: 'LTC',
-        destinationNetwork: 'LTC',
-        sourceAmount: '0.01',
-        refundMode: 'sender',
-      }),
-    );
+    const quote = await readJson(post('/quotes', quoteBody('BTC', 'LTC', '0.01')));
     expect(quote.status, JSON.stringify(quote.body)).to.equal(409);
     expect((quote.body as { error: { code: string } }).error.code).to.equal('pair_unavailable');
-    const sandbox = await readJson(
-      signedFetch(baseUrl.replace('/api/v1', ''), partner, 'POST', '/api/v1/sandbox/deposits', {
-        address: 'x',
-        asset: 'LTC',
-        network: 'LTC',
-        amount: '1',
+    const sandbox = await readJson(post('/sandbox/deposits', { address: 'x', asset: 'LTC', network: 'LTC', amount: '1' }));
+    expect(sandbox.status).to.equal(404);
+  });
+
+  it('refuses a permanent route with 409 route_unavailable, saying Zano payouts are not real yet', async () => {
+    const route = await readJson(
+      post('/permanent-routes', {
+        destinationAsset: 'fUSD',
+        destinationNetwork: 'ZANO',
+        destinationAddress: 'ZxDFpn4k7xVYyc9VZ3LphrJbkpc46xfREace5bme1aXiMzKPAHA8jsTWcHSXhv9AdodSaoGXK9Mg7bk3ec4FkQrj357fZPWZX',
+        externalUserId: 'customer-1',
+        challengeId: '1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed',
+        message: 'a signed challenge',
+        publicKey: 'a'.repeat(64),
+        signature: 'b'.repeat(128),
       }),
     );
-    expect(sandbox.status).to.equal(404);
+    expect(route.status, JSON.stringify(route.body)).to.equal(409);
+    expect((route.body as { error: { code: string; message: string } }).error).to.include({ code: 'route_unavailable' });
+    expect((route.body as { error: { message: string } }).error.message).to.match(/does not pay out on Zano in production/);
   });
 
   it('answers 503 with Retry-After for quotes on a network whose node stopped', async () => {
@@ -205,19 +202,20 @@ describe('production mode on a real Litecoin Core node (the server process)', fu
     const ltc = networks.find((n) => n.network === 'LTC')!;
     expect(ltc).to.include({ status: 'fail' });
     expect(String(ltc.reason)).to.match(/the node did not answer/);
-    const quote = await signedFetch(baseUrl.replace('/api/v1', ''), partner, 'POST', '/api/v1/quotes', ltcToEth('1'));
+    const quote = await post('/quotes', quoteBody('LTC', 'ETH', '1'));
     expect(quote.status).to.equal(503);
     expect(quote.headers.get('retry-after')).to.equal('30');
     expect(((await quote.json()) as { error: { code: string; message: string } }).error.message).to.match(/The LTC network is unavailable/);
   });
 });
 
-function ltcToEth(amount: string) {
+/** A quote request for `source` -> `destination` (each a coin on its own network). */
+function quoteBody(source: string, destination: string, amount: string) {
   return {
-    sourceAsset: 'LTC',
-    sourceNetwork: 'LTC',
-    destinationAsset: 'ETH',
-    destinationNetwork: 'ETH',
+    sourceAsset: source,
+    sourceNetwork: source,
+    destinationAsset: destination,
+    destinationNetwork: destination,
     sourceAmount: amount,
     refundMode: 'sender',
   };

@@ -188,8 +188,8 @@ describe('loadConfig', () => {
         ['ETH', 'ethereum', undefined],
       ]);
       expect(config.production!.networks[1]).to.include({ hotWalletKeyFile: '/run/secrets/eth-hot' });
-      expect((config.production!.networks[1] as { tokens: Record<string, string> }).tokens).to.deep.equal({
-        USDT: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
+      expect((config.production!.networks[1] as { tokens: Record<string, { address: string }> }).tokens).to.deep.equal({
+        USDT: { address: '0x5FbDB2315678afecb367f032d93F642f64180aa3' },
       });
       expect(config.production!.rates.sources).to.deep.equal(['kraken', 'coinbase']);
     });
@@ -203,7 +203,7 @@ describe('loadConfig', () => {
       }).join('\n');
       expect(problems).to.match(/LTC_CHAIN="mainnet" must be one of main, test, regtest/);
       expect(problems).to.match(/LTC_CONFIRMATIONS="0" must be a whole number of confirmations/);
-      expect(problems).to.match(/ETH_TOKENS entry "USDT:0x123" must be SYMBOL:0x<40 hex digits>/);
+      expect(problems).to.match(/ETH_TOKENS: token entry "USDT:0x123" is not SYMBOL:0x<40 hex digits>/);
     });
 
     it('serves only the configured networks, their coin and configured tokens', () => {
