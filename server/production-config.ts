@@ -30,6 +30,8 @@ export interface BitcoinNetworkConfig {
   readonly maxTipAgeSeconds: number | undefined;
   /** The fee rate (coin per kvB) used while the node has no estimate. */
   readonly fallbackFeeRate: string;
+  /** How often the watcher asks the node, overriding the adapter's pace (regtest and devnets). */
+  readonly scanSeconds: number | undefined;
 }
 
 /** An EVM network: a JSON-RPC node, a hot wallet whose key is read from a file, and ERC-20 tokens. */
@@ -45,6 +47,7 @@ export interface EthereumNetworkConfig {
   readonly tokens: Readonly<Record<string, TokenConfig>>;
   readonly confirmations: number | undefined;
   readonly maxTipAgeSeconds: number | undefined;
+  readonly scanSeconds: number | undefined;
 }
 
 export type NetworkConfig = BitcoinNetworkConfig | EthereumNetworkConfig;
@@ -96,6 +99,7 @@ export function readProductionConfig(env: Env, problems: string[]): ProductionCo
   };
   const confirmations = (name: string) => count(name, 'confirmations');
   const maxTipAge = (network: string) => count(`${network}_MAX_TIP_AGE_SECONDS`, 'seconds');
+  const scanSeconds = (network: string) => count(`${network}_SCAN_SECONDS`, 'seconds');
 
   const listed = (value('NETWORKS') ?? '')
     .split(',')
@@ -146,6 +150,7 @@ export function readProductionConfig(env: Env, problems: string[]): ProductionCo
         confirmations: confirmations(`${network}_CONFIRMATIONS`),
         maxTipAgeSeconds: maxTipAge(network),
         fallbackFeeRate,
+        scanSeconds: scanSeconds(network),
       });
     } else {
       let tokens: Record<string, TokenConfig> = {};
@@ -163,6 +168,7 @@ export function readProductionConfig(env: Env, problems: string[]): ProductionCo
         tokens,
         confirmations: confirmations(`${network}_CONFIRMATIONS`),
         maxTipAgeSeconds: maxTipAge(network),
+        scanSeconds: scanSeconds(network),
       });
     }
   }
@@ -193,10 +199,13 @@ export function servedCatalog(catalog: Catalog, production: ProductionConfig): C
         throw new Error(`${served.network}_TOKENS names ${token}, which the catalogue does not list on ${served.network}`);
       }
     }
+    const chain = served.family === 'bitcoin' && served.chain !== 'main' ? served.chain : undefined;
     assets.push(
-      ...catalog.assets.filter(
-        (a) => a.network === served.network && (a.symbol === NATIVE_ASSET[served.network] || tokens.includes(a.symbol.toUpperCase())),
-      ),
+      ...catalog.assets
+        .filter(
+          (a) => a.network === served.network && (a.symbol === NATIVE_ASSET[served.network] || tokens.includes(a.symbol.toUpperCase())),
+        )
+        .map((a) => (chain ? { ...a, chain } : a)),
     );
   }
   return { ...catalog, networks, assets };

@@ -78,6 +78,7 @@ async function createNetworkAdapters(
       payoutConfirmations: confirmations,
       fallbackFeeRate: network.fallbackFeeRate,
       blockSeconds,
+      scanMs: network.scanSeconds === undefined ? undefined : network.scanSeconds * 1000,
     });
   }
   // The hot wallet's key is read once, here; it is never logged or stored.
@@ -95,5 +96,6 @@ async function createNetworkAdapters(
     nonces: createEvmNonceAllocator(deps.knex, network.network),
     payoutConfirmations: confirmations,
     blockSeconds,
+    scanMs: network.scanSeconds === undefined ? undefined : network.scanSeconds * 1000,
   });
 }

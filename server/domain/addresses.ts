@@ -17,14 +17,24 @@ export type Check<T = void> = { ok: true; value: T } | { ok: false; reason: stri
 /** Bytes of randomness each sandbox function expects, as a caller draws them (e.g. crypto.randomBytes). */
 export const SANDBOX_SEED_BYTES = 32;
 
+/**
+ * The chain a network's addresses belong to: mainnet, unless production serves a Bitcoin-family network on its
+ * test chain or regtest (`<NET>_CHAIN`), whose addresses carry other prefixes.
+ */
+export type AddressChain = 'main' | 'test' | 'regtest';
+
 /** Validates a payout or refund address for a catalogue network; never throws, whatever the input. */
-export function validateAddress(network: string, address: string): Check<string> {
-  const format = NETWORKS.get(network);
-  if (!format) return refuse(`Unknown network ${JSON.stringify(network)}; expected one of ${[...NETWORKS.keys()].join(', ')}.`);
+export function validateAddress(network: string, address: string, chain: AddressChain = 'main'): Check<string> {
+  const format = chain === 'main' ? NETWORKS.get(network) : TEST_CHAIN_NETWORKS.get(`${network}:${chain}`);
+  if (!format) {
+    return NETWORKS.has(network)
+      ? refuse(`${network} has no ${chain} chain here.`)
+      : refuse(`Unknown network ${JSON.stringify(network)}; expected one of ${[...NETWORKS.keys()].join(', ')}.`);
+  }
   const reason = firstProblem(format, address);
   if (reason === undefined) return { ok: true, value: address };
   // Naming the network the address does belong to turns "invalid" into an actionable mix-up.
-  const elsewhere = [...NETWORKS]
+  const elsewhere = [...(chain === 'main' ? NETWORKS : [])]
     .filter(([, other]) => other.format !== format.format && firstProblem(other, address) === undefined)
     .map(([id]) => id);
   const hint = elsewhere.length > 0 ? ` It is a valid ${elsewhere.join('/')} address: check the network.` : '';
@@ -111,9 +121,27 @@ interface UtxoRules {
   /** Segwit human-readable part, when the network has segwit. */
   hrp?: string;
   testnetHrps: string[];
+  /** The segwit prefixes of the test chain and regtest, where the network has them. */
+  testChainHrps?: { test: string; regtest: string };
 }
 
-function utxoNetwork(rules: UtxoRules): NetworkFormat {
+/**
+ * The rules of `rules`' test chain or regtest: the testnet version bytes and that chain's segwit prefix are
+ * accepted, and mainnet addresses refused as addresses of another chain.
+ */
+function testChainNetwork(rules: UtxoRules, chain: 'test' | 'regtest'): NetworkFormat {
+  const hrp = rules.testChainHrps?.[chain];
+  return utxoNetwork({
+    label: `${rules.label} ${chain === 'test' ? 'testnet' : 'regtest'}`,
+    versions: rules.testnetVersions.map((version) => [version, `version 0x${version.toString(16)}`] as const),
+    testnetVersions: rules.versions.map(([version]) => version),
+    hrp,
+    testnetHrps: [rules.hrp, ...rules.testnetHrps].filter((other): other is string => other !== undefined && other !== hrp),
+    wrongChain: `it is an address of another chain; this service runs on ${chain}`,
+  });
+}
+
+function utxoNetwork(rules: UtxoRules & { wrongChain?: string }): NetworkFormat {
   const [[version]] = rules.versions;
   return {
     label: rules.label,
@@ -128,10 +156,10 @@ function utxoNetwork(rules: UtxoRules): NetworkFormat {
   };
 }
 
-function checkUtxo(rules: UtxoRules, address: string): string | undefined {
+function checkUtxo(rules: UtxoRules & { wrongChain?: string }, address: string): string | undefined {
   const lower = address.toLowerCase();
   const prefix = lower.slice(0, Math.max(lower.lastIndexOf('1'), 0));
-  if (rules.testnetHrps.includes(prefix)) return 'it is a testnet address; only mainnet addresses are accepted';
+  if (rules.testnetHrps.includes(prefix)) return rules.wrongChain ?? 'it is a testnet address; only mainnet addresses are accepted';
   // A bech32 string with another network's prefix deserves the segwit reason, not "not base58".
   const looksSegwit =
     rules.hrp !== undefined && (prefix === rules.hrp || Boolean(bech32.decodeUnsafe(address) ?? bech32m.decodeUnsafe(address)));
@@ -167,7 +195,7 @@ function checkSegwit(hrp: string, address: string): string | undefined {
   return undefined;
 }
 
-function checkVersioned(rules: UtxoRules, address: string): string | undefined {
+function checkVersioned(rules: UtxoRules & { wrongChain?: string }, address: string): string | undefined {
   const alphabet = base58Problem(address);
   if (alphabet) return alphabet;
   const raw = base58.decode(address);
@@ -179,7 +207,7 @@ function checkVersioned(rules: UtxoRules, address: string): string | undefined {
     return MISTYPED;
   }
   if (rules.versions.some(([version]) => version === payload[0])) return undefined;
-  if (rules.testnetVersions.includes(payload[0])) return 'it is a testnet address; only mainnet addresses are accepted';
+  if (rules.testnetVersions.includes(payload[0])) return rules.wrongChain ?? 'it is a testnet address; only mainnet addresses are accepted';
   const expected = rules.versions.map(([, leads]) => leads).join(', ');
   return `its version byte 0x${hex.encode(payload.subarray(0, 1))} is not a ${rules.label} mainnet address (they start with ${expected})`;
 }
@@ -375,54 +403,60 @@ function zanoPublicKey(seed: Uint8Array, role: string): Uint8Array {
 
 // ---------------------------------------------------------------------------------------------------------------
 
-const NETWORKS: ReadonlyMap<string, NetworkFormat> = new Map([
-  [
-    'BTC',
-    utxoNetwork({
-      label: 'Bitcoin',
-      versions: [
-        [0x00, '1 (P2PKH)'],
-        [0x05, '3 (P2SH)'],
-      ],
-      testnetVersions: [0x6f, 0xc4],
-      hrp: 'bc',
-      testnetHrps: ['tb', 'bcrt'],
-    }),
+const BITCOIN: UtxoRules = {
+  label: 'Bitcoin',
+  versions: [
+    [0x00, '1 (P2PKH)'],
+    [0x05, '3 (P2SH)'],
   ],
+  testnetVersions: [0x6f, 0xc4],
+  hrp: 'bc',
+  testnetHrps: ['tb', 'bcrt'],
+  testChainHrps: { test: 'tb', regtest: 'bcrt' },
+};
+
+const LITECOIN: UtxoRules = {
+  label: 'Litecoin',
+  versions: [
+    [0x30, 'L (P2PKH)'],
+    [0x32, 'M (P2SH)'],
+    [0x05, '3 (legacy P2SH)'],
+  ],
+  testnetVersions: [0x6f, 0x3a, 0xc4],
+  hrp: 'ltc',
+  testnetHrps: ['tltc', 'rltc'],
+  testChainHrps: { test: 'tltc', regtest: 'rltc' },
+};
+
+const DOGECOIN: UtxoRules = {
+  label: 'Dogecoin',
+  versions: [
+    [0x1e, 'D (P2PKH)'],
+    [0x16, '9 or A (P2SH)'],
+  ],
+  testnetVersions: [0x71, 0xc4],
+  testnetHrps: [],
+};
+
+const NETWORKS: ReadonlyMap<string, NetworkFormat> = new Map([
+  ['BTC', utxoNetwork(BITCOIN)],
   ['ETH', evmNetwork('Ethereum')],
   ['BSC', evmNetwork('BNB Smart Chain')],
   ['TRX', tron],
   ['SOL', solana],
   ['XRP', xrp],
   ['TON', ton],
-  [
-    'LTC',
-    utxoNetwork({
-      label: 'Litecoin',
-      versions: [
-        [0x30, 'L (P2PKH)'],
-        [0x32, 'M (P2SH)'],
-        [0x05, '3 (legacy P2SH)'],
-      ],
-      testnetVersions: [0x6f, 0x3a, 0xc4],
-      hrp: 'ltc',
-      testnetHrps: ['tltc', 'rltc'],
-    }),
-  ],
-  [
-    'DOGE',
-    utxoNetwork({
-      label: 'Dogecoin',
-      versions: [
-        [0x1e, 'D (P2PKH)'],
-        [0x16, '9 or A (P2SH)'],
-      ],
-      testnetVersions: [0x71, 0xc4],
-      testnetHrps: [],
-    }),
-  ],
+  ['LTC', utxoNetwork(LITECOIN)],
+  ['DOGE', utxoNetwork(DOGECOIN)],
   ['ZANO', zano],
 ]);
+
+/** The Bitcoin-family networks on their test chains and regtest, by `<network>:<chain>`. */
+const TEST_CHAIN_NETWORKS: ReadonlyMap<string, NetworkFormat> = new Map(
+  Object.entries({ BTC: BITCOIN, LTC: LITECOIN, DOGE: DOGECOIN }).flatMap(([network, rules]) =>
+    (['test', 'regtest'] as const).map((chain) => [`${network}:${chain}`, testChainNetwork(rules, chain)] as const),
+  ),
+);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Memos: which rule applies follows from the asset's memoNeeded and its network.

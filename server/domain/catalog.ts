@@ -29,6 +29,8 @@ export interface CatalogAsset {
   fixedRate: boolean;
   memoNeeded?: boolean;
   memoName?: string;
+  /** Set by production on a Bitcoin-family test chain or regtest (`<NET>_CHAIN`): its addresses are that chain's. */
+  chain?: 'test' | 'regtest';
 }
 
 /** A network: its provider code, display name and confirmation policy. */

@@ -68,7 +68,7 @@ export function checkRefund(
   if (address === null) {
     throw new AppError(400, 'invalid_refund_address', 'refundAddress is required when refundMode is address.', { field: 'refundAddress' });
   }
-  const checked = validateAddress(source.network, address);
+  const checked = validateAddress(source.network, address, source.chain);
   if (!checked.ok) {
     throw new AppError(400, 'invalid_refund_address', `refundAddress is not a valid ${source.network} address: ${checked.reason}`, {
       field: 'refundAddress',
@@ -83,7 +83,7 @@ export function checkDestination(
   destination: CatalogAsset,
   fields: { destinationAddress: string; destinationMemo?: string },
 ): { destination: string; destinationMemo: string | null } {
-  const checked = validateAddress(destination.network, fields.destinationAddress);
+  const checked = validateAddress(destination.network, fields.destinationAddress, destination.chain);
   if (!checked.ok) {
     throw new AppError(400, 'invalid_destination', `destinationAddress is not a valid ${destination.network} address: ${checked.reason}`, {
       field: 'destinationAddress',

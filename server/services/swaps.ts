@@ -351,7 +351,7 @@ export function createSwapService(deps: SwapServiceDeps) {
       let checked: typeof destination = 'rebroadcast';
       if (destination !== 'rebroadcast') {
         const source = assetOf(swap.sourceAsset, swap.sourceNetwork);
-        const address = validateAddress(source.network, destination.address);
+        const address = validateAddress(source.network, destination.address, source.chain);
         if (!address.ok) throw invalidRequest(`The address to return the payment to: ${address.reason}`);
         const memo = validateMemo(source, destination.memo);
         if (!memo.ok) throw invalidRequest(`The memo to return the payment with: ${memo.reason}`);

@@ -36,11 +36,16 @@ export function anvilUnavailable(): string | null {
   return fs.existsSync(ANVIL_BIN) ? null : `anvil is not installed (${ANVIL_BIN} is missing: npm ci installs @foundry-rs/anvil)`;
 }
 
-/** Starts anvil; `chainId` defaults to anvil's 31337. */
-export async function startAnvil(options: { chainId?: number } = {}): Promise<Anvil> {
+/**
+ * Starts anvil; `chainId` defaults to anvil's 31337. With `blockSeconds`, it mines a block every that many
+ * seconds instead of one per transaction.
+ */
+export async function startAnvil(options: { chainId?: number; blockSeconds?: number } = {}): Promise<Anvil> {
   const port = await freePort();
   const chainId = options.chainId ?? 31337;
-  const child: Child = spawnGroup(ANVIL_BIN, ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(chainId), '--silent']);
+  const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(chainId), '--silent'];
+  if (options.blockSeconds) args.push('--block-time', String(options.blockSeconds));
+  const child: Child = spawnGroup(ANVIL_BIN, args);
   const url = `http://127.0.0.1:${port}`;
   const client = createPublicClient({ transport: http(url, { retryCount: 0 }), cacheTime: 0 });
   const deadline = Date.now() + STARTUP_TIMEOUT_MS;

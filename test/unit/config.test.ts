@@ -177,15 +177,16 @@ describe('loadConfig', () => {
         LTC_XPUB: 'tpubX',
         LTC_CHAIN: 'regtest',
         LTC_CONFIRMATIONS: '2',
+        LTC_SCAN_SECONDS: '1',
         ETH_RPC_URL: 'http://127.0.0.1:8545',
         ETH_XPUB: 'xpubY',
         ETH_HOT_WALLET_KEY_FILE: '/run/secrets/eth-hot',
         ETH_TOKENS: 'USDT:0x5FbDB2315678afecb367f032d93F642f64180aa3',
         RATES_SOURCES: 'kraken,coinbase',
       });
-      expect(config.production!.networks.map((n) => [n.network, n.family, n.confirmations])).to.deep.equal([
-        ['LTC', 'bitcoin', 2],
-        ['ETH', 'ethereum', undefined],
+      expect(config.production!.networks.map((n) => [n.network, n.family, n.confirmations, n.scanSeconds])).to.deep.equal([
+        ['LTC', 'bitcoin', 2, 1],
+        ['ETH', 'ethereum', undefined, undefined],
       ]);
       expect(config.production!.networks[1]).to.include({ hotWalletKeyFile: '/run/secrets/eth-hot' });
       expect((config.production!.networks[1] as { tokens: Record<string, { address: string }> }).tokens).to.deep.equal({
@@ -199,10 +200,12 @@ describe('loadConfig', () => {
         NETWORKS: 'LTC,ETH',
         LTC_CHAIN: 'mainnet',
         LTC_CONFIRMATIONS: '0',
+        ETH_SCAN_SECONDS: 'often',
         ETH_TOKENS: 'USDT:0x123',
       }).join('\n');
       expect(problems).to.match(/LTC_CHAIN="mainnet" must be one of main, test, regtest/);
       expect(problems).to.match(/LTC_CONFIRMATIONS="0" must be a whole number of confirmations/);
+      expect(problems).to.match(/ETH_SCAN_SECONDS="often" must be a whole number of seconds/);
       expect(problems).to.match(/ETH_TOKENS: token entry "USDT:0x123" is not SYMBOL:0x<40 hex digits>/);
     });
 

@@ -34,6 +34,8 @@ export interface BitcoinAdapterOptions {
   fallbackFeeRate: string;
   /** Seconds between blocks (default: the parameters'). */
   blockSeconds?: number;
+  /** How often the watcher scans, idle or busy, overriding the pace from the block time (regtest). */
+  scanMs?: number;
   /** The confirmation target for estimatesmartfee (default 6). */
   feeTargetBlocks?: number;
   /** How long an RPC call may take (default rpc.ts's RPC_TIMEOUT_MS). */
@@ -61,8 +63,8 @@ export function createBitcoinAdapters(options: BitcoinAdapterOptions): NetworkAd
     watcher: createChainWatcher({
       rpc,
       asset: options.asset ?? options.network,
-      idleScanMs: clamp(blockMs / 5, 10_000, 120_000),
-      busyScanMs: clamp(blockMs / 10, 5_000, 60_000),
+      idleScanMs: options.scanMs ?? clamp(blockMs / 5, 10_000, 120_000),
+      busyScanMs: options.scanMs ?? clamp(blockMs / 10, 5_000, 60_000),
     }),
     sender: createPayoutSender({
       rpc,

@@ -44,6 +44,8 @@ export interface EthereumAdapterOptions {
   payoutConfirmations: number;
   /** Seconds between blocks (12 on Ethereum, 3 on BSC). */
   blockSeconds: number;
+  /** How often the watcher scans, idle or busy, overriding the pace from the block time (devnets). */
+  scanMs?: number;
   /** Blocks one scan reads at most (default 50). */
   blocksPerScan?: number;
   /** Blocks the watcher remembers to tell reorganisations (default 64). */
@@ -75,6 +77,8 @@ export async function createEthereumAdapters(options: EthereumAdapterOptions): P
       assets,
       hotWallet: account.address,
       blockSeconds: options.blockSeconds,
+      idleScanMs: options.scanMs,
+      busyScanMs: options.scanMs,
       blocksPerScan: options.blocksPerScan,
       reorgDepth: options.reorgDepth,
       startHeight: options.startHeight,

@@ -38,6 +38,8 @@ export interface EvmWatcherOptions {
   startHeight?: number;
   /** Scan pace while nothing is pending (default 30 s). */
   idleScanMs?: number;
+  /** Scan pace while something confirms (default: the block time, at least 1 s). */
+  busyScanMs?: number;
 }
 
 /** A block the position remembers, with what was reported in it. */
@@ -217,7 +219,7 @@ export function createEvmChainWatcher(options: EvmWatcherOptions): ChainWatcher 
 
   return {
     idleScanMs: options.idleScanMs ?? 30_000,
-    busyScanMs: Math.max(1_000, Math.round(options.blockSeconds * 1000)),
+    busyScanMs: options.busyScanMs ?? Math.max(1_000, Math.round(options.blockSeconds * 1000)),
     scan,
     async tip() {
       const block = await client.getBlock({ blockTag: 'latest' });

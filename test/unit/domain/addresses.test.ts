@@ -10,6 +10,9 @@ import {
   validateAddress,
   validateMemo,
 } from '../../../server/domain/addresses.js';
+import { parseAccountKey } from '../../../server/adapters/bitcoin/keys.js';
+import { parseBitcoinParams } from '../../../server/adapters/bitcoin/params.js';
+import { testAccount } from '../../support/litecoind.js';
 import type { CatalogAsset } from '../../../server/domain/catalog.js';
 
 // The catalogue data itself, so a network added there without address rules fails here.
@@ -285,6 +288,22 @@ describe('validateAddress', () => {
       ]) {
         expect(reasonOf('LTC', address), address).to.match(/testnet/);
       }
+    });
+
+    it("accepts, on a Litecoin regtest or testnet service, that chain's addresses and refuses mainnet and the other chain's", () => {
+      const params = parseBitcoinParams('LTC', 'regtest');
+      const derived = parseAccountKey(testAccount().tpub, params).derive(0, 3).address;
+      expect(derived).to.match(/^rltc1q/);
+      expect(validateAddress('LTC', derived, 'regtest')).to.deep.equal({ ok: true, value: derived });
+      expect(reasonOf('LTC', derived)).to.match(/testnet/);
+      expect(validateAddress('LTC', 'mzBc4XEFSdzCDcTxAgf6EZXgsZWpztRhef', 'regtest').ok).to.equal(true);
+      expect(validateAddress('LTC', 'tltc1qu78xur5xnq6fjy83amy0qcjfau8m367defyhms', 'test').ok).to.equal(true);
+      const tltcOnRegtest = validateAddress('LTC', 'tltc1qu78xur5xnq6fjy83amy0qcjfau8m367defyhms', 'regtest');
+      expect(tltcOnRegtest.ok ? '' : tltcOnRegtest.reason).to.match(/another chain; this service runs on regtest/);
+      const mainnet = validateAddress('LTC', 'ltc1qg42tkwuuxefutzxezdkdel39gfstuap288mfea', 'test');
+      expect(mainnet.ok ? '' : mainnet.reason).to.match(/another chain; this service runs on test/);
+      const eth = validateAddress('ETH', '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', 'regtest');
+      expect(eth.ok ? '' : eth.reason).to.match(/ETH has no regtest chain here/);
     });
 
     it('accepts a 3... P2SH address on Bitcoin and on Litecoin, which still takes the legacy version', () => {

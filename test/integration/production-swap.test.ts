@@ -1,0 +1,217 @@
+/**
+ * Whole swaps in production mode, through HTTP, on real nodes (test/support/devnet.ts: Litecoin Core in
+ * regtest, anvil with an ERC-20 USDT, the market servers, a PostgreSQL database of the run's own): an LTC
+ * deposit confirmed by mined blocks and paid out in USDT on anvil, and back; an LTC deposit a double spend
+ * on a longer branch replaces, and a USDT deposit anvil reorganises away; and quotes bounded by the hot wallet.
+ *
+ * Skipped, with the reason printed, where litecoind, anvil or PostgreSQL is missing.
+ */
+import { expect } from 'chai';
+import { privateKeyToAccount } from 'viem/accounts';
+import { ANVIL_KEY_0, ANVIL_KEY_1 } from '../support/anvil.js';
+import { connectNodes, disconnectNodes, startLitecoind } from '../support/litecoind.js';
+import {
+  createDevnetPartner,
+  devnetUnavailable,
+  DEVNET_ORIGIN,
+  startDevnet,
+  startDevnetServer,
+  type Devnet,
+  type DevnetServer,
+} from '../support/devnet.js';
+import { swapClient, type Swap, type SwapEvent } from '../support/swaps.js';
+
+const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+/** Where the customer receives USDT: anvil's second development account. */
+const CUSTOMER_ETH = privateKeyToAccount(ANVIL_KEY_1).address;
+
+const ltcToUsdt = (sourceAmount: string, refundAddress: string) => ({
+  sourceAsset: 'LTC',
+  sourceNetwork: 'LTC',
+  destinationAsset: 'USDT',
+  destinationNetwork: 'ETH',
+  sourceAmount,
+  refundMode: 'address',
+  refundAddress,
+});
+
+const usdtToLtc = (sourceAmount: string) => ({
+  sourceAsset: 'USDT',
+  sourceNetwork: 'ETH',
+  destinationAsset: 'LTC',
+  destinationNetwork: 'LTC',
+  sourceAmount,
+  refundMode: 'address',
+  refundAddress: privateKeyToAccount(ANVIL_KEY_1).address,
+});
+
+/** Polls `probe` until it returns something (the network board refreshes every 5 s). */
+async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = await probe();
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error('the condition did not hold in time');
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+describe('production swaps on real nodes (the server process)', function () {
+  this.timeout(180_000);
+  let devnet: Devnet;
+  let server: DevnetServer;
+  let client: ReturnType<typeof swapClient>;
+
+  before(async function () {
+    const missing = await devnetUnavailable(ADMIN_URL);
+    if (missing) {
+      console.log(`      skipped: ${missing}`);
+      this.skip();
+    }
+    devnet = await startDevnet({ adminUrl: ADMIN_URL, confirmations: { LTC: 2, ETH: 2 } });
+    server = await startDevnetServer(devnet);
+    const partner = await createDevnetPartner(devnet, 'Production swaps');
+    client = swapClient(server.baseUrl.replace('/api/v1', ''), { ...partner, audience: DEVNET_ORIGIN });
+  });
+
+  after(async () => {
+    await server?.stop();
+    await devnet?.stop();
+  });
+
+  const statuses = (events: SwapEvent[]) => events.map((e) => e.status);
+  const waitForAddress = (order: Swap) => client.waitFor(order.id, (o) => typeof o.depositAddress === 'string', 30_000);
+
+  it('swaps LTC to USDT: the deposit confirms in mined blocks, USDT is paid on anvil, and the swap finishes', async () => {
+    const request = ltcToUsdt('0.5', devnet.wallets.customerAddress);
+    const { order, quote } = await client.create(request, { destinationAddress: CUSTOMER_ETH });
+    const ready = await waitForAddress(order);
+    expect(ready.order.depositAddress).to.match(/^rltc1q/);
+
+    const txid = await devnet.payLtc(ready.order.depositAddress!, '0.5');
+    // In the mempool: seen, not yet confirmed.
+    const seen = await client.waitFor(order.id, (o) => o.status === 'confirming', 30_000);
+    expect(seen.order.sourceTxHash).to.equal(txid);
+    await devnet.mineLtc(2);
+    // The payout is mined in a block of its own; a second block makes the two confirmations it needs.
+    await client.waitFor(order.id, (o) => o.status === 'sending', 60_000);
+    await devnet.anvil.mine(1);
+
+    const done = await client.waitFor(order.id, (o) => o.status === 'finished' || o.status === 'review' || o.status === 'refunded', 90_000);
+    expect(done.order.status, JSON.stringify(done)).to.equal('finished');
+    expect(statuses(done.events)).to.deep.equal(['waiting', 'confirming', 'exchanging', 'sending', 'finished']);
+    expect(done.order.actualOutputAmount).to.equal(quote.receiveAmount);
+    // The USDT arrived on chain, exactly.
+    expect(await devnet.usdtBalance(CUSTOMER_ETH)).to.equal(quote.receiveAmount.replace(/\.?0+$/, ''));
+    const payoutTx = done.order.settlementTxHash;
+    expect(payoutTx).to.match(/^0x[0-9a-f]{64}$/);
+    const receipt = await devnet.anvil.client.getTransactionReceipt({ hash: payoutTx as `0x${string}` });
+    expect(receipt.status).to.equal('success');
+  });
+
+  it('takes an LTC deposit back to waiting when a reorganisation replaces it with a double spend, and never credits it', async () => {
+    const { order } = await client.create(ltcToUsdt('0.3', devnet.wallets.customerAddress), { destinationAddress: CUSTOMER_ETH });
+    const ready = await waitForAddress(order);
+    // Two transactions spend one coin of the customer's: the deposit, and one paying the customer back.
+    const { customer } = devnet.wallets;
+    const [coin] = (await devnet.litecoin.call<Array<{ txid: string; vout: number; amount: string }>>('listunspent', [1], customer)).filter(
+      (u) => Number(u.amount) >= 1,
+    );
+    const sign = async (outputs: Record<string, string>) => {
+      const raw = await devnet.litecoin.call<string>('createrawtransaction', [[{ txid: coin.txid, vout: coin.vout }], outputs], customer);
+      return (await devnet.litecoin.call<{ hex: string }>('signrawtransactionwithwallet', [raw], customer)).hex;
+    };
+    const back = await devnet.litecoin.call<string>('getnewaddress', ['', 'bech32'], customer);
+    const keep = (Number(coin.amount) - 0.3 - 0.001).toFixed(8);
+    const deposit = await sign({ [ready.order.depositAddress!]: '0.3', [back]: keep });
+    const doubleSpend = await sign({ [back]: (Number(coin.amount) - 0.001).toFixed(8) });
+
+    // A miner on another node, cut off, mines the double spend into a longer branch.
+    const miner = await startLitecoind();
+    try {
+      await connectNodes(devnet.litecoin, miner);
+      await disconnectNodes(devnet.litecoin, miner);
+      await miner.call('sendrawtransaction', [doubleSpend]);
+      await miner.mine(3, devnet.wallets.customerAddress);
+
+      const txid = await devnet.litecoin.call<string>('sendrawtransaction', [deposit]);
+      await devnet.mineLtc(1);
+      const confirming = await client.waitFor(
+        order.id,
+        (o) => o.status === 'confirming' && o.deposits?.[0]?.confirmationCount === 1,
+        30_000,
+      );
+      expect(confirming.order.sourceTxHash).to.equal(txid);
+
+      // The branches meet: the node follows the longer one, where the deposit's coin is spent elsewhere.
+      await connectNodes(devnet.litecoin, miner);
+      const reverted = await client.waitFor(order.id, (o) => o.status === 'waiting', 30_000);
+      expect(statuses(reverted.events)).to.deep.equal(['waiting', 'confirming', 'waiting']);
+      expect(reverted.order.deposits?.map((d) => d.status)).to.deep.equal(['removed']);
+      await devnet.mineLtc(3);
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      expect((await client.get(order.id)).order.status).to.equal('waiting');
+    } finally {
+      await miner.stop();
+    }
+  });
+
+  it('takes a USDT deposit back to waiting when anvil reorganises its block away', async () => {
+    const { order } = await client.create(usdtToLtc('50'), {
+      destinationAddress: devnet.wallets.customerAddress,
+    });
+    const ready = await waitForAddress(order);
+    expect(ready.order.depositAddress).to.match(/^0x[0-9a-fA-F]{40}$/);
+    await devnet.payUsdt(ANVIL_KEY_1, ready.order.depositAddress!, '50');
+    // Mined in a block of its own: one confirmation of the two needed.
+    await client.waitFor(order.id, (o) => o.status === 'confirming', 30_000);
+    await devnet.anvil.reorg(1);
+    const reverted = await client.waitFor(order.id, (o) => o.status === 'waiting', 30_000);
+    expect(reverted.order.deposits?.map((d) => d.status)).to.deep.equal(['removed']);
+    await devnet.anvil.mine(3);
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect((await client.get(order.id)).order.status).to.equal('waiting');
+  });
+
+  it('swaps USDT to LTC: the deposit confirms on anvil, and the watch-only wallet pays LTC signed by the signer', async () => {
+    const { order, quote } = await client.create(usdtToLtc('40'), {
+      destinationAddress: await devnet.litecoin.call<string>('getnewaddress', ['', 'bech32'], devnet.wallets.customer),
+    });
+    const ready = await waitForAddress(order);
+    await devnet.payUsdt(ANVIL_KEY_1, ready.order.depositAddress!, '40');
+    await devnet.anvil.mine(1);
+    const sending = await client.waitFor(order.id, (o) => o.status === 'sending', 60_000);
+    const payout = sending.order.settlementTxHash!;
+    const tx = await devnet.litecoin.call<{ details: Array<{ address: string; amount: string; category: string }> }>(
+      'gettransaction',
+      [payout, true],
+      devnet.wallets.customer,
+    );
+    expect(tx.details.find((d) => d.category === 'receive')).to.include({ address: order.destination, amount: quote.receiveAmount });
+    await devnet.mineLtc(2);
+    const done = await client.waitFor(order.id, (o) => o.status === 'finished', 60_000);
+    expect(statuses(done.events)).to.deep.equal(['waiting', 'confirming', 'exchanging', 'sending', 'finished']);
+  });
+
+  it('bounds quotes by the hot wallet: a smaller USDT balance is a smaller maximum, none is 409 pair_unavailable', async () => {
+    const before = await client.quote(ltcToUsdt('0.5', devnet.wallets.customerAddress));
+    const balance = await devnet.usdtBalance(devnet.hotWallet);
+    // The hot wallet keeps 2,000 USDT: about 25 LTC at 80 USD.
+    await devnet.moveUsdt(ANVIL_KEY_0, privateKeyToAccount(ANVIL_KEY_1).address, (Number(balance) - 2000).toFixed(6));
+    const bounded = await eventually(async () => {
+      const quote = await client.quote(ltcToUsdt('0.5', devnet.wallets.customerAddress));
+      return Number(quote.maximumSourceAmount) < 25 ? quote : undefined;
+    });
+    expect(Number(bounded.maximumSourceAmount)).to.be.lessThan(Number(before.maximumSourceAmount));
+    const tooMuch = await client.send('POST', '/api/v1/quotes', ltcToUsdt('30', devnet.wallets.customerAddress));
+    expect(tooMuch.status, tooMuch.text).to.equal(409);
+    expect((tooMuch.body as { error: { code: string } }).error.code).to.equal('amount_above_maximum');
+
+    await devnet.moveUsdt(ANVIL_KEY_0, privateKeyToAccount(ANVIL_KEY_1).address, '2000');
+    const refused = await eventually(async () => {
+      const res = await client.send('POST', '/api/v1/quotes', ltcToUsdt('0.5', devnet.wallets.customerAddress));
+      return res.status === 409 ? res : undefined;
+    });
+    expect((refused.body as { error: { code: string } }).error.code).to.equal('pair_unavailable');
+  });
+});

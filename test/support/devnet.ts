@@ -1,0 +1,263 @@
+/**
+ * A local production network (DESIGN 10): Litecoin Core in regtest with the service's watch-only and signer
+ * wallets and a customer's wallet, anvil with an ERC-20 USDT, local servers that speak Kraken's, Binance's and
+ * Coinbase's ticker formats, a PostgreSQL database of its own, and the server started in production mode on
+ * all of it. `make devnet` keeps one running; `make devnet-demo` and the production tests start their own.
+ *
+ * The hot wallets are funded: the LTC watch-only wallet holds 10 LTC on its change address (1/0), and the ETH
+ * hot wallet (anvil's first development key) holds 10,000 ETH and the whole USDT supply. Every key here is a
+ * published test key: nothing here is for real money.
+ */
+import { HDKey } from '@scure/bip32';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createWalletClient, erc20Abi, formatUnits, http, parseUnits, type Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { foundry } from 'viem/chains';
+import { createWatchImporter } from '../../server/adapters/bitcoin/addresses.js';
+import { parseAccountKey } from '../../server/adapters/bitcoin/keys.js';
+import { parseBitcoinParams } from '../../server/adapters/bitcoin/params.js';
+import { createRpcClient } from '../../server/adapters/bitcoin/rpc.js';
+import { ANVIL_KEY_0, anvilUnavailable, startAnvil, type Anvil } from './anvil.js';
+import { deployToken } from './erc20.js';
+import { createWallets, litecoindMissing, startLitecoind, testAccount, type LitecoinNode, type TestWallets } from './litecoind.js';
+import { startFakeProvider, type FakeProvider } from './market-data.js';
+import { createScratchDatabase, type ScratchDatabase } from './postgres.js';
+import { freePort, spawnGroup, waitForHttp, type Child } from './process.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+/** The server's PUBLIC_ORIGIN on a devnet: the audience partners sign for. */
+export const DEVNET_ORIGIN = 'https://devnet.swap.test';
+/** The seed of the ETH deposit account (m/44'/60'/0'): a test seed, never a real one. */
+const ETH_DEPOSIT_SEED = '0f0e0d0c0b0a09080706050403020100';
+/** What the LTC hot wallet is funded with. */
+export const LTC_HOT_WALLET_FUNDS = '10';
+/** The USDT supply, all of it in the ETH hot wallet. */
+export const USDT_SUPPLY = '1000000';
+
+/** Prices the fake providers quote, by their market names (pairs.ts). */
+const MARKET_PRICES: Record<'kraken' | 'binance' | 'coinbase', Record<string, string>> = {
+  kraken: { XLTCZUSD: '80.10', XETHZUSD: '3000.00', USDTZUSD: '1.0000' },
+  binance: { LTCUSDT: '80.00', ETHUSDT: '3001.00' },
+  coinbase: { 'LTC-USD': '80.05', 'ETH-USD': '3000.50', 'USDT-USD': '1.0001' },
+};
+
+/** Why a devnet cannot start here (a missing node or PostgreSQL), or null when it can. */
+export async function devnetUnavailable(adminUrl: string): Promise<string | null> {
+  const missing = litecoindMissing ?? anvilUnavailable();
+  if (missing) return missing;
+  const pg = (await import('pg')).default;
+  const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    return null;
+  } catch (err) {
+    return `no PostgreSQL at ${new URL(adminUrl).host} (${(err as Error).message}); production mode needs one`;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** Options of startDevnet. */
+export interface DevnetOptions {
+  /** PostgreSQL to make the devnet's database on (default DATABASE_URL, else the local server). */
+  adminUrl?: string;
+  /** Deposit confirmations on LTC (default 2) and ETH (default 1). */
+  confirmations?: { LTC?: number; ETH?: number };
+  /** Seconds between blocks mined by themselves: none (the default) mines only when asked. */
+  blockSeconds?: { LTC?: number; ETH?: number };
+}
+
+/** A running devnet, without the server (startServer starts one or more). */
+export interface Devnet {
+  litecoin: LitecoinNode;
+  wallets: TestWallets;
+  anvil: Anvil;
+  /** The USDT contract on anvil. */
+  usdt: Hex;
+  /** The ETH hot wallet's address. */
+  hotWallet: Hex;
+  market: Record<'kraken' | 'binance' | 'coinbase', FakeProvider>;
+  database: ScratchDatabase;
+  /** The server's environment (production mode on this devnet), listening on `port`. */
+  env(port: number): Record<string, string>;
+  /** The customer pays `amount` LTC to `address` (not mined yet); returns the txid. */
+  payLtc(address: string, amount: string): Promise<string>;
+  /** Mines `blocks` LTC blocks. */
+  mineLtc(blocks?: number): Promise<string[]>;
+  /** The USDT balance of `address`, as a decimal string. */
+  usdtBalance(address: string): Promise<string>;
+  /** Sends `amount` USDT from the account of private key `from` to `to`; resolves once it is mined. */
+  moveUsdt(from: Hex, to: string, amount: string): Promise<Hex>;
+  /** A customer pays USDT: sends ETH for gas and `amount` USDT from the hot wallet to `from`'s account first, then from it. */
+  payUsdt(from: Hex, to: string, amount: string): Promise<Hex>;
+  stop(): Promise<void>;
+}
+
+/** Starts the nodes, funds the hot wallets, starts the market servers and makes the database. */
+export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> {
+  const adminUrl = options.adminUrl ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const stops: Array<() => Promise<unknown>> = [];
+  const stop = async () => {
+    for (const step of stops.reverse()) await step().catch(() => undefined);
+  };
+  try {
+    const litecoin = await startLitecoind();
+    stops.push(() => litecoin.stop());
+    const account = testAccount();
+    const wallets = await createWallets(litecoin, account);
+    await litecoin.mine(101, wallets.customerAddress);
+    // The watch-only wallet's change address holds the LTC hot wallet's funds: it is imported (as the
+    // adapter imports it) before it is paid, so the wallet sees the payment without a rescan.
+    const change = parseAccountKey(account.tpub, parseBitcoinParams('LTC', 'regtest')).derive(1, 0);
+    await createWatchImporter(createRpcClient({ url: litecoin.url(wallets.watch) }))(change, { internal: true });
+    await litecoin.call('sendtoaddress', [change.address, LTC_HOT_WALLET_FUNDS], wallets.customer);
+    await litecoin.mine(1, wallets.customerAddress);
+
+    const anvil = await startAnvil({ blockSeconds: options.blockSeconds?.ETH });
+    stops.push(() => anvil.stop());
+    const hot = privateKeyToAccount(ANVIL_KEY_0);
+    const deployer = createWalletClient({ account: hot, chain: { ...foundry, id: anvil.chainId }, transport: http(anvil.url) });
+    const usdt = await deployToken(deployer, { symbol: 'USDT', decimals: 6, supply: USDT_SUPPLY }, anvil.client);
+
+    const market = {} as Devnet['market'];
+    for (const source of ['kraken', 'binance', 'coinbase'] as const) {
+      market[source] = await startFakeProvider(source);
+      stops.push(() => market[source].close());
+      for (const [name, price] of Object.entries(MARKET_PRICES[source])) market[source].markets.set(name, { price });
+    }
+
+    const database = await createScratchDatabase(adminUrl, 'pss_devnet');
+    stops.push(() => database.drop());
+    const keyDir = await mkdtemp(path.join(os.tmpdir(), 'pss-devnet-'));
+    stops.push(() => rm(keyDir, { recursive: true, force: true }));
+    const keyFile = path.join(keyDir, 'eth-hot-wallet.key');
+    await writeFile(keyFile, ANVIL_KEY_0, { mode: 0o600 });
+    const ethAccount = HDKey.fromMasterSeed(Buffer.from(ETH_DEPOSIT_SEED, 'hex')).derive("m/44'/60'/0'");
+    const secretsKey = randomBytes(32).toString('hex');
+
+    const moveUsdt = async (from: Hex, to: string, amount: string): Promise<Hex> => {
+      const wallet = createWalletClient({
+        account: privateKeyToAccount(from),
+        chain: { ...foundry, id: anvil.chainId },
+        transport: http(anvil.url),
+      });
+      const hash = await wallet.writeContract({
+        address: usdt,
+        abi: erc20Abi,
+        functionName: 'transfer',
+        args: [to as Hex, parseUnits(amount, 6)],
+      });
+      await anvil.client.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+      return hash;
+    };
+
+    let miner: NodeJS.Timeout | undefined;
+    if (options.blockSeconds?.LTC) {
+      miner = setInterval(() => void litecoin.mine(1, wallets.customerAddress).catch(() => undefined), options.blockSeconds.LTC * 1000);
+      stops.push(async () => clearInterval(miner));
+    }
+
+    return {
+      litecoin,
+      wallets,
+      anvil,
+      usdt,
+      hotWallet: hot.address,
+      market,
+      database,
+      env: (port) => ({
+        SERVICE_MODE: 'production',
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATABASE_URL: database.url,
+        SECRETS_KEY: secretsKey,
+        PUBLIC_ORIGIN: DEVNET_ORIGIN,
+        PRINT_BANNER: 'false',
+        NETWORKS: 'LTC,ETH',
+        LTC_CHAIN: 'regtest',
+        LTC_RPC_URL: litecoin.url(wallets.watch),
+        LTC_SIGNER_RPC_URL: litecoin.url(wallets.signer),
+        LTC_XPUB: account.tpub,
+        LTC_CONFIRMATIONS: String(options.confirmations?.LTC ?? 2),
+        LTC_SCAN_SECONDS: '1',
+        // A devnet mines only when asked (or every few seconds): its tip may be old.
+        LTC_MAX_TIP_AGE_SECONDS: '86400',
+        ETH_RPC_URL: anvil.url,
+        ETH_XPUB: ethAccount.publicExtendedKey,
+        ETH_HOT_WALLET_KEY_FILE: keyFile,
+        ETH_TOKENS: `USDT:${usdt}`,
+        ETH_CONFIRMATIONS: String(options.confirmations?.ETH ?? 1),
+        ETH_SCAN_SECONDS: '1',
+        ETH_MAX_TIP_AGE_SECONDS: '86400',
+        KRAKEN_URL: market.kraken.url,
+        BINANCE_URL: market.binance.url,
+        COINBASE_URL: market.coinbase.url,
+      }),
+      payLtc: (address, amount) => litecoin.call<string>('sendtoaddress', [address, amount], wallets.customer),
+      mineLtc: (blocks = 1) => litecoin.mine(blocks, wallets.customerAddress),
+      moveUsdt: (from, to, amount) => moveUsdt(from, to, amount),
+      payUsdt: async (from, to, amount) => {
+        await moveUsdt(ANVIL_KEY_0, privateKeyToAccount(from).address, amount);
+        return moveUsdt(from, to, amount);
+      },
+      usdtBalance: async (address) =>
+        formatUnits(
+          await anvil.client.readContract({ address: usdt, abi: erc20Abi, functionName: 'balanceOf', args: [address as Hex] }),
+          6,
+        ),
+      stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/** A server process on a devnet, and the partner the operator CLI made on it. */
+export interface DevnetServer {
+  child: Child;
+  port: number;
+  /** The API's base URL (…/api/v1). */
+  baseUrl: string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts server/main.ts in production mode on `devnet`; resolves when /health answers 200. */
+export async function startDevnetServer(
+  devnet: Devnet,
+  options: { env?: Record<string, string>; port?: number } = {},
+): Promise<DevnetServer> {
+  const port = options.port ?? (await freePort());
+  const child = spawnGroup(
+    process.execPath,
+    ['--import', 'tsx', 'server/main.ts'],
+    { LOG_LEVEL: 'warn', ...devnet.env(port), ...options.env },
+    ROOT,
+  );
+  const baseUrl = `http://127.0.0.1:${port}/api/v1`;
+  const status = await waitForHttp(`${baseUrl}/health`, 60_000, child);
+  if (status !== 200) {
+    await child.stop('SIGKILL');
+    throw new Error(`the devnet server did not start (health ${status}):\n${child.output()}`);
+  }
+  return { child, port, baseUrl, stop: (signal) => child.stop(signal) };
+}
+
+/** Makes a partner with the operator CLI (as production does); returns its key id and secret. */
+export async function createDevnetPartner(devnet: Devnet, name: string): Promise<{ keyId: string; secret: string }> {
+  const created = spawnGroup(
+    process.execPath,
+    ['--import', 'tsx', 'scripts/partners.ts', 'create', '--name', name, '--json'],
+    devnet.env(0),
+    ROOT,
+  );
+  const code = await new Promise<number | null>((resolve) => created.process.once('exit', resolve));
+  const output = created.output();
+  if (code !== 0) throw new Error(`partners create exited ${code}:\n${output}`);
+  const credentials = JSON.parse(output.slice(output.indexOf('{')));
+  return { keyId: credentials.keyId, secret: credentials.secret };
+}
