@@ -8,7 +8,7 @@ GENERATED := generated/openapi.json generated/api.d.ts sdk/src/generated/api.ts 
 MOCK_PORT ?= 4010
 MOCK_DOCS_PORT ?= 4011
 
-.PHONY: help install generate check-generated lint test test-unit build run migrate mock contract bench bench-data sdk demo demo-route nodes
+.PHONY: help install generate check-generated lint test test-unit build run migrate mock contract bench bench-data sdk demo demo-route nodes devnet devnet-demo
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -90,6 +90,12 @@ bench-data: install $(GENERATED) ## G4: reads of a partner with 1,000 vs one wit
 
 demo: install $(GENERATED) ## a whole sandbox swap through the SDK against a running `make run` (PSS_SECRET=<demo secret>)
 	npx tsx scripts/demo.ts
+
+devnet: install $(GENERATED) nodes ## production mode on local real nodes: litecoind regtest, anvil with USDT, market servers, PostgreSQL, the server (PORT=8090)
+	npx tsx scripts/devnet.ts
+
+devnet-demo: install $(GENERATED) nodes ## a real LTC -> USDT swap on the running devnet (or on one it starts for the demo)
+	npx tsx scripts/devnet-demo.ts
 
 demo-route: install $(GENERATED) ## a permanent route: verified wallet, three deposits that accumulate and convert, earnings (PSS_SECRET=<demo secret>)
 	npx tsx scripts/demo-route.ts

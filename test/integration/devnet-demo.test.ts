@@ -1,0 +1,46 @@
+/**
+ * `make devnet-demo` as a user runs it: scripts/devnet-demo.ts, with no devnet running, starts one (litecoind,
+ * anvil, market servers, PostgreSQL, the server in production mode), swaps 0.5 LTC to USDT for real, and
+ * exits 0 only when the swap finished and the destination's USDT balance grew by what the swap reports.
+ * Skipped, with the reason printed, where litecoind, anvil or PostgreSQL is missing.
+ */
+import { expect } from 'chai';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { devnetUnavailable } from '../support/devnet.js';
+import { spawnGroup } from '../support/process.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+describe('make devnet-demo (a real LTC -> USDT swap on local nodes)', function () {
+  this.timeout(240_000);
+
+  before(async function () {
+    const missing = await devnetUnavailable(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+    if (missing) {
+      console.log(`      skipped: ${missing}`);
+      this.skip();
+    }
+    // A devnet the developer left running would be used instead of a fresh one; the test wants its own.
+    if (existsSync(path.join(ROOT, '.tmp/devnet.json'))) {
+      console.log('      skipped: a devnet is running here (.tmp/devnet.json); the demo would use it');
+      this.skip();
+    }
+  });
+
+  it('starts its own devnet, prints the timeline down to the USDT payout on anvil, and exits 0', async () => {
+    const demo = spawnGroup(process.execPath, ['--import', 'tsx', 'scripts/devnet-demo.ts'], {}, ROOT);
+    const code = await new Promise<number | null>((resolve) => demo.process.once('exit', resolve));
+    const output = demo.output();
+    expect(code, output).to.equal(0);
+    const statuses = [...output.matchAll(/^timeline {2}\S+ {2}(\w+)/gm)].map((m) => m[1]);
+    expect(statuses).to.include.ordered.members(['waiting', 'confirming']);
+    expect(statuses.slice(-3), output).to.deep.equal(['exchanging', 'sending', 'finished']);
+    expect(output).to.match(/^on chain {2}payout 0x[0-9a-f]{64} in block \d+ \(success\)$/m);
+    const finished = /^finished {2}([\d.]+) USDT sent; the destination's balance grew by ([\d.]+)$/m.exec(output);
+    expect(finished, output).to.not.equal(null);
+    const plain = (amount: string) => amount.replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '');
+    expect(plain(finished![2])).to.equal(plain(finished![1]));
+  });
+});
