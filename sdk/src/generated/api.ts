@@ -1276,7 +1276,23 @@ export interface components {
              */
             retryable: boolean;
             reasonCode: components["schemas"]["SwapReasonCode"];
-            /** @description Machine-readable cause when the swap failed or was refunded, for example `amount_out_of_range`. */
+            /**
+             * @description Machine-readable cause when the swap was refunded, failed, or went to `review`; `null` otherwise.
+             *     Within v1 new codes may be added: treat an unknown one as its status says. The codes:
+             *
+             *     | code | meaning |
+             *     |---|---|
+             *     | `amount_out_of_range` | the deposit was below the pair's minimum or above its maximum: refunded |
+             *     | `amount_mismatch` | a fixed-rate deposit differed from `depositAmount`: refunded |
+             *     | `late_deposit` | the deposit arrived after `quoteExpiresAt` and `lateDepositPolicy` is `refund` |
+             *     | `slippage_exceeded` | a floating swap would pay out less than `minimumOutputAmount`: refunded |
+             *     | `exchange_failed` | the conversion failed: refunded |
+             *     | `payout_failed` | the payout failed on its network: `failed`, or `review` where an operator must decide |
+             *     | `refund_failed` | the refund could not be sent: `review` for an operator |
+             *     | `deposit_removed` | a reorganisation removed a deposit that was already credited: `review` |
+             *     | `insufficient_liquidity` | the hot wallet could not cover the payout when it was due (production): `review`; an operator funds it and approves, or refunds |
+             *     | `refunded_by_review`, `failed_by_review` | an operator's decision on a swap in `review` |
+             */
             failureCode?: string | null;
             /**
              * @description Version (date) of the terms the swap was created under.
