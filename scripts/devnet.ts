@@ -1,6 +1,7 @@
 /**
  * `make devnet`: production mode on local real nodes, for trying the service as it runs for real money.
- * Starts Litecoin Core in regtest (the service's watch-only and signer wallets and a customer's wallet),
+ * Starts two Litecoin Core regtest nodes (the service's, with its watch-only wallet and a customer's wallet,
+ * and a signer's, with the wallet that holds the key),
  * anvil with an ERC-20 USDT, local servers that answer in Kraken's, Binance's and Coinbase's ticker formats,
  * a PostgreSQL database of its own, and the server in `SERVICE_MODE=production` on all of it. Blocks are
  * mined by themselves (LTC every 5 s, ETH every 2 s). Both hot wallets are funded from published test keys.
@@ -94,7 +95,8 @@ async function main(): Promise<void> {
 devnet: running (production mode on real nodes; every key is a published test key)
   API            ${info.baseUrl}   (signed for audience ${info.audience})
   partner        key id ${info.keyId}, secret ${info.secret}
-  Litecoin       regtest RPC ${devnet.litecoin.url()}  (wallets: watch, signer, customer; a block every 5 s)
+  Litecoin       regtest RPC ${devnet.litecoin.url()}  (wallets: watch, customer; a block every 5 s)
+  LTC signer     regtest RPC ${devnet.signerNode.url()}  (wallet: signer; a peer of the node above)
   Ethereum       anvil ${info.ethRpcUrl}  (chain ${devnet.anvil.chainId}; a block every 2 s), USDT at ${info.usdt}
   hot wallets    LTC: the watch-only wallet; ETH: ${devnet.hotWallet}
   server log     ${serverLog}

@@ -1,6 +1,6 @@
 /**
- * A local production network (DESIGN 10): Litecoin Core in regtest with the service's watch-only and signer
- * wallets and a customer's wallet, anvil with an ERC-20 USDT, local servers that speak Kraken's, Binance's and
+ * A local production network (DESIGN 10): two Litecoin Core regtest nodes, the service's (its watch-only
+ * wallet, and a customer's wallet) and a signer's (the wallet that holds the key and only signs), anvil with an ERC-20 USDT, local servers that speak Kraken's, Binance's and
  * Coinbase's ticker formats, a PostgreSQL database of its own, and the server started in production mode on
  * all of it. `make devnet` keeps one running; `make devnet-demo` and the production tests start their own.
  *
@@ -23,7 +23,15 @@ import { parseBitcoinParams } from '../../server/adapters/bitcoin/params.js';
 import { createRpcClient } from '../../server/adapters/bitcoin/rpc.js';
 import { ANVIL_KEY_0, anvilUnavailable, startAnvil, type Anvil } from './anvil.js';
 import { deployToken } from './erc20.js';
-import { createWallets, litecoindMissing, startLitecoind, testAccount, type LitecoinNode, type TestWallets } from './litecoind.js';
+import {
+  connectNodes,
+  createWallets,
+  litecoindMissing,
+  startLitecoind,
+  testAccount,
+  type LitecoinNode,
+  type TestWallets,
+} from './litecoind.js';
 import { startFakeProvider, type FakeProvider } from './market-data.js';
 import { createScratchDatabase, type ScratchDatabase } from './postgres.js';
 import { freePort, spawnGroup, waitForHttp, type Child } from './process.js';
@@ -73,7 +81,10 @@ export interface DevnetOptions {
 
 /** A running devnet, without the server (startServer starts one or more). */
 export interface Devnet {
+  /** The service's node: the watch-only wallet, and the customer's. */
   litecoin: LitecoinNode;
+  /** The signer's node: only the signer wallet. */
+  signerNode: LitecoinNode;
   wallets: TestWallets;
   anvil: Anvil;
   /** The USDT contract on anvil. */
@@ -105,10 +116,16 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
     for (const step of stops.reverse()) await step().catch(() => undefined);
   };
   try {
-    const litecoin = await startLitecoind();
-    stops.push(() => litecoin.stop());
+    // Two nodes, as production keeps them: the service's node with the watch-only wallet (and here the
+    // customer's), and a signer node that holds the key and only signs. They are peers on regtest.
+    const [litecoin, signerNode] = await Promise.all([startLitecoind(), startLitecoind()]);
+    stops.push(
+      () => litecoin.stop(),
+      () => signerNode.stop(),
+    );
+    await connectNodes(litecoin, signerNode);
     const account = testAccount();
-    const wallets = await createWallets(litecoin, account);
+    const wallets = await createWallets(litecoin, account, { signerNode });
     await litecoin.mine(101, wallets.customerAddress);
     // The watch-only wallet's change address holds the LTC hot wallet's funds: it is imported (as the
     // adapter imports it) before it is paid, so the wallet sees the payment without a rescan.
@@ -163,6 +180,7 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
 
     return {
       litecoin,
+      signerNode,
       wallets,
       anvil,
       usdt,
@@ -180,7 +198,7 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
         NETWORKS: 'LTC,ETH',
         LTC_CHAIN: 'regtest',
         LTC_RPC_URL: litecoin.url(wallets.watch),
-        LTC_SIGNER_RPC_URL: litecoin.url(wallets.signer),
+        LTC_SIGNER_RPC_URL: signerNode.url(wallets.signer),
         LTC_XPUB: account.tpub,
         LTC_CONFIRMATIONS: String(options.confirmations?.LTC ?? 2),
         LTC_SCAN_SECONDS: '1',

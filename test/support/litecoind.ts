@@ -179,18 +179,25 @@ export interface TestWallets {
 /**
  * Creates the watch-only wallet (no private keys, blank), the signer (blank, then the account's tprv imported
  * with importmulti: `0/*` ranged over [0, 1000] for deposits and `1/0` for change) and a customer's wallet.
+ * The signer is made on `options.signerNode` when given (a node of its own, as production keeps it), else on
+ * `node`.
  */
-export async function createWallets(node: LitecoinNode, account: TestAccount): Promise<TestWallets> {
+export async function createWallets(
+  node: LitecoinNode,
+  account: TestAccount,
+  options: { signerNode?: LitecoinNode } = {},
+): Promise<TestWallets> {
   const names = { watch: 'watch', signer: 'signer', customer: 'customer' };
+  const signerNode = options.signerNode ?? node;
   await node.call('createwallet', [names.watch, true, true]);
-  await node.call('createwallet', [names.signer, false, true]);
+  await signerNode.call('createwallet', [names.signer, false, true]);
   await node.call('createwallet', [names.customer]);
-  const imported = await node.call<Array<{ success: boolean; error?: { message: string } }>>(
+  const imported = await signerNode.call<Array<{ success: boolean; error?: { message: string } }>>(
     'importmulti',
     [
       [
-        { desc: await withChecksum(node, `wpkh(${account.tprv}/0/*)`), range: [0, 1000], timestamp: 'now', internal: false },
-        { desc: await withChecksum(node, `wpkh(${account.tprv}/1/0)`), timestamp: 'now', internal: true },
+        { desc: await withChecksum(signerNode, `wpkh(${account.tprv}/0/*)`), range: [0, 1000], timestamp: 'now', internal: false },
+        { desc: await withChecksum(signerNode, `wpkh(${account.tprv}/1/0)`), timestamp: 'now', internal: true },
       ],
       { rescan: false },
     ],
@@ -215,7 +222,9 @@ export async function waitForSameTip(...nodes: LitecoinNode[]): Promise<string> 
 
 async function waitForPeers(node: LitecoinNode, count: number): Promise<void> {
   const deadline = Date.now() + SYNC_TIMEOUT_MS;
-  while ((await node.call<number>('getconnectioncount')) !== count) {
+  // Connected: at least `count` peers (a node may have others); cut off: none.
+  const reached = (peers: number) => (count === 0 ? peers === 0 : peers >= count);
+  while (!reached(await node.call<number>('getconnectioncount'))) {
     if (Date.now() > deadline) throw new Error(`node on ${node.p2pPort} did not reach ${count} peers`);
     await sleep(50);
   }
