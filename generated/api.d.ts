@@ -85,7 +85,9 @@ export interface paths {
          *     (`kind: destinations`). Giving only one of the two parameters is `400` (`invalid_request`).
          *
          *     Limits here are guidance computed from USD limits at current prices; they move with the market. The
-         *     binding amount, rate and limits come only from `POST /quotes`.
+         *     binding amount, rate and limits come only from `POST /quotes`, whose maximum is also bounded by what the
+         *     service's hot wallet on the destination network can pay at that moment (in production), so it can be
+         *     lower than the maximum listed here.
          */
         get: operations["getPairs"];
         put?: never;
