@@ -9,7 +9,7 @@
 import { parseBitcoinParams } from './adapters/bitcoin/index.js';
 import { parseTokens, type TokenConfig } from './adapters/ethereum/tokens.js';
 import { parseMarketRatesEnv, type MarketRatesEnvOptions } from './adapters/market/config.js';
-import type { Catalog, CatalogAsset } from './domain/catalog.js';
+import { NATIVE_ASSET, type Catalog, type CatalogAsset } from './domain/catalog.js';
 import { Money } from './domain/money.js';
 
 /** A Bitcoin Core-family network: a watch-only wallet for deposits and funding, a signer wallet for signing. */
@@ -177,9 +177,6 @@ export function readProductionConfig(env: Env, problems: string[]): ProductionCo
   problems.push(...rates.problems);
   return { networks, rates: rates.options };
 }
-
-/** The native asset of each network production can serve. */
-export const NATIVE_ASSET: Readonly<Record<string, string>> = { BTC: 'BTC', LTC: 'LTC', ETH: 'ETH', BSC: 'BNB' };
 
 /**
  * The catalogue production serves: only the configured networks (with their confirmation overrides), and on

@@ -15,7 +15,8 @@ import { createSimulatedChain, type SimulatedChain } from './adapters/sandbox/ch
 import { createSimulatedExchange } from './adapters/sandbox/exchange.js';
 import type { Config } from './config.js';
 import type { Catalog } from './domain/catalog.js';
-import { NATIVE_ASSET, type NetworkConfig, type ProductionConfig } from './production-config.js';
+import { NATIVE_ASSET } from './domain/catalog.js';
+import type { NetworkConfig, ProductionConfig } from './production-config.js';
 import { createEvmNonceAllocator } from './store/evm-nonces.js';
 
 /** The adapters of every network served, and the simulated chain when it is the sandbox's. */

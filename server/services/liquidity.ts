@@ -6,9 +6,8 @@
  * less than its minimum is 409 pair_unavailable. The sandbox's hot wallet pays anything.
  */
 import type { Knex } from 'knex';
-import type { CatalogAsset } from '../domain/catalog.js';
+import { NATIVE_ASSET, type CatalogAsset } from '../domain/catalog.js';
 import { Money, type Amount } from '../domain/money.js';
-import { NATIVE_ASSET } from '../production-config.js';
 import { sumCommittedPayouts } from '../store/payouts.js';
 import type { NetworkStatus } from './network-status.js';
 
