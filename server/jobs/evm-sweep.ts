@@ -20,6 +20,7 @@ import type { Catalog } from '../domain/catalog.js';
 import {
   addSweepableDeposits,
   listDueSweeps,
+  releaseSweepLease,
   takeSweepLease,
   updateSweep,
   type EvmSweepChange,
@@ -198,6 +199,8 @@ export function startEvmSweeping(deps: EvmSweepDeps): EvmSweeping {
       async stop() {
         clearTimeout(timer);
         await running;
+        // Another instance may sweep at once, not a lease's time later.
+        if (holding) await releaseSweepLease(deps.knex, network, deps.holder).catch(() => undefined);
       },
     };
   }

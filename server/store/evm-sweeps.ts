@@ -134,3 +134,8 @@ export async function takeSweepLease(db: Knex, network: string, holder: string, 
   );
   return rows.length > 0;
 }
+
+/** Gives up `holder`'s lease on sweeping `network` (a graceful stop: another instance may take it at once). */
+export async function releaseSweepLease(db: Knex, network: string, holder: string): Promise<void> {
+  await db('evm_sweep_leases').where({ network, holder }).delete();
+}
