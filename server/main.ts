@@ -88,7 +88,7 @@ async function main(): Promise<void> {
   // and never call a node) and the liquidity it bounds quotes and payouts by.
   const rates = production ? createMarketRates({ ...production.rates, now }) : createSandboxRates(catalog);
   const chains = production
-    ? await createProductionChainAdapters({ production, knex: db.knex, catalog, logger })
+    ? await createProductionChainAdapters({ production, knex: db.knex, catalog, logger, sweep: true })
     : createSandboxChainAdapters({ config, knex: db.knex, catalog, now });
   const networkStatus = production
     ? startNetworkStatus({

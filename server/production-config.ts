@@ -6,7 +6,9 @@
  * Families: `bitcoin` (Bitcoin Core JSON-RPC: LTC, BTC) and `ethereum` (EVM JSON-RPC: ETH, BSC).
  * ZANO has no production adapter yet; naming it is refused with that reason.
  */
+import { readFileSync } from 'node:fs';
 import { parseBitcoinParams } from './adapters/bitcoin/index.js';
+import { isAccountKeyOf } from './adapters/ethereum/addresses.js';
 import { parseTokens, type TokenConfig } from './adapters/ethereum/tokens.js';
 import { parseMarketRatesEnv, type MarketRatesEnvOptions } from './adapters/market/config.js';
 import { NATIVE_ASSET, type Catalog, type CatalogAsset } from './domain/catalog.js';
@@ -43,6 +45,11 @@ export interface EthereumNetworkConfig {
   readonly xpub: string;
   /** The file holding the hot wallet's private key (hex), read once at start. */
   readonly hotWalletKeyFile: string;
+  /**
+   * The file holding the deposit account's extended private key (the xprv behind `xpub`), which signs sweeps
+   * of deposits to the hot wallet; none: sweeping is off and deposits stay on their addresses.
+   */
+  readonly depositKeyFile: string | undefined;
   /** Token contracts by catalogue symbol (checksummed). */
   readonly tokens: Readonly<Record<string, TokenConfig>>;
   readonly confirmations: number | undefined;
@@ -159,12 +166,23 @@ export function readProductionConfig(env: Env, problems: string[]): ProductionCo
       } catch (err) {
         problems.push(`${network}_TOKENS: ${(err as Error).message}`);
       }
+      const xpub = required(`${network}_XPUB`, `the ${network} account extended public key deposit addresses derive from`);
+      const depositKeyFile = value(`${network}_DEPOSIT_KEY_FILE`);
+      if (depositKeyFile !== undefined && xpub !== '') {
+        // Read here only to refuse a wrong key at start; the wiring reads it again and keeps it nowhere else.
+        try {
+          readDepositKey(depositKeyFile, xpub, `${network}_XPUB`);
+        } catch (err) {
+          problems.push(`${network}_DEPOSIT_KEY_FILE (${depositKeyFile}): ${(err as Error).message}`);
+        }
+      }
       networks.push({
         family,
         network,
         rpcUrl: url(`${network}_RPC_URL`, `the ${network} node's JSON-RPC URL`),
-        xpub: required(`${network}_XPUB`, `the ${network} account extended public key deposit addresses derive from`),
+        xpub,
         hotWalletKeyFile: required(`${network}_HOT_WALLET_KEY_FILE`, `the file holding the ${network} hot wallet's private key`),
+        depositKeyFile,
         tokens,
         confirmations: confirmations(`${network}_CONFIRMATIONS`),
         maxTipAgeSeconds: maxTipAge(network),
@@ -176,6 +194,33 @@ export function readProductionConfig(env: Env, problems: string[]): ProductionCo
   const rates = parseMarketRatesEnv(env);
   problems.push(...rates.problems);
   return { networks, rates: rates.options };
+}
+
+/**
+ * The deposit account's extended private key from `file`, checked against the account's `xpub` (the variable
+ * `xpubName`, for messages). Throws with a
+ * message that names the problem and never the key: the file cannot be read, holds no extended private key, or
+ * holds the key of another account (whose addresses are not the deposit addresses).
+ */
+export function readDepositKey(file: string, xpub: string, xpubName: string): string {
+  let xprv: string;
+  try {
+    xprv = readFileSync(file, 'utf8').trim();
+  } catch (err) {
+    throw new Error(`cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+  let matches: boolean;
+  try {
+    matches = isAccountKeyOf(xprv, xpub);
+  } catch (err) {
+    throw new Error(`must hold the deposit account's extended private key (xprv of m/44'/60'/0'): ${(err as Error).message}`);
+  }
+  if (!matches) {
+    throw new Error(
+      `holds an extended private key that does not match ${xpubName}: its addresses are not the deposit addresses (it must be the xprv of the account ${xpubName} is the public key of, m/44'/60'/0')`,
+    );
+  }
+  return xprv;
 }
 
 /**

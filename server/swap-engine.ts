@@ -1,7 +1,7 @@
 /**
  * Assembles what moves swaps, for the server process and the tests alike, over the chain adapters it is
- * given: the swap service, the chain watchers, the payout sender, the job engine with its workers, the
- * stream hub and the access-token derivation.
+ * given: the swap service, the chain watchers, the payout sender, the sweeping of EVM deposits (where the
+ * chains have it), the job engine with its workers, the stream hub and the access-token derivation.
  */
 import { randomUUID } from 'node:crypto';
 import type { LookupFunction } from 'node:net';
@@ -15,6 +15,7 @@ import { createSwapTokens, type SwapTokens } from './domain/access-tokens.js';
 import type { Catalog } from './domain/catalog.js';
 import { startJobEngine, type JobEngine } from './jobs/engine.js';
 import { startChainWatching, type ChainWatching } from './jobs/chain-watch.js';
+import { startEvmSweeping, type EvmSweeping } from './jobs/evm-sweep.js';
 import { createPayoutSender, type CrashPoint } from './jobs/payout-sender.js';
 import type { Metrics } from './metrics.js';
 import type { Liquidity } from './services/liquidity.js';
@@ -28,6 +29,8 @@ export interface SwapEngine {
   lifecycle: SwapService;
   /** The chain watchers (a sandbox payment wakes its network's). */
   watching: ChainWatching;
+  /** Moves EVM deposits to the hot wallets (production, on networks with a deposit key; jobs/evm-sweep.ts). */
+  sweeping?: EvmSweeping;
   /** Polls permanent routes for deposits and converts them (the sweeper of jobs/route-deposits.ts calls it). */
   routes: RouteService;
   hub: SwapHub;
@@ -135,9 +138,21 @@ export async function startSwapEngine(deps: {
     exclusive: deps.chains.watchOnOneInstance ? { holder: `${hostname()}:${process.pid}:${randomUUID()}` } : undefined,
   });
   engine.watching = watching;
+  const sweeping =
+    deps.chains.sweeping && Object.keys(deps.chains.sweeping).length > 0
+      ? startEvmSweeping({
+          knex: deps.knex,
+          catalog: deps.catalog,
+          networks: deps.chains.sweeping,
+          holder: `${hostname()}:${process.pid}:${randomUUID()}`,
+          now: deps.now,
+          logger: deps.logger,
+        })
+      : undefined;
   return {
     lifecycle,
     watching,
+    sweeping,
     routes,
     hub,
     jobs,
@@ -145,6 +160,7 @@ export async function startSwapEngine(deps: {
     crypto,
     async stop() {
       await hub.close();
+      await sweeping?.stop();
       await watching.stop();
       await jobs.stop();
       await crypto.close();

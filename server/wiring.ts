@@ -9,14 +9,15 @@ import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { createAdapterRegistry, type AdapterRegistry, type NetworkAdapters } from './adapters/chain.js';
 import { createBitcoinAdapters, parseBitcoinParams } from './adapters/bitcoin/index.js';
-import { createEthereumAdapters } from './adapters/ethereum/index.js';
+import { createEthereumAdapters, createEthereumSweeper, type EthereumAdapterOptions } from './adapters/ethereum/index.js';
 import { createInventoryExchange, type ExchangeVenue } from './adapters/exchange.js';
 import { createSimulatedChain, type SimulatedChain } from './adapters/sandbox/chain.js';
 import { createSimulatedExchange } from './adapters/sandbox/exchange.js';
 import type { Config } from './config.js';
 import type { Catalog } from './domain/catalog.js';
 import { NATIVE_ASSET } from './domain/catalog.js';
-import type { NetworkConfig, ProductionConfig } from './production-config.js';
+import { SWEEP_INTERVAL_MS, type NetworkSweeping } from './jobs/evm-sweep.js';
+import { readDepositKey, type NetworkConfig, type ProductionConfig } from './production-config.js';
 import { createEvmNonceAllocator } from './store/evm-nonces.js';
 
 /** The adapters of every network served, and the simulated chain when it is the sandbox's. */
@@ -28,6 +29,8 @@ export interface ChainAdapters {
   sandbox?: SimulatedChain;
   /** Each network is scanned by one instance at a time (real nodes; jobs/chain-watch.ts). */
   watchOnOneInstance?: boolean;
+  /** The EVM networks whose deposits are swept to the hot wallet (jobs/evm-sweep.ts), by network. */
+  sweeping?: Record<string, NetworkSweeping>;
 }
 
 /** The sandbox's adapters: the simulated chain on every network of `catalog`, with its controls. */
@@ -48,28 +51,34 @@ export function createSandboxChainAdapters(deps: {
 
 /**
  * Production's adapters: each configured network's family (adapters/bitcoin, adapters/ethereum) on its node,
- * scanned by one instance at a time. Conversions come from the service's own inventory.
+ * scanned by one instance at a time. Conversions come from the service's own inventory. With `sweep` (the
+ * server), each EVM network with a deposit key gets its sweeper, and one without is logged as not sweeping.
  */
 export async function createProductionChainAdapters(deps: {
   production: ProductionConfig;
   knex: Knex;
   catalog: Catalog;
   logger: Logger;
+  sweep?: boolean;
 }): Promise<ChainAdapters> {
   const adapters: Record<string, NetworkAdapters> = {};
+  const sweeping: Record<string, NetworkSweeping> = {};
   for (const network of deps.production.networks) {
-    adapters[network.network] = await createNetworkAdapters(network, deps);
+    const built = await createNetworkAdapters(network, deps);
+    adapters[network.network] = built.adapters;
+    if (built.sweeping) sweeping[network.network] = built.sweeping;
   }
-  return { registry: createAdapterRegistry(adapters), exchange: createInventoryExchange(), watchOnOneInstance: true };
+  return { registry: createAdapterRegistry(adapters), exchange: createInventoryExchange(), watchOnOneInstance: true, sweeping };
 }
 
 async function createNetworkAdapters(
   network: NetworkConfig,
-  deps: { knex: Knex; catalog: Catalog; logger: Logger },
-): Promise<NetworkAdapters> {
+  deps: { knex: Knex; catalog: Catalog; logger: Logger; sweep?: boolean },
+): Promise<{ adapters: NetworkAdapters; sweeping?: NetworkSweeping }> {
   const { confirmations, blockSeconds } = deps.catalog.networks[network.network];
+  const scanMs = network.scanSeconds === undefined ? undefined : network.scanSeconds * 1000;
   if (network.family === 'bitcoin') {
-    return createBitcoinAdapters({
+    const adapters = await createBitcoinAdapters({
       network: network.network,
       rpcUrl: network.rpcUrl,
       signerRpcUrl: network.signerRpcUrl,
@@ -79,15 +88,16 @@ async function createNetworkAdapters(
       payoutConfirmations: confirmations,
       fallbackFeeRate: network.fallbackFeeRate,
       blockSeconds,
-      scanMs: network.scanSeconds === undefined ? undefined : network.scanSeconds * 1000,
+      scanMs,
     });
+    return { adapters };
   }
   // The hot wallet's key is read once, here; it is never logged or stored.
   const hotWalletKey = (await readFile(network.hotWalletKeyFile, 'utf8')).trim();
   if (!/^(0x)?[0-9a-fA-F]{64}$/.test(hotWalletKey)) {
     throw new Error(`${network.network}_HOT_WALLET_KEY_FILE (${network.hotWalletKeyFile}) must hold a private key: 64 hex digits`);
   }
-  return createEthereumAdapters({
+  const options: EthereumAdapterOptions = {
     network: network.network,
     rpcUrl: network.rpcUrl,
     nativeSymbol: NATIVE_ASSET[network.network],
@@ -97,6 +107,20 @@ async function createNetworkAdapters(
     nonces: createEvmNonceAllocator(deps.knex, network.network),
     payoutConfirmations: confirmations,
     blockSeconds,
-    scanMs: network.scanSeconds === undefined ? undefined : network.scanSeconds * 1000,
-  });
+    scanMs,
+  };
+  const adapters = await createEthereumAdapters(options);
+  if (!deps.sweep) return { adapters };
+  if (network.depositKeyFile === undefined) {
+    deps.logger.warn(
+      { network: network.network },
+      `${network.network}_DEPOSIT_KEY_FILE is not set: ${network.network} deposits stay on their addresses (no sweeping to the hot wallet)`,
+    );
+    return { adapters };
+  }
+  // The deposit account's key, like the hot wallet's, is read once, here (checked against the xpub again: the
+  // file may have changed since the configuration was read); it is never logged or stored.
+  const xprv = readDepositKey(network.depositKeyFile, network.xpub, `${network.network}_XPUB`);
+  const sweeper = await createEthereumSweeper({ ...options, xprv });
+  return { adapters, sweeping: { sweeper, intervalMs: scanMs ?? SWEEP_INTERVAL_MS } };
 }

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { HDKey } from '@scure/bip32';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { ANVIL_KEY_0, anvilUnavailable, startAnvil, type Anvil } from '../support/anvil.js';
 import { createWallets, litecoindMissing, startLitecoind, testAccount, type LitecoinNode } from '../support/litecoind.js';
@@ -151,6 +151,11 @@ describe('production mode on a real Litecoin Core node (the server process)', fu
     expect(networks.find((n) => n.network === 'ETH')).to.include({ status: 'ok', height: 0, balance: 'ok' });
   });
 
+  it('says once, at start, that ETH deposits stay on their addresses when ETH_DEPOSIT_KEY_FILE is not set', () => {
+    const said = server!.output().match(/ETH_DEPOSIT_KEY_FILE is not set: ETH deposits stay on their addresses/g) ?? [];
+    expect(said, server!.output()).to.have.length(1);
+  });
+
   it('prices a quote from the market median, bounded by the hot wallet: an empty one is 409 pair_unavailable', async () => {
     const quote = await readJson(post('/quotes', quoteBody('LTC', 'ETH', '1')));
     expect(quote.status, JSON.stringify(quote.body)).to.equal(200);
@@ -244,5 +249,37 @@ describe('production mode with no networks', () => {
     const code = await exitOf(child);
     expect(code).to.equal(78);
     expect(child.output()).to.match(/NETWORKS is required when SERVICE_MODE=production/);
+  });
+});
+
+describe('production mode with a deposit key of another account', () => {
+  it('refuses to start, naming ETH_DEPOSIT_KEY_FILE and ETH_XPUB, and never prints the key', async function () {
+    this.timeout(60_000);
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'pss-key-'));
+    const keyFile = path.join(dir, 'eth-deposit.xprv');
+    const other = HDKey.fromMasterSeed(Buffer.from('000102030405060708090a0b0c0d0e0f', 'hex')).derive("m/44'/60'/0'");
+    await writeFile(keyFile, other.privateExtendedKey, { mode: 0o600 });
+    const account = HDKey.fromMasterSeed(Buffer.from('0f0e0d0c0b0a09080706050403020100', 'hex')).derive("m/44'/60'/0'");
+    const child = spawnGroup(
+      process.execPath,
+      ['--import', 'tsx', 'server/main.ts'],
+      {
+        SERVICE_MODE: 'production',
+        SECRETS_KEY: 'a'.repeat(64),
+        DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/none',
+        PUBLIC_ORIGIN: ORIGIN,
+        NETWORKS: 'ETH',
+        ETH_RPC_URL: 'http://127.0.0.1:1',
+        ETH_XPUB: account.publicExtendedKey,
+        ETH_HOT_WALLET_KEY_FILE: keyFile,
+        ETH_DEPOSIT_KEY_FILE: keyFile,
+      },
+      root,
+    );
+    const code = await exitOf(child);
+    await rm(dir, { recursive: true, force: true });
+    expect(code).to.equal(78);
+    expect(child.output()).to.contain(`ETH_DEPOSIT_KEY_FILE (${keyFile}): holds an extended private key that does not match ETH_XPUB`);
+    expect(child.output()).not.to.contain(other.privateExtendedKey);
   });
 });

@@ -77,6 +77,8 @@ export interface DevnetOptions {
   confirmations?: { LTC?: number; ETH?: number };
   /** Seconds between blocks mined by themselves: none (the default) mines only when asked. */
   blockSeconds?: { LTC?: number; ETH?: number };
+  /** Writes the ETH deposit account's xprv to a file and sets ETH_DEPOSIT_KEY_FILE: the server sweeps ETH deposits. */
+  sweepEth?: boolean;
 }
 
 /** A running devnet, without the server (startServer starts one or more). */
@@ -91,6 +93,8 @@ export interface Devnet {
   usdt: Hex;
   /** The ETH hot wallet's address. */
   hotWallet: Hex;
+  /** The file holding the ETH deposit account's xprv (ETH_DEPOSIT_KEY_FILE), with `sweepEth`. */
+  ethDepositKeyFile?: string;
   market: Record<'kraken' | 'binance' | 'coinbase', FakeProvider>;
   database: ScratchDatabase;
   /** The server's environment (production mode on this devnet), listening on `port`. */
@@ -154,6 +158,8 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
     const keyFile = path.join(keyDir, 'eth-hot-wallet.key');
     await writeFile(keyFile, ANVIL_KEY_0, { mode: 0o600 });
     const ethAccount = HDKey.fromMasterSeed(Buffer.from(ETH_DEPOSIT_SEED, 'hex')).derive("m/44'/60'/0'");
+    const ethDepositKeyFile = options.sweepEth ? path.join(keyDir, 'eth-deposit.xprv') : undefined;
+    if (ethDepositKeyFile) await writeFile(ethDepositKeyFile, ethAccount.privateExtendedKey, { mode: 0o600 });
     const secretsKey = randomBytes(32).toString('hex');
 
     const moveUsdt = async (from: Hex, to: string, amount: string): Promise<Hex> => {
@@ -185,6 +191,7 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
       anvil,
       usdt,
       hotWallet: hot.address,
+      ethDepositKeyFile,
       market,
       database,
       env: (port) => ({
@@ -207,6 +214,7 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
         ETH_RPC_URL: anvil.url,
         ETH_XPUB: ethAccount.publicExtendedKey,
         ETH_HOT_WALLET_KEY_FILE: keyFile,
+        ...(ethDepositKeyFile ? { ETH_DEPOSIT_KEY_FILE: ethDepositKeyFile } : {}),
         ETH_TOKENS: `USDT:${usdt}`,
         ETH_CONFIRMATIONS: String(options.confirmations?.ETH ?? 1),
         ETH_SCAN_SECONDS: '1',

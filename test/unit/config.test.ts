@@ -1,4 +1,8 @@
+import { HDKey } from '@scure/bip32';
 import { expect } from 'chai';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { ConfigError, loadConfig, modeCapabilities, STREAM_MAX_LIFETIME_LIMIT_SECONDS } from '../../server/config.js';
 import { loadSandboxCatalog } from '../../server/adapters/sandbox/catalog.js';
 import { servedCatalog } from '../../server/production-config.js';
@@ -207,6 +211,66 @@ describe('loadConfig', () => {
       expect(problems).to.match(/LTC_CONFIRMATIONS="0" must be a whole number of confirmations/);
       expect(problems).to.match(/ETH_SCAN_SECONDS="often" must be a whole number of seconds/);
       expect(problems).to.match(/ETH_TOKENS: token entry "USDT:0x123" is not SYMBOL:0x<40 hex digits>/);
+    });
+
+    describe('<NET>_DEPOSIT_KEY_FILE', () => {
+      // A test seed's account m/44'/60'/0': its xprv, and the xpub deposit addresses derive from.
+      const account = HDKey.fromMasterSeed(Buffer.from('000102030405060708090a0b0c0d0e0f', 'hex')).derive("m/44'/60'/0'");
+      const other = HDKey.fromMasterSeed(Buffer.from('0f0e0d0c0b0a09080706050403020100', 'hex')).derive("m/44'/60'/0'");
+      let dir: string;
+      const eth = (env: Record<string, string>) => ({
+        NETWORKS: 'ETH',
+        ETH_RPC_URL: 'http://127.0.0.1:8545',
+        ETH_XPUB: account.publicExtendedKey,
+        ETH_HOT_WALLET_KEY_FILE: '/run/secrets/eth-hot',
+        ...env,
+      });
+      const keyFile = async (name: string, content: string) => {
+        const file = path.join(dir, name);
+        await writeFile(file, content, { mode: 0o600 });
+        return file;
+      };
+
+      before(async () => {
+        dir = await mkdtemp(path.join(os.tmpdir(), 'pss-config-'));
+      });
+      after(() => rm(dir, { recursive: true, force: true }));
+
+      it('is optional: without it the network has no deposit key file (sweeping is off)', () => {
+        const config = loadConfig({ ...base, ...eth({}) });
+        expect(config.production!.networks[0]).to.include({ depositKeyFile: undefined });
+      });
+
+      it("reads the file's path when it holds the xprv of the account ETH_XPUB is the public key of", async () => {
+        const file = await keyFile('good.key', `${account.privateExtendedKey}\n`);
+        const config = loadConfig({ ...base, ...eth({ ETH_DEPOSIT_KEY_FILE: file }) });
+        expect(config.production!.networks[0]).to.include({ depositKeyFile: file });
+        // The key itself is kept nowhere in the configuration.
+        expect(JSON.stringify(config)).not.to.contain(account.privateExtendedKey);
+      });
+
+      it("refuses another account's xprv, saying it does not match ETH_XPUB, and never shows the key", async () => {
+        const file = await keyFile('other.key', other.privateExtendedKey);
+        const problems = problemsOf(eth({ ETH_DEPOSIT_KEY_FILE: file }));
+        expect(problems).to.have.length(1);
+        expect(problems[0]).to.contain(`ETH_DEPOSIT_KEY_FILE (${file}): holds an extended private key that does not match ETH_XPUB`);
+        expect(problems[0]).not.to.contain(other.privateExtendedKey);
+      });
+
+      it('refuses an xpub in place of the xprv, a file that is not a key, and a file that cannot be read', async () => {
+        const xpub = await keyFile('xpub.key', account.publicExtendedKey);
+        expect(problemsOf(eth({ ETH_DEPOSIT_KEY_FILE: xpub })).join('\n')).to.match(
+          /ETH_DEPOSIT_KEY_FILE \(.*xpub\.key\): must hold the deposit account's extended private key .*not the extended private key/,
+        );
+        const garbage = await keyFile('garbage.key', 'not a key');
+        expect(problemsOf(eth({ ETH_DEPOSIT_KEY_FILE: garbage })).join('\n')).to.match(
+          /ETH_DEPOSIT_KEY_FILE \(.*garbage\.key\): must hold the deposit account's extended private key/,
+        );
+        const missing = path.join(dir, 'missing.key');
+        expect(problemsOf(eth({ ETH_DEPOSIT_KEY_FILE: missing }))).to.deep.equal([
+          `ETH_DEPOSIT_KEY_FILE (${missing}): cannot be read (ENOENT)`,
+        ]);
+      });
     });
 
     it('serves only the configured networks, their coin and configured tokens', () => {

@@ -22,6 +22,19 @@ export function parseExtendedKey(extendedKey: string): HDKey {
   }
 }
 
+/**
+ * Whether the extended private key `xprv` is the one behind the account extended public key `xpub` (the same
+ * public key and chain code: every `0/<index>` address of one is the other's). Throws when either is not an
+ * extended key, or `xprv` holds no private key.
+ */
+export function isAccountKeyOf(xprv: string, xpub: string): boolean {
+  const secret = parseExtendedKey(xprv);
+  if (!secret.privateKey) throw new Error('the key is an extended public key, not the extended private key (xprv)');
+  const account = parseExtendedKey(xpub);
+  const same = (a: Uint8Array | null, b: Uint8Array | null) => !!a && !!b && bytesToHex(a) === bytesToHex(b);
+  return same(secret.publicKey, account.publicKey) && same(secret.chainCode, account.chainCode);
+}
+
 /** The address at `0/<index>` below the account key `account`. */
 export function deriveDepositAddress(account: HDKey, index: number): string {
   const child = account.deriveChild(0).deriveChild(index);

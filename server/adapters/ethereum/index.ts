@@ -17,7 +17,7 @@ import { createEvmChainWatcher } from './watcher.js';
 export type { NonceAllocator, NonceRequest } from './nonces.js';
 export { parseTokens, type TokenConfig } from './tokens.js';
 export { classifyBroadcastRefusal } from './broadcast-errors.js';
-export type { EvmSweeper, SweepRequest, SweepStep } from './sweeper.js';
+export type { EvmSweeper, SweepRequest, SweepStep, SweepTransactionState } from './sweeper.js';
 
 /** How long one JSON-RPC call may take before it counts as failed. */
 const RPC_TIMEOUT_MS = 15_000;
@@ -98,7 +98,7 @@ async function chainIdOf(client: PublicClient, options: EthereumAdapterOptions):
 
 /**
  * The sweeper of one EVM network (adapters/ethereum/sweeper.ts): moves credited deposits to the hot wallet,
- * signing with the keys below the account extended private key `xprv`. No job runs it yet.
+ * signing with the keys below the account extended private key `xprv` (jobs/evm-sweep.ts drives it).
  */
 export async function createEthereumSweeper(options: EthereumAdapterOptions & { xprv: string }): Promise<EvmSweeper> {
   const client = options.client ?? createEvmClient(options.rpcUrl);

@@ -21,7 +21,12 @@ export interface SweepRequest {
   key: string;
   index: number;
   asset: CatalogAsset;
+  /** The address the caller knows the deposit by: refused when `0/<index>` is another one. */
+  address?: string;
 }
+
+/** Where a transaction of a sweep stands on the node. */
+export type SweepTransactionState = 'unknown' | 'pending' | 'mined' | 'reverted';
 
 /** What one sweep step did. */
 export type SweepStep =
@@ -76,6 +81,9 @@ export function createEvmSweeper(options: EvmSweeperOptions) {
     async sweep(request: SweepRequest): Promise<SweepStep> {
       const asset = await assets.of(request.asset.symbol);
       const deposit = keyOf(request.index);
+      if (request.address !== undefined && request.address.toLowerCase() !== deposit.address.toLowerCase()) {
+        throw new Error(`the deposit address ${request.address} is not 0/${request.index} of the deposit account`);
+      }
       const { maxFeePerGas } = await currentFees(client);
       if (!asset.contract) {
         const balance = await client.getBalance({ address: deposit.address, blockTag: 'latest' });
@@ -111,6 +119,17 @@ export function createEvmSweeper(options: EvmSweeperOptions) {
       });
       if (outcome.kind === 'rejected') return outcome;
       return { kind: 'swept', txHash: signed.txHash, amount: formatUnits(tokenBalance, asset.decimals) };
+    },
+
+    /**
+     * Where the sweep's transaction `txHash` (a top-up or a sweep) stands: mined (or reverted) in a block, pending
+     * in the node's pool, or unknown to the node (dropped, or replaced by another with its nonce).
+     */
+    async transactionState(txHash: string): Promise<SweepTransactionState> {
+      const receipt = await client.request({ method: 'eth_getTransactionReceipt', params: [txHash as Hex] });
+      if (receipt) return receipt.status === '0x1' ? 'mined' : 'reverted';
+      const transaction = await client.request({ method: 'eth_getTransactionByHash', params: [txHash as Hex] });
+      return transaction ? 'pending' : 'unknown';
     },
   };
 }

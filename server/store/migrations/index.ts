@@ -23,6 +23,7 @@ import * as payoutAccepted from './0016_payout_accepted.js';
 import * as sandboxArmedExchanges from './0017_sandbox_armed_exchanges.js';
 import * as productionChains from './0018_production_chains.js';
 import * as evmNonces from './0019_evm_nonces.js';
+import * as evmSweeps from './0020_evm_sweeps.js';
 
 /** What a migration may need besides the database: data migrations that re-seal secrets need the key. */
 export interface MigrationContext {
@@ -53,6 +54,7 @@ const migrations: Array<[name: string, migration: Migration]> = [
   ['0017_sandbox_armed_exchanges', sandboxArmedExchanges],
   ['0018_production_chains', productionChains],
   ['0019_evm_nonces', evmNonces],
+  ['0020_evm_sweeps', evmSweeps],
 ];
 
 /** A knex migration source over the static list above, handing each migration `context`. */

@@ -1,0 +1,219 @@
+/**
+ * Sweeping (issue 35): moves deposits from their derived addresses to the hot wallet, on each EVM network whose
+ * deposit account key is configured. A loop per network, on one instance at a time (a lease, as chain watching
+ * has): each pass adds a sweep for every deposit a swap has credited or refunded (store/evm-sweeps.ts), then
+ * drives the due ones a step each through the network's sweeper (adapters/ethereum/sweeper.ts):
+ *
+ *   pending --sweep--> funding (the hot wallet's gas top-up of a token deposit) --mined--> sweep again
+ *   pending --sweep--> swept (broadcast) --mined--> confirmed
+ *   pending --sweep--> empty (nothing left to move)
+ *
+ * A sweep is our own bookkeeping: it never reads or writes a swap or a route, nor their events. Node calls run
+ * outside every transaction; a step's result is written only if the sweep is still in the state it was read in.
+ * Each sweep's transactions hold nonces by its key (`<key>:sweep`, `<key>:gas`), so a step retried after a crash
+ * or an ambiguous broadcast signs with the same nonce: at most one of its transactions can ever be mined.
+ */
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { EvmSweeper } from '../adapters/ethereum/index.js';
+import type { Catalog } from '../domain/catalog.js';
+import {
+  addSweepableDeposits,
+  listDueSweeps,
+  releaseSweepLease,
+  takeSweepLease,
+  updateSweep,
+  type EvmSweepChange,
+  type EvmSweepRecord,
+} from '../store/evm-sweeps.js';
+
+/** How often a network is swept when its configuration does not say (`<NET>_SCAN_SECONDS` does, on devnets). */
+export const SWEEP_INTERVAL_MS = 60_000;
+/** A sweep lease not renewed for this long (or three of the network's passes, if longer) may be taken by another instance. */
+export const SWEEP_LEASE_MS = 30_000;
+/** How often an instance that does not hold a network's sweep lease tries to take it. */
+const LEASE_RETRY_MS = 10_000;
+/** Sweeps one pass drives at most (a step is a few node calls). */
+const SWEEPS_PER_PASS = 20;
+/** A sweep the node refused this many times is left for an operator (state `failed`). */
+export const MAX_SWEEP_REFUSALS = 5;
+/** The longest wait before a failed step is tried again. */
+const RETRY_MAX_MS = 10 * 60_000;
+/** A sweep transaction the node has not known of for this long was dropped: the step is done again (same nonce). */
+export const SWEEP_DROPPED_AFTER_MS = 10 * 60_000;
+
+/** The sweeping of one network: its sweeper and pace. */
+export interface NetworkSweeping {
+  sweeper: EvmSweeper;
+  intervalMs: number;
+}
+
+/** What sweeping needs. */
+export interface EvmSweepDeps {
+  knex: Knex;
+  catalog: Catalog;
+  /** The networks that sweep (wiring.ts: those with `<NET>_DEPOSIT_KEY_FILE`). */
+  networks: Record<string, NetworkSweeping>;
+  /** This instance's name in the sweep leases. */
+  holder: string;
+  now: () => Date;
+  logger: Logger;
+}
+
+/** Running sweep loops. */
+export interface EvmSweeping {
+  /** Runs a pass on `network` now and resolves when it is done (tests). */
+  sweepNow(network: string): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Starts a sweep loop per network of `deps.networks`. */
+export function startEvmSweeping(deps: EvmSweepDeps): EvmSweeping {
+  let stopped = false;
+  const loops = new Map(Object.entries(deps.networks).map(([network, sweeping]) => [network, createLoop(network, sweeping)]));
+
+  function createLoop(network: string, { sweeper, intervalMs }: NetworkSweeping) {
+    let timer: NodeJS.Timeout | undefined;
+    let running: Promise<void> | undefined;
+    let holding = false;
+    const leaseMs = Math.max(SWEEP_LEASE_MS, 3 * intervalMs);
+
+    const retryAt = (at: Date, attempts: number) =>
+      new Date(at.getTime() + Math.min(intervalMs * 2 ** Math.min(attempts, 16), Math.max(RETRY_MAX_MS, intervalMs)));
+
+    async function save(sweep: EvmSweepRecord, change: EvmSweepChange): Promise<void> {
+      const at = deps.now();
+      if (!(await updateSweep(deps.knex, sweep, change, at))) {
+        deps.logger.warn({ network, txHash: sweep.txHash, outputIndex: sweep.outputIndex }, 'sweep changed meanwhile; step dropped');
+      }
+    }
+
+    // One step of `sweep`: follows its last transaction, or asks the sweeper for the next one.
+    async function step(sweep: EvmSweepRecord): Promise<void> {
+      const at = deps.now();
+      const context = { network, address: sweep.address, txHash: sweep.txHash, outputIndex: sweep.outputIndex, asset: sweep.asset };
+      const dropped = (state: string) => state === 'unknown' && at.getTime() - sweep.updatedAt.getTime() > SWEEP_DROPPED_AFTER_MS;
+      if (sweep.state === 'swept') {
+        const state = await sweeper.transactionState(sweep.sweepTxHash!);
+        if (state === 'mined') {
+          deps.logger.info({ ...context, sweepTxHash: sweep.sweepTxHash, amount: sweep.amount }, 'deposit swept to the hot wallet');
+          return save(sweep, { state: 'confirmed' });
+        }
+        if (state === 'reverted') {
+          deps.logger.error({ ...context, sweepTxHash: sweep.sweepTxHash }, 'sweep transaction reverted; left for an operator');
+          return save(sweep, { state: 'failed', lastError: `the sweep transaction ${sweep.sweepTxHash} reverted` });
+        }
+        // Dropped: swept again (its nonce is the same, so the dropped one can never be mined as well).
+        if (dropped(state)) return save(sweep, { state: 'pending', lastError: `the node no longer knows ${sweep.sweepTxHash}` });
+        return;
+      }
+      if (sweep.state === 'funding') {
+        const state = await sweeper.transactionState(sweep.fundingTxHash!);
+        // The token transfer waits for its gas: until then the address cannot pay for it.
+        if (state === 'pending' || (state === 'unknown' && !dropped(state))) return;
+      }
+      const asset = deps.catalog.assets.find((a) => a.network === network && a.symbol === sweep.asset);
+      if (!asset) return save(sweep, { state: 'failed', lastError: `the catalogue has no asset ${sweep.asset} on ${network}` });
+      let result;
+      try {
+        result = await sweeper.sweep({
+          key: `sweep:${sweep.txHash}:${sweep.outputIndex}`,
+          index: sweep.derivationIndex,
+          asset,
+          address: sweep.address,
+        });
+      } catch (err) {
+        // No answer, or an ambiguous broadcast: tried again later with the same nonces.
+        deps.logger.warn({ ...context, err }, 'sweep step failed; will retry');
+        return save(sweep, {
+          attempts: sweep.attempts + 1,
+          lastError: (err as Error).message,
+          nextAttemptAt: retryAt(at, sweep.attempts + 1),
+        });
+      }
+      switch (result.kind) {
+        case 'nothing':
+          return save(sweep, { state: 'empty', lastError: result.reason });
+        case 'funding':
+          deps.logger.info({ ...context, fundingTxHash: result.txHash }, 'gas sent to a token deposit address for its sweep');
+          return save(sweep, { state: 'funding', fundingTxHash: result.txHash });
+        case 'swept':
+          return save(sweep, { state: 'swept', sweepTxHash: result.txHash, amount: result.amount });
+        case 'rejected': {
+          const attempts = sweep.attempts + 1;
+          const failed = attempts >= MAX_SWEEP_REFUSALS;
+          deps.logger[failed ? 'error' : 'warn'](
+            { ...context, reason: result.reason, attempts },
+            failed ? 'sweep refused; left for an operator' : 'sweep refused; will retry',
+          );
+          return save(sweep, {
+            attempts,
+            lastError: result.reason,
+            nextAttemptAt: retryAt(at, attempts),
+            ...(failed ? { state: 'failed' as const } : {}),
+          });
+        }
+      }
+    }
+
+    async function pass(): Promise<void> {
+      holding = await takeSweepLease(deps.knex, network, deps.holder, deps.now(), leaseMs);
+      if (!holding) return;
+      await addSweepableDeposits(deps.knex, network, deps.now());
+      for (const sweep of await listDueSweeps(deps.knex, network, deps.now(), SWEEPS_PER_PASS)) {
+        if (stopped) return;
+        try {
+          await step(sweep);
+        } catch (err) {
+          deps.logger.warn({ err, network, txHash: sweep.txHash, outputIndex: sweep.outputIndex }, 'sweep step failed; will retry');
+        }
+      }
+    }
+
+    const schedule = (ms: number) => {
+      clearTimeout(timer);
+      if (!stopped) timer = setTimeout(run, ms);
+    };
+
+    function run(): Promise<void> {
+      if (running) return running;
+      running = (async () => {
+        try {
+          await pass();
+        } catch (err) {
+          deps.logger.warn({ err, network }, 'sweep pass failed; will retry');
+        } finally {
+          running = undefined;
+        }
+        schedule(holding ? intervalMs : Math.min(LEASE_RETRY_MS, leaseMs));
+      })();
+      return running;
+    }
+
+    schedule(Math.floor(Math.random() * Math.min(intervalMs, 1_000)));
+    return {
+      async sweepNow() {
+        if (running) await running;
+        await run();
+      },
+      async stop() {
+        clearTimeout(timer);
+        await running;
+        // Another instance may sweep at once, not a lease's time later.
+        if (holding) await releaseSweepLease(deps.knex, network, deps.holder).catch(() => undefined);
+      },
+    };
+  }
+
+  return {
+    async sweepNow(network) {
+      const loop = loops.get(network);
+      if (!loop) throw new Error(`no sweeping on network ${network}`);
+      await loop.sweepNow();
+    },
+    async stop() {
+      stopped = true;
+      await Promise.all([...loops.values()].map((loop) => loop.stop()));
+    },
+  };
+}

@@ -1,0 +1,186 @@
+/**
+ * The sweep job (jobs/evm-sweep.ts) on anvil with mining by hand: a token sweep waits for its gas top-up to be
+ * mined before it sends the tokens, and a step whose result was never recorded (the process died after the
+ * broadcast) signs the same transaction again instead of a second one. The sweeps are written straight into
+ * `evm_sweeps` (test/integration/production-sweep.test.ts finds them from swaps, through the server process).
+ *
+ * Skipped, with the reason printed, where anvil is missing.
+ */
+import { pbkdf2Sync, randomBytes } from 'node:crypto';
+import { expect } from 'chai';
+import { HDKey } from '@scure/bip32';
+import pino from 'pino';
+import { createWalletClient, erc20Abi, http, parseEther, parseUnits, type Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { anvil as anvilChain } from 'viem/chains';
+import { createEthereumSweeper, type EvmSweeper } from '../../server/adapters/ethereum/index.js';
+import { deriveDepositAddress } from '../../server/adapters/ethereum/addresses.js';
+import { loadSandboxCatalog } from '../../server/adapters/sandbox/catalog.js';
+import { startEvmSweeping, type EvmSweeping } from '../../server/jobs/evm-sweep.js';
+import { migrate, openDatabase, type Database } from '../../server/store/database.js';
+import { createEvmNonceAllocator } from '../../server/store/evm-nonces.js';
+import { listSweeps, type EvmSweepRecord } from '../../server/store/evm-sweeps.js';
+import { ANVIL_KEY_0, ANVIL_KEY_1, anvilUnavailable, startAnvil, type Anvil } from '../support/anvil.js';
+import { deployToken } from '../support/erc20.js';
+
+const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
+const account = HDKey.fromMasterSeed(pbkdf2Sync(MNEMONIC.normalize('NFKD'), 'mnemonic', 2048, 64, 'sha512')).derive("m/44'/60'/0'");
+const HOT = privateKeyToAccount(ANVIL_KEY_0).address;
+/** Long enough that only the test's sweepNow() runs passes (the first one runs within a second of the start). */
+const INTERVAL_MS = 3_600_000;
+
+describe('the sweep job (anvil, mining by hand)', function () {
+  this.timeout(60_000);
+  const reason = anvilUnavailable();
+  const schema = `sweep_${randomBytes(4).toString('hex')}`;
+  let anvil: Anvil;
+  let db: Database;
+  let usdt: Hex;
+  let sweeper: EvmSweeper;
+  let sweeping: EvmSweeping | undefined;
+  /** The real sweeper's steps; `crash` makes the next one throw after it broadcast (a process that died there). */
+  const broadcast: string[] = [];
+  let crash = false;
+
+  before(async function () {
+    if (reason) {
+      console.log(`      skipped: ${reason}`);
+      this.skip();
+    }
+    anvil = await startAnvil();
+    const payer = createWalletClient({ account: privateKeyToAccount(ANVIL_KEY_1), chain: anvilChain, transport: http(anvil.url) });
+    usdt = await deployToken(payer, { symbol: 'USDT', decimals: 6, supply: '1000000' }, anvil.client);
+    db = await openDatabase(process.env.DATABASE_URL ? { databaseUrl: process.env.DATABASE_URL, schema } : {});
+    await migrate(db.knex);
+    sweeper = await createEthereumSweeper({
+      network: 'ETH',
+      rpcUrl: anvil.url,
+      nativeSymbol: 'ETH',
+      xpub: account.publicExtendedKey,
+      xprv: account.privateExtendedKey,
+      hotWalletKey: ANVIL_KEY_0,
+      tokens: { USDT: { address: usdt } },
+      nonces: createEvmNonceAllocator(db.knex, 'ETH'),
+      payoutConfirmations: 1,
+      blockSeconds: 1,
+    });
+    const recording: EvmSweeper = {
+      ...sweeper,
+      async sweep(request) {
+        const step = await sweeper.sweep(request);
+        if (step.kind === 'funding' || step.kind === 'swept') broadcast.push(step.txHash);
+        if (crash) {
+          crash = false;
+          throw new Error('the process died after the broadcast');
+        }
+        return step;
+      },
+    };
+    // The customer's payments are mined at once; from then on, blocks come only when the test mines them.
+    const pay = async (hash: Hex) => void (await anvil.client.waitForTransactionReceipt({ hash, pollingInterval: 50 }));
+    await pay(await payer.sendTransaction({ to: deriveDepositAddress(account, 1) as Hex, value: parseEther('2') }));
+    await pay(
+      await payer.writeContract({
+        address: usdt,
+        abi: erc20Abi,
+        functionName: 'transfer',
+        args: [deriveDepositAddress(account, 2) as Hex, parseUnits('7', 6)],
+      }),
+    );
+    await anvil.rpc('evm_setAutomine', [false]);
+    sweeping = startEvmSweeping({
+      knex: db.knex,
+      catalog: loadSandboxCatalog(),
+      networks: { ETH: { sweeper: recording, intervalMs: INTERVAL_MS } },
+      holder: 'test',
+      now: () => new Date(),
+      logger: pino({ level: 'silent' }),
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+  });
+
+  after(async () => {
+    await sweeping?.stop();
+    await anvil?.stop();
+    if (db) {
+      if (process.env.DATABASE_URL) await db.knex.raw('drop schema ?? cascade', [schema]);
+      await db.close();
+    }
+  });
+
+  const addSweep = async (index: number, asset: string): Promise<string> => {
+    const txHash = `0x${randomBytes(32).toString('hex')}`;
+    const at = new Date();
+    const address = deriveDepositAddress(account, index);
+    await db.knex('evm_sweeps').insert({
+      network: 'ETH',
+      tx_hash: txHash,
+      output_index: 0,
+      address,
+      derivation_index: index,
+      asset,
+      state: 'pending',
+      next_attempt_at: at,
+      created_at: at,
+      updated_at: at,
+    });
+    return txHash;
+  };
+  const sweepOf = async (txHash: string): Promise<EvmSweepRecord> => (await listSweeps(db.knex, 'ETH')).find((s) => s.txHash === txHash)!;
+  const pass = () => sweeping!.sweepNow('ETH');
+  const nonceOf = (index: number) => anvil.client.getTransactionCount({ address: deriveDepositAddress(account, index) as Hex });
+
+  it('signs the same sweep again when its broadcast was never recorded, so only one can be mined', async () => {
+    const deposit = await addSweep(1, 'ETH');
+    const hotBefore = await anvil.client.getBalance({ address: HOT });
+    crash = true;
+    await pass();
+    expect(broadcast).to.have.length(1);
+    expect(await sweepOf(deposit)).to.include({ state: 'pending', attempts: 1, sweepTxHash: null });
+
+    // Due again (as it would be after the backoff): the same nonce, the same fees and balance, the same bytes.
+    await db.knex('evm_sweeps').where({ tx_hash: deposit }).update({ next_attempt_at: new Date() });
+    await pass();
+    expect(broadcast).to.have.length(2);
+    expect(broadcast[1]).to.equal(broadcast[0]);
+    const swept = await sweepOf(deposit);
+    expect(swept).to.include({ state: 'swept', sweepTxHash: broadcast[0] });
+
+    await anvil.mine(1);
+    await pass();
+    expect(await sweepOf(deposit)).to.include({ state: 'confirmed' });
+    expect(await nonceOf(1)).to.equal(1);
+    expect((await anvil.client.getBalance({ address: HOT })) - hotBefore).to.equal(parseEther(swept.amount!));
+  });
+
+  it('sends the tokens of a USDT deposit only once the gas top-up is mined', async () => {
+    const deposit = await addSweep(2, 'USDT');
+    await pass();
+    const funding = await sweepOf(deposit);
+    expect(funding).to.include({ state: 'funding', attempts: 0 });
+    expect(funding.fundingTxHash).to.equal(broadcast.at(-1));
+
+    // The top-up waits in the pool: the address cannot pay for a transfer yet, so none is sent.
+    await pass();
+    await pass();
+    expect(await sweepOf(deposit)).to.include({ state: 'funding', attempts: 0, sweepTxHash: null });
+    expect(await nonceOf(2)).to.equal(0);
+
+    await anvil.mine(1);
+    await pass();
+    const swept = await sweepOf(deposit);
+    expect(swept).to.include({ state: 'swept', attempts: 0, fundingTxHash: funding.fundingTxHash });
+    expect(Number(swept.amount)).to.equal(7);
+    await anvil.mine(1);
+    await pass();
+    expect(await sweepOf(deposit)).to.include({ state: 'confirmed' });
+    const balance = await anvil.client.readContract({
+      address: usdt,
+      abi: erc20Abi,
+      functionName: 'balanceOf',
+      args: [deriveDepositAddress(account, 2) as Hex],
+    });
+    expect(balance).to.equal(0n);
+    expect(await nonceOf(2)).to.equal(1);
+  });
+});

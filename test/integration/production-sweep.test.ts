@@ -1,0 +1,193 @@
+/**
+ * Sweeping in production mode, through HTTP, on real nodes (test/support/devnet.ts with ETH_DEPOSIT_KEY_FILE):
+ * an ETH→LTC and a USDT→LTC swap finish, and then their deposits move from the derived addresses to the hot
+ * wallet (the token's after a gas top-up from the hot wallet), without a change to the swaps; a restarted
+ * server sweeps nothing again.
+ *
+ * Skipped, with the reason printed, where litecoind, anvil or PostgreSQL is missing.
+ */
+import { expect } from 'chai';
+import pg from 'pg';
+import { createWalletClient, decodeEventLog, erc20Abi, http, parseEther, parseUnits, type Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { foundry } from 'viem/chains';
+import { ANVIL_KEY_1 } from '../support/anvil.js';
+import {
+  createDevnetPartner,
+  devnetUnavailable,
+  DEVNET_ORIGIN,
+  startDevnet,
+  startDevnetServer,
+  type Devnet,
+  type DevnetServer,
+} from '../support/devnet.js';
+import { swapClient, type Swap } from '../support/swaps.js';
+
+const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+/** The customer's ETH account (anvil's second development key): it pays deposits and takes refunds. */
+const CUSTOMER = privateKeyToAccount(ANVIL_KEY_1);
+
+interface SweepRow {
+  tx_hash: string;
+  address: string;
+  asset: string;
+  state: string;
+  funding_tx_hash: string | null;
+  sweep_tx_hash: string | null;
+  amount: string | null;
+  attempts: number;
+  updated_at: Date;
+}
+
+/** Polls `probe` until it returns something. */
+async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = await probe();
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error('the condition did not hold in time');
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+describe('sweeping deposits to the hot wallet on real nodes (the server process)', function () {
+  this.timeout(240_000);
+  let devnet: Devnet;
+  let server: DevnetServer;
+  let client: ReturnType<typeof swapClient>;
+  let db: pg.Client;
+  /** The swaps finished here, as they were when they finished, with their deposit transactions. */
+  const finished: Array<{ id: string; depositTx: string; detail: Awaited<ReturnType<typeof client.get>> }> = [];
+
+  before(async function () {
+    const missing = await devnetUnavailable(ADMIN_URL);
+    if (missing) {
+      console.log(`      skipped: ${missing}`);
+      this.skip();
+    }
+    devnet = await startDevnet({ adminUrl: ADMIN_URL, confirmations: { LTC: 1, ETH: 1 }, sweepEth: true });
+    server = await startDevnetServer(devnet);
+    const partner = await createDevnetPartner(devnet, 'Sweeping');
+    client = swapClient(server.baseUrl.replace('/api/v1', ''), { ...partner, audience: DEVNET_ORIGIN });
+    db = new pg.Client({ connectionString: devnet.database.url });
+    await db.connect();
+  });
+
+  after(async () => {
+    await db?.end();
+    await server?.stop();
+    await devnet?.stop();
+  });
+
+  const sweepOf = async (depositTx: string): Promise<SweepRow | undefined> =>
+    (await db.query<SweepRow>('select * from evm_sweeps where network = $1 and tx_hash = $2', ['ETH', depositTx])).rows[0];
+  const confirmedSweepOf = (depositTx: string) =>
+    eventually(async () => {
+      const sweep = await sweepOf(depositTx);
+      expect(sweep?.state ?? 'pending', JSON.stringify(sweep)).to.be.oneOf(['pending', 'funding', 'swept', 'confirmed']);
+      return sweep?.state === 'confirmed' ? sweep : undefined;
+    });
+  const ethBalance = (address: string) => devnet.anvil.client.getBalance({ address: address as Hex });
+  const receiptOf = (hash: string) => devnet.anvil.client.getTransactionReceipt({ hash: hash as Hex });
+  const toLtc = (sourceAsset: string, sourceAmount: string) => ({
+    sourceAsset,
+    sourceNetwork: 'ETH',
+    destinationAsset: 'LTC',
+    destinationNetwork: 'LTC',
+    sourceAmount,
+    refundMode: 'address',
+    refundAddress: CUSTOMER.address,
+  });
+
+  // Creates a swap to LTC, has `pay` pay its deposit address, and waits until the LTC payout is confirmed.
+  async function finishSwap(request: ReturnType<typeof toLtc>, pay: (depositAddress: string) => Promise<Hex>) {
+    const destination = await devnet.litecoin.call<string>('getnewaddress', ['', 'bech32'], devnet.wallets.customer);
+    const { order } = await client.create(request, { destinationAddress: destination });
+    const ready = await client.waitFor(order.id, (o) => typeof o.depositAddress === 'string', 30_000);
+    const depositTx = await pay(ready.order.depositAddress!);
+    await client.waitFor(order.id, (o) => o.status === 'sending', 60_000);
+    await devnet.mineLtc(1);
+    const detail = await client.waitFor(order.id, (o) => ['finished', 'review', 'refunded'].includes(o.status), 60_000);
+    expect(detail.order.status, JSON.stringify(detail)).to.equal('finished');
+    expect(detail.events.map((e) => e.status)).to.deep.equal(['waiting', 'confirming', 'exchanging', 'sending', 'finished']);
+    finished.push({ id: order.id, depositTx, detail });
+    return { order: detail.order as Swap, depositTx };
+  }
+
+  it('sweeps the ETH deposit of a finished ETH→LTC swap to the hot wallet, less the gas of its transfer', async () => {
+    const hotBefore = await ethBalance(devnet.hotWallet);
+    const payer = createWalletClient({
+      account: CUSTOMER,
+      chain: { ...foundry, id: devnet.anvil.chainId },
+      transport: http(devnet.anvil.url),
+    });
+    const deposit = parseEther('0.05');
+    const { order, depositTx } = await finishSwap(toLtc('ETH', '0.05'), async (address) => {
+      const hash = await payer.sendTransaction({ to: address as Hex, value: deposit });
+      await devnet.anvil.client.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+      return hash;
+    });
+
+    const sweep = await confirmedSweepOf(depositTx);
+    expect(sweep).to.include({ address: order.depositAddress, asset: 'ETH', funding_tx_hash: null, attempts: 0 });
+    const receipt = await receiptOf(sweep.sweep_tx_hash!);
+    expect(receipt).to.include({ status: 'success', from: order.depositAddress!.toLowerCase(), to: devnet.hotWallet.toLowerCase() });
+    const swept = parseEther(sweep.amount!);
+    // The hot wallet got exactly what the sweep says; the deposit is that, the gas paid, and the gas held back unused.
+    expect((await ethBalance(devnet.hotWallet)) - hotBefore).to.equal(swept);
+    const left = await ethBalance(order.depositAddress!);
+    expect(swept + receipt.gasUsed * receipt.effectiveGasPrice + left).to.equal(deposit);
+    expect(left < parseEther('0.001')).to.equal(true);
+  });
+
+  it('sweeps the USDT deposit of a finished USDT→LTC swap after the hot wallet sends the address its gas', async () => {
+    const hotUsdtBefore = await devnet.usdtBalance(devnet.hotWallet);
+    // The customer's 40 USDT come from the hot wallet (payUsdt), and go back to it swept.
+    const { order, depositTx } = await finishSwap(toLtc('USDT', '40'), (address) => devnet.payUsdt(ANVIL_KEY_1, address, '40'));
+
+    const sweep = await confirmedSweepOf(depositTx);
+    expect(sweep).to.include({ address: order.depositAddress, asset: 'USDT', attempts: 0 });
+    expect(Number(sweep.amount)).to.equal(40);
+    expect(await devnet.usdtBalance(order.depositAddress!)).to.equal('0');
+    expect(await devnet.usdtBalance(devnet.hotWallet)).to.equal(hotUsdtBefore);
+
+    // First the gas, from the hot wallet, mined before the token transfer was sent.
+    const funding = await receiptOf(sweep.funding_tx_hash!);
+    expect(funding).to.include({ status: 'success', from: devnet.hotWallet.toLowerCase(), to: order.depositAddress!.toLowerCase() });
+    const transfer = await receiptOf(sweep.sweep_tx_hash!);
+    expect(transfer).to.include({ status: 'success', from: order.depositAddress!.toLowerCase(), to: devnet.usdt.toLowerCase() });
+    expect(transfer.blockNumber > funding.blockNumber).to.equal(true);
+    const [log] = transfer.logs.map((l) => decodeEventLog({ abi: erc20Abi, data: l.data, topics: l.topics }));
+    expect(log).to.deep.include({ eventName: 'Transfer' });
+    expect(log!.args).to.deep.equal({ from: order.depositAddress, to: devnet.hotWallet, value: parseUnits('40', 6) });
+  });
+
+  it('leaves the swaps as they were when they finished', async () => {
+    for (const swap of finished) expect(await client.get(swap.id)).to.deep.equal(swap.detail);
+  });
+
+  it('sweeps nothing again after a restart: no new transaction from the deposit addresses or the hot wallet', async () => {
+    const addresses = [devnet.hotWallet, ...finished.map((s) => s.detail.order.depositAddress!)];
+    const nonces = async () =>
+      Promise.all(addresses.map((address) => devnet.anvil.client.getTransactionCount({ address: address as Hex })));
+    const before = await nonces();
+    // One transaction from each deposit address: its sweep.
+    expect(before.slice(1)).to.deep.equal([1, 1]);
+    const sweeps = (await db.query<SweepRow>('select * from evm_sweeps order by created_at')).rows;
+    expect(sweeps.map((s) => s.state)).to.deep.equal(['confirmed', 'confirmed']);
+
+    await server.stop();
+    server = await startDevnetServer(devnet, { port: server.port });
+    // The new process holds the sweep lease (the old one gave it up when it stopped), and has made a few passes.
+    const pid = String(server.child.process.pid);
+    await eventually(async () => {
+      const { rows } = await db.query<{ holder: string }>('select holder from evm_sweep_leases where network = $1', ['ETH']);
+      return rows[0]?.holder.split(':')[1] === pid ? true : undefined;
+    }, 30_000);
+    await new Promise((resolve) => setTimeout(resolve, 4_000));
+
+    expect(await nonces()).to.deep.equal(before);
+    expect((await db.query<SweepRow>('select * from evm_sweeps order by created_at')).rows).to.deep.equal(sweeps);
+    for (const swap of finished) expect(await client.get(swap.id)).to.deep.equal(swap.detail);
+  });
+});
