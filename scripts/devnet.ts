@@ -55,7 +55,7 @@ export async function startMiningDevnet(
   const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const missing = await devnetUnavailable(adminUrl);
   if (missing) throw new Error(`the devnet cannot start here: ${missing}`);
-  const devnet = await startDevnet({ adminUrl, confirmations: { LTC: 2, ETH: 2 }, blockSeconds: { LTC: 5, ETH: 2 } });
+  const devnet = await startDevnet({ adminUrl, confirmations: { LTC: 2, ETH: 2 }, blockSeconds: { LTC: 5, ETH: 2 }, sweepEth: true });
   try {
     const server = await startDevnetServer(devnet, { port, env: { LOG_LEVEL: 'info' } });
     if (serverLog) {
@@ -98,7 +98,7 @@ devnet: running (production mode on real nodes; every key is a published test ke
   Litecoin       regtest RPC ${devnet.litecoin.url()}  (wallets: watch, customer; a block every 5 s)
   LTC signer     regtest RPC ${devnet.signerNode.url()}  (wallet: signer; a peer of the node above)
   Ethereum       anvil ${info.ethRpcUrl}  (chain ${devnet.anvil.chainId}; a block every 2 s), USDT at ${info.usdt}
-  hot wallets    LTC: the watch-only wallet; ETH: ${devnet.hotWallet}
+  hot wallets    LTC: the watch-only wallet; ETH: ${devnet.hotWallet} (ETH deposits are swept to it)
   server log     ${serverLog}
   database       ${devnet.database.url}
   described in   ${path.relative(ROOT, DEVNET_INFO)}
