@@ -167,6 +167,15 @@ export function readProductionConfig(env: Env, problems: string[]): ProductionCo
         problems.push(`${network}_TOKENS: ${(err as Error).message}`);
       }
       const xpub = required(`${network}_XPUB`, `the ${network} account extended public key deposit addresses derive from`);
+      const hotWalletKeyFile = required(`${network}_HOT_WALLET_KEY_FILE`, `the file holding the ${network} hot wallet's private key`);
+      if (hotWalletKeyFile !== '') {
+        // Read here only to refuse an unreadable or malformed key at start; the wiring reads it again.
+        try {
+          readHotWalletKey(hotWalletKeyFile);
+        } catch (err) {
+          problems.push(`${network}_HOT_WALLET_KEY_FILE (${hotWalletKeyFile}): ${(err as Error).message}`);
+        }
+      }
       const depositKeyFile = value(`${network}_DEPOSIT_KEY_FILE`);
       if (depositKeyFile !== undefined && xpub !== '') {
         // Read here only to refuse a wrong key at start; the wiring reads it again and keeps it nowhere else.
@@ -181,7 +190,7 @@ export function readProductionConfig(env: Env, problems: string[]): ProductionCo
         network,
         rpcUrl: url(`${network}_RPC_URL`, `the ${network} node's JSON-RPC URL`),
         xpub,
-        hotWalletKeyFile: required(`${network}_HOT_WALLET_KEY_FILE`, `the file holding the ${network} hot wallet's private key`),
+        hotWalletKeyFile,
         depositKeyFile,
         tokens,
         confirmations: confirmations(`${network}_CONFIRMATIONS`),
@@ -194,6 +203,21 @@ export function readProductionConfig(env: Env, problems: string[]): ProductionCo
   const rates = parseMarketRatesEnv(env);
   problems.push(...rates.problems);
   return { networks, rates: rates.options };
+}
+
+/**
+ * The hot wallet's private key from `file` (64 hex digits, with or without 0x), as 0x-prefixed hex. Throws with
+ * a message that names the problem and never the key.
+ */
+export function readHotWalletKey(file: string): `0x${string}` {
+  let key: string;
+  try {
+    key = readFileSync(file, 'utf8').trim();
+  } catch (err) {
+    throw new Error(`cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+  if (!/^(0x)?[0-9a-fA-F]{64}$/.test(key)) throw new Error('must hold a private key: 64 hex digits, with or without 0x');
+  return key.startsWith('0x') ? (key as `0x${string}`) : `0x${key}`;
 }
 
 /**

@@ -5,7 +5,6 @@
  * for (server/production-config.ts).
  */
 import type { Knex } from 'knex';
-import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { createAdapterRegistry, type AdapterRegistry, type NetworkAdapters } from './adapters/chain.js';
 import { createBitcoinAdapters, parseBitcoinParams } from './adapters/bitcoin/index.js';
@@ -17,7 +16,7 @@ import type { Config } from './config.js';
 import type { Catalog } from './domain/catalog.js';
 import { NATIVE_ASSET } from './domain/catalog.js';
 import { SWEEP_INTERVAL_MS, type NetworkSweeping } from './jobs/evm-sweep.js';
-import { readDepositKey, type NetworkConfig, type ProductionConfig } from './production-config.js';
+import { readDepositKey, readHotWalletKey, type NetworkConfig, type ProductionConfig } from './production-config.js';
 import { createEvmNonceAllocator } from './store/evm-nonces.js';
 
 /** The adapters of every network served, and the simulated chain when it is the sandbox's. */
@@ -92,17 +91,14 @@ async function createNetworkAdapters(
     });
     return { adapters };
   }
-  // The hot wallet's key is read once, here; it is never logged or stored.
-  const hotWalletKey = (await readFile(network.hotWalletKeyFile, 'utf8')).trim();
-  if (!/^(0x)?[0-9a-fA-F]{64}$/.test(hotWalletKey)) {
-    throw new Error(`${network.network}_HOT_WALLET_KEY_FILE (${network.hotWalletKeyFile}) must hold a private key: 64 hex digits`);
-  }
+  // The hot wallet's key is read here (the configuration only checked it); it is never logged or stored.
+  const hotWalletKey = readHotWalletKey(network.hotWalletKeyFile);
   const options: EthereumAdapterOptions = {
     network: network.network,
     rpcUrl: network.rpcUrl,
     nativeSymbol: NATIVE_ASSET[network.network],
     xpub: network.xpub,
-    hotWalletKey: hotWalletKey.startsWith('0x') ? hotWalletKey : `0x${hotWalletKey}`,
+    hotWalletKey,
     tokens: { ...network.tokens },
     nonces: createEvmNonceAllocator(deps.knex, network.network),
     payoutConfirmations: confirmations,

@@ -283,3 +283,71 @@ describe('production mode with a deposit key of another account', () => {
     expect(child.output()).not.to.contain(other.privateExtendedKey);
   });
 });
+
+describe('production mode with an ETH node that does not answer at start', () => {
+  let database: ScratchDatabase | undefined;
+  let server: Child | undefined;
+  after(async () => {
+    await server?.stop();
+    await database?.drop();
+  });
+
+  it('starts anyway: /health shows the network failing, and its quotes answer 503 with Retry-After', async function () {
+    this.timeout(60_000);
+    const missing = await postgresMissing();
+    if (missing) {
+      console.log(`      skipped: ${missing}`);
+      this.skip();
+    }
+    database = await createScratchDatabase(ADMIN_URL, 'pss_production_down');
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'pss-key-'));
+    const keyFile = path.join(dir, 'eth-hot.key');
+    await writeFile(keyFile, ANVIL_KEY_0, { mode: 0o600 });
+    const account = HDKey.fromMasterSeed(Buffer.from('0f0e0d0c0b0a09080706050403020100', 'hex')).derive("m/44'/60'/0'");
+    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const env = {
+      SERVICE_MODE: 'production',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: database.url,
+      SECRETS_KEY: 'b'.repeat(64),
+      PUBLIC_ORIGIN: ORIGIN,
+      LOG_LEVEL: 'warn',
+      PRINT_BANNER: 'false',
+      NETWORKS: 'ETH',
+      // Nothing listens on port 1: every call to the node is refused.
+      ETH_RPC_URL: 'http://127.0.0.1:1',
+      ETH_XPUB: account.publicExtendedKey,
+      ETH_HOT_WALLET_KEY_FILE: keyFile,
+      ETH_TOKENS: 'USDT:0x5FbDB2315678afecb367f032d93F642f64180aa3',
+    };
+    server = spawnGroup(process.execPath, ['--import', 'tsx', 'server/main.ts'], env, root);
+    const baseUrl = `http://127.0.0.1:${port}/api/v1`;
+    expect(await waitForHttp(`${baseUrl}/health`, 45_000, server), server.output()).to.equal(200);
+    const created = spawnGroup(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/partners.ts', 'create', '--name', 'Down', '--json'],
+      env,
+      root,
+    );
+    await exitOf(created);
+    const credentials = JSON.parse(created.output().slice(created.output().indexOf('{')));
+    const signer = { keyId: credentials.keyId, secret: credentials.secret, audience: ORIGIN };
+    const health = await readJson(fetch(`${baseUrl}/health`));
+    const eth = (health.body as { checks: { networks: Array<Record<string, unknown>> } }).checks.networks.find((n) => n.network === 'ETH');
+    expect(eth, JSON.stringify(health.body)).to.include({ status: 'fail' });
+    const quote = await signedFetch(baseUrl.replace('/api/v1', ''), signer, 'POST', '/api/v1/quotes', {
+      sourceAsset: 'ETH',
+      sourceNetwork: 'ETH',
+      destinationAsset: 'USDT',
+      destinationNetwork: 'ETH',
+      sourceAmount: '0.1',
+      refundMode: 'sender',
+    });
+    await rm(dir, { recursive: true, force: true });
+    const body = (await quote.json()) as { error: { code: string } };
+    expect(quote.status, JSON.stringify(body)).to.equal(503);
+    expect(body.error.code).to.equal('service_unavailable');
+    expect(quote.headers.get('retry-after')).to.equal('30');
+  });
+});

@@ -148,6 +148,15 @@ describe('loadConfig', () => {
       DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x',
       PUBLIC_ORIGIN: 'https://swap.example.com',
     };
+    // A hot wallet key file (anvil's published first development key), read and checked at start.
+    let keysDir: string;
+    let hotKey: string;
+    before(async () => {
+      keysDir = await mkdtemp(path.join(os.tmpdir(), 'pss-hot-'));
+      hotKey = path.join(keysDir, 'eth-hot');
+      await writeFile(hotKey, 'ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80\n', { mode: 0o600 });
+    });
+    after(() => rm(keysDir, { recursive: true, force: true }));
     const problemsOf = (env: Record<string, string>): string[] => {
       try {
         loadConfig({ ...base, ...env });
@@ -184,7 +193,7 @@ describe('loadConfig', () => {
         LTC_SCAN_SECONDS: '1',
         ETH_RPC_URL: 'http://127.0.0.1:8545',
         ETH_XPUB: 'xpubY',
-        ETH_HOT_WALLET_KEY_FILE: '/run/secrets/eth-hot',
+        ETH_HOT_WALLET_KEY_FILE: hotKey,
         ETH_TOKENS: 'USDT:0x5FbDB2315678afecb367f032d93F642f64180aa3',
         RATES_SOURCES: 'kraken,coinbase',
       });
@@ -192,7 +201,7 @@ describe('loadConfig', () => {
         ['LTC', 'bitcoin', 2, 1],
         ['ETH', 'ethereum', undefined, undefined],
       ]);
-      expect(config.production!.networks[1]).to.include({ hotWalletKeyFile: '/run/secrets/eth-hot' });
+      expect(config.production!.networks[1]).to.include({ hotWalletKeyFile: hotKey });
       expect((config.production!.networks[1] as { tokens: Record<string, { address: string }> }).tokens).to.deep.equal({
         USDT: { address: '0x5FbDB2315678afecb367f032d93F642f64180aa3' },
       });
@@ -213,6 +222,23 @@ describe('loadConfig', () => {
       expect(problems).to.match(/ETH_TOKENS: token entry "USDT:0x123" is not SYMBOL:0x<40 hex digits>/);
     });
 
+    it('refuses a hot wallet key file that cannot be read or holds no private key, and never shows its content', async () => {
+      const malformed = path.join(keysDir, 'not-a-key');
+      await writeFile(malformed, 'xprv-looking-secret-text', { mode: 0o600 });
+      const eth = (file: string) => ({
+        NETWORKS: 'ETH',
+        ETH_RPC_URL: 'http://127.0.0.1:8545',
+        ETH_XPUB: 'x',
+        ETH_HOT_WALLET_KEY_FILE: file,
+      });
+      expect(problemsOf(eth(path.join(keysDir, 'missing'))).join('\n')).to.contain(
+        `ETH_HOT_WALLET_KEY_FILE (${path.join(keysDir, 'missing')}): cannot be read (ENOENT)`,
+      );
+      const problems = problemsOf(eth(malformed)).join('\n');
+      expect(problems).to.contain(`ETH_HOT_WALLET_KEY_FILE (${malformed}): must hold a private key: 64 hex digits`);
+      expect(problems).not.to.contain('xprv-looking-secret-text');
+    });
+
     describe('<NET>_DEPOSIT_KEY_FILE', () => {
       // A test seed's account m/44'/60'/0': its xprv, and the xpub deposit addresses derive from.
       const account = HDKey.fromMasterSeed(Buffer.from('000102030405060708090a0b0c0d0e0f', 'hex')).derive("m/44'/60'/0'");
@@ -222,7 +248,7 @@ describe('loadConfig', () => {
         NETWORKS: 'ETH',
         ETH_RPC_URL: 'http://127.0.0.1:8545',
         ETH_XPUB: account.publicExtendedKey,
-        ETH_HOT_WALLET_KEY_FILE: '/run/secrets/eth-hot',
+        ETH_HOT_WALLET_KEY_FILE: hotKey,
         ...env,
       });
       const keyFile = async (name: string, content: string) => {
@@ -284,7 +310,7 @@ describe('loadConfig', () => {
         LTC_CONFIRMATIONS: '3',
         ETH_RPC_URL: 'http://127.0.0.1:2',
         ETH_XPUB: 'x',
-        ETH_HOT_WALLET_KEY_FILE: '/k',
+        ETH_HOT_WALLET_KEY_FILE: hotKey,
         ETH_TOKENS: 'USDT:0x5FbDB2315678afecb367f032d93F642f64180aa3',
       });
       const served = servedCatalog(catalog, config.production!);

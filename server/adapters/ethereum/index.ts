@@ -62,12 +62,12 @@ export function createEvmClient(rpcUrl: string): PublicClient {
 }
 
 /**
- * The adapters of one EVM network. Asks the node for its chain id when none is configured (and refuses a node
- * on another chain than the configured one), so it throws when the node does not answer.
+ * The adapters of one EVM network. Calls no node: the chain id signed into payouts is asked of the node when
+ * the first payout is signed (a node down at start makes the network unhealthy, not the process fail).
  */
 export async function createEthereumAdapters(options: EthereumAdapterOptions): Promise<NetworkAdapters> {
   const client = options.client ?? createEvmClient(options.rpcUrl);
-  const nodeChainId = await chainIdOf(client, options);
+  const chainId = chainIdOf(client, options);
   const account = privateKeyToAccount(options.hotWalletKey.trim() as `0x${string}`);
   const assets = createAssetBook(client, options.nativeSymbol, options.tokens);
   return {
@@ -83,17 +83,27 @@ export async function createEthereumAdapters(options: EthereumAdapterOptions): P
       reorgDepth: options.reorgDepth,
       startHeight: options.startHeight,
     }),
-    sender: createEvmPayoutSender({ client, chainId: nodeChainId, account, assets, nonces: options.nonces }),
+    sender: createEvmPayoutSender({ client, chainId, account, assets, nonces: options.nonces }),
     payoutConfirmations: options.payoutConfirmations,
   };
 }
 
-async function chainIdOf(client: PublicClient, options: EthereumAdapterOptions): Promise<number> {
-  const nodeChainId = await client.getChainId();
-  if (options.chainId !== undefined && options.chainId !== nodeChainId) {
-    throw new Error(`${options.network}: the node at the RPC URL is on chain ${nodeChainId}, not the configured ${options.chainId}`);
-  }
-  return nodeChainId;
+/**
+ * The node's chain id, asked once it is first needed and kept (asked again after a failure). A node on another
+ * chain than the configured one is refused at every signing: nothing is signed for the wrong chain.
+ */
+function chainIdOf(client: PublicClient, options: EthereumAdapterOptions): () => Promise<number> {
+  let known: Promise<number> | undefined;
+  return () => {
+    known ??= client.getChainId().then((nodeChainId) => {
+      if (options.chainId !== undefined && options.chainId !== nodeChainId) {
+        throw new Error(`${options.network}: the node at the RPC URL is on chain ${nodeChainId}, not the configured ${options.chainId}`);
+      }
+      return nodeChainId;
+    });
+    known.catch(() => (known = undefined));
+    return known;
+  };
 }
 
 /**
@@ -104,7 +114,7 @@ export async function createEthereumSweeper(options: EthereumAdapterOptions & { 
   const client = options.client ?? createEvmClient(options.rpcUrl);
   return createEvmSweeper({
     client,
-    chainId: await chainIdOf(client, options),
+    chainId: chainIdOf(client, options),
     hotWallet: privateKeyToAccount(options.hotWalletKey.trim() as `0x${string}`),
     xprv: options.xprv,
     assets: createAssetBook(client, options.nativeSymbol, options.tokens),

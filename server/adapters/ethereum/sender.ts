@@ -12,7 +12,8 @@ import { NATIVE_TRANSFER_GAS, TOKEN_TRANSFER_GAS, broadcastSigned, currentFees, 
 /** What the sender needs. */
 export interface EvmSenderOptions {
   client: PublicClient;
-  chainId: number;
+  /** The chain id signed into transactions (asked of the node once, when first needed). */
+  chainId: () => Promise<number>;
   /** The hot wallet. */
   account: PrivateKeyAccount;
   assets: AssetBook;
@@ -32,13 +33,14 @@ export function createEvmPayoutSender(options: EvmSenderOptions): PayoutSender {
         token: asset.contract ?? undefined,
       };
       // Estimated before a nonce is held: a transfer the node says would fail holds nothing.
-      const [gas, fees, chainNonce] = await Promise.all([
+      const [gas, fees, chainNonce, id] = await Promise.all([
         gasLimitOf(client, account.address, transfer),
         currentFees(client),
         client.getTransactionCount({ address: account.address, blockTag: 'latest' }),
+        chainId(),
       ]);
       const nonce = await nonces.nonceFor({ address: account.address, key: order.key, chainNonce });
-      return signTransfer(account, { chainId, nonce, gas, fees, transfer });
+      return signTransfer(account, { chainId: id, nonce, gas, fees, transfer });
     },
     async broadcast(order, signed) {
       const outcome = await broadcastSigned(client, signed);

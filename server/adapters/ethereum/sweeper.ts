@@ -42,7 +42,8 @@ export type SweepStep =
 /** What sweeping needs. */
 export interface EvmSweeperOptions {
   client: PublicClient;
-  chainId: number;
+  /** The chain id signed into transactions (asked of the node once, when first needed). */
+  chainId: () => Promise<number>;
   hotWallet: PrivateKeyAccount;
   /** The account extended private key (m/44'/60'/0'), whose `0/<index>` keys hold the deposits. */
   xprv: string;
@@ -65,12 +66,13 @@ export function createEvmSweeper(options: EvmSweeperOptions) {
 
   // Signs `transfer` from `from` with a nonce held by `key`, and broadcasts it; a refusal releases the nonce.
   async function send(from: PrivateKeyAccount, key: string, gas: bigint, transfer: Transfer) {
-    const [fees, chainNonce] = await Promise.all([
+    const [fees, chainNonce, id] = await Promise.all([
       currentFees(client),
       client.getTransactionCount({ address: from.address, blockTag: 'latest' }),
+      chainId(),
     ]);
     const nonce = await nonces.nonceFor({ address: from.address, key, chainNonce });
-    const signed = await signTransfer(from, { chainId, nonce, gas, fees, transfer });
+    const signed = await signTransfer(from, { chainId: id, nonce, gas, fees, transfer });
     const outcome = await broadcastSigned(client, signed);
     if (outcome.kind === 'rejected') await nonces.release(key);
     return { signed, outcome };
