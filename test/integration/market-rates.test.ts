@@ -232,4 +232,12 @@ describe('market rates (createMarketRates against local providers)', () => {
       });
     });
   });
+
+  it('prices a pegged stablecoin no provider lists at its peg (RATES_PEGGED), asking no provider, and others as before', async () => {
+    const adapter = rates({ pegged: { fUSD: '1' } });
+    expect((await adapter.priceUsd('fUSD', 'ZANO', clock)).toString()).to.equal('1');
+    expect([...kraken.requests.keys(), ...binance.requests.keys(), ...coinbase.requests.keys()]).to.deep.equal([]);
+    const zano = await unavailable(adapter.priceUsd('ZANO', 'ZANO', clock));
+    expect(zano.message).to.match(/No market price for ZANO on ZANO: none of the configured sources/);
+  });
 });

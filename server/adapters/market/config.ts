@@ -1,10 +1,10 @@
 /**
  * Reads the market-rates variables (DESIGN section 10) into createMarketRates options, for server/config.ts
  * to call with the environment it was given: RATES_SOURCES, KRAKEN_URL, BINANCE_URL, COINBASE_URL,
- * RATES_MAX_AGE_SECONDS and RATES_MAX_SPREAD_PERCENT. Every bad value is a problem naming the variable,
+ * RATES_MAX_AGE_SECONDS, RATES_MAX_SPREAD_PERCENT and RATES_PEGGED. Every bad value is a problem naming the variable,
  * to be reported with the others at start-up.
  */
-import { MARKET_SOURCES, type MarketSource } from './pairs.js';
+import { MARKET_PAIRS, MARKET_SOURCES, type MarketSource } from './pairs.js';
 import { DEFAULT_CACHE_SECONDS } from './rates.js';
 import { DEFAULT_MARKET_URLS } from './sources.js';
 
@@ -14,6 +14,8 @@ export interface MarketRatesEnvOptions {
   urls: Partial<Record<MarketSource, string>>;
   maxAgeSeconds: number;
   maxSpreadPercent: string;
+  /** Stablecoins no provider lists, priced at their peg in USD (RATES_PEGGED, e.g. fUSD:1); none by default. */
+  pegged: Readonly<Record<string, string>>;
 }
 
 const URL_VARIABLES: Readonly<Record<MarketSource, string>> = { kraken: 'KRAKEN_URL', binance: 'BINANCE_URL', coinbase: 'COINBASE_URL' };
@@ -73,5 +75,16 @@ export function parseMarketRatesEnv(env: Record<string, string | undefined>): { 
     else problems.push(`RATES_MAX_SPREAD_PERCENT=${JSON.stringify(spread)} must be a positive decimal percentage below 100, e.g. 1 or 0.5`);
   }
 
-  return { options: { sources, urls, maxAgeSeconds, maxSpreadPercent }, problems };
+  const pegged: Record<string, string> = {};
+  for (const entry of (value('RATES_PEGGED') ?? '').split(',').map((part) => part.trim())) {
+    if (entry === '') continue;
+    const match = /^([A-Za-z][A-Za-z0-9]{0,15}):(\d{1,6}(\.\d{1,8})?)$/.exec(entry);
+    if (!match || !/[1-9]/.test(match[2])) {
+      problems.push(`RATES_PEGGED entry ${JSON.stringify(entry)} must be SYMBOL:price in USD, e.g. fUSD:1`);
+    } else if (MARKET_PAIRS[match[1]]) {
+      problems.push(`RATES_PEGGED names ${match[1]}, which the market sources price; a peg would override the market`);
+    } else pegged[match[1]] = match[2];
+  }
+
+  return { options: { sources, urls, maxAgeSeconds, maxSpreadPercent, pegged }, problems };
 }

@@ -16,7 +16,7 @@
  * ever served. Market prices are current prices: priceUsd's `at` is not used, freshness is judged on `now`.
  */
 import { AppError } from '../../domain/errors.js';
-import type { Amount } from '../../domain/money.js';
+import { Money, type Amount } from '../../domain/money.js';
 import type { RatesAdapter } from '../rates.js';
 import { consensusPrice, type ConsensusRule, type PriceObservation } from './consensus.js';
 import { MARKET_PAIRS, MARKET_SOURCES, type MarketPairs, type MarketSource } from './pairs.js';
@@ -46,6 +46,11 @@ export interface MarketRatesOptions {
   now?: () => Date;
   /** Injectable fetch; the global fetch by default. */
   fetch?: typeof fetch;
+  /**
+   * Stablecoins no provider lists, priced at their peg in USD (RATES_PEGGED): the service then carries the risk
+   * of a depeg for them, which is why none is pegged unless configured.
+   */
+  pegged?: Readonly<Record<string, string>>;
   /** The symbol-to-market table; MARKET_PAIRS by default (tests may narrow it). */
   pairs?: Readonly<Record<string, MarketPairs>>;
 }
@@ -143,6 +148,8 @@ export function createMarketRates(options: MarketRatesOptions = {}): RatesAdapte
 
   return {
     async priceUsd(symbol, network) {
+      const peg = options.pegged?.[symbol];
+      if (peg !== undefined) return new Money(peg);
       const markets = marketsOf(symbol);
       if (markets.length < MIN_PRICE_SOURCES) {
         // Not a passing outage: no Retry-After, waiting does not help.

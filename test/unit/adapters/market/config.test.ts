@@ -4,7 +4,7 @@ import { parseMarketRatesEnv } from '../../../../server/adapters/market/config.j
 describe('parseMarketRatesEnv(env)', () => {
   it('defaults to all three sources, their public URLs, 60 s and 1%', () => {
     expect(parseMarketRatesEnv({})).to.deep.equal({
-      options: { sources: ['kraken', 'binance', 'coinbase'], urls: {}, maxAgeSeconds: 60, maxSpreadPercent: '1' },
+      options: { sources: ['kraken', 'binance', 'coinbase'], urls: {}, maxAgeSeconds: 60, maxSpreadPercent: '1', pegged: {} },
       problems: [],
     });
   });
@@ -16,6 +16,7 @@ describe('parseMarketRatesEnv(env)', () => {
       COINBASE_URL: 'https://cb.example',
       RATES_MAX_AGE_SECONDS: '30',
       RATES_MAX_SPREAD_PERCENT: '0.5',
+      RATES_PEGGED: 'fUSD:1, XUSD:1.0001',
     });
     expect(problems).to.deep.equal([]);
     expect(options).to.deep.equal({
@@ -23,6 +24,7 @@ describe('parseMarketRatesEnv(env)', () => {
       urls: { kraken: 'http://127.0.0.1:9001', coinbase: 'https://cb.example' },
       maxAgeSeconds: 30,
       maxSpreadPercent: '0.5',
+      pegged: { fUSD: '1', XUSD: '1.0001' },
     });
   });
 
@@ -43,6 +45,9 @@ describe('parseMarketRatesEnv(env)', () => {
     ['a max age that is not a number', { RATES_MAX_AGE_SECONDS: '1m' }, /RATES_MAX_AGE_SECONDS="1m"/],
     ['a zero spread', { RATES_MAX_SPREAD_PERCENT: '0' }, /RATES_MAX_SPREAD_PERCENT="0" must be a positive decimal percentage/],
     ['a spread that is not a decimal', { RATES_MAX_SPREAD_PERCENT: '1%' }, /RATES_MAX_SPREAD_PERCENT="1%"/],
+    ['a peg that is not SYMBOL:price', { RATES_PEGGED: 'fUSD=1' }, /RATES_PEGGED entry "fUSD=1" must be SYMBOL:price in USD/],
+    ['a zero peg', { RATES_PEGGED: 'fUSD:0' }, /RATES_PEGGED entry "fUSD:0"/],
+    ['a peg of a market-priced symbol', { RATES_PEGGED: 'USDT:1' }, /RATES_PEGGED names USDT, which the market sources price/],
   ];
   for (const [name, env, problem] of bad) {
     it(`reports ${name}`, () => {
