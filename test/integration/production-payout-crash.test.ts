@@ -11,8 +11,9 @@
  * Skipped, with the reason printed, where litecoind, anvil or PostgreSQL is missing.
  */
 import { expect } from 'chai';
+import { Decimal } from 'decimal.js';
 import pg from 'pg';
-import { erc20Abi, keccak256, parseAbiItem, parseUnits, type Hex } from 'viem';
+import { erc20Abi, keccak256, parseAbiItem, parseTransaction, parseUnits, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { LEASE_MS, LEASE_RETRY_MS } from '../../server/jobs/chain-watch.js';
 import { ANVIL_KEY_1 } from '../support/anvil.js';
@@ -222,6 +223,7 @@ describe('payouts across a killed server, on real nodes (the server process in p
     const ltc = await proxy(devnet.litecoin.url(devnet.wallets.watch));
     const first = await startServer({ LTC_RPC_URL: ltc.url });
     const destination = await devnet.litecoin.call<string>('getnewaddress', ['', 'bech32'], devnet.wallets.customer);
+    const startHash = await devnet.litecoin.call<string>('getbestblockhash');
     const { order, quote } = await first.client.create(usdtToLtc('40'), { destinationAddress: destination });
     const ready = await first.client.waitFor(order.id, (o) => typeof o.depositAddress === 'string', 30_000);
     const killed = ltc.arm('sendrawtransaction', 'before', () => first.server.stop('SIGKILL'));
@@ -254,7 +256,14 @@ describe('payouts across a killed server, on real nodes (the server process in p
     );
     expect(received).to.have.length(1);
     expect(received[0]!.txids).to.deep.equal([txid]);
-    expect(String(received[0]!.amount)).to.equal(quote.receiveAmount.replace(/\.?0+$/, ''));
+    expect(new Decimal(String(received[0]!.amount)).eq(quote.receiveAmount), `${received[0]!.amount} LTC`).to.equal(true);
+    // And the hot wallet (the watch-only wallet) sent that one transaction and no other since the swap began.
+    const since = await devnet.litecoin.call<{ transactions: Array<{ category: string; txid: string }> }>(
+      'listsinceblock',
+      [startHash, 1, true],
+      devnet.wallets.watch,
+    );
+    expect([...new Set(since.transactions.filter((t) => t.category === 'send').map((t) => t.txid))]).to.deep.equal([txid]);
     expect(new Set(ltc.calls.filter((c) => c.method === 'sendrawtransaction').map((c) => c.params[0]))).to.deep.equal(
       new Set([broadcast.params[0]]),
     );
@@ -282,8 +291,27 @@ describe('payouts across a killed server, on real nodes (the server process in p
         return { order: ready.order, quote, destination, amount };
       }),
     );
+    // Both instances' broadcasts are held (not answered) until each instance has one waiting, a few seconds at most
+    // (the server gives a broadcast 10 s): an instance sends a batch of at most four payouts at a time, so while
+    // one waits on its batch the other takes the rest. Both sign, at once, with the chain's nonce unmoved.
+    const broadcastsTo = (proxy: RpcProxy) => proxy.calls.filter((c) => c.method === 'eth_sendRawTransaction');
+    const releases = [ethA.hold('eth_sendRawTransaction'), ethB.hold('eth_sendRawTransaction')];
     for (const swap of created) await devnet.payLtc(swap.order.depositAddress!, swap.amount);
     await devnet.mineLtc(1);
+    await eventually(async () => (broadcastsTo(ethA).length + broadcastsTo(ethB).length > 0 ? true : undefined), 60_000);
+    const holdUntil = Date.now() + 6_000;
+    while (Date.now() < holdUntil && !(broadcastsTo(ethA).length > 0 && broadcastsTo(ethB).length > 0)) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const held = [...broadcastsTo(ethA), ...broadcastsTo(ethB)].map((c) => c.params[0] as Hex);
+    const pendingWhileHeld = await nonceOf('pending');
+    for (const release of releases) release();
+    expect(broadcastsTo(ethA), 'instance A was sending a payout').to.not.be.empty;
+    expect(broadcastsTo(ethB), 'instance B was sending a payout').to.not.be.empty;
+    expect(pendingWhileHeld).to.equal(nonceBefore);
+    const heldNonces = held.map((raw) => parseTransaction(raw).nonce!);
+    expect(new Set(heldNonces).size, `nonces ${heldNonces.join(', ')}`).to.equal(held.length);
+    for (const nonce of heldNonces) expect(nonce).to.be.within(nonceBefore, nonceBefore + created.length - 1);
 
     // Both instances pay out; wait until the chain holds all six payouts (one block each, on anvil).
     const hashes = await eventually(
@@ -328,7 +356,7 @@ describe('payouts across a killed server, on real nodes (the server process in p
     );
     const tookMs = Date.now() - killedAt;
     const done = await Promise.all(ids.map((id) => survivor.client.get(id)));
-    expect(tookMs, 'the survivor took the lease within LEASE_MS and its retry period').to.be.below(LEASE_MS + LEASE_RETRY_MS + 10_000);
+    expect(tookMs, 'the survivor took the lease within LEASE_MS and its retry period').to.be.below(LEASE_MS + LEASE_RETRY_MS + 20_000);
     for (const [i, detail] of done.entries()) {
       expect(detail.order.status, JSON.stringify(detail)).to.equal('finished');
       expect(detail.order.actualOutputAmount).to.equal(created[i]!.quote.receiveAmount);
@@ -361,7 +389,8 @@ describe('payouts across a killed server, on real nodes (the server process in p
     expect(total).to.equal(created.reduce((sum, s) => sum + parseUnits(s.quote.receiveAmount, 6), 0n));
     console.log(
       `      broadcasts by instance: A ${ethA.calls.filter((c) => c.method === 'eth_sendRawTransaction').length}, ` +
-        `B ${ethB.calls.filter((c) => c.method === 'eth_sendRawTransaction').length}; survivor finished ${tookMs} ms after the kill`,
+        `B ${ethB.calls.filter((c) => c.method === 'eth_sendRawTransaction').length} (${held.length} signed and held at once); ` +
+        `survivor finished ${tookMs} ms after the kill`,
     );
     await survivor.server.stop();
   });

@@ -1,6 +1,6 @@
 /**
  * A JSON-RPC forwarding proxy between the server and a node (anvil, or a Litecoin Core wallet's RPC): it
- * passes every call through and records it, and, when armed for a method, runs an action (a test kills the
+ * passes every call through and records it, holds the calls of a method while asked to, and, when armed for a method, runs an action (a test kills the
  * server's process group) at the exact moment that call arrives: before it is forwarded (the node never sees
  * it), or after the node answered and before the answer goes back (the node acted; the caller never learns it).
  * Either way the caller gets no answer: its connection is cut. It fires once, then passes everything again.
@@ -28,6 +28,8 @@ export interface RpcProxy {
    * Resolves with that call once the action is done.
    */
   arm(method: string, point: InterceptPoint, action: (call: RpcCall) => Promise<unknown>): Promise<RpcCall>;
+  /** Holds every call of `method` (not forwarded, not answered) until the returned function is called. */
+  hold(method: string): () => void;
   close(): Promise<void>;
 }
 
@@ -52,6 +54,7 @@ export async function startRpcProxy(targetUrl: string): Promise<RpcProxy> {
   const target = new URL(targetUrl);
   const calls: RpcCall[] = [];
   let armed: Armed | undefined;
+  const held = new Map<string, Promise<void>>();
 
   async function forward(req: IncomingMessage, body: Buffer): Promise<{ status: number; type: string; body: Buffer }> {
     const headers: Record<string, string> = { 'content-type': req.headers['content-type'] ?? 'application/json' };
@@ -76,6 +79,7 @@ export async function startRpcProxy(targetUrl: string): Promise<RpcProxy> {
       .filter((c): c is { method: string; params?: unknown[] } => typeof c === 'object' && c !== null && 'method' in c)
       .map((c) => ({ method: c.method, params: c.params ?? [] }));
     calls.push(...seen);
+    for (const call of seen) await held.get(call.method);
     const hit = armed && seen.find((c) => c.method === armed!.method);
     const intercept = hit ? armed : undefined;
     if (intercept) armed = undefined;
@@ -111,6 +115,14 @@ export async function startRpcProxy(targetUrl: string): Promise<RpcProxy> {
       return new Promise<RpcCall>((resolve, reject) => {
         armed = { method, point, action, resolve, reject };
       });
+    },
+    hold(method) {
+      let release!: () => void;
+      held.set(method, new Promise<void>((resolve) => (release = resolve)));
+      return () => {
+        held.delete(method);
+        release();
+      };
     },
     close: () =>
       new Promise<void>((resolve) => {
