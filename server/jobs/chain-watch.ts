@@ -27,6 +27,7 @@ import {
   recordOutputs,
   recordPayoutBlocks,
   recordRemovals,
+  releaseWatchLeases,
   takeWatchLease,
 } from '../store/chain-ledger.js';
 
@@ -62,7 +63,7 @@ const RETRY_MS = 1_000;
 /** A watcher lease not renewed for this long may be taken by another instance. */
 export const LEASE_MS = 30_000;
 /** How often an instance that does not hold a network's lease tries to take it. */
-const LEASE_RETRY_MS = 10_000;
+export const LEASE_RETRY_MS = 10_000;
 
 /** Starts a watcher loop per network served. */
 export function startChainWatching(deps: ChainWatchDeps): ChainWatching {
@@ -179,6 +180,13 @@ export function startChainWatching(deps: ChainWatchDeps): ChainWatching {
     async stop() {
       stopped = true;
       await Promise.all([...loops.values()].map((loop) => loop.stop()));
+      // A stopping instance gives its leases up: the next instance (a restart, another one) watches at once
+      // instead of LEASE_MS later. Only a crash leaves a lease to run out.
+      if (deps.exclusive) {
+        await releaseWatchLeases(deps.knex, deps.exclusive.holder).catch((err: unknown) =>
+          deps.logger.warn({ err }, 'could not give up the chain watcher leases; they run out in LEASE_MS'),
+        );
+      }
     },
   };
 }

@@ -263,3 +263,8 @@ export async function takeWatchLease(db: Knex, network: string, holder: string, 
   );
   return rows.length > 0;
 }
+
+/** Gives up the watcher leases `holder` holds (it stops): another instance takes them at its next try. */
+export async function releaseWatchLeases(db: Knex, holder: string): Promise<void> {
+  await db('chain_watch_leases').where({ holder }).delete();
+}
