@@ -15,6 +15,7 @@ import { createSwapTokens, type SwapTokens } from './domain/access-tokens.js';
 import type { Catalog } from './domain/catalog.js';
 import { startJobEngine, type JobEngine } from './jobs/engine.js';
 import { startChainWatching, type ChainWatching } from './jobs/chain-watch.js';
+import { adapterRouteAddresses, sandboxRouteAddresses } from './jobs/route-addresses.js';
 import { startEvmSweeping, type EvmSweeping } from './jobs/evm-sweep.js';
 import { createPayoutSender, type CrashPoint } from './jobs/payout-sender.js';
 import type { Metrics } from './metrics.js';
@@ -116,7 +117,10 @@ export async function startSwapEngine(deps: {
   const crypto = createCryptoThread();
   const jobs = await startJobEngine({
     knex: deps.knex,
-    crypto,
+    // The simulated chain derives route addresses on the crypto thread; real networks ask their address sources.
+    routeAddresses: deps.chains.sandbox
+      ? sandboxRouteAddresses(crypto)
+      : adapterRouteAddresses({ knex: deps.knex, catalog: deps.catalog, adapters }),
     lifecycle,
     payoutSender,
     routes,

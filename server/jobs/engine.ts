@@ -13,7 +13,6 @@ import type { Knex } from 'knex';
 import PgBoss from 'pg-boss';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import type { CryptoThread } from '../crypto-thread.js';
 import type { Metrics } from '../metrics.js';
 import { afterCommit, transaction } from '../store/after-commit.js';
 import { createSecretBox } from '../store/secret-box.js';
@@ -22,7 +21,7 @@ import { retryStartupRace } from '../store/database.js';
 import { listOpenPayoutIds, listUnminedPayoutIds } from '../store/payouts.js';
 import { listUnallocatedRoutes } from '../store/routes.js';
 import { listActiveSwapIds, listUnstartedSwapIds } from '../store/swaps.js';
-import { allocateRouteAddresses } from './route-addresses.js';
+import { allocateRouteAddresses, type RouteAddressSource } from './route-addresses.js';
 import { startRoutePolling } from './route-deposits.js';
 import type { RouteService } from '../services/routes.js';
 import type { SwapService } from '../services/swaps.js';
@@ -127,8 +126,8 @@ export interface JobEngineDeps {
   /** Polls permanent routes for deposits. */
   routes: RouteService;
   logger: Logger;
-  /** Derives the sandbox addresses of new routes off the main thread. */
-  crypto: Pick<CryptoThread, 'sandboxAddress'>;
+  /** Where new routes' deposit addresses come from (jobs/route-addresses.ts). */
+  routeAddresses: RouteAddressSource;
   /** Schema of pg-boss's tables (default `pgboss`); tests give each database schema its own. */
   schema?: string;
   /**
@@ -326,7 +325,7 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
       if (jobs.length === ROUTE_ADDRESSES_BATCH_SIZE) wakeRouteAddresses.now();
       await allocateRouteAddresses(
         deps.knex,
-        deps.crypto,
+        deps.routeAddresses,
         jobs.flatMap(({ data }) => ('routes' in data ? data.routes : [data])),
       );
     },
@@ -339,7 +338,7 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
   const drainAllocations = async () => {
     while (allocating.length > 0) {
       const batch = allocating.splice(0, ROUTE_ADDRESSES_BATCH_SIZE);
-      await allocateRouteAddresses(deps.knex, deps.crypto, batch).catch((err) =>
+      await allocateRouteAddresses(deps.knex, deps.routeAddresses, batch).catch((err) =>
         deps.logger.warn(
           { err, routes: batch.length },
           "allocating new routes' addresses failed; the sweep of unstarted work allocates them",
