@@ -11,6 +11,7 @@
 import { createHash } from 'node:crypto';
 import { decodeZanoAddress, encodeZanoAddress, ZANO_ADDRESS_TAGS } from '../../domain/zano-address.js';
 import type { AddressSource } from '../chain.js';
+import type { AssetBook } from './assets.js';
 import type { ZanoRpcClient } from './rpc.js';
 
 const DOMAIN_TAG = 'partner-swap-service/zano-deposit-payment-id/v1';
@@ -57,12 +58,15 @@ export function createWalletAddress(rpc: ZanoRpcClient): () => Promise<string> {
 export function createZanoAddressSource(deps: {
   network: string;
   rpc: ZanoRpcClient;
+  assets: AssetBook;
   walletAddress: () => Promise<string>;
 }): AddressSource {
   return {
     async depositAddress(asset, request) {
       if (asset.network !== deps.network)
         throw new Error(`the ${deps.network} address source was asked for ${asset.symbol}/${asset.network}`);
+      // An asset deposits are taken in is on the wallet's whitelist before the first is paid (once per process).
+      await deps.assets.whitelist(deps.assets.bySymbol(asset.symbol));
       const wallet = await deps.walletAddress();
       const paymentId = depositPaymentId(wallet, request.key);
       const answer = await deps.rpc.call<{ integrated_address: string; payment_id: string }>('make_integrated_address', {

@@ -68,7 +68,7 @@ export function createZanoAdapters(options: ZanoAdapterOptions): NetworkAdapters
   const now = options.now ?? (() => new Date());
   const blockMs = (options.blockSeconds ?? 60) * 1000;
   return {
-    addresses: createZanoAddressSource({ network, rpc, walletAddress }),
+    addresses: createZanoAddressSource({ network, rpc, assets, walletAddress }),
     watcher: createZanoChainWatcher({
       rpc,
       assets,
