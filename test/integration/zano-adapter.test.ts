@@ -6,8 +6,16 @@
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import type { Logger } from 'pino';
-import type { AddressRequest, ChainScan, NetworkAdapters, ObservedOutput, ScanCursor, WatchFilter } from '../../server/adapters/chain.js';
-import { createZanoAdapters, depositPaymentId } from '../../server/adapters/zano/index.js';
+import {
+  AmbiguousBroadcastError,
+  type AddressRequest,
+  type ChainScan,
+  type NetworkAdapters,
+  type ObservedOutput,
+  type ScanCursor,
+  type WatchFilter,
+} from '../../server/adapters/chain.js';
+import { createZanoAdapters, depositPaymentId, ZanoRpcTransportError } from '../../server/adapters/zano/index.js';
 import type { CatalogAsset } from '../../server/domain/catalog.js';
 import { decodeZanoAddress } from '../../server/domain/zano-address.js';
 import { FUSD_ASSET_ID, startZanoWallet, ZANO_ASSET_ID, type ZanoWallet } from '../support/zano-wallet.js';
@@ -222,6 +230,22 @@ describe('Zano adapter (wallet RPC stand-in)', function () {
       expect(scan.outputs.map((o) => [o.txHash, o.block?.height])).to.deep.equal([[back, hot.control.height()]]);
     });
 
+    it('finds a deposit from a cursor the core left in place over quiet scans, and reports it once', async function () {
+      await core.address(ZANO, 'swap:quiet');
+      const pid = depositPaymentId(hot.control.address, 'swap:quiet');
+      await core.scan();
+      const kept = core.cursor;
+      for (let i = 0; i < 3; i++) {
+        hot.control.mine(20);
+        expect((await core.scan()).outputs).to.deep.equal([]);
+        core.cursor = kept; // quiet and nothing pending: the core does not store the cursor
+      }
+      const tx = hot.control.receive({ paymentId: pid, amount: 1n * COIN, height: hot.control.height() - 2 });
+      const scan = await core.scan();
+      expect(scan.outputs.map((o) => [o.txHash, core.confirmations(o)])).to.deep.equal([[tx, 3]]);
+      expect((await core.scan()).outputs).to.deep.equal([]);
+    });
+
     it('reads every transfer since the last scan across pages, and tells the tip', async function () {
       const small = createZanoAdapters({ rpcUrl: hot.url, signerRpcUrl: signer.url, payoutConfirmations: 1 });
       const pager = new Core(small);
@@ -342,6 +366,32 @@ describe('Zano adapter (wallet RPC stand-in)', function () {
       const mined = await adapters.sender.broadcast(payoutOrder(ZANO, to, '3', 'b'), b);
       expect(mined.kind).to.equal('rejected');
       expect(mined.kind === 'rejected' && mined.reason).to.match(/spent by another transaction/);
+    });
+
+    it('tells an unknown broadcast outcome from a refusal that proves nothing went out', async function () {
+      fund([{ amount: 20n * COIN }]);
+      const order = payoutOrder(ZANO, await recipient(), '1');
+      const signed = await adapters.sender.prepare(order);
+      hot.control.failNext('submit_transfer', { code: -1, message: 'WALLET_RPC_ERROR_CODE_UNKNOWN_ERROR: something' });
+      const unknown = await adapters.sender.broadcast(order, signed).then(
+        () => undefined,
+        (err: Error) => err,
+      );
+      expect(unknown).to.be.instanceOf(AmbiguousBroadcastError);
+      const garbled = await adapters.sender.broadcast(order, { txHash: signed.txHash, bytes: 'abcd' });
+      expect(garbled.kind).to.equal('rejected');
+      const closed = await startZanoWallet({ watchOnly: true });
+      const url = closed.url;
+      await closed.close();
+      const offline = createZanoAdapters({ rpcUrl: url, signerRpcUrl: url, payoutConfirmations: 1 });
+      const refused = await offline.sender.broadcast(order, signed).then(
+        () => undefined,
+        (err: Error) => err,
+      );
+      expect(refused).to.be.instanceOf(ZanoRpcTransportError);
+      expect(refused).to.not.be.instanceOf(AmbiguousBroadcastError);
+      expect(await adapters.sender.broadcast(order, signed)).to.deep.equal({ kind: 'accepted' });
+      expect(hot.control.submissions.filter((s) => s.accepted).map((s) => s.txHash)).to.deep.equal([signed.txHash]);
     });
 
     it('spendable is the unlocked balance: change stays out for 10 blocks; the fee estimate is 0.01 ZANO', async function () {
