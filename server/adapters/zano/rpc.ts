@@ -1,0 +1,129 @@
+/**
+ * A small JSON-RPC 2.0 client for Zano's wallet RPC server (`simplewallet --rpc-bind-port`, POST /json_rpc).
+ *
+ * Answers are parsed losslessly: every JSON integer comes back as a bigint (the wallet prints uint64 values
+ * above 2^53: amounts, supplies, intrinsic payment ids), anything else as a number. Params go out through
+ * lossless-json too, so bigint amounts are written as exact JSON integers (the wallet refuses amounts given as
+ * strings).
+ *
+ * Two errors, as in the Bitcoin client: ZanoRpcError when the wallet answered with an error (its code from
+ * wallet_rpc_server_error_codes.h and message), ZanoRpcTransportError when no answer came.
+ */
+import { isInteger, parse, stringify } from 'lossless-json';
+
+/** Waits this long for an answer by default. */
+export const ZANO_RPC_TIMEOUT_MS = 30_000;
+
+/** wallet_rpc_server_error_codes.h: the codes the adapter acts on. */
+export const ZanoErrorCode = {
+  DAEMON_IS_BUSY: -3,
+  GENERIC_TRANSFER_ERROR: -4,
+  WRONG_ARGUMENT: -6,
+  NOT_ENOUGH_MONEY: -7,
+  KEY_IMAGE_ALREADY_SPENT: -10,
+} as const;
+
+/** The wallet answered `method` with an error. */
+export class ZanoRpcError extends Error {
+  constructor(
+    readonly method: string,
+    readonly code: number,
+    readonly rpcMessage: string,
+  ) {
+    super(`${method}: wallet RPC error ${code}: ${rpcMessage}`);
+    this.name = 'ZanoRpcError';
+  }
+}
+
+/** No answer to `method` came: its outcome is unknown (unless `refused`). */
+export class ZanoRpcTransportError extends Error {
+  constructor(
+    readonly method: string,
+    message: string,
+    readonly details: { timedOut: boolean; refused: boolean },
+    options?: { cause?: unknown },
+  ) {
+    super(`${method}: ${message}`, options);
+    this.name = 'ZanoRpcTransportError';
+  }
+}
+
+/** Calls one wallet RPC server. */
+export interface ZanoRpcClient {
+  call<T = unknown>(method: string, params?: Record<string, unknown>): Promise<T>;
+  /** The URL without credentials, for logs. */
+  readonly endpoint: string;
+}
+
+export interface ZanoRpcClientOptions {
+  /** http(s)://host:port/json_rpc (a bare http://host:port gets /json_rpc). */
+  url: string;
+  timeoutMs?: number;
+  fetch?: typeof globalThis.fetch;
+}
+
+/** Parses a wallet answer without losing a digit: integers as bigint. */
+export function parseZanoBody(text: string): unknown {
+  return parse(text, null, (value) => (isInteger(value) ? BigInt(value) : Number(value)));
+}
+
+export function createZanoRpcClient(options: ZanoRpcClientOptions): ZanoRpcClient {
+  const { timeoutMs = ZANO_RPC_TIMEOUT_MS, fetch = globalThis.fetch } = options;
+  const url = new URL(options.url);
+  if (url.pathname === '/' || url.pathname === '') url.pathname = '/json_rpc';
+  const user = decodeURIComponent(url.username);
+  const password = decodeURIComponent(url.password);
+  url.username = '';
+  url.password = '';
+  const endpoint = url.toString();
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (user || password) headers.authorization = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+  let nextId = 1;
+
+  async function call<T>(method: string, params: Record<string, unknown> = {}): Promise<T> {
+    const id = nextId++;
+    let status: number;
+    let text: string;
+    try {
+      const response = await fetch(endpoint, {
+        method: 'POST',
+        headers,
+        body: stringify({ jsonrpc: '2.0', id, method, params }) ?? '',
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      status = response.status;
+      text = await response.text();
+    } catch (err) {
+      const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
+      const refused = causeCode(err) === 'ECONNREFUSED';
+      const what = timedOut ? `no answer within ${timeoutMs} ms` : `request failed (${causeCode(err) ?? (err as Error).message})`;
+      throw new ZanoRpcTransportError(method, `${what} from ${endpoint}`, { timedOut, refused }, { cause: err });
+    }
+    let body: { result?: unknown; error?: { code: bigint | number; message: string } | null } | undefined;
+    try {
+      body = parseZanoBody(text) as typeof body;
+    } catch {
+      body = undefined;
+    }
+    if (body && typeof body === 'object' && body.error) throw new ZanoRpcError(method, Number(body.error.code), String(body.error.message));
+    if (status !== 200 || !body || typeof body !== 'object' || !('result' in body)) {
+      throw new ZanoRpcTransportError(method, `HTTP ${status} without a JSON-RPC answer from ${endpoint}`, {
+        timedOut: false,
+        refused: false,
+      });
+    }
+    return body.result as T;
+  }
+
+  return { call, endpoint };
+}
+
+function causeCode(err: unknown): string | undefined {
+  let current: unknown = err;
+  for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
