@@ -25,9 +25,9 @@ import { startNetworkStatus } from './services/network-status.js';
 import { createMarketRates } from './adapters/market/index.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
-/** Why production creates no permanent routes yet: they settle to Zano, whose payouts are not real yet. */
-const ROUTES_UNAVAILABLE_IN_PRODUCTION =
-  'Permanent routes settle to Zano, and this service does not pay out on Zano in production yet. Use swaps meanwhile.';
+/** Why a production server without Zano creates no permanent routes: they settle to Zano. */
+const ROUTES_UNAVAILABLE_WITHOUT_ZANO =
+  'Permanent routes settle to Zano, and this server is not configured to pay out on Zano (NETWORKS has no ZANO). Use swaps meanwhile.';
 
 async function main(): Promise<void> {
   let config;
@@ -136,7 +136,7 @@ async function main(): Promise<void> {
     sandbox: chains.sandbox,
     networkStatus,
     liquidity,
-    routesUnavailable: production ? ROUTES_UNAVAILABLE_IN_PRODUCTION : undefined,
+    routesUnavailable: production && !production.networks.some((n) => n.family === 'zano') ? ROUTES_UNAVAILABLE_WITHOUT_ZANO : undefined,
     hub: engine.hub,
     jobs: engine.jobs,
     apiDocument: document,

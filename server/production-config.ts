@@ -3,8 +3,8 @@
  * prices come from. Each network is off unless NETWORKS names it, and a network NETWORKS names must have
  * every variable its family needs: the start is refused with one line per missing or malformed variable.
  *
- * Families: `bitcoin` (Bitcoin Core JSON-RPC: LTC, BTC) and `ethereum` (EVM JSON-RPC: ETH, BSC).
- * ZANO has no production adapter yet; naming it is refused with that reason.
+ * Families: `bitcoin` (Bitcoin Core JSON-RPC: LTC, BTC), `ethereum` (EVM JSON-RPC: ETH, BSC) and `zano`
+ * (the Zano wallet JSON-RPC: ZANO and the fUSD asset).
  */
 import { readFileSync } from 'node:fs';
 import { parseBitcoinParams } from './adapters/bitcoin/index.js';
@@ -57,7 +57,22 @@ export interface EthereumNetworkConfig {
   readonly scanSeconds: number | undefined;
 }
 
-export type NetworkConfig = BitcoinNetworkConfig | EthereumNetworkConfig;
+/** Zano: a watch-only wallet (deposits, building payouts) and a signer wallet, both over the wallet JSON-RPC. */
+export interface ZanoNetworkConfig {
+  readonly family: 'zano';
+  readonly network: string;
+  /** The watch-only wallet's RPC URL (e.g. http://127.0.0.1:11212/json_rpc). */
+  readonly rpcUrl: string;
+  /** The signer wallet's RPC URL: it holds the spend key and only signs. */
+  readonly signerRpcUrl: string;
+  /** The fUSD asset id, when not the documented one. */
+  readonly fusdAssetId: string | undefined;
+  readonly confirmations: number | undefined;
+  readonly maxTipAgeSeconds: number | undefined;
+  readonly scanSeconds: number | undefined;
+}
+
+export type NetworkConfig = BitcoinNetworkConfig | EthereumNetworkConfig | ZanoNetworkConfig;
 
 /** Production's configuration of networks and prices. */
 export interface ProductionConfig {
@@ -72,6 +87,7 @@ const FAMILIES: Record<string, NetworkConfig['family']> = {
   DOGE: 'bitcoin',
   ETH: 'ethereum',
   BSC: 'ethereum',
+  ZANO: 'zano',
 };
 
 type Env = Record<string, string | undefined>;
@@ -121,11 +137,24 @@ export function readProductionConfig(env: Env, problems: string[]): ProductionCo
   for (const network of new Set(listed)) {
     const family = FAMILIES[network];
     if (!family) {
-      problems.push(
-        network === 'ZANO'
-          ? 'NETWORKS names ZANO, which has no production adapter in this build (Zano payouts are not real yet)'
-          : `NETWORKS names ${network}, which has no production adapter; the ones there are: ${Object.keys(FAMILIES).join(', ')}`,
-      );
+      problems.push(`NETWORKS names ${network}, which has no production adapter; the ones there are: ${Object.keys(FAMILIES).join(', ')}`);
+      continue;
+    }
+    if (family === 'zano') {
+      const fusdAssetId = value(`${network}_FUSD_ASSET_ID`);
+      if (fusdAssetId !== undefined && !/^[0-9a-f]{64}$/.test(fusdAssetId)) {
+        problems.push(`${network}_FUSD_ASSET_ID=${JSON.stringify(fusdAssetId)} must be an asset id: 64 lowercase hex digits`);
+      }
+      networks.push({
+        family,
+        network,
+        rpcUrl: url(`${network}_RPC_URL`, `the RPC URL of the ${network} watch-only wallet, e.g. http://127.0.0.1:11212/json_rpc`),
+        signerRpcUrl: url(`${network}_SIGNER_RPC_URL`, `the RPC URL of the ${network} wallet that signs payouts`),
+        fusdAssetId,
+        confirmations: confirmations(`${network}_CONFIRMATIONS`),
+        maxTipAgeSeconds: maxTipAge(network),
+        scanSeconds: scanSeconds(network),
+      });
       continue;
     }
     if (family === 'bitcoin') {
@@ -259,7 +288,9 @@ export function servedCatalog(catalog: Catalog, production: ProductionConfig): C
     const network = catalog.networks[served.network];
     if (!network) throw new Error(`The catalogue has no network ${served.network}`);
     networks[served.network] = { ...network, confirmations: served.confirmations ?? network.confirmations };
-    const tokens = served.family === 'ethereum' ? Object.keys(served.tokens).map((t) => t.toUpperCase()) : [];
+    // Zano serves its coin and the fUSD asset; an EVM network its coin and configured tokens.
+    const tokens =
+      served.family === 'ethereum' ? Object.keys(served.tokens).map((t) => t.toUpperCase()) : served.family === 'zano' ? ['FUSD'] : [];
     for (const token of tokens) {
       if (!catalog.assets.some((a) => a.network === served.network && a.symbol.toUpperCase() === token)) {
         throw new Error(`${served.network}_TOKENS names ${token}, which the catalogue does not list on ${served.network}`);

@@ -2,7 +2,7 @@
  * The chain adapters a server or the operator CLI runs on. The entry point chooses which by the service mode
  * (server/main.ts, scripts/ops.ts); this file only builds what it is asked for. The sandbox gets the
  * simulated chain on every catalogue network; production gets the adapters of the networks it is configured
- * for (server/production-config.ts).
+ * for (server/production-config.ts): Bitcoin Core, EVM or Zano wallet RPC.
  */
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -12,6 +12,7 @@ import { createEthereumAdapters, createEthereumSweeper, type EthereumAdapterOpti
 import { createInventoryExchange, type ExchangeVenue } from './adapters/exchange.js';
 import { createSimulatedChain, type SimulatedChain } from './adapters/sandbox/chain.js';
 import { createSimulatedExchange } from './adapters/sandbox/exchange.js';
+import { createZanoAdapters } from './adapters/zano/index.js';
 import type { Config } from './config.js';
 import type { Catalog } from './domain/catalog.js';
 import { NATIVE_ASSET } from './domain/catalog.js';
@@ -88,6 +89,19 @@ async function createNetworkAdapters(
       fallbackFeeRate: network.fallbackFeeRate,
       blockSeconds,
       scanMs,
+    });
+    return { adapters };
+  }
+  if (network.family === 'zano') {
+    const adapters = createZanoAdapters({
+      network: network.network,
+      rpcUrl: network.rpcUrl,
+      signerRpcUrl: network.signerRpcUrl,
+      fusdAssetId: network.fusdAssetId,
+      payoutConfirmations: confirmations,
+      blockSeconds,
+      scanMs,
+      logger: deps.logger,
     });
     return { adapters };
   }

@@ -35,6 +35,7 @@ import {
 import { startFakeProvider, type FakeProvider } from './market-data.js';
 import { createScratchDatabase, type ScratchDatabase } from './postgres.js';
 import { freePort, spawnGroup, waitForHttp, type Child } from './process.js';
+import { FUSD_ASSET_ID, SPENDABLE_AGE, startZanoWallet, ZANO_ASSET_ID, type ZanoWallet } from './zano-wallet.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** The server's PUBLIC_ORIGIN on a devnet: the audience partners sign for. */
@@ -43,6 +44,9 @@ export const DEVNET_ORIGIN = 'https://devnet.swap.test';
 const ETH_DEPOSIT_SEED = '0f0e0d0c0b0a09080706050403020100';
 /** What the LTC hot wallet is funded with. */
 export const LTC_HOT_WALLET_FUNDS = '10';
+/** What the Zano hot wallet holds, in atomic units: 10,000 fUSD (4 decimals) and 100 ZANO (12). */
+const ZANO_HOT_WALLET_FUSD = 100_000_000n;
+const ZANO_HOT_WALLET_ZANO = 100_000_000_000_000n;
 /** The USDT supply, all of it in the ETH hot wallet. */
 export const USDT_SUPPLY = '1000000';
 
@@ -73,10 +77,16 @@ export async function devnetUnavailable(adminUrl: string): Promise<string | null
 export interface DevnetOptions {
   /** PostgreSQL to make the devnet's database on (default DATABASE_URL, else the local server). */
   adminUrl?: string;
-  /** Deposit confirmations on LTC (default 2) and ETH (default 1). */
-  confirmations?: { LTC?: number; ETH?: number };
+  /** Deposit confirmations on LTC (default 2), ETH (default 1) and ZANO (default 10, the catalogue's). */
+  confirmations?: { LTC?: number; ETH?: number; ZANO?: number };
   /** Seconds between blocks mined by themselves: none (the default) mines only when asked. */
-  blockSeconds?: { LTC?: number; ETH?: number };
+  blockSeconds?: { LTC?: number; ETH?: number; ZANO?: number };
+  /**
+   * Serves ZANO too: two stand-ins of the Zano wallet RPC (test/support/zano-wallet.ts: no Zano software
+   * installs here), the watch-only hot wallet holding 10,000 fUSD and 100 ZANO, unlocked, and its signer;
+   * fUSD is priced at its 1 USD peg (RATES_PEGGED). Permanent routes are then served.
+   */
+  zano?: boolean;
   /** Writes the ETH deposit account's xprv to a file and sets ETH_DEPOSIT_KEY_FILE: the server sweeps ETH deposits. */
   sweepEth?: boolean;
 }
@@ -95,6 +105,8 @@ export interface Devnet {
   hotWallet: Hex;
   /** The file holding the ETH deposit account's xprv (ETH_DEPOSIT_KEY_FILE), with `sweepEth`. */
   ethDepositKeyFile?: string;
+  /** With `zano`: the watch-only hot wallet's and the signer's wallet RPC stand-ins. */
+  zano?: { hot: ZanoWallet; signer: ZanoWallet };
   market: Record<'kraken' | 'binance' | 'coinbase', FakeProvider>;
   database: ScratchDatabase;
   /** The server's environment (production mode on this devnet), listening on `port`. */
@@ -178,6 +190,24 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
       return hash;
     };
 
+    let zano: Devnet['zano'];
+    if (options.zano) {
+      const hotZano = await startZanoWallet({ watchOnly: true });
+      stops.push(() => hotZano.close());
+      const signerZano = await startZanoWallet({ watchOnly: false, account: hotZano.control.account });
+      stops.push(() => signerZano.close());
+      const top = hotZano.control.height();
+      hotZano.control.receive({ assetId: FUSD_ASSET_ID, amount: ZANO_HOT_WALLET_FUSD, height: top });
+      hotZano.control.receive({ assetId: ZANO_ASSET_ID, amount: ZANO_HOT_WALLET_ZANO, height: top });
+      // Received outputs unlock ten blocks after their own.
+      hotZano.control.mine(SPENDABLE_AGE);
+      zano = { hot: hotZano, signer: signerZano };
+      if (options.blockSeconds?.ZANO) {
+        const zanoMiner = setInterval(() => hotZano.control.mine(1), options.blockSeconds.ZANO * 1000);
+        stops.push(async () => clearInterval(zanoMiner));
+      }
+    }
+
     let miner: NodeJS.Timeout | undefined;
     if (options.blockSeconds?.LTC) {
       miner = setInterval(() => void litecoin.mine(1, wallets.customerAddress).catch(() => undefined), options.blockSeconds.LTC * 1000);
@@ -192,6 +222,7 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
       usdt,
       hotWallet: hot.address,
       ethDepositKeyFile,
+      zano,
       market,
       database,
       env: (port) => ({
@@ -202,7 +233,17 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
         SECRETS_KEY: secretsKey,
         PUBLIC_ORIGIN: DEVNET_ORIGIN,
         PRINT_BANNER: 'false',
-        NETWORKS: 'LTC,ETH',
+        NETWORKS: zano ? 'LTC,ETH,ZANO' : 'LTC,ETH',
+        ...(zano
+          ? {
+              ZANO_RPC_URL: zano.hot.url,
+              ZANO_SIGNER_RPC_URL: zano.signer.url,
+              ZANO_CONFIRMATIONS: String(options.confirmations?.ZANO ?? 10),
+              ZANO_SCAN_SECONDS: '1',
+              ZANO_MAX_TIP_AGE_SECONDS: '86400',
+              RATES_PEGGED: 'fUSD:1',
+            }
+          : {}),
         LTC_CHAIN: 'regtest',
         LTC_RPC_URL: litecoin.url(wallets.watch),
         LTC_SIGNER_RPC_URL: signerNode.url(wallets.signer),

@@ -176,9 +176,37 @@ describe('loadConfig', () => {
       }
     });
 
-    it('refuses a network without a production adapter, and ZANO with the reason', () => {
+    it('refuses a network without a production adapter', () => {
       expect(problemsOf({ NETWORKS: 'SOL' }).join('\n')).to.match(/NETWORKS names SOL, which has no production adapter/);
-      expect(problemsOf({ NETWORKS: 'ZANO' }).join('\n')).to.match(/ZANO, which has no production adapter in this build/);
+    });
+
+    it('reads ZANO: both wallet RPC URLs required, an optional fUSD asset id, and serves ZANO and fUSD', () => {
+      const missing = problemsOf({ NETWORKS: 'ZANO' }).join('\n');
+      expect(missing).to.match(/ZANO_RPC_URL is required: the RPC URL of the ZANO watch-only wallet/);
+      expect(missing).to.match(/ZANO_SIGNER_RPC_URL is required/);
+      expect(
+        problemsOf({
+          NETWORKS: 'ZANO',
+          ZANO_RPC_URL: 'http://127.0.0.1:1/json_rpc',
+          ZANO_SIGNER_RPC_URL: 'http://127.0.0.1:2/json_rpc',
+          ZANO_FUSD_ASSET_ID: 'fUSD',
+        }).join('\n'),
+      ).to.match(/ZANO_FUSD_ASSET_ID="fUSD" must be an asset id: 64 lowercase hex digits/);
+      const config = loadConfig({
+        ...base,
+        NETWORKS: 'ZANO',
+        ZANO_RPC_URL: 'http://127.0.0.1:11212/json_rpc',
+        ZANO_SIGNER_RPC_URL: 'http://127.0.0.1:11213/json_rpc',
+        ZANO_CONFIRMATIONS: '12',
+      });
+      expect(config.production!.networks[0]).to.deep.include({
+        family: 'zano',
+        network: 'ZANO',
+        fusdAssetId: undefined,
+        confirmations: 12,
+      });
+      const served = servedCatalog(loadSandboxCatalog(), config.production!);
+      expect(served.assets.map((a) => `${a.symbol}/${a.network}`)).to.have.members(['ZANO/ZANO', 'fUSD/ZANO']);
     });
 
     it('reads a configured network, its tokens and overrides, and the price sources', () => {
