@@ -1,16 +1,26 @@
 /**
- * `make devnet-demo`: a real LTC -> USDT swap in production mode, through the SDK. Uses the devnet `make devnet`
- * keeps running (.tmp/devnet.json), or starts one of its own for the demo and removes it afterwards.
+ * `make devnet-demo`: production mode on local nodes, through the SDK. Uses the devnet `make devnet` keeps
+ * running (.tmp/devnet.json), or starts one of its own for the demo and removes it afterwards.
  *
- * Quotes 0.5 LTC to USDT on Ethereum, creates the swap, pays its deposit address from the customer's regtest
- * wallet, and prints each timeline entry as the blocks confirm it, until USDT is paid on anvil. Exits 0 only
- * if the swap finished and the destination holds exactly the quoted USDT.
+ * 1. A swap: quotes 0.5 LTC to USDT on Ethereum, creates the swap, pays its deposit address from the
+ *    customer's regtest wallet, and prints each timeline entry as the blocks confirm it, until USDT is paid on
+ *    anvil.
+ * 2. A permanent route to fUSD on Zano: a wallet key made here proves its address, 0.5 LTC is paid to the
+ *    route's LTC address, and the deposit converts and is paid in fUSD by the Zano wallet (the wallet RPC
+ *    stand-in: no Zano software installs here).
+ *
+ * Exits 0 only if the swap finished with exactly its USDT at the destination, and the route's deposit finished
+ * with its fUSD payout.
  */
+import { createHash, randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { hexToBytes } from '@noble/hashes/utils.js';
 import { createPublicClient, erc20Abi, formatUnits, http, parseUnits, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createPartnerClient, type PartnerApiError, type SwapEvent } from '../sdk/src/index.js';
 import { createRpcClient } from '../server/adapters/bitcoin/rpc.js';
+import { encodeZanoAddress, ZANO_ADDRESS_TAGS } from '../server/domain/zano-address.js';
+import { signZanoMessage, zanoPublicKey } from '../server/domain/zano-proof.js';
 import { DEVNET_INFO, startMiningDevnet, type DevnetInfo } from './devnet.js';
 
 const SWAP_TIMEOUT_MS = 3 * 60_000;
@@ -27,10 +37,17 @@ async function runningDevnet(): Promise<DevnetInfo | undefined> {
   }
 }
 
+const fail = (reason: string, error?: Pick<PartnerApiError, 'code' | 'message'>): never => {
+  throw new Error(`${reason}${error ? `: ${error.code}: ${error.message}` : ''}`);
+};
+
 async function demo(info: DevnetInfo): Promise<void> {
-  const fail = (reason: string, error?: Pick<PartnerApiError, 'code' | 'message'>): never => {
-    throw new Error(`${reason}${error ? `: ${error.code}: ${error.message}` : ''}`);
-  };
+  await swapDemo(info);
+  await routeDemo(info);
+}
+
+async function swapDemo(info: DevnetInfo): Promise<void> {
+  console.log('--- a swap: LTC -> USDT on Ethereum');
   const client = createPartnerClient({
     baseUrl: info.baseUrl,
     audience: info.audience,
@@ -105,6 +122,70 @@ async function demo(info: DevnetInfo): Promise<void> {
       return;
     }
     if (Date.now() > deadline) fail(`the swap is still ${swap.status} after ${SWAP_TIMEOUT_MS / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+/** A scalar below the group order: 32 random bytes hashed, top bits cleared (a fresh Zano key). */
+const scalar = () => {
+  const bytes = createHash('sha256').update(randomBytes(32)).digest();
+  bytes[31] &= 0x0f;
+  return new Uint8Array(bytes);
+};
+
+async function routeDemo(info: DevnetInfo): Promise<void> {
+  console.log('--- a permanent route: LTC -> fUSD on Zano');
+  const user = `devnet-route-${randomBytes(3).toString('hex')}`;
+  const client = createPartnerClient({
+    baseUrl: info.baseUrl,
+    audience: info.audience,
+    keyId: info.keyId,
+    secret: info.secret,
+    userId: user,
+  });
+  const ltc = createRpcClient({ url: info.ltcCustomerRpcUrl });
+
+  // The customer's Zano wallet: its spend key signs the challenge that proves the address is theirs.
+  const spendSecret = scalar();
+  const keys = new Uint8Array(64);
+  keys.set(hexToBytes(zanoPublicKey(spendSecret)), 0);
+  keys.set(hexToBytes(zanoPublicKey(scalar())), 32);
+  const address = encodeZanoAddress(ZANO_ADDRESS_TAGS.standard, keys);
+  const created = await client.routes.createVerified({
+    target: { destinationAsset: 'fUSD', destinationNetwork: 'ZANO', destinationAddress: address, label: 'devnet wallet' },
+    sign: (text) => signZanoMessage(spendSecret, text, scalar(), 'v2'),
+  });
+  if (created.error) fail('could not create the route', created.error);
+  console.log(`route     ${created.data!.route_id} to ${address.slice(0, 16)}… (fUSD on Zano)`);
+  let payTo: string | undefined;
+  const deadline = Date.now() + SWAP_TIMEOUT_MS;
+  while (!payTo) {
+    const read = await client.routes.get(created.data!.route_id);
+    if (read.error) fail('could not read the route', read.error);
+    payTo = read.data!.addresses['LTC/LTC'] || undefined;
+    if (Date.now() > deadline) fail('the route got no LTC address');
+    if (!payTo) await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  console.log(`address   LTC: ${payTo} (from the service's LTC xpub, watched by the watch-only wallet)`);
+  const txid = await ltc.call<string>('sendtoaddress', [payTo, AMOUNT]);
+  console.log(`paid      ${AMOUNT} LTC in ${txid}`);
+
+  let last = '';
+  for (;;) {
+    const page = await client.routes.deposits(created.data!.route_id);
+    if (page.error) fail('could not read the deposits', page.error);
+    const deposit = page.data!.deposits.find((d) => d.txHash === txid);
+    const state = deposit
+      ? `${deposit.status}  confirmations ${deposit.confirmationCount}/${deposit.requiredConfirmations}${deposit.settlementTxHash ? `  payout ${deposit.settlementTxHash}` : ''}`
+      : 'not seen yet';
+    if (state !== last) console.log(`deposit   ${state}`);
+    last = state;
+    if (deposit?.terminal) {
+      if (deposit.status !== 'finished') fail(`the route's deposit ended ${deposit.status}`);
+      console.log(`finished  ${deposit.actualOutputAmount} fUSD paid on Zano in ${deposit.settlementTxHash} (order ${deposit.orderId})`);
+      return;
+    }
+    if (Date.now() > deadline) fail(`the route's deposit is still ${deposit?.status ?? 'unseen'} after ${SWAP_TIMEOUT_MS / 1000} s`);
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
 }

@@ -1,7 +1,8 @@
 /**
  * `make devnet`: production mode on local real nodes, for trying the service as it runs for real money.
  * Starts two Litecoin Core regtest nodes (the service's, with its watch-only wallet and a customer's wallet,
- * and a signer's, with the wallet that holds the key),
+ * and a signer's, with the wallet that holds the key), two stand-ins of the Zano wallet RPC (watch-only and
+ * signer: no Zano software installs here; fUSD priced at its 1 USD peg),
  * anvil with an ERC-20 USDT, local servers that answer in Kraken's, Binance's and Coinbase's ticker formats,
  * a PostgreSQL database of its own, and the server in `SERVICE_MODE=production` on all of it. Blocks are
  * mined by themselves (LTC every 5 s, ETH every 2 s). Both hot wallets are funded from published test keys.
@@ -55,9 +56,16 @@ export async function startMiningDevnet(
   const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const missing = await devnetUnavailable(adminUrl);
   if (missing) throw new Error(`the devnet cannot start here: ${missing}`);
-  const devnet = await startDevnet({ adminUrl, confirmations: { LTC: 2, ETH: 2 }, blockSeconds: { LTC: 5, ETH: 2 }, sweepEth: true });
+  const devnet = await startDevnet({
+    adminUrl,
+    confirmations: { LTC: 2, ETH: 2, ZANO: 3 },
+    blockSeconds: { LTC: 5, ETH: 2, ZANO: 2 },
+    sweepEth: true,
+    zano: true,
+  });
   try {
-    const server = await startDevnetServer(devnet, { port, env: { LOG_LEVEL: 'info' } });
+    // Routes are polled every 2 s (60 s by default): the demo's route converts within seconds.
+    const server = await startDevnetServer(devnet, { port, env: { LOG_LEVEL: 'info', ROUTE_POLL_SECONDS: '2' } });
     if (serverLog) {
       const log = createWriteStream(serverLog);
       log.write(server.child.output());
@@ -98,12 +106,13 @@ devnet: running (production mode on real nodes; every key is a published test ke
   Litecoin       regtest RPC ${devnet.litecoin.url()}  (wallets: watch, customer; a block every 5 s)
   LTC signer     regtest RPC ${devnet.signerNode.url()}  (wallet: signer; a peer of the node above)
   Ethereum       anvil ${info.ethRpcUrl}  (chain ${devnet.anvil.chainId}; a block every 2 s), USDT at ${info.usdt}
-  hot wallets    LTC: the watch-only wallet; ETH: ${devnet.hotWallet} (ETH deposits are swept to it)
+  Zano           wallet RPC stand-ins: watch-only ${devnet.zano!.hot.url}, signer ${devnet.zano!.signer.url} (a block every 2 s)
+  hot wallets    LTC: the watch-only wallet; ETH: ${devnet.hotWallet} (ETH deposits are swept to it); Zano: 10,000 fUSD, 100 ZANO
   server log     ${serverLog}
   database       ${devnet.database.url}
   described in   ${path.relative(ROOT, DEVNET_INFO)}
 
-Run \`make devnet-demo\` in another terminal for a real LTC -> USDT swap. Ctrl-C stops everything.
+Run \`make devnet-demo\` in another terminal for a real LTC -> USDT swap and an LTC -> fUSD route. Ctrl-C stops everything.
 `);
   let stopping = false;
   const stop = async () => {

@@ -1,7 +1,8 @@
 /**
  * `make devnet-demo` as a user runs it: scripts/devnet-demo.ts, with no devnet running, starts one (litecoind,
- * anvil, market servers, PostgreSQL, the server in production mode), swaps 0.5 LTC to USDT for real, and
- * exits 0 only when the swap finished and the destination's USDT balance grew by what the swap reports.
+ * anvil, the Zano wallet RPC stand-ins, market servers, PostgreSQL, the server in production mode), swaps 0.5
+ * LTC to USDT for real and pays 0.5 LTC to a route that settles in fUSD, and exits 0 only when the swap
+ * finished with exactly its USDT at the destination and the route's deposit finished with a fUSD payout.
  * Skipped, with the reason printed, where litecoind, anvil or PostgreSQL is missing.
  */
 import { expect } from 'chai';
@@ -29,7 +30,7 @@ describe('make devnet-demo (a real LTC -> USDT swap on local nodes)', function (
     }
   });
 
-  it('starts its own devnet, prints the timeline down to the USDT payout on anvil, and exits 0', async () => {
+  it('starts its own devnet, swaps LTC to USDT down to the payout on anvil, converts a route payment to fUSD, and exits 0', async () => {
     const demo = spawnGroup(process.execPath, ['--import', 'tsx', 'scripts/devnet-demo.ts'], {}, ROOT);
     const code = await new Promise<number | null>((resolve) => demo.process.once('exit', resolve));
     const output = demo.output();
@@ -42,5 +43,10 @@ describe('make devnet-demo (a real LTC -> USDT swap on local nodes)', function (
     expect(finished, output).to.not.equal(null);
     const plain = (amount: string) => amount.replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '');
     expect(plain(finished![2])).to.equal(plain(finished![1]));
+    // The route: its LTC address, the deposit through its states, and the fUSD payout.
+    expect(output).to.match(/^address {3}LTC: rltc1q\w+ \(from the service's LTC xpub/m);
+    const states = [...output.matchAll(/^deposit {3}(\w+)/gm)].map((m) => m[1]).filter((s) => s !== 'not' && !s.startsWith('rltc'));
+    expect(states.at(-1), output).to.equal('finished');
+    expect(output).to.match(/^finished {2}[\d.]+ fUSD paid on Zano in [0-9a-f]{64} \(order [0-9a-f-]{36}\)$/m);
   });
 });
