@@ -17,39 +17,10 @@ import { erc20Abi, keccak256, parseAbiItem, parseTransaction, parseUnits, type H
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { LEASE_MS, LEASE_RETRY_MS } from '../../server/jobs/chain-watch.js';
 import { ANVIL_KEY_1 } from '../support/anvil.js';
-import {
-  createDevnetPartner,
-  devnetUnavailable,
-  DEVNET_ORIGIN,
-  startDevnet,
-  startDevnetServer,
-  type Devnet,
-  type DevnetServer,
-} from '../support/devnet.js';
+import { createDevnetPartner, startDevnet, startDevnetServer, type Devnet, type DevnetServer } from '../support/devnet.js';
+import { devnetClient, DEVNET_ADMIN_URL, eventually, ltcToUsdt, skipWithoutDevnet, usdtToLtc } from '../support/production.js';
 import { startRpcProxy, type RpcProxy } from '../support/rpc-proxy.js';
 import { swapClient, type Swap } from '../support/swaps.js';
-
-const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-
-const ltcToUsdt = (sourceAmount: string, refundAddress: string) => ({
-  sourceAsset: 'LTC',
-  sourceNetwork: 'LTC',
-  destinationAsset: 'USDT',
-  destinationNetwork: 'ETH',
-  sourceAmount,
-  refundMode: 'address',
-  refundAddress,
-});
-
-const usdtToLtc = (sourceAmount: string) => ({
-  sourceAsset: 'USDT',
-  sourceNetwork: 'ETH',
-  destinationAsset: 'LTC',
-  destinationNetwork: 'LTC',
-  sourceAmount,
-  refundMode: 'address',
-  refundAddress: privateKeyToAccount(ANVIL_KEY_1).address,
-});
 
 /** A fresh EVM address nobody else pays: its balance is what the swap paid it. */
 const freshAddress = () => privateKeyToAccount(generatePrivateKey()).address;
@@ -74,13 +45,9 @@ describe('payouts across a killed server, on real nodes (the server process in p
   const proxies: RpcProxy[] = [];
 
   before(async function () {
-    const missing = await devnetUnavailable(ADMIN_URL);
-    if (missing) {
-      console.log(`      skipped: ${missing}`);
-      this.skip();
-    }
+    await skipWithoutDevnet(this);
     // One confirmation for deposits and payouts on both chains (the last test asks more of its payouts): fast swaps.
-    devnet = await startDevnet({ adminUrl: ADMIN_URL, confirmations: { LTC: 1, ETH: 1 } });
+    devnet = await startDevnet({ adminUrl: DEVNET_ADMIN_URL, confirmations: { LTC: 1, ETH: 1 } });
     partner = await createDevnetPartner(devnet, 'Payout crashes');
     db = new pg.Client({ connectionString: devnet.database.url });
     await db.connect();
@@ -96,7 +63,7 @@ describe('payouts across a killed server, on real nodes (the server process in p
   async function startServer(env: Record<string, string> = {}) {
     const server = await startDevnetServer(devnet, { env });
     servers.push(server);
-    const client = swapClient(server.baseUrl.replace('/api/v1', ''), { ...partner, audience: DEVNET_ORIGIN });
+    const client = devnetClient(server, partner);
     return { server, client };
   }
 
@@ -395,14 +362,3 @@ describe('payouts across a killed server, on real nodes (the server process in p
     await survivor.server.stop();
   });
 });
-
-/** Polls `probe` until it returns something. */
-async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 20_000, state?: () => Promise<string>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = await probe();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`the condition did not hold in time${state ? `: ${await state()}` : ''}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}

@@ -9,21 +9,13 @@
  * Skipped, with the reason printed, where litecoind, anvil or PostgreSQL is missing.
  */
 import { expect } from 'chai';
-import {
-  createDevnetPartner,
-  devnetUnavailable,
-  DEVNET_ORIGIN,
-  startDevnet,
-  startDevnetServer,
-  type Devnet,
-  type DevnetServer,
-} from '../support/devnet.js';
+import { createDevnetPartner, startDevnet, startDevnetServer, type Devnet, type DevnetServer } from '../support/devnet.js';
+import { devnetClient, DEVNET_ADMIN_URL, eventually, skipWithoutDevnet } from '../support/production.js';
 import { freshZanoWallet, signRouteRequest, waitForAddresses, type DepositList, type Route } from '../support/routes.js';
-import { swapClient } from '../support/swaps.js';
+import type { swapClient } from '../support/swaps.js';
 import { FUSD_ASSET_ID } from '../support/zano-wallet.js';
 import { Money } from '../../server/domain/money.js';
 
-const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const USER = 'route-customer';
 
 describe('a permanent route in production (LTC in, fUSD out on Zano)', function () {
@@ -33,15 +25,10 @@ describe('a permanent route in production (LTC in, fUSD out on Zano)', function 
   let client: ReturnType<typeof swapClient>;
 
   before(async function () {
-    const missing = await devnetUnavailable(ADMIN_URL);
-    if (missing) {
-      console.log(`      skipped: ${missing}`);
-      this.skip();
-    }
-    devnet = await startDevnet({ adminUrl: ADMIN_URL, confirmations: { LTC: 2, ZANO: 3 }, zano: true });
+    await skipWithoutDevnet(this);
+    devnet = await startDevnet({ adminUrl: DEVNET_ADMIN_URL, confirmations: { LTC: 2, ZANO: 3 }, zano: true });
     server = await startDevnetServer(devnet, { env: { ROUTE_POLL_SECONDS: '1', ROUTE_EXPECT_POLL_SECONDS: '1' } });
-    const partner = await createDevnetPartner(devnet, 'Production routes');
-    client = swapClient(server.baseUrl.replace('/api/v1', ''), { ...partner, audience: DEVNET_ORIGIN, user: USER });
+    client = devnetClient(server, await createDevnetPartner(devnet, 'Production routes'), USER);
   });
 
   after(async () => {
@@ -104,14 +91,3 @@ describe('a permanent route in production (LTC in, fUSD out on Zano)', function 
     expect(earnings.body.earnings.length, earnings.text).to.be.greaterThan(0);
   });
 });
-
-/** Polls `probe` until it returns something. */
-async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = await probe();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error('the condition did not hold in time');
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}

@@ -10,51 +10,12 @@ import { expect } from 'chai';
 import { privateKeyToAccount } from 'viem/accounts';
 import { ANVIL_KEY_0, ANVIL_KEY_1 } from '../support/anvil.js';
 import { connectNodes, disconnectNodes, startLitecoind } from '../support/litecoind.js';
-import {
-  createDevnetPartner,
-  devnetUnavailable,
-  DEVNET_ORIGIN,
-  startDevnet,
-  startDevnetServer,
-  type Devnet,
-  type DevnetServer,
-} from '../support/devnet.js';
+import { createDevnetPartner, startDevnet, startDevnetServer, type Devnet, type DevnetServer } from '../support/devnet.js';
+import { devnetClient, DEVNET_ADMIN_URL, eventually, ltcToUsdt, skipWithoutDevnet, usdtToLtc } from '../support/production.js';
 import { swapClient, type Swap, type SwapEvent } from '../support/swaps.js';
 
-const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 /** Where the customer receives USDT: anvil's second development account. */
 const CUSTOMER_ETH = privateKeyToAccount(ANVIL_KEY_1).address;
-
-const ltcToUsdt = (sourceAmount: string, refundAddress: string) => ({
-  sourceAsset: 'LTC',
-  sourceNetwork: 'LTC',
-  destinationAsset: 'USDT',
-  destinationNetwork: 'ETH',
-  sourceAmount,
-  refundMode: 'address',
-  refundAddress,
-});
-
-const usdtToLtc = (sourceAmount: string) => ({
-  sourceAsset: 'USDT',
-  sourceNetwork: 'ETH',
-  destinationAsset: 'LTC',
-  destinationNetwork: 'LTC',
-  sourceAmount,
-  refundMode: 'address',
-  refundAddress: privateKeyToAccount(ANVIL_KEY_1).address,
-});
-
-/** Polls `probe` until it returns something (the network board refreshes every 5 s). */
-async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = await probe();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error('the condition did not hold in time');
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
 
 describe('production swaps on real nodes (the server process)', function () {
   this.timeout(180_000);
@@ -63,15 +24,10 @@ describe('production swaps on real nodes (the server process)', function () {
   let client: ReturnType<typeof swapClient>;
 
   before(async function () {
-    const missing = await devnetUnavailable(ADMIN_URL);
-    if (missing) {
-      console.log(`      skipped: ${missing}`);
-      this.skip();
-    }
-    devnet = await startDevnet({ adminUrl: ADMIN_URL, confirmations: { LTC: 2, ETH: 2 } });
+    await skipWithoutDevnet(this);
+    devnet = await startDevnet({ adminUrl: DEVNET_ADMIN_URL, confirmations: { LTC: 2, ETH: 2 } });
     server = await startDevnetServer(devnet);
-    const partner = await createDevnetPartner(devnet, 'Production swaps');
-    client = swapClient(server.baseUrl.replace('/api/v1', ''), { ...partner, audience: DEVNET_ORIGIN });
+    client = devnetClient(server, await createDevnetPartner(devnet, 'Production swaps'));
   });
 
   after(async () => {

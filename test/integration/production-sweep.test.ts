@@ -12,18 +12,10 @@ import { createWalletClient, decodeEventLog, erc20Abi, http, parseEther, parseUn
 import { privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { ANVIL_KEY_1 } from '../support/anvil.js';
-import {
-  createDevnetPartner,
-  devnetUnavailable,
-  DEVNET_ORIGIN,
-  startDevnet,
-  startDevnetServer,
-  type Devnet,
-  type DevnetServer,
-} from '../support/devnet.js';
+import { createDevnetPartner, startDevnet, startDevnetServer, type Devnet, type DevnetServer } from '../support/devnet.js';
+import { devnetClient, DEVNET_ADMIN_URL, eventually, skipWithoutDevnet } from '../support/production.js';
 import { swapClient, type Swap } from '../support/swaps.js';
 
-const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 /** The customer's ETH account (anvil's second development key): it pays deposits and takes refunds. */
 const CUSTOMER = privateKeyToAccount(ANVIL_KEY_1);
 
@@ -39,17 +31,6 @@ interface SweepRow {
   updated_at: Date;
 }
 
-/** Polls `probe` until it returns something. */
-async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = await probe();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error('the condition did not hold in time');
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
-
 describe('sweeping deposits to the hot wallet on real nodes (the server process)', function () {
   this.timeout(240_000);
   let devnet: Devnet;
@@ -60,15 +41,10 @@ describe('sweeping deposits to the hot wallet on real nodes (the server process)
   const finished: Array<{ id: string; depositTx: string; detail: Awaited<ReturnType<typeof client.get>> }> = [];
 
   before(async function () {
-    const missing = await devnetUnavailable(ADMIN_URL);
-    if (missing) {
-      console.log(`      skipped: ${missing}`);
-      this.skip();
-    }
-    devnet = await startDevnet({ adminUrl: ADMIN_URL, confirmations: { LTC: 1, ETH: 1 }, sweepEth: true });
+    await skipWithoutDevnet(this);
+    devnet = await startDevnet({ adminUrl: DEVNET_ADMIN_URL, confirmations: { LTC: 1, ETH: 1 }, sweepEth: true });
     server = await startDevnetServer(devnet);
-    const partner = await createDevnetPartner(devnet, 'Sweeping');
-    client = swapClient(server.baseUrl.replace('/api/v1', ''), { ...partner, audience: DEVNET_ORIGIN });
+    client = devnetClient(server, await createDevnetPartner(devnet, 'Sweeping'));
     db = new pg.Client({ connectionString: devnet.database.url });
     await db.connect();
   });
