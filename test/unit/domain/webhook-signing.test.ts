@@ -9,6 +9,7 @@ import {
   webhookSignature,
   WEBHOOK_SECRET_BYTES,
 } from '../../../server/domain/webhook-signing.js';
+import { signingVector } from '../../support/signing-vector.js';
 
 // The example of the Standard Webhooks specification (and of its reference libraries' tests).
 const SPEC_EXAMPLE = {
@@ -24,6 +25,13 @@ describe('domain/webhook-signing', () => {
     it('produces the signature of the Standard Webhooks example', () => {
       const { secret, id, timestamp, body, signature } = SPEC_EXAMPLE;
       expect(webhookSignature(secret, id, timestamp, body)).to.equal(signature);
+    });
+
+    it('produces the webhook signature of test/fixtures/signing-vector.json (the recipes in examples/signing/ check it too)', () => {
+      const { webhookSecret, webhookId, webhookTimestamp, webhookBody: body, webhookSignature: signature } = signingVector;
+      expect(webhookSignature(webhookSecret, webhookId, Number(webhookTimestamp), body)).to.equal(signature);
+      // The official library agrees (its verify() would refuse the fixed timestamp as too old).
+      expect(new Webhook(webhookSecret).sign(webhookId, new Date(Number(webhookTimestamp) * 1000), body)).to.equal(signature);
     });
 
     it('keys the HMAC with the base64-decoded part after whsec_', () => {

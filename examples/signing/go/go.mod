@@ -1,0 +1,3 @@
+module example.com/pss-signing
+
+go 1.19
