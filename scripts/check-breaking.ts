@@ -254,13 +254,13 @@ class Comparison {
       const match = newByLabel.get(name);
       if (match !== undefined) this.schema(variant, match, side, head, `${field}<${name}>`, stack);
       else if (side === 'request' && newList.length)
-        this.report('request-variant-removed', `${where} ${name}`, `${key} variant no longer accepted`);
+        this.report('request-variant-removed', `${where}<${name}>`, `${key} variant no longer accepted`);
     }
     if (side === 'response' && oldList.length) {
       for (const name of newByLabel.keys()) {
         if (oldByLabel.has(name)) continue;
         if (name === 'type:null') this.report('response-field-nullable', where, `may now be null (${key} variant added)`);
-        else this.report('response-variant-added', `${where} ${name}`, `a ${key} variant readers of the released contract do not know`);
+        else this.report('response-variant-added', `${where}<${name}>`, `a ${key} variant readers of the released contract do not know`);
       }
     }
   }
@@ -312,7 +312,7 @@ class Comparison {
       this.report('response-body-removed', op, 'the body is no longer sent');
       return;
     }
-    this.content(before?.content, after?.content, side, op, side === 'request' ? 'body' : '');
+    this.content(before?.content, after?.content, side, op, 'body');
   }
 
   /** Compares `content` maps: a removed media type, then each shared media type's schema. */
@@ -533,9 +533,7 @@ function main(): void {
     );
     process.exit(1);
   }
-  process.stdout.write(
-    `no unlisted breaking changes (${changes.length} listed, ${allowed.length} allowed)\n`.replace(`${changes.length} listed, `, ''),
-  );
+  process.stdout.write(changes.length ? `${changes.length} breaking change(s), each listed with its date\n` : 'no breaking changes\n');
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
