@@ -10,13 +10,15 @@
  * The rules follow the direction of each message. What the service reads (request bodies, parameters, and
  * the partner's answers to webhooks) breaks when it accepts less: a removed field, enum value or type, a
  * new required field or parameter, a tightened constraint (maxLength/maximum lowered, minLength/minimum
- * raised, pattern/format changed, additionalProperties: false added). What the partner reads (responses and
- * webhook payloads) breaks when it may contain something the old contract ruled out or lacks something the
- * old contract promised: a removed status, field or header, a field no longer required, a new type (null
- * included), a new enum value, a loosened constraint. New enum values in responses count: the spec's
- * versioning section promises new operations, optional request fields, response fields, error codes (a
- * plain string, not an enum) and webhook event types, not open enums, so a reader may switch over one.
- * Adding a webhook event type therefore needs an entry, which is its record.
+ * raised, pattern/format changed, additionalProperties: false added) or a changed default. What the partner
+ * reads (responses and webhook payloads) breaks when it may contain something the old contract ruled out
+ * or lacks something the old contract promised: a removed status, field or header, a field no longer
+ * required, a new type (null included), a new enum value, a loosened constraint.
+ *
+ * New enum values in responses count: the spec's versioning section (info.description, "Versioning")
+ * promises that within v1 only new operations, optional request fields, response fields, error codes (a
+ * plain string, not an enum) and webhook event types are added, not that enums are open, so a reader may
+ * switch over one. The one enum it does promise to grow is the webhook event type (OPEN_ENUMS).
  *
  * Composite schemas: oneOf/anyOf variants are paired by discriminator mapping key, by $ref, or by type;
  * allOf and if/then/else are compared as a whole (any change to them is reported as
@@ -106,6 +108,9 @@ function enumValues(schema: Obj): Json[] | undefined {
 }
 const show = (value: Json): string => (typeof value === 'string' ? value : JSON.stringify(value));
 
+/** Enums the spec promises to extend within v1 ("new webhook event types"): a value added to them is additive. */
+const OPEN_ENUMS = new Set(['#/components/schemas/WebhookEventType']);
+
 const UPPER = ['maxLength', 'maximum', 'exclusiveMaximum', 'maxItems', 'maxProperties'];
 const LOWER = ['minLength', 'minimum', 'exclusiveMinimum', 'minItems', 'minProperties'];
 const EXACT = ['pattern', 'format', 'multipleOf', 'uniqueItems', 'contentEncoding', 'contentMediaType'];
@@ -159,7 +164,7 @@ class Comparison {
         for (const value of oldEnum.filter((item) => !has(newEnum, item)))
           this.report('request-enum-value-removed', `${where} ${show(value)}`, 'no longer accepted');
     }
-    if (side === 'response' && oldEnum) {
+    if (side === 'response' && oldEnum && !newRefs.some((ref) => OPEN_ENUMS.has(ref))) {
       if (!newEnum) this.report('response-enum-removed', where, `no longer limited to ${oldEnum.map(show).join(', ')}`);
       else
         for (const value of newEnum.filter((item) => !has(oldEnum, item)))
@@ -181,6 +186,15 @@ class Comparison {
       const detail = `${key} ${o === undefined ? '(none)' : show(o)} → ${n === undefined ? '(none)' : show(n)}`;
       if (side === 'request' && tightened) this.report('request-constraint-tightened', `${where} ${key}`, detail);
       if (side === 'response' && widened) this.report('response-constraint-widened', `${where} ${key}`, detail);
+    }
+
+    // A request default is what the service assumes for an omitted field: changing it changes old requests' meaning.
+    if (side === 'request' && 'default' in before && JSON.stringify(before.default) !== JSON.stringify(after.default)) {
+      this.report(
+        'request-default-changed',
+        where,
+        `default ${show(before.default)} → ${'default' in after ? show(after.default as Json) : '(none)'}`,
+      );
     }
 
     // Object properties.
@@ -207,7 +221,7 @@ class Comparison {
         if (!oldRequired.has(name))
           this.report('request-field-required', `${head} ${child(name)}`, name in oldProps ? 'now required' : 'a new required field');
       }
-      if (after.additionalProperties === false && before.additionalProperties !== false && before.type !== undefined) {
+      if (after.additionalProperties === false && before.additionalProperties !== false) {
         this.report('request-additional-properties-closed', where, 'fields not listed are now refused (additionalProperties: false)');
       }
     }

@@ -125,6 +125,11 @@ describe('check-breaking', () => {
         true, // the base is the edited copy: today's spec is the one that closes the object
       ],
       [
+        'a request default changed',
+        (doc) => (schemas(doc).QuoteRequest.properties.rateType.default = 'fixed'),
+        ['request-default-changed POST /quotes body.rateType'],
+      ],
+      [
         'a new required parameter',
         (doc) =>
           doc.paths['/swaps'].get.parameters.push({
@@ -213,6 +218,7 @@ describe('check-breaking', () => {
         (doc) => doc.paths['/swaps'].get.parameters.push({ name: 'since', in: 'query', schema: { type: 'string', maxLength: 40 } }),
       ],
       ['a new response status', (doc) => (doc.paths['/health'].get.responses['418'] = doc.paths['/health'].get.responses['400'])],
+      ['a new webhook event type (the spec promises them)', (doc) => schemas(doc).WebhookEventType.enum.push('route.updated')],
       ['a response enum value removed', (doc) => schemas(doc).NetworkHealth.properties.balance.enum.pop()],
       [
         'descriptions and examples edited',
