@@ -202,12 +202,13 @@ class Comparison {
     const newProps = isObj(after.properties) ? after.properties : {};
     const oldRequired = new Set(Array.isArray(before.required) ? before.required.map(String) : []);
     const newRequired = new Set(Array.isArray(after.required) ? after.required.map(String) : []);
-    const skipped = (prop: Json | undefined, dir: Side): boolean => {
-      const resolved = prop === undefined ? undefined : deref(dir === 'request' ? this.current : this.base, prop).node;
-      return !!resolved && (dir === 'request' ? resolved.readOnly === true : resolved.writeOnly === true);
+    // A readOnly field is not part of a request, a writeOnly one not part of a response (as released).
+    const skipped = (prop: Json | undefined): boolean => {
+      const resolved = prop === undefined ? undefined : deref(this.base, prop).node;
+      return !!resolved && (side === 'request' ? resolved.readOnly === true : resolved.writeOnly === true);
     };
     for (const name of Object.keys(oldProps)) {
-      if (skipped(oldProps[name], side)) continue;
+      if (skipped(oldProps[name])) continue;
       if (!(name in newProps)) {
         this.report(`${side}-field-removed`, `${head} ${child(name)}`, side === 'request' ? 'no longer accepted' : 'no longer sent');
         continue;
