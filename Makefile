@@ -8,7 +8,7 @@ GENERATED := generated/openapi.json generated/api.d.ts sdk/src/generated/api.ts 
 MOCK_PORT ?= 4010
 MOCK_DOCS_PORT ?= 4011
 
-.PHONY: help install generate check-generated lint test test-unit build run migrate mock contract bench bench-data sdk demo demo-route nodes devnet devnet-demo
+.PHONY: help install generate check-generated check-breaking lint test test-unit build run migrate mock contract bench bench-data sdk demo demo-route nodes devnet devnet-demo
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -28,6 +28,9 @@ generate: install ## regenerate types and the bundled spec from spec/openapi.yam
 
 check-generated: install ## fail when generated/ differs from what the spec produces
 	npx tsx scripts/generate.ts --check
+
+check-breaking: install ## fail on a breaking change from the released contract (spec/released/) not listed in spec/breaking-changes.yaml
+	npx tsx scripts/check-breaking.ts
 
 lint: install ## Spectral (spec), ESLint and tsc
 	npx spectral lint spec/openapi.yaml --ruleset spec/.spectral.yaml --fail-severity error
