@@ -10,6 +10,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { devnetUnavailable } from '../support/devnet.js';
+import { DEVNET_ADMIN_URL, realNodesElsewhere } from '../support/production.js';
 import { spawnGroup } from '../support/process.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -18,7 +19,7 @@ describe('make devnet-demo (a real LTC -> USDT swap on local nodes)', function (
   this.timeout(240_000);
 
   before(async function () {
-    const missing = await devnetUnavailable(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+    const missing = realNodesElsewhere() ?? (await devnetUnavailable(DEVNET_ADMIN_URL));
     if (missing) {
       console.log(`      skipped: ${missing}`);
       this.skip();

@@ -11,9 +11,20 @@ import { swapClient } from './swaps.js';
 /** The PostgreSQL server devnets make their databases on. */
 export const DEVNET_ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
+/**
+ * Why the whole-system tests on real nodes do not run in this pass, or null when they do: `.ci/run` sets
+ * PSS_REAL_NODES_ONCE in its PGlite pass. These tests run production mode, which needs PostgreSQL whatever
+ * DATABASE_URL says, so the PostgreSQL pass runs exactly the same tests; running them once keeps CI short.
+ */
+export function realNodesElsewhere(): string | null {
+  return process.env.PSS_REAL_NODES_ONCE === '1' && !process.env.DATABASE_URL
+    ? 'PSS_REAL_NODES_ONCE=1: production mode runs on PostgreSQL in any pass, and the PostgreSQL pass runs these tests'
+    : null;
+}
+
 /** Skips the suite of `context` (a `before` hook's), printing why, where a devnet cannot start here. */
 export async function skipWithoutDevnet(context: Context): Promise<void> {
-  const missing = await devnetUnavailable(DEVNET_ADMIN_URL);
+  const missing = realNodesElsewhere() ?? (await devnetUnavailable(DEVNET_ADMIN_URL));
   if (missing) {
     console.log(`      skipped: ${missing}`);
     context.skip();
