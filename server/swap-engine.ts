@@ -75,6 +75,8 @@ export async function startSwapEngine(deps: {
     if (!engine.running) throw new Error('the job engine is not running yet');
     return engine.running;
   };
+  let engineStarted!: () => void;
+  const engineRunning = new Promise<void>((resolve) => (engineStarted = resolve));
   const lifecycle = createSwapService({
     knex: deps.knex,
     catalog: deps.catalog,
@@ -92,6 +94,8 @@ export async function startSwapEngine(deps: {
     now: deps.now,
     logger: deps.logger,
     wakeSwap: (swapId, trx) => started().scheduleAdvances([swapId], trx),
+    // Payout jobs run as soon as the engine's worker starts, before startJobEngine returns: they wait for it.
+    ready: () => engineRunning,
     broadcasted: (network) => engine.watching?.wake(network),
     crashAt: deps.payoutCrashAt,
     rebroadcastAfterMs: deps.payoutRebroadcastMs,
@@ -132,6 +136,7 @@ export async function startSwapEngine(deps: {
     payoutRebroadcastMs: deps.payoutRebroadcastMs,
   });
   engine.running = jobs;
+  engineStarted();
   const watching = startChainWatching({
     knex: deps.knex,
     catalog: deps.catalog,

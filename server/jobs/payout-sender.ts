@@ -41,6 +41,12 @@ export interface PayoutSenderDeps {
   crashAt?: CrashPoint;
   /** How long a broadcast payout may stay in no block before it is broadcast again (default PAYOUT_REBROADCAST_MS). */
   rebroadcastAfterMs?: number;
+  /**
+   * Resolves once `wakeSwap` works (the job engine is running). A send waits for it before any node call: a job
+   * fetched while the engine starts (the open payouts it queues at start) could otherwise broadcast, fail to
+   * record the outcome, and broadcast again on its retry (or sign again, from pending).
+   */
+  ready?: () => Promise<unknown>;
 }
 
 /** Creates the sender. */
@@ -104,6 +110,7 @@ export function createPayoutSender(deps: PayoutSenderDeps) {
      * been in no block for too long. Safe to run twice at once.
      */
     async send(id: string): Promise<void> {
+      await deps.ready?.();
       let payout = await findPayout(deps.knex, id);
       if (!payout) return;
       const order = orderOf(payout);
