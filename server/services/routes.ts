@@ -108,7 +108,7 @@ export function createRouteService(deps: RouteServiceDeps) {
   ): Promise<PollResult> {
     const context: RoutePollContext = { catalog: deps.catalog, dustFloorFactor: deps.dustFloorFactor, schedule: deps.schedule, now: at };
     const addresses = await listRouteAddresses(trx, [route.id]);
-    const outputs = await listOutputsToAddresses(trx, [...new Set(addresses.map((a) => a.address))], route.createdAt);
+    const outputs = await listOutputsToAddresses(trx, [...new Set(addresses.map((a) => a.address))]);
     const recorded = await listRecordedOutputs(
       trx,
       route.id,

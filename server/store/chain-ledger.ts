@@ -207,15 +207,20 @@ export async function listOutputsTo(db: Knex, network: string, address: string, 
   return (rows as Array<Record<string, unknown>>).map(toOutput);
 }
 
-/** The outputs paid to any of `addresses` seen from `since` on, oldest first (permanent routes). */
-export async function listOutputsToAddresses(db: Knex, addresses: string[], since: Date): Promise<LedgerOutput[]> {
+/**
+ * The outputs paid to any of `addresses`, oldest first (permanent routes). Every one counts: a route's addresses
+ * are its own (derived for it), so nothing was paid to them before it existed. There is no time filter: `seen_at`
+ * is the node's clock (whole seconds), not the server's, and a payment made within the second the route was
+ * created, or seen by a node whose clock is behind, would otherwise never be credited.
+ */
+export async function listOutputsToAddresses(db: Knex, addresses: string[]): Promise<LedgerOutput[]> {
   if (addresses.length === 0) return [];
   const { rows } = await db.raw(
     `select ${OUTPUT_COLUMNS}
        from chain_outputs o left join chain_cursors c on c.network = o.network
-      where o.address = any(?::text[]) and o.seen_at >= ?
+      where o.address = any(?::text[])
       order by o.seen_at, o.tx_hash, o.output_index`,
-    [addresses, since],
+    [addresses],
   );
   return (rows as Array<Record<string, unknown>>).map(toOutput);
 }

@@ -63,20 +63,53 @@ describe('a permanent route in production (LTC in, fUSD out on Zano)', function 
     const txid = await devnet.payLtc(ltcAddress, '0.5');
     await devnet.mineLtc(2);
     const deposits = `/api/v1/permanent-routes/${route.route_id}/deposits`;
-    const sending = await eventually(async () => {
-      const list = await client.send<DepositList>('GET', deposits);
-      const deposit = list.body.deposits.find((d) => d.txHash === txid);
-      return deposit?.settlementTxHash ? deposit : undefined;
-    });
+    // Where things stood, should a step not happen in time.
+    const state = async () =>
+      [
+        `deposits ${(await client.send('GET', deposits)).text}`,
+        `health ${(await client.send('GET', '/api/v1/health')).text}`,
+        `watch wallet ${JSON.stringify(await devnet.litecoin.call('listtransactions', ['*', 10, 0, true], devnet.wallets.watch))}`,
+        `route ${(await client.send('GET', `/api/v1/permanent-routes/${route.route_id}`)).text}`,
+        await (async () => {
+          const pg = (await import('pg')).default;
+          const db = new pg.Client({ connectionString: devnet.database.url });
+          await db.connect();
+          try {
+            const rows = async (sql: string) => JSON.stringify((await db.query(sql)).rows);
+            return [
+              `outputs ${await rows('select network, address, tx_hash, block_height, removed_at from chain_outputs')}`,
+              `cursors ${await rows('select * from chain_cursors')}`,
+              `leases ${await rows('select * from chain_watch_leases')}`,
+              `routes ${await rows('select id, status, next_poll_at, expect_deposit_until from permanent_routes')}`,
+            ].join('\n');
+          } finally {
+            await db.end();
+          }
+        })(),
+        `--- server output ---\n${server.child.output().slice(-3000)}`,
+      ].join('\n');
+    const sending = await eventually(
+      async () => {
+        const list = await client.send<DepositList>('GET', deposits);
+        const deposit = list.body.deposits.find((d) => d.txHash === txid);
+        return deposit?.settlementTxHash ? deposit : undefined;
+      },
+      60_000,
+      state,
+    );
     // The payout went out through the cold-signing flow, and is mined as blocks follow.
     const submitted = devnet.zano!.hot.control.submissions.filter((s) => s.txHash === sending.settlementTxHash);
     expect(submitted, 'one submission of the payout').to.have.length(1);
     devnet.zano!.hot.control.mine(3);
-    const finished = await eventually(async () => {
-      const list = await client.send<DepositList>('GET', deposits);
-      const deposit = list.body.deposits.find((d) => d.txHash === txid);
-      return deposit?.status === 'finished' ? deposit : undefined;
-    });
+    const finished = await eventually(
+      async () => {
+        const list = await client.send<DepositList>('GET', deposits);
+        const deposit = list.body.deposits.find((d) => d.txHash === txid);
+        return deposit?.status === 'finished' ? deposit : undefined;
+      },
+      60_000,
+      state,
+    );
     expect(finished.settlementTxHash).to.equal(sending.settlementTxHash);
     const paid = devnet.zano!.hot.control.calls.filter((c) => c.method === 'transfer');
     expect(paid, 'one transfer built').to.have.length(1);

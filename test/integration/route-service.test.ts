@@ -46,7 +46,7 @@ describe('the route service (services/routes.ts)', function () {
     expect(paid.status, paid.text).to.equal(202);
     // Confirmed on the ledger before the route's first poll, and the route holds no deposit yet.
     for (const deadline = Date.now() + 30_000; ;) {
-      const [output] = await listOutputsToAddresses(server.knex, [address], new Date(0));
+      const [output] = await listOutputsToAddresses(server.knex, [address]);
       if (output && output.confirmations >= 19) break;
       if (Date.now() > deadline) throw new Error('the payment did not confirm');
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -63,5 +63,29 @@ describe('the route service (services/routes.ts)', function () {
       asked.filter((a) => a.duringPoll),
       'prices asked while a poll held its route',
     ).to.deep.equal([]);
+  });
+
+  it("credits a payment the node saw at a time before the route's creation (its clock behind the server's, or the same second)", async () => {
+    const route = await createVerifiedRoute(client, 'service-user');
+    const address = route.addresses['USDT/TRX'];
+    const paid = await client.send('POST', '/api/v1/sandbox/deposits', { address, asset: 'USDT', network: 'TRX', amount: '30' });
+    expect(paid.status, paid.text).to.equal(202);
+    for (const deadline = Date.now() + 30_000; ;) {
+      const [output] = await listOutputsToAddresses(server.knex, [address]);
+      if (output && output.confirmations >= 19) break;
+      if (Date.now() > deadline) throw new Error('the payment did not confirm');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    // A real node stamps what it sees with its own clock, in whole seconds: here, a minute before the route existed.
+    await server.knex.raw(`update chain_outputs set seen_at = ?::timestamptz - interval '1 minute' where address = ?`, [
+      route.created_at,
+      address,
+    ]);
+
+    const { orderIds } = await server.engine.routes.poll(route.route_id, { force: true });
+
+    expect(orderIds).to.have.length(1);
+    const deposits = await server.knex('route_deposits').where({ route_id: route.route_id });
+    expect(deposits.map((d: { status: string }) => d.status)).to.deep.equal(['ordered']);
   });
 });
