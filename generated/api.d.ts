@@ -121,6 +121,7 @@ export interface paths {
          *     - `refundMode: sender` is refused (400 `invalid_refund_address`, `details.field: refundMode`) for a
          *       source asset whose network needs a memo to credit an account (`memoNeeded` in `/assets`: XRP, TON):
          *       a refund sent there without the customer's memo would be lost. Give `refundAddress` and `refundMemo`.
+         *       It is refused on ZANO as well: Zano transactions do not reveal their sender. Give `refundAddress`.
          *
          *     `409` codes: `pair_unavailable`, `rate_type_unavailable`, `amount_below_minimum`,
          *     `amount_above_maximum` (the last two carry the limits in `error.details`).
@@ -845,7 +846,7 @@ export interface components {
          *     | `invalid_idempotency_key` | 400 | `Idempotency-Key` is missing or not 1-255 visible ASCII characters |
          *     | `quote_mismatch` | 400 | The swap's pair, amount, rate type or refund fields differ from its quote |
          *     | `invalid_destination` | 400 | `destinationAddress` is not a valid address of the destination network; `details.field` names it |
-         *     | `invalid_refund_address` | 400 | `refundAddress` is not a valid address of the source network, or `refundMode: sender` was given for a source asset that needs a memo (`details.field: refundMode`) |
+         *     | `invalid_refund_address` | 400 | `refundAddress` is not a valid address of the source network, or `refundMode: sender` was given for a source asset that needs a memo, or on ZANO (`details.field: refundMode`) |
          *     | `invalid_memo` | 400 | A memo is missing where the asset needs one, or is not in the form its network allows; `details.field` names it |
          *     | `invalid_settlement_target` | 400 | The route destination does not decode, has a bad checksum or is a gateway address |
          *     | `invalid_challenge` | 400 | The challenge is unknown, expired, used, foreign, or `message` differs from it |
@@ -1039,7 +1040,8 @@ export interface components {
         /**
          * @description `sender` refunds to the address the deposit came from; `address` refunds to `refundAddress` (with
          *     `refundMemo` where the source asset needs one). `sender` is not accepted for a source asset with
-         *     `memoNeeded` (XRP, TON): 400 `invalid_refund_address` with `details.field: refundMode`.
+         *     `memoNeeded` (XRP, TON), nor on ZANO, whose transactions do not reveal their sender: 400
+         *     `invalid_refund_address` with `details.field: refundMode`.
          * @enum {string}
          */
         RefundMode: "sender" | "address";

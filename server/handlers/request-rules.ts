@@ -41,6 +41,9 @@ export function parseSourceAmount(value: string, source: CatalogAsset): Amount {
 export const blankToNull = (value: string | undefined | null): string | null =>
   value === undefined || value === null || value === '' ? null : value;
 
+/** Networks whose transactions do not show a sender a refund could trust (refundMode sender is refused). */
+const SENDER_UNKNOWN: ReadonlySet<string> = new Set(['ZANO']);
+
 /** The refund fields, normalised and checked against the source network. */
 export function checkRefund(
   source: CatalogAsset,
@@ -61,6 +64,16 @@ export function checkRefund(
         'invalid_refund_address',
         `refundMode sender is not available for ${source.symbol} on ${source.network}: a refund there needs the customer's ${source.memoName ?? 'memo'}, which the deposit does not carry. Give refundMode address with refundAddress and refundMemo.`,
         { field: 'refundMode', network: source.network, memoName: source.memoName ?? 'Memo' },
+      );
+    }
+    // Zano hides who sent a transaction: the wallet's remote_addresses is only what the sender chose to show, and
+    // a refund sent there on its word could go to anyone.
+    if (SENDER_UNKNOWN.has(source.network)) {
+      throw new AppError(
+        400,
+        'invalid_refund_address',
+        `refundMode sender is not available for ${source.symbol} on ${source.network}: its transactions do not reveal their sender, so a refund has nowhere safe to go. Give refundMode address with refundAddress.`,
+        { field: 'refundMode', network: source.network },
       );
     }
     return { refundAddress: null, refundMemo: null };

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { freshZanoWallet } from '../support/routes.js';
 import { Decimal } from 'decimal.js';
 import fc from 'fast-check';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -136,6 +137,17 @@ describe('POST /quotes', () => {
       refundMemo: '12345',
     });
     expect(withMemo.status, withMemo.text).to.equal(200);
+  });
+
+  it('refuses refundMode sender on ZANO, whose transactions do not reveal their sender, and takes a refund address', async () => {
+    const fromZano = { ...btcToUsdt('100'), sourceAsset: 'ZANO', sourceNetwork: 'ZANO' };
+    const res = await quote(fromZano);
+    expectError(res, 400, 'invalid_refund_address');
+    const error = (res.body as unknown as { error: { message: string; details: { field: string; network: string } } }).error;
+    expect(error.details).to.include({ field: 'refundMode', network: 'ZANO' });
+    expect(error.message).to.match(/do not reveal their sender/);
+    const withAddress = await quote({ ...fromZano, refundMode: 'address', refundAddress: freshZanoWallet().address });
+    expect(withAddress.status, withAddress.text).to.equal(200);
   });
 
   it('refuses every sourceAmount the reference pattern refuses (property, through HTTP)', async () => {

@@ -7,13 +7,21 @@ import { expectError } from '../support/http.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { blocksSince, reorganize, type SandboxPayment } from '../support/chain.js';
 import { createVerifiedRoute, waitForDeposits } from '../support/routes.js';
+import { freshZanoWallet } from '../support/routes.js';
 import { btcToUsdt, swapClient, type Swap } from '../support/swaps.js';
 
 // Slow enough blocks that a test acts between two of them, even on a busy machine: ZANO's 10 confirmations take
 // about 3 s, TRX's 19 about 6 s (no test waits those out).
 const BLOCK_SECONDS = 0.3;
+// refundMode sender is refused on ZANO (its transactions do not reveal their sender): refunds go to an address.
 const zanoToUsdt = (sourceAmount: string, extra: Record<string, unknown> = {}) =>
-  btcToUsdt(sourceAmount, { sourceAsset: 'ZANO', sourceNetwork: 'ZANO', ...extra });
+  btcToUsdt(sourceAmount, {
+    sourceAsset: 'ZANO',
+    sourceNetwork: 'ZANO',
+    refundMode: 'address',
+    refundAddress: freshZanoWallet().address,
+    ...extra,
+  });
 const trxUsdtToUsdt = (sourceAmount: string, extra: Record<string, unknown> = {}) =>
   btcToUsdt(sourceAmount, { sourceAsset: 'USDT', sourceNetwork: 'TRX', ...extra });
 const dogeToUsdt = (sourceAmount: string, extra: Record<string, unknown> = {}) =>
