@@ -15,21 +15,13 @@ import { expect } from 'chai';
 import pg from 'pg';
 import { decodeZanoAddress } from '../../server/domain/zano-address.js';
 import { Money } from '../../server/domain/money.js';
-import {
-  createDevnetPartner,
-  devnetUnavailable,
-  DEVNET_ORIGIN,
-  startDevnet,
-  startDevnetServer,
-  type Devnet,
-  type DevnetServer,
-} from '../support/devnet.js';
+import { createDevnetPartner, startDevnet, startDevnetServer, type Devnet, type DevnetServer } from '../support/devnet.js';
+import { devnetClient, DEVNET_ADMIN_URL, eventually, skipWithoutDevnet } from '../support/production.js';
 import { startRpcProxy, type RpcProxy } from '../support/rpc-proxy.js';
 import { freshZanoWallet, signRouteRequest, waitForAddresses, type DepositList, type Route } from '../support/routes.js';
 import { swapClient, type Swap } from '../support/swaps.js';
 import { FUSD_ASSET_ID } from '../support/zano-wallet.js';
 
-const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const USER = 'zano-customer';
 /** Deposit confirmations on ZANO (and what a Zano payout needs), and on LTC. */
 const ZANO_CONFIRMATIONS = 3;
@@ -82,17 +74,17 @@ describe('Zano in production (fUSD in and out, through the server process)', fun
     servers.push(started);
     return {
       server: started,
-      client: swapClient(started.baseUrl.replace('/api/v1', ''), { ...partner, audience: DEVNET_ORIGIN, user: USER }),
+      client: devnetClient(started, partner, USER),
     };
   }
 
   before(async function () {
-    const missing = await devnetUnavailable(ADMIN_URL);
-    if (missing) {
-      console.log(`      skipped: ${missing}`);
-      this.skip();
-    }
-    devnet = await startDevnet({ adminUrl: ADMIN_URL, confirmations: { LTC: LTC_CONFIRMATIONS, ZANO: ZANO_CONFIRMATIONS }, zano: true });
+    await skipWithoutDevnet(this);
+    devnet = await startDevnet({
+      adminUrl: DEVNET_ADMIN_URL,
+      confirmations: { LTC: LTC_CONFIRMATIONS, ZANO: ZANO_CONFIRMATIONS },
+      zano: true,
+    });
     zano = devnet.zano!;
     partner = await createDevnetPartner(devnet, 'Production Zano');
     db = new pg.Client({ connectionString: devnet.database.url });
@@ -289,14 +281,3 @@ describe('Zano in production (fUSD in and out, through the server process)', fun
     expect(await second.server.stop()).to.equal(0);
   });
 });
-
-/** Polls `probe` until it returns something. */
-async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = await probe();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error('the condition did not hold in time');
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
