@@ -9,6 +9,7 @@
  * RpcTransportError when no answer came (refused, reset, timed out, not JSON-RPC at all).
  */
 import { parse } from 'lossless-json';
+import { createJsonRpcCaller } from '../json-rpc.js';
 
 /** Waits this long for an answer by default. */
 export const RPC_TIMEOUT_MS = 30_000;
@@ -97,65 +98,16 @@ export function parseRpcBody(text: string): unknown {
 
 /** A client for `options.url`. */
 export function createRpcClient(options: RpcClientOptions): RpcClient {
-  const { timeoutMs = RPC_TIMEOUT_MS, fetch = globalThis.fetch } = options;
-  const url = new URL(options.url);
-  // fetch refuses URLs that carry credentials: they go in the Authorization header instead.
-  const user = decodeURIComponent(url.username);
-  const password = decodeURIComponent(url.password);
-  url.username = '';
-  url.password = '';
-  const endpoint = url.toString();
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (user || password) headers.authorization = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
-  let nextId = 1;
-
-  async function call<T>(method: string, params: unknown[] = []): Promise<T> {
-    const id = nextId++;
-    let status: number;
-    let text: string;
-    try {
-      const response = await fetch(endpoint, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ jsonrpc: '1.0', id, method, params }),
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-      status = response.status;
-      text = await response.text();
-    } catch (err) {
-      const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
-      const refused = causeCode(err) === 'ECONNREFUSED';
-      const what = timedOut ? `no answer within ${timeoutMs} ms` : `request failed (${causeCode(err) ?? (err as Error).message})`;
-      throw new RpcTransportError(method, `${what} from ${endpoint}`, { timedOut, refused }, { cause: err });
-    }
-    // Bitcoin Core answers errors with HTTP 500 (or 404 for an unknown method or wallet) and a JSON-RPC body.
-    let body: { result?: unknown; error?: { code: number; message: string } | null } | undefined;
-    try {
-      body = parseRpcBody(text) as typeof body;
-    } catch {
-      body = undefined;
-    }
-    if (body && typeof body === 'object' && body.error) throw new RpcError(method, Number(body.error.code), String(body.error.message));
-    if (status !== 200 || !body || typeof body !== 'object' || !('result' in body)) {
-      const hint = status === 401 ? ' (wrong RPC user or password?)' : '';
-      throw new RpcTransportError(method, `HTTP ${status} without a JSON-RPC answer from ${endpoint}${hint}`, {
-        timedOut: false,
-        refused: false,
-      });
-    }
-    return body.result as T;
-  }
-
-  return { call, endpoint };
-}
-
-/** The system error code behind a failed fetch (undici puts it on `cause`). */
-function causeCode(err: unknown): string | undefined {
-  let current: unknown = err;
-  for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
+  const caller = createJsonRpcCaller<unknown[]>({
+    url: options.url,
+    timeoutMs: options.timeoutMs ?? RPC_TIMEOUT_MS,
+    fetch: options.fetch ?? globalThis.fetch,
+    version: '1.0',
+    stringify: (request) => JSON.stringify(request),
+    parse: parseRpcBody,
+    answered: (method, code, message) => new RpcError(method, code, message),
+    unanswered: (method, message, details, errorOptions) => new RpcTransportError(method, message, details, errorOptions),
+    statusHint: (status) => (status === 401 ? ' (wrong RPC user or password?)' : ''),
+  });
+  return { call: (method, params = []) => caller.call(method, params), endpoint: caller.endpoint };
 }

@@ -10,6 +10,7 @@
  * wallet_rpc_server_error_codes.h and message), ZanoRpcTransportError when no answer came.
  */
 import { isInteger, parse, stringify } from 'lossless-json';
+import { createJsonRpcCaller } from '../json-rpc.js';
 
 /** Waits this long for an answer by default. */
 export const ZANO_RPC_TIMEOUT_MS = 30_000;
@@ -68,62 +69,18 @@ export function parseZanoBody(text: string): unknown {
 }
 
 export function createZanoRpcClient(options: ZanoRpcClientOptions): ZanoRpcClient {
-  const { timeoutMs = ZANO_RPC_TIMEOUT_MS, fetch = globalThis.fetch } = options;
   const url = new URL(options.url);
   if (url.pathname === '/' || url.pathname === '') url.pathname = '/json_rpc';
-  const user = decodeURIComponent(url.username);
-  const password = decodeURIComponent(url.password);
-  url.username = '';
-  url.password = '';
-  const endpoint = url.toString();
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (user || password) headers.authorization = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
-  let nextId = 1;
-
-  async function call<T>(method: string, params: Record<string, unknown> = {}): Promise<T> {
-    const id = nextId++;
-    let status: number;
-    let text: string;
-    try {
-      const response = await fetch(endpoint, {
-        method: 'POST',
-        headers,
-        body: stringify({ jsonrpc: '2.0', id, method, params }) ?? '',
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-      status = response.status;
-      text = await response.text();
-    } catch (err) {
-      const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
-      const refused = causeCode(err) === 'ECONNREFUSED';
-      const what = timedOut ? `no answer within ${timeoutMs} ms` : `request failed (${causeCode(err) ?? (err as Error).message})`;
-      throw new ZanoRpcTransportError(method, `${what} from ${endpoint}`, { timedOut, refused }, { cause: err });
-    }
-    let body: { result?: unknown; error?: { code: bigint | number; message: string } | null } | undefined;
-    try {
-      body = parseZanoBody(text) as typeof body;
-    } catch {
-      body = undefined;
-    }
-    if (body && typeof body === 'object' && body.error) throw new ZanoRpcError(method, Number(body.error.code), String(body.error.message));
-    if (status !== 200 || !body || typeof body !== 'object' || !('result' in body)) {
-      throw new ZanoRpcTransportError(method, `HTTP ${status} without a JSON-RPC answer from ${endpoint}`, {
-        timedOut: false,
-        refused: false,
-      });
-    }
-    return body.result as T;
-  }
-
-  return { call, endpoint };
-}
-
-function causeCode(err: unknown): string | undefined {
-  let current: unknown = err;
-  for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
+  const caller = createJsonRpcCaller<Record<string, unknown>>({
+    url: url.toString(),
+    timeoutMs: options.timeoutMs ?? ZANO_RPC_TIMEOUT_MS,
+    fetch: options.fetch ?? globalThis.fetch,
+    version: '2.0',
+    // lossless-json writes bigint amounts as exact JSON integers.
+    stringify: (request) => stringify(request) ?? '',
+    parse: parseZanoBody,
+    answered: (method, code, message) => new ZanoRpcError(method, code, message),
+    unanswered: (method, message, details, errorOptions) => new ZanoRpcTransportError(method, message, details, errorOptions),
+  });
+  return { call: (method, params = {}) => caller.call(method, params), endpoint: caller.endpoint };
 }
