@@ -12,14 +12,13 @@ import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { HDKey } from '@scure/bip32';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { ANVIL_KEY_0, anvilUnavailable, startAnvil, type Anvil } from '../support/anvil.js';
 import { createWallets, litecoindMissing, startLitecoind, testAccount, type LitecoinNode } from '../support/litecoind.js';
 import { startFakeProvider, type FakeProvider } from '../support/market-data.js';
-import { createScratchDatabase, type ScratchDatabase } from '../support/postgres.js';
+import { createScratchDatabase, postgresMissing, type ScratchDatabase } from '../support/postgres.js';
 import { spawnGroup, waitForHttp, type Child } from '../support/process.js';
 import { signedFetch, type SignerOptions } from '../support/signer.js';
 import { readJson } from '../support/http.js';
@@ -27,18 +26,6 @@ import { readJson } from '../support/http.js';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const ORIGIN = 'https://swap.example.test';
-
-async function postgresMissing(): Promise<string | null> {
-  const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    return null;
-  } catch (err) {
-    return `no PostgreSQL at ${new URL(ADMIN_URL).host} (${(err as Error).message}); production mode needs one`;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
 
 describe('production mode on a real Litecoin Core node (the server process)', function () {
   this.timeout(120_000);
@@ -52,7 +39,7 @@ describe('production mode on a real Litecoin Core node (the server process)', fu
   const secretsKey = randomBytes(32).toString('hex');
 
   before(async function () {
-    const missing = litecoindMissing ?? anvilUnavailable() ?? (await postgresMissing());
+    const missing = litecoindMissing ?? anvilUnavailable() ?? (await postgresMissing(ADMIN_URL));
     if (missing) {
       console.log(`      skipped: ${missing}`);
       this.skip();
@@ -296,7 +283,7 @@ describe('production mode with an ETH node that does not answer at start', () =>
 
   it('starts anyway: /health shows the network failing, and its quotes answer 503 with Retry-After', async function () {
     this.timeout(60_000);
-    const missing = await postgresMissing();
+    const missing = await postgresMissing(ADMIN_URL);
     if (missing) {
       console.log(`      skipped: ${missing}`);
       this.skip();

@@ -39,18 +39,23 @@ describe('the route service (services/routes.ts)', function () {
   });
   after(() => server?.close());
 
+  // Waits until the payment to `address` has, on the ledger, the 19 confirmations USDT on TRX needs.
+  async function confirmedOnLedger(address: string): Promise<void> {
+    for (const deadline = Date.now() + 30_000; ;) {
+      const [output] = await listOutputsToAddresses(server.knex, [address]);
+      if (output && output.confirmations >= 19) return;
+      if (Date.now() > deadline) throw new Error('the payment did not confirm');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
   it('asks every price before the poll transaction: a payment first seen confirmed converts in that one poll', async () => {
     const route = await createVerifiedRoute(client, 'service-user');
     const address = route.addresses['USDT/TRX'];
     const paid = await client.send('POST', '/api/v1/sandbox/deposits', { address, asset: 'USDT', network: 'TRX', amount: '30' });
     expect(paid.status, paid.text).to.equal(202);
     // Confirmed on the ledger before the route's first poll, and the route holds no deposit yet.
-    for (const deadline = Date.now() + 30_000; ;) {
-      const [output] = await listOutputsToAddresses(server.knex, [address]);
-      if (output && output.confirmations >= 19) break;
-      if (Date.now() > deadline) throw new Error('the payment did not confirm');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await confirmedOnLedger(address);
     asked.length = 0;
 
     const { orderIds } = await server.engine.routes.poll(route.route_id, { force: true });
@@ -70,12 +75,7 @@ describe('the route service (services/routes.ts)', function () {
     const address = route.addresses['USDT/TRX'];
     const paid = await client.send('POST', '/api/v1/sandbox/deposits', { address, asset: 'USDT', network: 'TRX', amount: '30' });
     expect(paid.status, paid.text).to.equal(202);
-    for (const deadline = Date.now() + 30_000; ;) {
-      const [output] = await listOutputsToAddresses(server.knex, [address]);
-      if (output && output.confirmations >= 19) break;
-      if (Date.now() > deadline) throw new Error('the payment did not confirm');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await confirmedOnLedger(address);
     // A real node stamps what it sees with its own clock, in whole seconds: here, a minute before the route existed.
     await server.knex.raw(`update chain_outputs set seen_at = ?::timestamptz - interval '1 minute' where address = ?`, [
       route.created_at,

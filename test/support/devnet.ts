@@ -33,7 +33,7 @@ import {
   type TestWallets,
 } from './litecoind.js';
 import { startFakeProvider, type FakeProvider } from './market-data.js';
-import { createScratchDatabase, type ScratchDatabase } from './postgres.js';
+import { createScratchDatabase, postgresMissing, type ScratchDatabase } from './postgres.js';
 import { freePort, spawnGroup, waitForHttp, type Child } from './process.js';
 import { FUSD_ASSET_ID, SPENDABLE_AGE, startZanoWallet, ZANO_ASSET_ID, type ZanoWallet } from './zano-wallet.js';
 
@@ -59,18 +59,7 @@ const MARKET_PRICES: Record<'kraken' | 'binance' | 'coinbase', Record<string, st
 
 /** Why a devnet cannot start here (a missing node or PostgreSQL), or null when it can. */
 export async function devnetUnavailable(adminUrl: string): Promise<string | null> {
-  const missing = litecoindMissing ?? anvilUnavailable();
-  if (missing) return missing;
-  const pg = (await import('pg')).default;
-  const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    return null;
-  } catch (err) {
-    return `no PostgreSQL at ${new URL(adminUrl).host} (${(err as Error).message}); production mode needs one`;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
+  return litecoindMissing ?? anvilUnavailable() ?? (await postgresMissing(adminUrl));
 }
 
 /** Options of startDevnet. */

@@ -29,3 +29,16 @@ export async function createScratchDatabase(adminUrl: string, prefix: string): P
   url.pathname = `/${name}`;
   return { name, url: url.toString(), drop: () => asAdmin(adminUrl, `drop database if exists ${name} with (force)`) };
 }
+
+/** Why no PostgreSQL answers at `adminUrl` (production mode needs one), or null when one does. */
+export async function postgresMissing(adminUrl: string): Promise<string | null> {
+  const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    return null;
+  } catch (err) {
+    return `no PostgreSQL at ${new URL(adminUrl).host} (${(err as Error).message}); production mode needs one`;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
