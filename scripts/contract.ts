@@ -11,7 +11,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { freePort, spawnGroup, waitForHttp, type Child } from '../test/support/process.js';
-import { PENDING_OPERATIONS } from '../server/handlers/index.js';
 import { provisionPartner } from '../server/partners.js';
 import { openDatabase } from '../server/store/database.js';
 import { createSecretBox } from '../server/store/secret-box.js';
@@ -93,7 +92,6 @@ async function main(): Promise<number> {
         PSS_SERVER_URL: `http://127.0.0.1:${serverPort}`,
         PSS_AUDIENCE: audience,
         PSS_PARTNERS: JSON.stringify(partners),
-        PSS_PENDING: JSON.stringify(PENDING_OPERATIONS),
         PSS_LIMIT_PUBLIC: String(PUBLIC_LIMIT),
         PSS_LIMIT_SIGNED: String(SIGNED_LIMIT),
         PSS_LIMIT_QUOTES: String(QUOTES_LIMIT),

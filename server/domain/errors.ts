@@ -31,12 +31,3 @@ export function invalidRequest(message: string, details?: Record<string, unknown
 export function notFound(message = 'Not found.'): AppError {
   return new AppError(404, 'not_found', message);
 }
-
-/** 501 for an operation that is specified but not built yet. */
-export function notImplemented(operationId: string): AppError {
-  return new AppError(
-    501,
-    'not_implemented',
-    `Operation ${operationId} is specified but not implemented by this server yet; use the mock server (make mock) meanwhile.`,
-  );
-}

@@ -1,6 +1,5 @@
 /** The handler table: one entry per operationId of the spec. */
-import { notImplemented } from '../domain/errors.js';
-import type { Handler, Handlers, OperationId } from '../http/handler-types.js';
+import type { Handlers } from '../http/handler-types.js';
 import { createCatalogHandlers } from './catalog.js';
 import type { HandlerDeps } from './deps.js';
 import { createHealthHandlers } from './health.js';
@@ -13,16 +12,11 @@ import { createSwapHandlers } from './swaps.js';
 import { createSwapStreamHandlers } from './swap-stream.js';
 import { createWebhookHandlers } from './webhooks.js';
 
-/** Specified operations whose implementation has not landed yet; they answer 501 not_implemented. */
-export const PENDING_OPERATIONS = [] as const satisfies readonly OperationId[];
-
-type PendingOperation = (typeof PENDING_OPERATIONS)[number];
-
-/** Builds every handler over the given dependencies. */
+/**
+ * Builds every handler over the given dependencies. The result is typed by operationId, so an operation added
+ * to the spec is a compile error until it is handled: no operation answers 501 (the spec declares none).
+ */
 export function createHandlers(deps: HandlerDeps): Handlers {
-  const pending = Object.fromEntries(PENDING_OPERATIONS.map((id) => [id, pendingHandler(id)])) as unknown as {
-    [Id in PendingOperation]: Handler<Id>;
-  };
   // Quotes this instance issued, so that a swap created from one here needs no read of it first.
   const issued = createIssuedQuotes();
   return {
@@ -34,13 +28,6 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     ...createSwapHandlers(deps, issued),
     ...createSandboxHandlers(deps),
     ...createWebhookHandlers(deps),
-    ...pending,
     ...createSwapStreamHandlers(deps),
-  };
-}
-
-function pendingHandler(operationId: OperationId): Handler<OperationId> {
-  return async () => {
-    throw notImplemented(operationId);
   };
 }

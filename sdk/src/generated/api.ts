@@ -871,14 +871,12 @@ export interface components {
          *     | `route_limit_reached` | 409 | The partner has as many permanent routes as its quota allows; `details.limit` is the quota |
          *     | `invalid_state` | 409 | Sandbox only: the swap's status does not allow the requested action |
          *     | `webhook_not_configured` | 409 | `POST /partner/webhook/test` without a webhook, or with deliveries stopped |
-         *     | `service_unavailable` on `POST /swaps` | 503 | Also: the request waited a few seconds for another one holding what it needs (an identical request with the same `Idempotency-Key`, another swap from the same quote) and gave up; nothing was created, retry after `Retry-After` with the same key and body |
          *     | `payload_too_large` | 413 | The body exceeds 64 KiB |
          *     | `unsupported_media_type` | 415 | The body is not `application/json` |
          *     | `rate_limited` | 429 | Rate limit exceeded (or, on `POST /partner/webhook/test`, the webhook receiver holds every sending slot); see `Retry-After` |
          *     | `too_many_streams` | 429 | `GET /swaps/{id}/stream` past a limit of concurrent streams; `details.scope` (`token`, `ip`, `partner`, `instance`) and `details.limit` name it; see `Retry-After` |
          *     | `internal_error` | 500 | Unexpected failure; no internals are exposed |
-         *     | `not_implemented` | 501 | The operation is specified but not yet served by this server version (not documented per operation; the mock serves it meanwhile) |
-         *     | `service_unavailable` | 503 | Temporarily unavailable (database, price source or another dependency) |
+         *     | `service_unavailable` | 503 | Temporarily unavailable (database, price source or another dependency). On `POST /swaps` also: the request waited a few seconds for another one holding what it needs (an identical request with the same `Idempotency-Key`, another swap from the same quote) and gave up; nothing was created, retry after `Retry-After` with the same key and body |
          */
         Error: {
             error: {
