@@ -285,8 +285,8 @@ export interface paths {
         get: operations["getPartnerWebhook"];
         /**
          * Set the status webhook URL
-         * @description Sets the URL that receives `swap.updated` and `permanent_deposit.updated` deliveries, and turns
-         *     deliveries on or off.
+         * @description Sets the URL that receives `swap.updated` and `permanent_deposit.updated` deliveries, turns
+         *     deliveries on or off, or removes the webhook.
          *
          *     - On the **first** set, a signing secret `whsec_<base64>` (24 random bytes) is generated and returned
          *       in full in `secret`. Store it: later reads only show `secretHint`.
@@ -297,6 +297,13 @@ export interface paths {
          *       nothing: messages created while deliveries are off are not delivered later, and pending retries
          *       are dropped. `enabled: true` turns deliveries back on for messages created from then on.
          *     - A changed URL applies at once, to retries of earlier messages too.
+         *     - **Removing the webhook:** `url: null` deletes the URL and the signing secret. Nothing is delivered
+         *       any more (pending retries are dropped, messages created meanwhile are never delivered) and
+         *       `GET /partner/webhook` answers as before the first set; a later set with a URL is a first set again
+         *       and generates a new secret. The answer shows that state (`url`, `secretHint`, `secret` and
+         *       `updatedAt` `null`, `enabled` `false`). Removing when none is set changes nothing and answers the
+         *       same. `enabled` is ignored with `url: null`; `rotateSecret: true` with it is `400 invalid_request`
+         *       (there is no secret left to rotate).
          *     - The URL must not contain a user name, password or `#fragment`.
          *     - In every mode the URL's host must be, or resolve only to, global unicast addresses: loopback
          *       (`127.0.0.0/8`, `::1`), private (`10.0.0.0/8`, `172.16.0.0/12`, `192.168.0.0/16`, `fc00::/7`),
@@ -1626,9 +1633,10 @@ export interface components {
         PartnerWebhookRequest: {
             /**
              * Format: uri
-             * @description The delivery URL. `https` and a public address are required in production mode.
+             * @description The delivery URL. `https` and a public address are required in production mode. `null` removes
+             *     the webhook: the URL and the signing secret are deleted and nothing more is delivered.
              */
-            url: string;
+            url: string | null;
             /**
              * @description Generate a new signing secret and return it.
              * @default false

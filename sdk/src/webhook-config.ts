@@ -11,7 +11,7 @@ type Schemas = components['schemas'];
 
 /** Answer of GET /partner/webhook: `{ url, enabled, secretHint, eventTypes, updatedAt }`, never the secret. */
 export type PartnerWebhook = Schemas['PartnerWebhook'];
-/** Body of PUT /partner/webhook: `url`, and optionally `rotateSecret` (default false) and `enabled` (default true). */
+/** Body of PUT /partner/webhook: `url` (`null` removes the webhook), and optionally `rotateSecret` (default false) and `enabled` (default true). */
 export type PartnerWebhookRequest = Schemas['PartnerWebhookRequest'];
 /** Answer of PUT /partner/webhook: the configuration and `secret`, the full `whsec_…` secret when one was generated, else null. */
 export type PartnerWebhookUpdate = Schemas['PartnerWebhookUpdate'];
@@ -31,6 +31,11 @@ export interface WebhookConfigApi {
    * deliveries. `data.secret` is the full secret on the first set and on a rotation (store it), else null.
    */
   set(body: PartnerWebhookRequest): Promise<ApiResult<PartnerWebhookUpdate>>;
+  /**
+   * PUT /partner/webhook with `url: null`: removes the webhook, its URL and signing secret; nothing is delivered
+   * any more. A later `set` with a URL is a first set again and returns a new secret.
+   */
+  remove(): Promise<ApiResult<PartnerWebhookUpdate>>;
   /** GET /partner/webhook/deliveries: one page of delivery attempts, newest first. */
   deliveries(query?: ListWebhookDeliveriesQuery): Promise<ApiResult<WebhookDeliveryList>>;
   /** Every page of GET /partner/webhook/deliveries, following nextCursor until null; an error page is yielded last. */
@@ -50,6 +55,7 @@ export function createWebhookConfigApi(raw: Client<paths>): WebhookConfigApi {
   return {
     get: () => toResult(raw.GET('/partner/webhook')),
     set: (body) => toResult(raw.PUT('/partner/webhook', { body })),
+    remove: () => toResult(raw.PUT('/partner/webhook', { body: { url: null } })),
     deliveries,
 
     allDeliveries: (filter = {}) => allPages(deliveries, filter),

@@ -95,6 +95,18 @@ describe('sdk webhook configuration against the real server', function () {
     });
   });
 
+  describe('.webhook.remove()', () => {
+    it('removes the URL and the secret: get() answers as before the first set and sendTest() is webhook_not_configured', async () => {
+      const { client } = await configured();
+      const removed = await client.webhook.remove();
+      expect(removed.error).to.equal(undefined);
+      expect(removed.data).to.include({ url: null, enabled: false, secretHint: null, updatedAt: null, secret: null });
+      expect((await client.webhook.get()).data).to.include({ url: null, enabled: false, secretHint: null });
+      const test = await client.webhook.sendTest();
+      expect(test.error).to.be.instanceOf(PartnerApiError);
+      expect(test.error?.code).to.equal('webhook_not_configured');
+    });
+  });
   describe('.webhook.get()', () => {
     it('answers url null and deliveries off before a webhook is set', async () => {
       const client = await newClient();

@@ -11,6 +11,7 @@ import type { Handlers } from '../http/handler-types.js';
 import { transaction } from '../store/after-commit.js';
 import {
   createAttemptPageReader,
+  deleteWebhook,
   findWebhook,
   lockWebhook,
   updateWebhook,
@@ -42,12 +43,20 @@ export function createWebhookHandlers(
 
     async putPartnerWebhook({ partner, body }) {
       const { partnerId } = requirePartner(partner);
+      if (body.url === null) {
+        // Rotating a secret that is being deleted would hand out one that signs nothing.
+        if (body.rotateSecret)
+          throw invalidRequest('rotateSecret cannot be combined with url: null, which deletes the secret.', { field: 'rotateSecret' });
+        await deleteWebhook(deps.knex, partnerId);
+        return { status: 200, body: { ...webhookBody(undefined), secret: null } };
+      }
+      const url = body.url;
       const enabled = body.enabled ?? true;
       try {
-        const url = checkWebhookUrlForm(body.url, deps.config.webhookRequireHttps);
+        const target = checkWebhookUrlForm(url, deps.config.webhookRequireHttps);
         // Nothing is sent while deliveries are off; the address is checked when they are turned on (and
         // again by the delivery machinery at every connection, with the same rules and name resolution).
-        if (enabled) await deps.jobs.webhooks.checkTarget(url);
+        if (enabled) await deps.jobs.webhooks.checkTarget(target);
       } catch (err) {
         if (err instanceof WebhookTargetError) throw invalidRequest(err.message, { field: 'url' });
         throw err;
@@ -55,14 +64,14 @@ export function createWebhookHandlers(
       // Keeping the secret, one update is the whole change. Making one (the first webhook, a rotation) takes
       // the partner's lock, so that two first PUTs at once make one secret.
       if (!body.rotateSecret) {
-        const updated = await updateWebhook(deps.knex, partnerId, { url: body.url, enabled });
+        const updated = await updateWebhook(deps.knex, partnerId, { url, enabled });
         if (updated) return { status: 200, body: { ...webhookBody(updated), secret: null } };
       }
       const { webhook, secret } = await transaction(deps.knex, async (trx) => {
         const existing = await lockWebhook(trx, partnerId);
         const secret = !existing || body.rotateSecret ? createWebhookSecret(randomBytes(WEBHOOK_SECRET_BYTES)) : undefined;
         const webhook = await upsertWebhook(trx, partnerId, {
-          url: body.url,
+          url,
           enabled,
           ...(secret ? { secret: { sealed: deps.secretBox.seal(secret, webhookSecretOwner(partnerId)), hint: secretHint(secret) } } : {}),
         });

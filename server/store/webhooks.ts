@@ -137,6 +137,14 @@ export async function upsertWebhook(
 }
 
 /**
+ * Removes the partner's webhook, its URL and sealed secret with it. Messages already in the outbox stay (they
+ * are the record of what happened) and are then delivered nowhere, as for a partner that never set one.
+ */
+export async function deleteWebhook(db: Knex, partnerId: string): Promise<void> {
+  await db('partner_webhooks').where({ partner_id: partnerId }).delete();
+}
+
+/**
  * Claims up to `limit` outbox rows not dispatched yet, oldest first, locked for the caller's transaction
  * (rows another dispatcher holds are skipped), with whether their partner's webhook is on. A partner in
  * `paced` gets at most its number of rows (0: none; its rows stay for a later claim).

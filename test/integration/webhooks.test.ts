@@ -163,6 +163,42 @@ describe('partner webhooks', function () {
       expect((await api.test()).body).to.include({ succeeded: true, url: `${receiver.url}?v=2` });
     });
 
+    it('removes the webhook on url: null: URL and secret gone, GET as before the first set, a later set makes a new secret', async () => {
+      const receiver = await newReceiver();
+      const { api, secret: old } = await partnerWithWebhook(receiver);
+      const notConfigured = {
+        url: null,
+        enabled: false,
+        secretHint: null,
+        eventTypes: ['swap.updated', 'permanent_deposit.updated'],
+        updatedAt: null,
+      };
+      const removed = await api.put({ url: null });
+      expect(removed.status, removed.text).to.equal(200);
+      expect(removed.body).to.deep.equal({ ...notConfigured, secret: null });
+      expect((await api.get()).body).to.deep.equal(notConfigured);
+      expectError(await api.test(), 409, 'webhook_not_configured');
+      // Removing when none is set changes nothing and answers the same.
+      expect((await api.put({ url: null })).body).to.deep.equal({ ...notConfigured, secret: null });
+
+      const again = await api.put({ url: receiver.url });
+      expect(again.status, again.text).to.equal(200);
+      expect(again.body.secret).to.match(/^whsec_/);
+      expect(again.body.secret).not.to.equal(old);
+      expect((await api.test()).body.succeeded).to.equal(true);
+      expect(verified(receiver.received.at(-1)!, again.body.secret!).type).to.equal('webhook.test');
+    });
+
+    it('refuses rotateSecret: true with url: null (400), keeping the webhook', async () => {
+      const receiver = await newReceiver();
+      const { api } = await partnerWithWebhook(receiver);
+      const before = await api.get();
+      const res = await api.put({ url: null, rotateSecret: true });
+      expectError(res, 400, 'invalid_request');
+      expect(res.body).to.have.nested.property('error.details.field', 'rotateSecret');
+      expect((await api.get()).body).to.deep.equal(before.body);
+    });
+
     it('refuses a URL that is not http(s), or that carries a user name and password (400)', async () => {
       const api = partnerApi(await server.createSigner());
       for (const url of ['ftp://partner.example.org/hooks', 'https://user:pass@partner.example.org/hooks']) {
@@ -408,6 +444,20 @@ describe('partner webhooks', function () {
       await new Promise((resolve) => setTimeout(resolve, 500));
       const orders = new Set(receiver.received.map((d) => (JSON.parse(d.body) as SwapUpdatedEvent).data.order.id));
       expect([...orders]).to.deep.equal([second.order.id]);
+    });
+
+    it('delivers nothing more once the webhook is removed, not even messages created before', async () => {
+      const receiver = await newReceiver(false);
+      const { partner, api } = await partnerWithWebhook(receiver);
+      const client = swapClient(server.origin, partner);
+      const { order } = await client.create();
+      await client.waitFor(order.id, (o) => Boolean(o.depositAddress));
+      expect((await api.put({ url: null })).status).to.equal(200);
+      // The receiver comes up after the removal: retries of the messages made while it was down find no webhook.
+      await receiver.listen();
+      await client.create();
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect(receiver.received).to.have.length(0);
     });
   });
 
