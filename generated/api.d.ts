@@ -1178,7 +1178,9 @@ export interface components {
             rate: components["schemas"]["DecimalAmount"];
             /**
              * Format: date-time
-             * @description Create the swap before this time (120 s after the quote by default).
+             * @description Deadline to **create the swap** from this quote (120 s after the quote by default); after it
+             *     `POST /swaps` answers `409 quote_expired`. It is not the customer's payment deadline: the swap
+             *     created from the quote gets its own, later deadline for the deposit, `Swap.quoteExpiresAt`.
              */
             expiresAt: string;
             rateType: components["schemas"]["RateType"];
@@ -1266,7 +1268,12 @@ export interface components {
             feeUsd?: string | null;
             /**
              * Format: date-time
-             * @description Deposit deadline (1800 s after creation by default); after it the swap becomes `overdue`.
+             * @description Deadline for the customer's **deposit** (1800 s after the swap's creation by default): pay
+             *     `sourceAmount` before it; after it the swap becomes `overdue`, and a late deposit follows
+             *     `lateDepositPolicy`. Despite its name it is not the quote's `Quote.expiresAt`, which only bounds
+             *     when the swap could be created (120 s after the quote by default) and is over once the swap
+             *     exists; the name is the one the integration requirement gives. An order of a permanent route is
+             *     paid before it exists: there it is the order's creation time.
              */
             quoteExpiresAt?: string | null;
             /** Format: int32 */
@@ -2882,14 +2889,14 @@ export interface operations {
                  * @description Only earnings created at or after this time. `:` may be sent as is or as `%3A`. A leap second
                  *     (`23:59:60`) or an offset of hours alone (`+01`) names no time the service can hold: 400
                  *     `invalid_request` with `details.field` and `details.value`.
-                 * @example 2026-06-01T00:00:00Z
+                 * @example 2026-07-01T00:00:00Z
                  */
                 from?: string;
                 /**
                  * @description Only earnings created before this time. `:` may be sent as is or as `%3A`. A leap second
                  *     (`23:59:60`) or an offset of hours alone (`+01`) names no time the service can hold: 400
                  *     `invalid_request` with `details.field` and `details.value`.
-                 * @example 2026-07-01T00:00:00Z
+                 * @example 2026-08-01T00:00:00Z
                  */
                 to?: string;
             };
