@@ -142,9 +142,14 @@ export interface paths {
         };
         /**
          * List swaps of the partner
-         * @description Lists the authenticated partner's swaps, newest first, with cursor pagination. Pass `nextCursor`
-         *     of a page as `cursor` to get the next one; `nextCursor` is `null` on the last page. Cursors are
-         *     opaque and only valid with the same `status` filter.
+         * @description Lists the authenticated partner's swaps, newest first.
+         *
+         *     **Paged: one call returns at most 500 swaps, not necessarily all of them.** Without `limit` a page
+         *     holds 500, the most a page may hold, so that a client that never pages (the requirement shows no
+         *     paging) still sees every swap as long as the partner has at most that many; a page of 500 is about
+         *     0.7 MB. `nextCursor` is always present: `null` on the last page, otherwise pass it as `cursor` to get
+         *     the next page (the SDK's `swaps.listAll()` does). Cursors are opaque and only valid with the same
+         *     `status` filter.
          */
         get: operations["listSwaps"];
         put?: never;
@@ -341,7 +346,11 @@ export interface paths {
          *     timeout, refused address), the error, the duration and, for a failed attempt that will be retried,
          *     `nextAttemptAt`. Only the status code and the timing of the receiver's answer are kept: never its
          *     reason phrase, headers (such as `Location`) or body; `error` is the service's own description. `eventId` is the `webhook-id` of the message; `eventId=<id>` lists the attempts of
-         *     one message. Pass `nextCursor` of a page as `cursor` to get the next one (`null` on the last page).
+         *     one message.
+         *
+         *     **Paged: one call returns at most 100 attempts (20 without `limit`), not necessarily all of them.**
+         *     `nextCursor` is always present: `null` on the last page, otherwise pass it as `cursor` to get the next
+         *     page (the SDK's `webhook.allDeliveries()` does).
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
@@ -422,8 +431,11 @@ export interface paths {
          * @description Lists markup earnings, newest first: one entry per finished permanent-route order, recorded when its
          *     payout settles. `amount` is the markup the route carried (`markupPercent` of the converted value),
          *     in the destination asset; an order of a route created without markup records `0`. `from` (inclusive) and `to` (exclusive) filter on `createdAt`. `totals` sums every entry
-         *     matching the filters (not only this page) per asset and network. Pass `nextCursor` as `cursor` for
-         *     the next page; it is `null` on the last page and only valid with the same filters.
+         *     matching the filters (not only this page) per asset and network.
+         *
+         *     **Paged: one call returns at most 100 earnings (50 without `limit`), not necessarily all of them.**
+         *     `nextCursor` is always present: `null` on the last page, otherwise pass it as `cursor` to get the next
+         *     page (the SDK's `earnings.listAll()` does); it is only valid with the same filters.
          */
         get: operations["listPartnerEarnings"];
         put?: never;
@@ -469,8 +481,14 @@ export interface paths {
         };
         /**
          * List permanent routes
-         * @description Lists the authenticated partner's permanent routes, newest first. Pages hold `limit` routes (default
-         *     100); pass `nextCursor` as `cursor` for the next page (`nextCursor` is absent or `null` on the last).
+         * @description Lists the authenticated partner's permanent routes, newest first.
+         *
+         *     **Paged: one call returns at most 1000 routes, not necessarily all of them.** Without `limit` a page
+         *     holds 1000, the most a page may hold, so that a client that never pages (the requirement shows no
+         *     paging) still sees every route as long as the partner has at most that many; a page of 1000 is about
+         *     1 MB. A partner may have more routes than that (20000 by default). `next_cursor` is always present:
+         *     `null` on the last page, otherwise pass it as `cursor` to get the next page (the SDK's
+         *     `routes.listAll()` does).
          */
         get: operations["listPermanentRoutes"];
         put?: never;
@@ -532,8 +550,13 @@ export interface paths {
          * List deposits of a permanent route
          * @description Lists the route's deposits, newest first, each with its confirmation progress and, once it belongs
          *     to an order, the public swap status of that order (`orderId`; the order is also readable with
-         *     `GET /swaps/{id}`). Pages hold `limit` deposits (default 100); pass `nextCursor` as `cursor` for the
-         *     next page (`nextCursor` is `null` on the last). `accumulations` always describes the whole route.
+         *     `GET /swaps/{id}`). `accumulations` always describes the whole route.
+         *
+         *     **Paged: one call returns at most 500 deposits, not necessarily all of them.** Without `limit` a page
+         *     holds 500, the most a page may hold, so that a client that never pages (the requirement shows no
+         *     paging) still sees every deposit of a route that has at most that many; a page of 500 is about
+         *     0.4 MB. `next_cursor` is always present: `null` on the last page, otherwise pass it as `cursor` to get
+         *     the next page (the SDK's `routes.listAllDeposits()` does).
          *
          *     The route's addresses are polled every 60 s (every 5 s inside an `expect-deposit` window, and every
          *     block while a deposit is confirming). A route idle for a day (no deposit, no `expect-deposit` call) is
@@ -1543,8 +1566,11 @@ export interface components {
         };
         PermanentRouteList: {
             routes: components["schemas"]["PermanentRoute"][];
-            /** @description Cursor of the next page; absent or `null` on the last page. */
-            nextCursor?: string | null;
+            /**
+             * @description Cursor of the next page, always present: pass it as `cursor`; `null` on the last page. Snake case
+             *     like every field of the permanent-route operations (named `nextCursor`, and optional, in 1.12.0).
+             */
+            next_cursor: string | null;
         };
         /** @description A deposit to a permanent route address with its confirmation progress and public status. */
         PermanentDeposit: {
@@ -1604,8 +1630,11 @@ export interface components {
             route_id: string;
             accumulations: components["schemas"]["PermanentAccumulation"][];
             deposits: components["schemas"]["PermanentDeposit"][];
-            /** @description Cursor of the next page; absent or `null` on the last page. */
-            nextCursor?: string | null;
+            /**
+             * @description Cursor of the next page, always present: pass it as `cursor`; `null` on the last page. Snake case
+             *     like every field of the permanent-route operations (named `nextCursor`, and optional, in 1.12.0).
+             */
+            next_cursor: string | null;
         };
         PermanentDepositExpectation: {
             /** @constant */
@@ -1785,8 +1814,12 @@ export interface components {
             memo: string | null;
             /** Format: int32 */
             outputIndex: number;
-            /** Format: int32 */
-            confirmationsRequired: number;
+            /**
+             * Format: int32
+             * @description Confirmations the network needs before the deposit counts, as `requiredConfirmations` of the swap,
+             *     its events and route deposits. Named `confirmationsRequired` in 1.12.0.
+             */
+            requiredConfirmations: number;
             /** Format: date-time */
             createdAt: string;
         };
@@ -2229,7 +2262,8 @@ export interface components {
          */
         RouteIdPath: string;
         /**
-         * @description Opaque cursor from `nextCursor` of the previous page. Omit for the first page.
+         * @description Opaque cursor from the previous page (`nextCursor`; `next_cursor` in the permanent-route lists). Omit
+         *     for the first page.
          * @example eyJjIjoiMjAyNi0wNi0xM1QwOTowMDowMC4wMDBaIn0
          */
         Cursor: string;
@@ -2466,12 +2500,14 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page size.
-                 * @example 20
+                 * @description Page size. The default is the maximum, so that a request without `limit` gets as much as one page
+                 *     carries (it was 20 in 1.12.0).
+                 * @example 100
                  */
                 limit?: number;
                 /**
-                 * @description Opaque cursor from `nextCursor` of the previous page. Omit for the first page.
+                 * @description Opaque cursor from the previous page (`nextCursor`; `next_cursor` in the permanent-route lists). Omit
+                 *     for the first page.
                  * @example eyJjIjoiMjAyNi0wNi0xM1QwOTowMDowMC4wMDBaIn0
                  */
                 cursor?: components["parameters"]["Cursor"];
@@ -2716,7 +2752,8 @@ export interface operations {
                  */
                 limit?: number;
                 /**
-                 * @description Opaque cursor from `nextCursor` of the previous page. Omit for the first page.
+                 * @description Opaque cursor from the previous page (`nextCursor`; `next_cursor` in the permanent-route lists). Omit
+                 *     for the first page.
                  * @example eyJjIjoiMjAyNi0wNi0xM1QwOTowMDowMC4wMDBaIn0
                  */
                 cursor?: components["parameters"]["Cursor"];
@@ -2876,7 +2913,8 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Opaque cursor from `nextCursor` of the previous page. Omit for the first page.
+                 * @description Opaque cursor from the previous page (`nextCursor`; `next_cursor` in the permanent-route lists). Omit
+                 *     for the first page.
                  * @example eyJjIjoiMjAyNi0wNi0xM1QwOTowMDowMC4wMDBaIn0
                  */
                 cursor?: components["parameters"]["Cursor"];
@@ -2963,12 +3001,14 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page size.
+                 * @description Page size. The default is the maximum, so that a request without `limit` gets as much as one page
+                 *     carries (it was 100 in 1.12.0).
                  * @example 100
                  */
                 limit?: number;
                 /**
-                 * @description Opaque cursor from `nextCursor` of the previous page. Omit for the first page.
+                 * @description Opaque cursor from the previous page (`nextCursor`; `next_cursor` in the permanent-route lists). Omit
+                 *     for the first page.
                  * @example eyJjIjoiMjAyNi0wNi0xM1QwOTowMDowMC4wMDBaIn0
                  */
                 cursor?: components["parameters"]["Cursor"];
@@ -3074,12 +3114,14 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Opaque cursor from `nextCursor` of the previous page. Omit for the first page.
+                 * @description Opaque cursor from the previous page (`nextCursor`; `next_cursor` in the permanent-route lists). Omit
+                 *     for the first page.
                  * @example eyJjIjoiMjAyNi0wNi0xM1QwOTowMDowMC4wMDBaIn0
                  */
                 cursor?: components["parameters"]["Cursor"];
                 /**
-                 * @description Page size.
+                 * @description Page size. The default is the maximum, so that a request without `limit` gets as much as one page
+                 *     carries (it was 100 in 1.12.0).
                  * @example 100
                  */
                 limit?: number;

@@ -73,7 +73,7 @@ const paid = await client.sandbox.deposit({
   memo: depositMemo ?? undefined,
 });
 if (paid.error) fail('the sandbox deposit was refused', paid.error);
-console.log(`paid      ${paid.data.txHash}, ${paid.data.confirmationsRequired} confirmations required`);
+console.log(`paid      ${paid.data.txHash}, ${paid.data.requiredConfirmations} confirmations required`);
 
 // 4. Follow the timeline until the swap is terminal, printing each entry once.
 const timelineLine = (e: SwapEvent) =>

@@ -14,11 +14,14 @@ export async function toResult<T>(pending: Promise<{ data?: unknown; error?: unk
   return response.ok ? { data: data as T, response } : { error: PartnerApiError.from(response, error), response };
 }
 
+/** A page of a list: its next-page cursor is `nextCursor`, or `next_cursor` in the permanent-route lists. */
+type Page = { nextCursor: string | null } | { next_cursor: string | null };
+
 /**
- * Every page of a cursor-paged list: calls `fetchPage` with `filter` and each page's `nextCursor` until it is
- * null, yielding each result; an error page is yielded last.
+ * Every page of a cursor-paged list: calls `fetchPage` with `filter` and each page's next-page cursor until it
+ * is null, yielding each result; an error page is yielded last.
  */
-export async function* allPages<Q extends object, P extends { nextCursor?: string | null }>(
+export async function* allPages<Q extends object, P extends Page>(
   fetchPage: (query: Q & { cursor?: string }) => Promise<ApiResult<P>>,
   filter: Q,
 ): AsyncGenerator<ApiResult<P>, void, undefined> {
@@ -27,6 +30,6 @@ export async function* allPages<Q extends object, P extends { nextCursor?: strin
     const page = await fetchPage({ ...filter, cursor });
     yield page;
     if (page.error) return;
-    cursor = page.data.nextCursor ?? undefined;
+    cursor = ('next_cursor' in page.data ? page.data.next_cursor : page.data.nextCursor) ?? undefined;
   } while (cursor !== undefined);
 }

@@ -18,19 +18,19 @@ export type PermanentChallenge = Schemas['PermanentChallenge'];
 export type PermanentRouteRequest = Schemas['PermanentRouteRequest'];
 /** A permanent route: its deposit `addresses` per source asset, `fee`, limits and status. */
 export type PermanentRoute = Schemas['PermanentRoute'];
-/** One page of GET /permanent-routes: `{ routes, nextCursor }`. */
+/** One page of GET /permanent-routes: `{ routes, next_cursor }` (`next_cursor` null on the last page). */
 export type PermanentRouteList = Schemas['PermanentRouteList'];
-/** Query of routes.list: `limit` (1-1000, default 100), `cursor` (a page's nextCursor). */
+/** Query of routes.list: `limit` (1-1000, default 1000), `cursor` (a page's next_cursor). */
 export type ListRoutesQuery = NonNullable<operations['listPermanentRoutes']['parameters']['query']>;
 /** A deposit to a route address: confirmation progress, public `status` and, once converting, its `orderId`. */
 export type PermanentDeposit = Schemas['PermanentDeposit'];
 /** A same-asset bucket of confirmed deposits below the route's `min_swap_usd`, with what is still missing. */
 export type PermanentAccumulation = Schemas['PermanentAccumulation'];
-/** One page of GET /permanent-routes/{id}/deposits: `{ route_id, accumulations, deposits, nextCursor }`. */
+/** One page of GET /permanent-routes/{id}/deposits: `{ route_id, accumulations, deposits, next_cursor }`. */
 export type PermanentDepositList = Schemas['PermanentDepositList'];
 /** Answer of POST /permanent-routes/{id}/expect-deposit: `{ ok: true, expect_deposit_until }`. */
 export type PermanentDepositExpectation = Schemas['PermanentDepositExpectation'];
-/** Query of routes.deposits: `limit` (1-500, default 100), `cursor` (a page's nextCursor). */
+/** Query of routes.deposits: `limit` (1-500, default 500), `cursor` (a page's next_cursor). */
 export type ListRouteDepositsQuery = NonNullable<operations['listRouteDeposits']['parameters']['query']>;
 
 /** What a Zano wallet's `sign_message` returns, renamed: `publicKey` is its `pkey`, `signature` its `sig` (hex). */
@@ -67,14 +67,14 @@ export interface RoutesApi {
   get(id: string): Promise<ApiResult<PermanentRoute>>;
   /** GET /permanent-routes: one page of your routes, newest first. */
   list(query?: ListRoutesQuery): Promise<ApiResult<PermanentRouteList>>;
-  /** Every page of GET /permanent-routes, following nextCursor until null; an error page is yielded last. */
+  /** Every page of GET /permanent-routes, following next_cursor until null; an error page is yielded last. */
   listAll(filter?: Omit<ListRoutesQuery, 'cursor'>): AsyncGenerator<ApiResult<PermanentRouteList>, void, undefined>;
   /**
    * GET /permanent-routes/{id}/deposits: one page of the route's deposits, newest first; `accumulations`
    * describes the whole route on every page. Another partner's or an unknown route is `404 not_found`.
    */
   deposits(id: string, query?: ListRouteDepositsQuery): Promise<ApiResult<PermanentDepositList>>;
-  /** Every page of GET /permanent-routes/{id}/deposits, following nextCursor until null; an error page is yielded last. */
+  /** Every page of GET /permanent-routes/{id}/deposits, following next_cursor until null; an error page is yielded last. */
   listAllDeposits(
     id: string,
     filter?: Omit<ListRouteDepositsQuery, 'cursor'>,

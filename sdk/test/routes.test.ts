@@ -205,7 +205,7 @@ describe('sdk routes against the real server', function () {
   });
 
   describe('.get(id), .list(query) and .listAll(filter)', () => {
-    it('reads a route, and lists two routes one page at a time following nextCursor', async () => {
+    it('reads a route, and lists two routes one page at a time following next_cursor, null on the last page', async () => {
       const client = await newClient();
       const zano = await createRoute(client, ZANO_TARGET);
       const fusd = await createRoute(client, FUSD_TARGET);
@@ -216,7 +216,7 @@ describe('sdk routes against the real server', function () {
 
       const first = await client.routes.list({ limit: 1 });
       expect(first.data?.routes).to.have.length(1);
-      expect(first.data?.nextCursor).to.be.a('string');
+      expect(first.data?.next_cursor).to.be.a('string');
 
       const pages = [];
       for await (const page of client.routes.listAll({ limit: 1 })) {
@@ -226,7 +226,7 @@ describe('sdk routes against the real server', function () {
       expect(pages).to.have.length(2);
       expect(pages.map((p) => p.routes.length)).to.deep.equal([1, 1]);
       expect(pages.flatMap((p) => p.routes.map((r) => r.route_id))).to.have.members([zano.route_id, fusd.route_id]);
-      expect(pages[1]?.nextCursor ?? null).to.equal(null);
+      expect(pages[1]).to.have.property('next_cursor', null);
     });
 
     it('returns not_found as a value for an unknown id', async () => {
@@ -259,7 +259,7 @@ describe('sdk routes against the real server', function () {
       expect((await client.routes.get(route.route_id)).data?.expect_deposit_until).to.equal(expected.data!.expect_deposit_until);
 
       const empty = await client.routes.deposits(route.route_id);
-      expect(empty.data).to.deep.equal({ route_id: route.route_id, accumulations: [], deposits: [], nextCursor: null });
+      expect(empty.data).to.deep.equal({ route_id: route.route_id, accumulations: [], deposits: [], next_cursor: null });
 
       await payUsdtTrx(client, route, '10');
       await payUsdtTrx(client, route, '5');
@@ -283,8 +283,8 @@ describe('sdk routes against the real server', function () {
       }
       expect(pages.map((p) => p.deposits.length)).to.deep.equal([1, 1]);
       expect(pages.flatMap((p) => p.deposits.map((d) => d.id))).to.have.members(waiting.deposits.map((d) => d.id));
-      expect(pages[0]?.nextCursor).to.be.a('string');
-      expect(pages[1]?.nextCursor ?? null).to.equal(null);
+      expect(pages[0]?.next_cursor).to.be.a('string');
+      expect(pages[1]).to.have.property('next_cursor', null);
       // Every page describes the whole route's accumulations, not only its own deposits.
       for (const page of pages) expect(page.accumulations).to.deep.equal(waiting.accumulations);
     });

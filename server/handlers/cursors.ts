@@ -35,9 +35,14 @@ export function decodeCursor<K extends string>(cursor: string, filter: string | 
       ([field, pattern]) => typeof position[field] === 'string' && pattern.test(position[field]),
     );
   if (!usable) {
-    throw new AppError(400, 'invalid_request', 'cursor is not a cursor this API returned; pass nextCursor of the previous page.', {
-      field: 'cursor',
-    });
+    throw new AppError(
+      400,
+      'invalid_request',
+      "cursor is not a cursor this API returned; pass the previous page's nextCursor (next_cursor in the permanent-route lists).",
+      {
+        field: 'cursor',
+      },
+    );
   }
   if ((value.f ?? undefined) !== filter) {
     throw new AppError(400, 'invalid_request', 'This cursor was made with another filter; use the same filter for every page.', {
@@ -62,9 +67,14 @@ export function positionOf(position: { c: string; i: string }): { createdAt: Dat
 export function cursorTime(text: string): Date {
   const time = instantOf(text);
   if (!time || time.toISOString() !== text) {
-    throw new AppError(400, 'invalid_request', 'cursor is not a cursor this API returned; pass nextCursor of the previous page.', {
-      field: 'cursor',
-    });
+    throw new AppError(
+      400,
+      'invalid_request',
+      "cursor is not a cursor this API returned; pass the previous page's nextCursor (next_cursor in the permanent-route lists).",
+      {
+        field: 'cursor',
+      },
+    );
   }
   return time;
 }

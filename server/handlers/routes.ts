@@ -192,7 +192,8 @@ export function createRouteHandlers(
 
     async listPermanentRoutes({ partner, query }) {
       const { partnerId } = requirePartner(partner);
-      const limit = query.limit ?? 100;
+      // The default page is the largest one (spec: a client written from the requirement never pages).
+      const limit = query.limit ?? 1000;
       const after = query.cursor === undefined ? undefined : positionOf(decodeCursor(query.cursor, undefined, PAGE_POSITION));
       const rows = await readRoutePage(partnerId, { limit: limit + 1, after });
       const page = rows.slice(0, limit);
@@ -201,7 +202,7 @@ export function createRouteHandlers(
         status: 200,
         body: {
           routes: page.map(toBody),
-          nextCursor: rows.length > limit && last ? encodeCursor({ c: last.createdAt.toISOString(), i: last.id }) : null,
+          next_cursor: rows.length > limit && last ? encodeCursor({ c: last.createdAt.toISOString(), i: last.id }) : null,
         },
       };
     },
@@ -212,7 +213,8 @@ export function createRouteHandlers(
 
     async listRouteDeposits({ partner, path, query }) {
       const { partnerId } = requirePartner(partner);
-      const limit = query.limit ?? 100;
+      // The default page is the largest one (spec: a client written from the requirement never pages).
+      const limit = query.limit ?? 500;
       // A cursor names its route: one made for another route is refused, but only once this one is known to exist.
       let after: { createdAt: Date; id: string } | undefined;
       let badCursor: unknown;
@@ -234,7 +236,7 @@ export function createRouteHandlers(
           route_id: route.id,
           accumulations: toAccumulationBodies(buckets),
           deposits: page.map(({ deposit, order }) => toDepositBody(deposit, order, order ? null : bucketOf(deposit, buckets))),
-          nextCursor: rows.length > limit && last ? encodeCursor({ c: last.createdAt.toISOString(), i: last.id }, route.id) : null,
+          next_cursor: rows.length > limit && last ? encodeCursor({ c: last.createdAt.toISOString(), i: last.id }, route.id) : null,
         },
       };
     },

@@ -158,7 +158,7 @@ export function createSandboxHandlers(
           amount: tx.amount,
           memo: tx.memo,
           outputIndex: tx.outputIndex,
-          confirmationsRequired: deps.catalog.networks[asset.network].confirmations,
+          requiredConfirmations: deps.catalog.networks[asset.network].confirmations,
           createdAt: tx.createdAt.toISOString(),
         },
       };

@@ -155,7 +155,8 @@ export function createSwapHandlers(deps: HandlerDeps, issued: IssuedQuotes): Pic
 
     async listSwaps({ partner, query }) {
       const { partnerId } = requirePartner(partner);
-      const limit = query.limit ?? 20;
+      // The default page is the largest one (spec: a client written from the requirement never pages).
+      const limit = query.limit ?? 500;
       const after = query.cursor === undefined ? undefined : positionOf(decodeCursor(query.cursor, query.status, PAGE_POSITION));
       const rows = await readSwapPage(partnerId, { limit: limit + 1, status: query.status, after });
       const page = rows.slice(0, limit);

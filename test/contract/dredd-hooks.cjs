@@ -541,7 +541,7 @@ const SCENARIOS = {
       };
     },
     async 400(transaction) {
-      withQuery(transaction, 'limit=101');
+      withQuery(transaction, 'limit=501');
       direct(transaction);
       transaction.expectCode = 'invalid_request';
       transaction.afterCheck = async () => {
@@ -958,17 +958,17 @@ const SCENARIOS = {
       await createRoute(partner);
       await createRoute(partner, { ...ROUTE_TARGET, destinationAsset: 'fUSD' });
       const page = await expectAnswer('setup GET /permanent-routes?limit=1', send('GET', '/permanent-routes?limit=1', { partner }), 200);
-      if (page.body.routes.length !== 1 || !page.body.nextCursor) {
+      if (page.body.routes.length !== 1 || !page.body.next_cursor) {
         throw new Error(
-          `setup: GET /permanent-routes?limit=1 gave ${page.body.routes.length} routes and nextCursor ${page.body.nextCursor} with two routes`,
+          `setup: GET /permanent-routes?limit=1 gave ${page.body.routes.length} routes and next_cursor ${page.body.next_cursor} with two routes`,
         );
       }
-      withQuery(transaction, `limit=1&cursor=${page.body.nextCursor}`);
+      withQuery(transaction, `limit=1&cursor=${page.body.next_cursor}`);
       transaction.afterCheck = async (t) => {
         const body = responseBody(t);
         const ids = (body?.routes || []).map((r) => r.route_id);
         if (ids.length !== 1 || ids[0] === page.body.routes[0].route_id) throw new Error(`the second page holds ${ids.join(',')}`);
-        if (body.nextCursor) throw new Error(`the last page has nextCursor ${body.nextCursor}`);
+        if (body.next_cursor !== null) throw new Error(`the last page has next_cursor ${body.next_cursor}`);
       };
     },
     async 400(transaction) {
@@ -1056,12 +1056,12 @@ const SCENARIOS = {
         send('GET', `/permanent-routes/${route.route_id}/deposits?limit=1`, { partner }),
         200,
       );
-      if (page.body.deposits.length !== 1 || !page.body.nextCursor) {
-        throw new Error(`setup: GET deposits?limit=1 gave ${page.body.deposits.length} deposits and nextCursor ${page.body.nextCursor}`);
+      if (page.body.deposits.length !== 1 || !page.body.next_cursor) {
+        throw new Error(`setup: GET deposits?limit=1 gave ${page.body.deposits.length} deposits and next_cursor ${page.body.next_cursor}`);
       }
-      state.routeDepositsCursor = page.body.nextCursor; // for the 400's check with another route
+      state.routeDepositsCursor = page.body.next_cursor; // for the 400's check with another route
       withPath(transaction, `/permanent-routes/${route.route_id}/deposits`);
-      withQuery(transaction, `limit=1&cursor=${page.body.nextCursor}`);
+      withQuery(transaction, `limit=1&cursor=${page.body.next_cursor}`);
       transaction.afterCheck = async (t) => {
         const body = responseBody(t);
         if (body?.route_id !== route.route_id) throw new Error(`the deposits of route ${body?.route_id}, not ${route.route_id}`);
@@ -1078,7 +1078,7 @@ const SCENARIOS = {
             throw new Error(`deposit ${d.txHash} is not the payment made: ${JSON.stringify(d).slice(0, 400)}`);
           }
         }
-        if (body.nextCursor !== null) throw new Error(`the last page has nextCursor ${body.nextCursor}`);
+        if (body.next_cursor !== null) throw new Error(`the last page has next_cursor ${body.next_cursor}`);
       };
     },
     async 400(transaction) {

@@ -443,14 +443,37 @@ describe('Permanent routes: challenges and verified creation', () => {
 
   describe('reads', () => {
     it("lists the partner's routes page by page and answers 404 for another partner's route", async () => {
-      const page = await client.send<{ routes: Route[]; nextCursor?: string | null }>('GET', '/api/v1/permanent-routes?limit=1');
+      const page = await client.send<{ routes: Route[]; next_cursor: string | null }>('GET', '/api/v1/permanent-routes?limit=1');
       expect(page.status, page.text).to.equal(200);
       expect(page.body.routes).to.have.length(1);
+      expect(page.body.next_cursor).to.be.a('string');
       const other = swapClient(server.origin, await server.createSigner('Other'));
       expectError(await other.send('GET', `/api/v1/permanent-routes/${page.body.routes[0].route_id}`), 404, 'not_found');
-      expect((await other.send<{ routes: Route[] }>('GET', '/api/v1/permanent-routes')).body.routes).to.deep.equal([]);
+      // The cursor is always there, null on the last page: here, the only one, empty.
+      expect((await other.send('GET', '/api/v1/permanent-routes')).body).to.deep.equal({ routes: [], next_cursor: null });
       const forged = Buffer.from(JSON.stringify({ c: new Date().toISOString(), i: 'not-a-uuid' })).toString('base64url');
       expectError(await client.send('GET', `/api/v1/permanent-routes?cursor=${forged}`), 400, 'invalid_request');
+    });
+
+    // Issue 37 item 6: the requirement shows GET /permanent-routes without paging; 1.12.0 answered 100 routes
+    // without limit, and a client written from the requirement missed the rest without knowing.
+    it('returns every route on one page without limit (up to 1000), more than the 100 of 1.12.0, with next_cursor null', async () => {
+      const lister = swapClient(server.origin, { ...(await server.createSigner('Route lister')), user: 'u-1' });
+      const route = await createVerifiedRoute(lister, 'u-1');
+      // 100 more routes of the same partner, copied in the database: making each through a signed challenge
+      // would only slow the test, and the list reads rows whatever made them.
+      await server.knex.raw(
+        `insert into permanent_routes
+         select (jsonb_populate_record(r, jsonb_build_object('id', gen_random_uuid(), 'external_user', 'copy-' || n,
+                 'created_at', r.created_at - n * interval '1 second'))).*
+           from permanent_routes r cross join generate_series(1, 100) n where r.id = ?`,
+        [route.route_id],
+      );
+      const page = await lister.send<{ routes: Route[]; next_cursor: string | null }>('GET', '/api/v1/permanent-routes');
+      expect(page.status, page.text).to.equal(200);
+      expect(page.body.routes).to.have.length(101);
+      expect(page.body.routes[0].route_id).to.equal(route.route_id);
+      expect(page.body).to.have.property('next_cursor', null);
     });
 
     // Pages are read in groups, a page asked for twice in a group once (store/routes.ts createRoutePageReader):
@@ -466,12 +489,12 @@ describe('Permanent routes: challenges and verified creation', () => {
       for (const [n, list] of lists.entries()) {
         for (let i = 0; i < 2 + n; i++) await waitForAddresses(list, (await createVerifiedRoute(list, 'u-1')).route_id);
       }
-      type Page = { routes: Route[]; nextCursor: string | null };
+      type Page = { routes: Route[]; next_cursor: string | null };
       const first = await Promise.all(lists.map((list) => list.send<Page>('GET', '/api/v1/permanent-routes?limit=1')));
       const paths = lists.flatMap((_, n) => [
         '/api/v1/permanent-routes',
         '/api/v1/permanent-routes?limit=1',
-        `/api/v1/permanent-routes?limit=1&cursor=${first[n].body.nextCursor}`,
+        `/api/v1/permanent-routes?limit=1&cursor=${first[n].body.next_cursor}`,
       ]);
       const alone: Array<{ status: number; body: Page }> = [];
       for (const [k, path] of paths.entries()) alone.push(await lists[Math.floor(k / 3)].send<Page>('GET', path));

@@ -61,7 +61,7 @@ describe('chain reorganisations through the sandbox (POST /sandbox/networks/{net
   it('sends a confirming swap back to waiting when its deposit leaves the chain, and finishes it on the next payment', async () => {
     const { order } = await client.create(zanoToUsdt('100', { rateType: 'floating' }));
     const payment = await paid(order);
-    expect(payment.confirmationsRequired).to.equal(10);
+    expect(payment.requiredConfirmations).to.equal(10);
     const confirmations = (o: Swap) => o.deposits?.[0]?.confirmationCount ?? 0;
     const { order: confirming } = await client.waitFor(order.id, (o) => o.status === 'confirming' && confirmations(o) >= 1);
     expect(confirmations(confirming)).to.be.below(10);
