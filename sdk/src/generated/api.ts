@@ -1002,9 +1002,10 @@ export interface components {
          *     | `expired` | yes | `none` | `payment_required` | yes | no deposit arrived in time |
          *     | `failed` | yes | `operator` | `support_required` | no | stopped; support handles the funds |
          *
-         *     `retryable` means starting over with a new swap is safe and useful (no customer funds are held): the
-         *     status's value above, but `false` while any payment to the swap's address is unresolved (a
-         *     `deposits` entry `confirming`, `refunding` or `review`).
+         *     `retryable` tells whether repeating the same API action is safe and useful, for the action that made
+         *     the swap: true only when making it again (a new quote, then a new swap) is safe because no customer
+         *     funds are held for this one. It is the status's value above, but `false` while any payment to the
+         *     swap's address is unresolved (a `deposits` entry `confirming`, `refunding` or `review`).
          *
          *     Allowed transitions (no others occur):
          *
@@ -1273,10 +1274,11 @@ export interface components {
             terminal: boolean;
             actionRequired: components["schemas"]["ActionRequired"];
             /**
-             * @description True when starting over with a new swap (a new quote, a new `Idempotency-Key`) is safe and useful
-             *     because no customer funds are held for this one. It follows the status (true for `refunded` and
-             *     `expired`), except that it is false while any payment to the swap's deposit address is unresolved
-             *     (a `deposits` entry in `confirming`, `refunding` or `review`), whatever the status says.
+             * @description Whether repeating the same API action is safe and useful, for the action that made this swap: true
+             *     only when making it again (a new quote, then a new swap with a new `Idempotency-Key`) is safe because
+             *     no customer funds are held for this one. It follows the status (true for `refunded` and `expired`),
+             *     except that it is false while any payment to the swap's deposit address is unresolved (a `deposits`
+             *     entry in `confirming`, `refunding` or `review`), whatever the status says.
              */
             retryable: boolean;
             reasonCode: components["schemas"]["SwapReasonCode"];
@@ -1378,8 +1380,11 @@ export interface components {
             terminal: boolean;
             actionRequired: components["schemas"]["ActionRequired"];
             /**
-             * @description `Swap.retryable` when the entry was recorded: the status's value, but false while any payment to the
-             *     swap's deposit address was unresolved (a deposit `confirming`, `refunding` or `review`).
+             * @description `Swap.retryable` when the entry was recorded: whether repeating the action that made the swap (a new
+             *     quote, then a new swap) was safe and useful because no customer funds were held for it. The status's
+             *     value, but false while any payment to the swap's deposit address was unresolved (a deposit
+             *     `confirming`, `refunding` or `review`). A later change of a deposit adds no entry: `Swap.retryable`
+             *     has the current value.
              */
             retryable: boolean;
             /** @description Reason code; a free string here (new values may appear), usually one of `SwapReasonCode`. */
@@ -1552,6 +1557,11 @@ export interface components {
             status: components["schemas"]["PermanentDepositStatus"];
             terminal: boolean;
             actionRequired: components["schemas"]["ActionRequired"];
+            /**
+             * @description Whether repeating the action is safe and useful because no customer funds are held for the deposit: the
+             *     `retryable` of its status in the `SwapStatus` table, so true only once its order was `refunded` (the
+             *     deposit went back to its sender); false in every other status, `dust` included.
+             */
             retryable: boolean;
             reasonCode: string;
             /** @description The order converting this deposit, once there is one. */
