@@ -32,11 +32,16 @@ export interface paths {
         };
         /**
          * Get this OpenAPI document
-         * @description Returns this contract, bundled into a single JSON document (OpenAPI 3.1, `info.version` 1.12.0,
-         *     server `/api/v1`). Use it to generate clients or to validate traffic. The document is about 165 kB;
-         *     a request whose `Accept-Encoding` allows brotli (browsers and `fetch` send it) gets it
-         *     brotli-compressed (`Content-Encoding: br`), about a sixth of the size; one that allows gzip but not
-         *     brotli gets it gzip-compressed (`Content-Encoding: gzip`), about a fifth.
+         * @description Returns this contract, bundled into a single JSON document (OpenAPI 3.1, server `/api/v1`). Use it
+         *     to generate clients or to validate traffic. The document is about 165 kB; a request whose
+         *     `Accept-Encoding` allows brotli (browsers and `fetch` send it) gets it brotli-compressed
+         *     (`Content-Encoding: br`), about a sixth of the size; one that allows gzip but not brotli gets it
+         *     gzip-compressed (`Content-Encoding: gzip`), about a fifth.
+         *
+         *     **Which version is served**: `info.version` of this document is the contract label (see
+         *     "Versioning"); `GET /health` reports the same label in `version`. No response carries a version
+         *     header, and no request selects a version: the major version is the base path (`/api/v1`), and
+         *     within it a client compares `info.version` with the label it was generated from.
          */
         get: operations["getOpenApiDocument"];
         put?: never;

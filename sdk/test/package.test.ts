@@ -5,6 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { startTestServer, type TestServer } from '../../test/support/server.js';
+import { API_VERSION } from '../src/generated/version.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const run = promisify(execFile);
@@ -84,8 +85,8 @@ describe('the packed SDK in a throw-away TypeScript project', function () {
       },
     });
     expect(JSON.parse(stdout)).to.deep.equal({
-      version: '1.12.0',
-      api: '1.12.0',
+      version: API_VERSION,
+      api: API_VERSION,
       firstSymbol: 'BTC',
       markup: 1.5,
       badCode: 'invalid_request',
