@@ -1,4 +1,4 @@
-# Partner Swap Service. Two commands do everything on a fresh machine with Node >= 20.19 and make:
+# Partner Swap Service. Two commands do everything on a fresh machine with Node 24 (or 20.19+) and make:
 #   make run    install, generate, migrate and start the server (sandbox, embedded PGlite in .data/)
 #   make test   install and run every test suite (PGlite by default; real Postgres when DATABASE_URL is set)
 SHELL := /bin/bash
