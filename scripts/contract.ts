@@ -1,8 +1,9 @@
 /**
  * `make contract`: checks the real server against the spec. Starts the server on a throw-away embedded
  * database, puts `prism proxy --errors` in front of it (Prism validates every real response against the
- * spec and turns a violation into a 500), and runs Dredd through the proxy with test/contract/dredd-hooks.cjs,
- * which signs requests, provokes the documented 4xx cases and skips what cannot run yet.
+ * spec, its response schemas closed, and turns a violation into a 500), and runs Dredd through the proxy
+ * with test/contract/dredd-hooks.cjs, which signs requests, provokes the documented 4xx cases and skips what
+ * cannot run yet.
  * Every child runs in its own process group and the whole group is stopped at the end.
  */
 import fs from 'node:fs/promises';
@@ -14,6 +15,7 @@ import { freePort, spawnGroup, waitForHttp, type Child } from '../test/support/p
 import { provisionPartner } from '../server/partners.js';
 import { openDatabase } from '../server/store/database.js';
 import { createSecretBox } from '../server/store/secret-box.js';
+import { closeResponseSchemas, loadApiDocument } from '../server/spec.js';
 
 // Small limits so the hooks can exhaust them to provoke each 429; large enough for Dredd's own traffic and the
 // quotes and swaps the hooks create to set up state (POST /quotes and POST /swaps are classes of their own).
@@ -61,18 +63,13 @@ async function main(): Promise<number> {
     await waitForHttp(`http://127.0.0.1:${serverPort}/api/v1/health`, 60_000, server);
     const partners = await provisionContractPartners(dataDir, secretsKey);
 
+    // Prism checks the real responses against the closed copy of the contract (server/spec.ts): the published
+    // one leaves responses open for fields added within v1, which would let an undocumented field through.
+    const closedSpec = path.join(dataDir, 'openapi-closed.json');
+    await fs.writeFile(closedSpec, JSON.stringify(closeResponseSchemas(loadApiDocument().document)));
     const proxy = spawnGroup(
       bin('prism'),
-      [
-        'proxy',
-        '--errors',
-        '--host',
-        '127.0.0.1',
-        '--port',
-        String(proxyPort),
-        'spec/openapi.yaml',
-        `http://127.0.0.1:${serverPort}/api/v1`,
-      ],
+      ['proxy', '--errors', '--host', '127.0.0.1', '--port', String(proxyPort), closedSpec, `http://127.0.0.1:${serverPort}/api/v1`],
       {},
       root,
     );

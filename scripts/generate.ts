@@ -1,6 +1,7 @@
 /**
  * Generates everything derived from the spec: the bundled generated/openapi.json, the server's types
- * (generated/api.d.ts) and the SDK's copies (sdk/src/generated/). With --check, writes nothing and exits 1
+ * (generated/api.d.ts) and the SDK's copies (sdk/src/generated/), among them the SDK's API_VERSION (the
+ * spec's info.version, the one place the version label is written). With --check, writes nothing and exits 1
  * when any generated file differs from what the spec produces now (CI's drift check).
  */
 import fs from 'node:fs/promises';
@@ -13,8 +14,36 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const specFile = path.join(root, 'spec/openapi.yaml');
 const HEADER = '// Generated from spec/openapi.yaml by `make generate`. Do not edit by hand.\n\n';
 
+// The spec's examples that show the version label. Examples are literal (Prism serves spec/openapi.yaml as
+// written), so they cannot be generated from info.version; a bump that leaves one behind fails here instead.
+const VERSION_EXAMPLES: Array<{ path: string; label: (value: Record<string, unknown>) => unknown }> = [
+  { path: '/health', label: (value) => value.version },
+  { path: '/openapi.json', label: (value) => (value.info as { version?: unknown } | undefined)?.version },
+];
+
+type Examples = { example?: Record<string, unknown>; examples?: Record<string, { value: Record<string, unknown> }> };
+type Spec = {
+  info: { version: string };
+  paths: Record<string, { get: { responses: Record<string, { content: Record<string, Examples> }> } }>;
+};
+
+function checkVersionExamples(document: Spec): void {
+  for (const { path: at, label } of VERSION_EXAMPLES) {
+    const content = document.paths[at].get.responses['200'].content['application/json'];
+    const values = [...(content.example ? [content.example] : []), ...Object.values(content.examples ?? {}).map((named) => named.value)];
+    for (const value of values) {
+      if (label(value) !== document.info.version) {
+        throw new Error(
+          `spec/openapi.yaml: an example of GET ${at} shows version ${String(label(value))}; info.version is ${document.info.version}`,
+        );
+      }
+    }
+  }
+}
+
 async function render(): Promise<Map<string, string>> {
-  const document = parse(await fs.readFile(specFile, 'utf8')) as { info: { version: string } };
+  const document = parse(await fs.readFile(specFile, 'utf8')) as Spec;
+  checkVersionExamples(document);
   // openapi-typescript annotates the document it is given (e.g. enums for discriminators): hand it a copy so
   // the bundled openapi.json stays the contract exactly as written. defaultNonNullable off: a request field
   // with a default (QuoteRequest.rateType) stays optional for the caller.

@@ -6,7 +6,7 @@
 import createClient, { type Client } from 'openapi-fetch';
 import { createEarningsApi, type EarningsApi } from './earnings.js';
 import type { operations, paths } from './generated/api.js';
-import type { RetryOptions } from './retry.js';
+import type { PartnerClientOptions } from './options.js';
 import { createRoutesApi, type RoutesApi } from './routes.js';
 import { toResult, type ApiResult } from './result.js';
 import { createSandboxApi, type SandboxApi } from './sandbox.js';
@@ -14,30 +14,6 @@ import type { QuoteRequest, QuoteResponse } from './schemas.js';
 import { createSwapsApi, type SwapsApi } from './swaps.js';
 import { createTransport } from './transport.js';
 import { createWebhookConfigApi, type WebhookConfigApi } from './webhook-config.js';
-
-/** Options of createPartnerClient. */
-export interface PartnerClientOptions {
-  /** The API base URL including the version prefix, e.g. https://swap.example.com/api/v1. */
-  baseUrl: string;
-  /** The service origin every signature names (the deployment's PUBLIC_ORIGIN), e.g. https://swap.example.com. */
-  audience: string;
-  /** The partner key id. */
-  keyId: string;
-  /** The shared secret; keep it on the backend only. */
-  secret: string;
-  /** Your customer's identifier, sent as x-service-user (1-128 visible ASCII characters). */
-  userId: string;
-  /** fetch implementation (default globalThis.fetch); inject one to test or to add a proxy. */
-  fetch?: (request: Request) => Promise<Response>;
-  /** Retry bounds (default 3 retries, 250 ms doubling to 8 s with jitter, Retry-After up to 60 s). */
-  retry?: RetryOptions;
-  /** Appended to the User-Agent, e.g. "acme-wallet/2.3". */
-  userAgent?: string;
-  /** Milliseconds since the epoch (default Date.now); inject to test. */
-  now?: () => number;
-  /** Waits between retries and between polls (default setTimeout); inject to test. */
-  sleep?: (ms: number) => Promise<void>;
-}
 
 type Json<Id extends keyof operations, Status extends number> =
   operations[Id]['responses'] extends Record<Status, { content: { 'application/json': infer B } }> ? B : never;

@@ -2,7 +2,8 @@
  * Partner Swap Service SDK: a typed client that signs every request (PSS1-HMAC-SHA256), retries what is safe
  * to retry, and returns `{ data, error, response }` results with a typed PartnerApiError.
  */
-export { createPartnerClient, type PartnerClient, type PartnerClientOptions, type QuotesApi } from './client.js';
+export { createPartnerClient, type PartnerClient, type QuotesApi } from './client.js';
+export type { PartnerClientOptions } from './options.js';
 export {
   DEFAULT_POLL_INTERVAL_MS,
   DEFAULT_WAIT_TIMEOUT_MS,

@@ -30,7 +30,7 @@ export type PermanentAccumulation = Schemas['PermanentAccumulation'];
 export type PermanentDepositList = Schemas['PermanentDepositList'];
 /** Answer of POST /permanent-routes/{id}/expect-deposit: `{ ok: true, expect_deposit_until }`. */
 export type PermanentDepositExpectation = Schemas['PermanentDepositExpectation'];
-/** Query of routes.deposits: `limit` (1-500, default 500), `cursor` (a page's next_cursor). */
+/** Query of routes.deposits: `limit` (1-500, default 100), `cursor` (a page's next_cursor). */
 export type ListRouteDepositsQuery = NonNullable<operations['listRouteDeposits']['parameters']['query']>;
 
 /** What a Zano wallet's `sign_message` returns, renamed: `publicKey` is its `pkey`, `signature` its `sig` (hex). */

@@ -40,7 +40,7 @@ export interface ReadSwapOptions {
   accessToken?: string;
 }
 
-/** Query of swaps.list: `limit` (1-500, default 500), `status`, `cursor` (a page's nextCursor). */
+/** Query of swaps.list: `limit` (1-100, default 100), `status`, `cursor` (a page's nextCursor). */
 export type ListSwapsQuery = NonNullable<operations['listSwaps']['parameters']['query']>;
 
 /** Options of swaps.waitForDepositAddress. */

@@ -3,7 +3,7 @@
  * timestamp and nonce) unless the request is a token read, and retries within the rules of retry.ts.
  */
 import { API_VERSION } from './generated/version.js';
-import type { PartnerClientOptions } from './client.js';
+import type { PartnerClientOptions } from './options.js';
 import { DEFAULT_RETRY, isRetryable, retryDelayMs } from './retry.js';
 import { newNonce, signedHeaders } from './signing.js';
 import { SDK_VERSION } from './version.js';

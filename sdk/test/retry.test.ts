@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { createPartnerClient, DEFAULT_RETRY, isRetryable, newIdempotencyKey, retryDelayMs } from '../src/index.js';
+import { apiError, fakeApi, json } from './support/fake-api.js';
 
 const BASE = {
   baseUrl: 'https://swap.example.com/api/v1',
@@ -69,6 +70,31 @@ describe('sdk retries', () => {
       expect(data).to.deep.equal({ percent: 0, updatedAt: null });
       expect(seen).to.have.length(3);
       expect(new Set(seen.map((r) => r.headers.get('x-service-nonce'))).size).to.equal(3);
+    });
+
+    it('signs every retry afresh, each signature valid for the service', async () => {
+      const api = fakeApi().on(
+        'GET',
+        '/partner/markup',
+        () => apiError(429, 'rate_limited', 'Slow down.', { 'retry-after': '1' }),
+        () => apiError(503, 'service_unavailable', 'try later'),
+        () => json(200, { percent: 0, updatedAt: null }),
+      );
+      let clock = 1_790_000_000_000;
+      const client = api.client({ now: () => clock, sleep: async (ms) => void (clock += ms) });
+      expect((await client.getMarkup()).error).to.equal(undefined);
+      expect(api.sent.map((r) => r.signed)).to.deep.equal([true, true, true]);
+      // The timestamp moves with the clock: a retry after a long wait is not refused as out of window.
+      expect(api.sent.map((r) => r.headers.get('x-service-timestamp'))[1]).to.equal('1790000001');
+    });
+
+    it('returns a 429 whose Retry-After exceeds maxRetryAfterMs at once, as a value carrying retryAfter', async () => {
+      const api = fakeApi().on('GET', '/health', () => apiError(429, 'rate_limited', 'Slow down.', { 'retry-after': '120' }));
+      const waits: number[] = [];
+      const { error } = await api.client({ sleep: async (ms) => void waits.push(ms) }).health();
+      expect(error).to.include({ status: 429, code: 'rate_limited', retryAfter: 120 });
+      expect(waits).to.deep.equal([]);
+      expect(api.sent).to.have.length(1);
     });
 
     it('honours Retry-After on 429', async () => {

@@ -1,94 +1,47 @@
 import { expect } from 'chai';
-import {
-  createPartnerClient,
-  PartnerApiError,
-  verifyWebhook,
-  WebhookVerificationError,
-  type PartnerClient,
-  type WebhookDeliveryList,
-} from '../src/index.js';
-import { startTestServer, type TestServer } from '../../test/support/server.js';
-import { createReceiver, type ReceivedDelivery, type Receiver, LOCAL_RECEIVER_ENV } from '../../test/support/webhook-receiver.js';
+import { PartnerApiError, type PartnerWebhookUpdate, type WebhookDelivery } from '../src/index.js';
+import { apiError, fakeApi, json } from './support/fake-api.js';
 
-describe('sdk webhook configuration against the real server', function () {
-  this.timeout(60_000);
-  let server: TestServer;
-  const receivers: Receiver[] = [];
+const URL_ = 'https://hooks.example.com/swap-service';
+const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+const EVENT_TYPES = ['swap.updated', 'permanent_deposit.updated'] as const;
+const UPDATE: PartnerWebhookUpdate = {
+  url: URL_,
+  enabled: true,
+  secretHint: `whsec_…${SECRET.slice(-4)}`,
+  eventTypes: [...EVENT_TYPES],
+  updatedAt: '2026-06-14T10:00:00.000Z',
+  secret: SECRET,
+};
+const deliveryOf = (id: string, overrides: Partial<WebhookDelivery> = {}): WebhookDelivery => ({
+  id,
+  eventId: `msg_${id}`,
+  type: 'webhook.test',
+  attempt: 1,
+  url: URL_,
+  succeeded: true,
+  statusCode: 200,
+  error: null,
+  durationMs: 12,
+  attemptedAt: '2026-06-14T10:00:00.000Z',
+  nextAttemptAt: null,
+  ...overrides,
+});
 
-  before(async () => {
-    server = await startTestServer({ env: LOCAL_RECEIVER_ENV });
-  });
-  after(async () => {
-    for (const receiver of receivers) await receiver.close();
-    await server.close();
-  });
-
-  // Every test acts as a partner of its own with a receiver of its own, so no webhook or attempt leaks between tests.
-  async function newClient(): Promise<PartnerClient> {
-    const { keyId, secret } = await server.createPartner();
-    return createPartnerClient({ baseUrl: server.baseUrl, audience: server.config.publicOrigin, keyId, secret, userId: 'customer-1' });
-  }
-
-  async function newReceiver(): Promise<Receiver> {
-    const receiver = await createReceiver();
-    receivers.push(receiver);
-    await receiver.listen();
-    return receiver;
-  }
-
-  /** A client whose webhook points at a listening receiver, with the secret the first set returned. */
-  async function configured(): Promise<{ client: PartnerClient; receiver: Receiver; secret: string }> {
-    const client = await newClient();
-    const receiver = await newReceiver();
-    const { data, error } = await client.webhook.set({ url: receiver.url });
-    if (error) throw error;
-    return { client, receiver, secret: data.secret! };
-  }
-
-  /** The request the receiver got for the message with this webhook-id. */
-  async function receivedMessage(receiver: Receiver, id: string): Promise<ReceivedDelivery> {
-    const received = await receiver.waitFor((all) => all.some((d) => d.headers['webhook-id'] === id));
-    return received.find((d) => d.headers['webhook-id'] === id)!;
-  }
-
+describe('sdk webhook configuration', () => {
   describe('.webhook.set(body)', () => {
-    it('returns the full whsec_ secret on the first set, with deliveries on', async () => {
-      const client = await newClient();
-      const receiver = await newReceiver();
-      const { data, error } = await client.webhook.set({ url: receiver.url });
+    it('sends PUT /partner/webhook signed with the body as given and returns the secret', async () => {
+      const api = fakeApi().on('PUT', '/partner/webhook', () => json(200, UPDATE));
+      const { data, error } = await api.client().webhook.set({ url: URL_, rotateSecret: true, enabled: true });
       expect(error).to.equal(undefined);
-      expect(data).to.include({ url: receiver.url, enabled: true });
-      expect(data?.secret).to.match(/^whsec_[A-Za-z0-9+/]{16,}={0,2}$/);
-      expect(data?.secretHint).to.equal(`whsec_…${data!.secret!.slice(-4)}`);
+      expect(data).to.deep.equal(UPDATE);
+      expect(api.sent[0].signed).to.equal(true);
+      expect(JSON.parse(api.sent[0].body)).to.deep.equal({ url: URL_, rotateSecret: true, enabled: true });
     });
 
-    it('keeps the secret and answers secret: null when the URL changes without rotateSecret', async () => {
-      const { client, secret } = await configured();
-      const other = await newReceiver();
-      const { data } = await client.webhook.set({ url: other.url });
-      expect(data).to.include({ url: other.url, secret: null, secretHint: `whsec_…${secret.slice(-4)}` });
-    });
-
-    it('replaces the secret with rotateSecret: true, and signs the next delivery with the new one only', async () => {
-      const { client, receiver, secret } = await configured();
-      const rotated = await client.webhook.set({ url: receiver.url, rotateSecret: true });
-      const newSecret = rotated.data?.secret;
-      expect(newSecret).to.match(/^whsec_/);
-      expect(newSecret).not.to.equal(secret);
-      expect(rotated.data?.secretHint).to.equal(`whsec_…${newSecret!.slice(-4)}`);
-
-      const sent = await client.webhook.sendTest();
-      const delivery = await receivedMessage(receiver, sent.data!.eventId);
-      expect(verifyWebhook(delivery.body, delivery.headers, newSecret!).type).to.equal('webhook.test');
-      expect(() => verifyWebhook(delivery.body, delivery.headers, secret))
-        .to.throw(WebhookVerificationError)
-        .with.property('reason', 'invalid_signature');
-    });
-
-    it('returns invalid_request as a value for a URL with a user name', async () => {
-      const client = await newClient();
-      const receiver = await newReceiver();
-      const { data, error } = await client.webhook.set({ url: receiver.url.replace('http://', 'http://user:pw@') });
+    it('returns invalid_request as a value for a refused URL', async () => {
+      const api = fakeApi().on('PUT', '/partner/webhook', () => apiError(400, 'invalid_request', 'url must not carry a user name'));
+      const { data, error } = await api.client().webhook.set({ url: 'https://user:pw@hooks.example.com/' });
       expect(data).to.equal(undefined);
       expect(error).to.be.instanceOf(PartnerApiError);
       expect(error).to.include({ status: 400, code: 'invalid_request' });
@@ -96,122 +49,84 @@ describe('sdk webhook configuration against the real server', function () {
   });
 
   describe('.webhook.remove()', () => {
-    it('removes the URL and the secret: get() answers as before the first set and sendTest() is webhook_not_configured', async () => {
-      const { client } = await configured();
-      const removed = await client.webhook.remove();
-      expect(removed.error).to.equal(undefined);
-      expect(removed.data).to.include({ url: null, enabled: false, secretHint: null, updatedAt: null, secret: null });
-      expect((await client.webhook.get()).data).to.include({ url: null, enabled: false, secretHint: null });
-      const test = await client.webhook.sendTest();
-      expect(test.error).to.be.instanceOf(PartnerApiError);
-      expect(test.error?.code).to.equal('webhook_not_configured');
+    it('sends PUT /partner/webhook signed with url null and returns the cleared configuration', async () => {
+      const cleared = { url: null, enabled: false, secretHint: null, updatedAt: null, secret: null };
+      const api = fakeApi().on('PUT', '/partner/webhook', () => json(200, cleared));
+      const { data, error } = await api.client().webhook.remove();
+      expect(error).to.equal(undefined);
+      expect(data).to.deep.equal(cleared);
+      expect(api.sent[0].signed).to.equal(true);
+      expect(JSON.parse(api.sent[0].body)).to.deep.equal({ url: null });
     });
   });
-  describe('.webhook.get()', () => {
-    it('answers url null and deliveries off before a webhook is set', async () => {
-      const client = await newClient();
-      const { data, error } = await client.webhook.get();
-      expect(error).to.equal(undefined);
-      expect(data).to.include({ url: null, enabled: false, secretHint: null, updatedAt: null });
-    });
 
-    it('shows the URL and the secret hint, never the secret', async () => {
-      const { client, receiver, secret } = await configured();
-      const { data } = await client.webhook.get();
-      expect(data).to.include({ url: receiver.url, enabled: true, secretHint: `whsec_…${secret.slice(-4)}` });
-      expect(data?.eventTypes).to.have.members(['swap.updated', 'permanent_deposit.updated']);
-      expect(data).not.to.have.property('secret');
-      expect(JSON.stringify(data)).not.to.include(secret.slice('whsec_'.length));
+  describe('.webhook.get()', () => {
+    it('reads GET /partner/webhook signed', async () => {
+      const { secret: _secret, ...current } = UPDATE;
+      const api = fakeApi().on('GET', '/partner/webhook', () => json(200, current));
+      const { data, error } = await api.client().webhook.get();
+      expect(error).to.equal(undefined);
+      expect(data).to.deep.equal(current);
+      expect(api.sent[0]).to.include({ path: '/partner/webhook', signed: true });
     });
   });
 
   describe('.webhook.sendTest()', () => {
-    it('delivers a webhook.test that verifyWebhook accepts with the secret set returned', async () => {
-      const { client, receiver, secret } = await configured();
-      const { data, error } = await client.webhook.sendTest();
+    it('sends POST /partner/webhook/test without a body and returns the attempt', async () => {
+      const attempt = deliveryOf('wd_1');
+      const api = fakeApi().on('POST', '/partner/webhook/test', () => json(200, attempt));
+      const { data, error } = await api.client().webhook.sendTest();
       expect(error).to.equal(undefined);
-      expect(data).to.include({ type: 'webhook.test', attempt: 1, url: receiver.url, succeeded: true, statusCode: 200, error: null });
-
-      const delivery = await receivedMessage(receiver, data!.eventId);
-      expect(delivery.method).to.equal('POST');
-      const event = verifyWebhook(delivery.body, delivery.headers, secret);
-      expect(event.type).to.equal('webhook.test');
-      expect(event.data).to.have.property('message').that.is.a('string');
+      expect(data).to.deep.equal(attempt);
+      expect(api.sent[0]).to.include({ path: '/partner/webhook/test', body: '', signed: true });
     });
 
-    it('records what the receiver answered: succeeded false and its status for a 500', async () => {
-      const { client, receiver } = await configured();
-      receiver.respond = () => ({ status: 500 });
-      const { data } = await client.webhook.sendTest();
-      expect(data).to.include({ succeeded: false, statusCode: 500, nextAttemptAt: null });
-      expect(data?.error).to.be.a('string');
-    });
-
-    it('returns webhook_not_configured as a value when deliveries are stopped with enabled: false', async () => {
-      const { client, receiver } = await configured();
-      const stopped = await client.webhook.set({ url: receiver.url, enabled: false });
-      expect(stopped.data).to.include({ url: receiver.url, enabled: false, secret: null });
-
-      const { data, error, response } = await client.webhook.sendTest();
+    it('returns webhook_not_configured as a value', async () => {
+      const api = fakeApi().on('POST', '/partner/webhook/test', () => apiError(409, 'webhook_not_configured', 'Set a webhook first.'));
+      const { data, error, response } = await api.client().webhook.sendTest();
       expect(data).to.equal(undefined);
       expect(error).to.be.instanceOf(PartnerApiError);
       expect(error).to.include({ status: 409, code: 'webhook_not_configured' });
       expect(response.status).to.equal(409);
-      expect(receiver.received).to.have.length(0);
-    });
-
-    it('returns webhook_not_configured as a value when no webhook is set', async () => {
-      const client = await newClient();
-      const { error } = await client.webhook.sendTest();
-      expect(error).to.include({ status: 409, code: 'webhook_not_configured' });
     });
   });
 
   describe('.webhook.deliveries(query) and .webhook.allDeliveries(filter)', () => {
-    it('lists the test attempt with the webhook-id the receiver got', async () => {
-      const { client, receiver } = await configured();
-      const sent = await client.webhook.sendTest();
-      const delivery = await receivedMessage(receiver, sent.data!.eventId);
-
-      const { data, error } = await client.webhook.deliveries();
-      expect(error).to.equal(undefined);
-      expect(data?.nextCursor).to.equal(null);
-      expect(data?.deliveries).to.deep.equal([sent.data]);
-      expect(data?.deliveries[0].eventId).to.equal(delivery.headers['webhook-id']);
+    it('sends limit, cursor and eventId as the query', async () => {
+      const api = fakeApi().on('GET', '/partner/webhook/deliveries', () =>
+        json(200, { deliveries: [deliveryOf('wd_1')], nextCursor: null }),
+      );
+      const { data } = await api.client().webhook.deliveries({ eventId: 'msg_wd_1', limit: 5, cursor: 'c2' });
+      expect(data?.deliveries.map((d) => d.id)).to.deep.equal(['wd_1']);
+      expect(Object.fromEntries(api.sent[0].query)).to.deep.equal({ eventId: 'msg_wd_1', limit: '5', cursor: 'c2' });
     });
 
-    it('lists only the attempts of one message with eventId', async () => {
-      const { client } = await configured();
-      const first = await client.webhook.sendTest();
-      await client.webhook.sendTest();
-      const { data } = await client.webhook.deliveries({ eventId: first.data!.eventId });
-      expect(data?.deliveries.map((d) => d.id)).to.deep.equal([first.data!.id]);
-    });
-
-    it('walks every page of three attempts two at a time, newest first, until nextCursor is null', async () => {
-      const { client } = await configured();
-      const sent: string[] = [];
-      for (let i = 0; i < 3; i++) sent.push((await client.webhook.sendTest()).data!.id);
-
-      const pages: WebhookDeliveryList[] = [];
-      for await (const { data, error } of client.webhook.allDeliveries({ limit: 2 })) {
+    it('walks every page two at a time until nextCursor is null', async () => {
+      const api = fakeApi().on(
+        'GET',
+        '/partner/webhook/deliveries',
+        () => json(200, { deliveries: [deliveryOf('wd_3'), deliveryOf('wd_2')], nextCursor: 'c2' }),
+        () => json(200, { deliveries: [deliveryOf('wd_1')], nextCursor: null }),
+      );
+      const pages = [];
+      for await (const { data, error } of api.client().webhook.allDeliveries({ limit: 2 })) {
         expect(error).to.equal(undefined);
-        pages.push(data!);
+        pages.push(data!.deliveries.map((d) => d.id));
       }
-      expect(pages.map((page) => page.deliveries.length)).to.deep.equal([2, 1]);
-      expect(pages.flatMap((page) => page.deliveries.map((d) => d.id))).to.deep.equal([...sent].reverse());
+      expect(pages).to.deep.equal([['wd_3', 'wd_2'], ['wd_1']]);
+      expect(api.sent.map((r) => r.query.toString())).to.deep.equal(['limit=2', 'limit=2&cursor=c2']);
     });
 
     it('returns invalid_request as a value for a cursor the API did not issue', async () => {
-      const client = await newClient();
-      const { error } = await client.webhook.deliveries({ cursor: 'not-a-cursor' });
+      const api = fakeApi().on('GET', '/partner/webhook/deliveries', () => apiError(400, 'invalid_request', 'cursor is not valid'));
+      const { error } = await api.client().webhook.deliveries({ cursor: 'not-a-cursor' });
       expect(error).to.include({ status: 400, code: 'invalid_request' });
     });
 
     it('yields the error page and stops when the API refuses the query', async () => {
-      const client = await newClient();
+      const api = fakeApi().on('GET', '/partner/webhook/deliveries', () => apiError(400, 'invalid_request', 'limit must be >= 1'));
       const pages = [];
-      for await (const page of client.webhook.allDeliveries({ limit: 0 })) pages.push(page);
+      for await (const page of api.client().webhook.allDeliveries({ limit: 0 })) pages.push(page);
       expect(pages).to.have.length(1);
       expect(pages[0].error).to.include({ status: 400 });
     });

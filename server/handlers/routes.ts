@@ -192,8 +192,8 @@ export function createRouteHandlers(
 
     async listPermanentRoutes({ partner, query }) {
       const { partnerId } = requirePartner(partner);
-      // The default page is the largest one (spec: a client written from the requirement never pages).
-      const limit = query.limit ?? 1000;
+      // 100 without limit, as every list the requirement shows unpaged (spec: "Lists and paging").
+      const limit = query.limit ?? 100;
       const after = query.cursor === undefined ? undefined : positionOf(decodeCursor(query.cursor, undefined, PAGE_POSITION));
       const rows = await readRoutePage(partnerId, { limit: limit + 1, after });
       const page = rows.slice(0, limit);
@@ -213,8 +213,8 @@ export function createRouteHandlers(
 
     async listRouteDeposits({ partner, path, query }) {
       const { partnerId } = requirePartner(partner);
-      // The default page is the largest one (spec: a client written from the requirement never pages).
-      const limit = query.limit ?? 500;
+      // 100 without limit, as every list the requirement shows unpaged (spec: "Lists and paging").
+      const limit = query.limit ?? 100;
       // A cursor names its route: one made for another route is refused, but only once this one is known to exist.
       let after: { createdAt: Date; id: string } | undefined;
       let badCursor: unknown;

@@ -155,8 +155,8 @@ export function createSwapHandlers(deps: HandlerDeps, issued: IssuedQuotes): Pic
 
     async listSwaps({ partner, query }) {
       const { partnerId } = requirePartner(partner);
-      // The default page is the largest one (spec: a client written from the requirement never pages).
-      const limit = query.limit ?? 500;
+      // 100 without limit, as every list the requirement shows unpaged (spec: "Lists and paging").
+      const limit = query.limit ?? 100;
       const after = query.cursor === undefined ? undefined : positionOf(decodeCursor(query.cursor, query.status, PAGE_POSITION));
       const rows = await readSwapPage(partnerId, { limit: limit + 1, status: query.status, after });
       const page = rows.slice(0, limit);

@@ -12,6 +12,7 @@ import type { HandlerDeps } from '../handlers/deps.js';
 import type { Metrics } from '../metrics.js';
 import { createNonceClaims } from '../store/nonces.js';
 import type { SecretBox } from '../store/secret-box.js';
+import { closeResponseSchemas } from '../spec.js';
 import { authenticate, claimNonce, createPartnerCache } from './authenticate.js';
 import { parseJsonBody, readRawBody } from './body.js';
 import { createDocsRouter } from './docs.js';
@@ -86,7 +87,9 @@ export function createApp(deps: AppDeps): Express {
   app.use(headAsGet());
   app.use(
     OpenApiValidator.middleware({
-      apiSpec: structuredClone(deps.apiDocument) as never,
+      // Responses are checked against a closed copy of the contract: the published one leaves them open for
+      // fields added later within v1, but this service must send only the fields it documents (server/spec.ts).
+      apiSpec: (deps.config.validateResponses ? closeResponseSchemas(deps.apiDocument) : structuredClone(deps.apiDocument)) as never,
       validateRequests: { allErrors: true },
       validateResponses: deps.config.validateResponses ? { allErrors: true } : false,
       // Authentication runs before validation, in our own middleware (DESIGN 6.1).

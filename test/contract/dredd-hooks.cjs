@@ -541,7 +541,7 @@ const SCENARIOS = {
       };
     },
     async 400(transaction) {
-      withQuery(transaction, 'limit=501');
+      withQuery(transaction, 'limit=101');
       direct(transaction);
       transaction.expectCode = 'invalid_request';
       transaction.afterCheck = async () => {

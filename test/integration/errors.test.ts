@@ -4,9 +4,26 @@ import { startTestServer, type TestServer } from '../support/server.js';
 import { expectError, request } from '../support/http.js';
 import { signHeaders, type SignerOptions } from '../support/signer.js';
 
+// A documented webhook delivery record, for a handler that adds a field the spec does not list to it.
+const DELIVERY = {
+  id: '0b6f3c1e-2a4d-4c8e-9f10-5e7a9b3c2d1f',
+  eventId: 'evt_0123456789',
+  type: 'swap.updated' as const,
+  attempt: 1,
+  url: 'https://partner.example.com/hooks/swaps',
+  succeeded: true,
+  statusCode: 200,
+  error: null,
+  durationMs: 12,
+  attemptedAt: '2026-11-27T10:00:00.000Z',
+  nextAttemptAt: null,
+};
+
 describe('HTTP errors and request ids', () => {
   let server: TestServer;
   let partner: SignerOptions;
+  // What the markup and deliveries handlers below add to their documented bodies (each test sets it).
+  let undocumented: { top?: Record<string, unknown>; nested?: Record<string, unknown> } = {};
   before(async () => {
     server = await startTestServer({
       deps: {
@@ -16,6 +33,13 @@ describe('HTTP errors and request ids', () => {
             throw new Error('database password=hunter2 exploded');
           },
           getHealth: async () => ({ status: 200, body: { status: 'ok', version: 5 } as never }),
+          // Documented bodies, plus whatever the test adds: the published schemas are open (v1 adds response
+          // fields), so only the server's closed copy of them (server/spec.ts) stands between a field and a partner.
+          getPartnerMarkup: async () => ({ status: 200, body: { percent: 0, updatedAt: null, ...undocumented.top } }),
+          listWebhookDeliveries: async () => ({
+            status: 200,
+            body: { deliveries: [{ ...DELIVERY, ...undocumented.nested }], nextCursor: null },
+          }),
         },
       },
     });
@@ -86,6 +110,17 @@ describe('HTTP errors and request ids', () => {
   it('turns a response that breaks the spec into 500 internal_error instead of sending it', async () => {
     const res = await request(`${server.baseUrl}/health`);
     expectError(res, 500, 'internal_error');
+  });
+
+  it('turns a response with a field the spec does not document, at the top or nested, into 500 internal_error', async () => {
+    const get = (path: string) => request(`${server.baseUrl}${path}`, { headers: signHeaders(partner, 'GET', `/api/v1${path}`) });
+    undocumented = {};
+    expect((await get('/partner/markup')).status).to.equal(200);
+    expect((await get('/partner/webhook/deliveries')).status).to.equal(200);
+    undocumented = { top: { tier: 'gold' } };
+    expectError(await get('/partner/markup'), 500, 'internal_error');
+    undocumented = { nested: { receiverIp: '203.0.113.7' } };
+    expectError(await get('/partner/webhook/deliveries'), 500, 'internal_error');
   });
 
   it('puts an x-request-id on every response and echoes a sane incoming one', async () => {

@@ -4,7 +4,8 @@ import { expectError, readJson } from '../support/http.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { signedFetch, type SignerOptions } from '../support/signer.js';
 import type { SandboxPayment } from '../support/chain.js';
-import { btcToUsdt, swapClient, type Swap } from '../support/swaps.js';
+import { openStream } from '../support/sse.js';
+import { btcToUsdt, swapClient, type Swap, type SwapEvent } from '../support/swaps.js';
 import { createReceiver, LOCAL_RECEIVER_ENV, type Receiver } from '../support/webhook-receiver.js';
 
 // Blocks slow enough that a payment is seen confirming before it is refunded (BTC: 2 confirmations, LTC: 6).
@@ -183,5 +184,69 @@ describe('extra deposits: every payment to a swap address is listed and returned
       );
       expectError(res, 400, 'invalid_refund_address');
     }
+  });
+});
+
+// DESIGN 6.5: a timeline entry records `retryable` as the swap had it, so an entry recorded while a payment
+// was unresolved says false, whatever its status, in every place it is read: `GET /swaps/{id}`, the stream
+// and the webhook. Slower blocks than above, so the second payment is still confirming when the swap's own
+// deposit has been refunded.
+describe('extra deposits: a refunded swap with an unresolved payment is not retryable, in its timeline too', function () {
+  this.timeout(60_000);
+  let server: TestServer;
+  let client: ReturnType<typeof swapClient>;
+  let receiver: Receiver;
+
+  before(async () => {
+    server = await startTestServer({ env: { ...LOCAL_RECEIVER_ENV, SANDBOX_BLOCK_SECONDS: '1' } });
+    const signer = await server.createSigner('Retryable entries');
+    client = swapClient(server.origin, signer);
+    receiver = await createReceiver();
+    await receiver.listen();
+    const res = await readJson(signedFetch(server.origin, signer, 'PUT', '/api/v1/partner/webhook', { url: receiver.url }));
+    expect(res.status, res.text).to.equal(200);
+  });
+  after(async () => {
+    await receiver.close();
+    await server.close();
+  });
+
+  it('records the refunded entry with retryable false while an extra payment confirms, and the order turns retryable once it is returned', async () => {
+    const { order, accessToken } = await client.create(btcToUsdt('1', { sourceAsset: 'LTC', sourceNetwork: 'LTC', rateType: 'fixed' }));
+    // Another amount than the fixed swap's: refunded (amount_mismatch) once it has its 6 confirmations.
+    const own = (await client.pay(order, '0.9')).body as SandboxPayment;
+    const ownOf = (o: Swap) => o.deposits?.find((d) => d.txHash === own.txHash);
+    await client.waitFor(order.id, (o) => (ownOf(o)?.confirmationCount ?? 0) >= 3);
+    // The second payment needs 6 blocks of its own; the swap's deposit at most 3 more.
+    const extra = (await client.pay(order, '0.2')).body as SandboxPayment;
+    const extraOf = (o: Swap) => o.deposits?.find((d) => d.txHash === extra.txHash);
+
+    const { order: refunded, events } = await client.waitFor(order.id, (o) => o.status === 'refunded');
+    expect(extraOf(refunded)?.status, 'the extra payment is still unresolved').to.be.oneOf(['confirming', 'refunding']);
+    expect(refunded).to.include({ status: 'refunded', terminal: true, failureCode: 'amount_mismatch', retryable: false });
+    const entry = events.find((e) => e.status === 'refunded')!;
+    expect(entry).to.include({ terminal: true, retryable: false });
+
+    // The stream replays the same entry (and closes after it: it is terminal).
+    const stream = await openStream(`${server.origin}/api/v1/swaps/${order.id}/stream`, { authorization: `Bearer ${accessToken}` });
+    expect(stream.status).to.equal(200);
+    await stream.ended;
+    const streamed = stream.messages.filter((m) => m.event === 'status').map((m) => JSON.parse(m.data) as SwapEvent);
+    expect(streamed.find((e) => e.id === entry.id)).to.deep.equal(entry);
+
+    // The webhook that announced the entry carries it, and an order that is not retryable.
+    const announcedEntry = () =>
+      receiver.received
+        .map((d) => JSON.parse(d.body) as SwapUpdatedEvent)
+        .find((e) => e.type === 'swap.updated' && e.data.event?.id === entry.id);
+    await receiver.waitFor(() => announcedEntry() !== undefined);
+    expect(announcedEntry()!.data.event).to.deep.equal(entry);
+    expect(announcedEntry()!.data.order).to.include({ status: 'refunded', retryable: false });
+
+    // Returned, the extra payment holds nothing: the order is retryable; the entry keeps what it recorded.
+    const { order: after, events: later } = await client.waitFor(order.id, (o) => extraOf(o)?.status === 'refunded');
+    expect(after).to.include({ status: 'refunded', retryable: true });
+    expect(later.map((e) => e.id)).to.deep.equal(events.map((e) => e.id));
+    expect(later.find((e) => e.id === entry.id)).to.include({ retryable: false });
   });
 });

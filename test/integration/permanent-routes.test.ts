@@ -455,9 +455,9 @@ describe('Permanent routes: challenges and verified creation', () => {
       expectError(await client.send('GET', `/api/v1/permanent-routes?cursor=${forged}`), 400, 'invalid_request');
     });
 
-    // Issue 37 item 6: the requirement shows GET /permanent-routes without paging; 1.12.0 answered 100 routes
-    // without limit, and a client written from the requirement missed the rest without knowing.
-    it('returns every route on one page without limit (up to 1000), more than the 100 of 1.12.0, with next_cursor null', async () => {
+    // Issue 37 item 6: the requirement shows GET /permanent-routes without paging: a client written from it
+    // reads the first 100 routes, and the cursor says there are more.
+    it('returns 100 routes without limit, with next_cursor when there are more, and all of them with limit=1000', async () => {
       const lister = swapClient(server.origin, { ...(await server.createSigner('Route lister')), user: 'u-1' });
       const route = await createVerifiedRoute(lister, 'u-1');
       // 100 more routes of the same partner, copied in the database: making each through a signed challenge
@@ -471,9 +471,12 @@ describe('Permanent routes: challenges and verified creation', () => {
       );
       const page = await lister.send<{ routes: Route[]; next_cursor: string | null }>('GET', '/api/v1/permanent-routes');
       expect(page.status, page.text).to.equal(200);
-      expect(page.body.routes).to.have.length(101);
+      expect(page.body.routes).to.have.length(100);
       expect(page.body.routes[0].route_id).to.equal(route.route_id);
-      expect(page.body).to.have.property('next_cursor', null);
+      expect(page.body.next_cursor).to.be.a('string');
+      const all = await lister.send<{ routes: Route[]; next_cursor: string | null }>('GET', '/api/v1/permanent-routes?limit=1000');
+      expect(all.body.routes).to.have.length(101);
+      expect(all.body).to.have.property('next_cursor', null);
     });
 
     // Pages are read in groups, a page asked for twice in a group once (store/routes.ts createRoutePageReader):

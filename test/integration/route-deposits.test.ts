@@ -342,9 +342,9 @@ describe('Permanent routes: deposits, accumulation, conversion and earnings', ()
     expect(await window()).to.deep.equal(before);
   });
 
-  // Issue 37 item 6: the requirement shows a route's deposits without paging; 1.12.0 answered 100 without
-  // limit, and a client written from the requirement missed the rest without knowing.
-  it('returns every deposit on one page without limit (up to 500), more than the 100 of 1.12.0, with next_cursor null', async () => {
+  // Issue 37 item 6: the requirement shows a route's deposits without paging: a client written from it reads
+  // the newest 100, and the cursor says there are more.
+  it('returns 100 deposits without limit, with next_cursor when there are more, and all of them with limit=500', async () => {
     const route = await createVerifiedRoute(client, 'user-7');
     await expectDeposit(route);
     await pay(route, 'USDT', 'TRX', '1');
@@ -363,9 +363,15 @@ describe('Permanent routes: deposits, accumulation, conversion and earnings', ()
       `/api/v1/permanent-routes/${route.route_id}/deposits`,
     );
     expect(page.status, page.text).to.equal(200);
-    expect(page.body.deposits).to.have.length(101);
+    expect(page.body.deposits).to.have.length(100);
     expect(page.body.deposits[0].id).to.equal(paid.id);
-    expect(page.body).to.have.property('next_cursor', null);
+    expect(page.body.next_cursor).to.be.a('string');
+    const all = await client.send<{ deposits: Deposit[]; next_cursor: string | null }>(
+      'GET',
+      `/api/v1/permanent-routes/${route.route_id}/deposits?limit=500`,
+    );
+    expect(all.body.deposits).to.have.length(101);
+    expect(all.body).to.have.property('next_cursor', null);
   });
 
   it('sends permanent_deposit.updated for every change of a deposit: seen, confirmations, the statuses of its order', async () => {

@@ -4,11 +4,14 @@
  * Coinbase's ticker formats, a PostgreSQL database of its own, and the server started in production mode on
  * all of it. `make devnet` keeps one running; `make devnet-demo` and the production tests start their own.
  *
- * The hot wallets are funded: the LTC watch-only wallet holds 10 LTC on its change address (1/0), and the ETH
+ * The hot wallets are funded: the LTC watch-only wallet holds 10 LTC in five coins on its change address (1/0),
+ * so a payout in flight (its change unconfirmed, which a watch-only wallet does not count as trusted) never
+ * leaves the wallet with nothing spendable, and the ETH
  * hot wallet (anvil's first development key) holds 10,000 ETH and the whole USDT supply. Every key here is a
  * published test key: nothing here is for real money.
  */
 import { HDKey } from '@scure/bip32';
+import { Decimal } from 'decimal.js';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -42,8 +45,9 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 export const DEVNET_ORIGIN = 'https://devnet.swap.test';
 /** The seed of the ETH deposit account (m/44'/60'/0'): a test seed, never a real one. */
 const ETH_DEPOSIT_SEED = '0f0e0d0c0b0a09080706050403020100';
-/** What the LTC hot wallet is funded with. */
+/** What the LTC hot wallet is funded with, in LTC_HOT_WALLET_COINS equal coins. */
 export const LTC_HOT_WALLET_FUNDS = '10';
+const LTC_HOT_WALLET_COINS = 5;
 /** What the Zano hot wallet holds, in atomic units: 10,000 fUSD (4 decimals) and 100 ZANO (12). */
 const ZANO_HOT_WALLET_FUSD = 100_000_000n;
 const ZANO_HOT_WALLET_ZANO = 100_000_000_000_000n;
@@ -136,7 +140,8 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
     // adapter imports it) before it is paid, so the wallet sees the payment without a rescan.
     const change = parseAccountKey(account.tpub, parseBitcoinParams('LTC', 'regtest')).derive(1, 0);
     await createWatchImporter(createRpcClient({ url: litecoin.url(wallets.watch) }))(change, { internal: true });
-    await litecoin.call('sendtoaddress', [change.address, LTC_HOT_WALLET_FUNDS], wallets.customer);
+    const coin = new Decimal(LTC_HOT_WALLET_FUNDS).dividedBy(LTC_HOT_WALLET_COINS).toFixed();
+    for (let n = 0; n < LTC_HOT_WALLET_COINS; n++) await litecoin.call('sendtoaddress', [change.address, coin], wallets.customer);
     await litecoin.mine(1, wallets.customerAddress);
 
     const anvil = await startAnvil({ blockSeconds: options.blockSeconds?.ETH });
