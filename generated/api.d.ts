@@ -890,6 +890,8 @@ export interface components {
          *     | `partner_disabled` | 401 | The partner of the key is disabled |
          *     | `invalid_token` | 401 | The swap access token is wrong or belongs to another swap |
          *     | `ownership_not_verified` | 403 | The wallet signature does not prove ownership of the destination |
+         *     | `browser_not_allowed` | 403 | Only on a CORS preflight (`OPTIONS`) of a signed operation: the partner secret must never be in a browser; call the operation from your backend |
+         *     | `origin_not_allowed` | 403 | Only on a CORS preflight (`OPTIONS`) from an origin the deployment does not list |
          *     | `not_found` | 404 | Unknown path, or no such resource for this partner (another partner's resource is also `404`) |
          *     | `method_not_allowed` | 405 | The path exists but not with this method (the `Allow` header lists the methods) |
          *     | `pair_unavailable` | 409 | The pair cannot be quoted or swapped now |

@@ -26,6 +26,11 @@ export interface Config {
    * ranges. Decides the client IP of public rate limits.
    */
   readonly trustProxy: TrustProxy;
+  /**
+   * The origins whose pages may call the operations a browser belongs on (public ones and the access-token
+   * reads, server/http/cors.ts); `*` for any (sandbox only); empty: no CORS at all.
+   */
+  readonly corsOrigins: CorsOrigins;
   /** Read by the entry points (server/main.ts, scripts/) to choose what to build; the rest reads ModeCapabilities. */
   readonly serviceMode: ServiceMode;
   /** Key that encrypts partner and webhook secrets at rest (32 bytes); when unset, see secretsKeyFallback. */
@@ -91,6 +96,9 @@ export interface Config {
   /** Production's networks and prices (server/production-config.ts); undefined in the sandbox. */
   readonly production: ProductionConfig | undefined;
 }
+
+/** CORS_ORIGINS: the origins listed, or `*` for any. */
+export type CorsOrigins = '*' | readonly string[];
 
 /** Which proxies' X-Forwarded-For to believe: none, the nearest `n` hops, or those at these addresses/ranges. */
 export type TrustProxy = false | number | readonly string[];
@@ -160,6 +168,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: path.resolve(read.string('DATA_DIR', '.data')),
     publicOrigin: read.origin('PUBLIC_ORIGIN', listeningOrigin(host, port)),
     trustProxy: read.trustProxy('TRUST_PROXY'),
+    corsOrigins: read.corsOrigins('CORS_ORIGINS'),
     serviceMode,
     ...modeCapabilities(serviceMode),
     secretsKey: read.optionalSecretsKey('SECRETS_KEY'),
@@ -216,6 +225,11 @@ export function loadConfig(env: Env = process.env): Config {
   if (config.routePollMaxSeconds < config.routePollSeconds) {
     problems.push(
       `ROUTE_POLL_MAX_SECONDS=${config.routePollMaxSeconds} must be at least ROUTE_POLL_SECONDS=${config.routePollSeconds}: it caps the idle backoff`,
+    );
+  }
+  if (serviceMode === 'production' && config.corsOrigins === '*') {
+    problems.push(
+      'CORS_ORIGINS=* lets every website read swaps with an access token it obtains; it is for a sandbox only. In production list the origins of your frontends, e.g. CORS_ORIGINS=https://app.example.com',
     );
   }
   if (serviceMode === 'production' && config.payoutCrashAt) {
@@ -315,6 +329,23 @@ function createReader(env: Env, problems: string[]) {
       }
       return Object.freeze(entries);
     },
+    corsOrigins(name: string): CorsOrigins {
+      const value = raw(name);
+      if (value === undefined) return Object.freeze([]);
+      const entries = value
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter((entry) => entry !== '');
+      if (entries.length === 1 && entries[0] === '*') return '*';
+      const bad = entries.filter((entry) => !isOrigin(entry));
+      if (bad.length > 0) {
+        problems.push(
+          `${name}=${JSON.stringify(value)} must be a comma-separated list of origins such as https://app.example.com,http://localhost:5173 (scheme, host, optional port; no path or trailing slash), or * alone (sandbox only); not an origin: ${bad.join(', ')}`,
+        );
+        return Object.freeze([]);
+      }
+      return Object.freeze(entries);
+    },
     optionalUrl(name: string, protocols: string[]): string | undefined {
       const value = raw(name);
       if (value === undefined) return undefined;
@@ -329,16 +360,11 @@ function createReader(env: Env, problems: string[]) {
     },
     origin(name: string, fallback: string): string {
       const value = raw(name) ?? fallback;
-      try {
-        const url = new URL(value);
-        if (!['http:', 'https:'].includes(url.protocol) || url.origin !== value) throw new Error('not an origin');
-        return value;
-      } catch {
-        problems.push(
-          `${name}=${JSON.stringify(value)} must be an origin such as https://swap.example.com (scheme, host, optional port; no path or trailing slash)`,
-        );
-        return fallback;
-      }
+      if (isOrigin(value)) return value;
+      problems.push(
+        `${name}=${JSON.stringify(value)} must be an origin such as https://swap.example.com (scheme, host, optional port; no path or trailing slash)`,
+      );
+      return fallback;
     },
     optionalSecretsKey(name: string): string | undefined {
       const value = raw(name);
@@ -368,6 +394,16 @@ function listeningOrigin(host: string, port: number): string {
   const local = ['127.0.0.1', 'localhost', '::1', '0.0.0.0', '::'].includes(host.toLowerCase());
   const name = local ? 'localhost' : isIP(host) === 6 ? `[${host}]` : host.toLowerCase();
   return port === 80 ? `http://${name}` : `http://${name}:${port}`;
+}
+
+// An http(s) origin exactly as a browser sends it in Origin: scheme, host, optional port, lower case, no path.
+function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return ['http:', 'https:'].includes(url.protocol) && url.origin === value;
+  } catch {
+    return false;
+  }
 }
 
 // An IP address, a CIDR range (address/prefix length) or one of proxy-addr's names for reserved ranges.

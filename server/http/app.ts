@@ -15,6 +15,7 @@ import type { SecretBox } from '../store/secret-box.js';
 import { closeResponseSchemas } from '../spec.js';
 import { authenticate, claimNonce, createPartnerCache } from './authenticate.js';
 import { parseJsonBody, readRawBody } from './body.js';
+import { cors } from './cors.js';
 import { createDocsRouter } from './docs.js';
 import { rateLimit } from './rate-limit.js';
 import { errorHandler } from './errors.js';
@@ -71,6 +72,9 @@ export function createApp(deps: AppDeps): Express {
   app.use(requestLog(deps.logger));
   // The reference page is no spec operation: it is answered here, before routing by the operation table.
   app.use(createDocsRouter({ documentUrl: `${API_BASE_PATH}/openapi.json` }));
+  // CORS before routing: a browser's preflight (OPTIONS) is no operation of the spec, and the headers a page
+  // needs must be on every answer it reads, errors included (server/http/cors.ts).
+  app.use(cors({ origins: deps.config.corsOrigins, routes, basePath: API_BASE_PATH }));
   // Route first: an unknown path or a wrong method is answered before any of the body is read.
   app.use(routeToOperation(routes));
   app.use(readRawBody());

@@ -405,3 +405,52 @@ describe('loadConfig behind a proxy and on another port', () => {
     expect(() => loadConfig({ TRUST_PROXY: '127.0.0.1,proxy.local' })).to.throw(ConfigError, /not an address or range: proxy\.local/);
   });
 });
+
+describe('loadConfig CORS_ORIGINS', () => {
+  it('allows no browser origin unless it is set', () => {
+    expect(loadConfig({}).corsOrigins).to.deep.equal([]);
+  });
+
+  it('reads a comma-separated list of origins', () => {
+    expect(loadConfig({ CORS_ORIGINS: 'https://app.example.com, http://localhost:5173' }).corsOrigins).to.deep.equal([
+      'https://app.example.com',
+      'http://localhost:5173',
+    ]);
+  });
+
+  it('reads * alone as any origin in sandbox mode', () => {
+    expect(loadConfig({ CORS_ORIGINS: '*' }).corsOrigins).to.equal('*');
+  });
+
+  it('refuses entries that are not origins as a browser sends them, naming them', () => {
+    expect(() => loadConfig({ CORS_ORIGINS: 'https://app.example.com/, app.example.com, *' })).to.throw(
+      ConfigError,
+      /CORS_ORIGINS=.* must be a comma-separated list of origins .*; not an origin: https:\/\/app\.example\.com\/, app\.example\.com, \*/,
+    );
+  });
+
+  it('refuses to start in production mode with CORS_ORIGINS=*, saying what to list instead', () => {
+    const production = {
+      SERVICE_MODE: 'production',
+      SECRETS_KEY: 'a'.repeat(64),
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x',
+      PUBLIC_ORIGIN: 'https://swap.example.com',
+    };
+    let problems: string[] = [];
+    try {
+      loadConfig({ ...production, CORS_ORIGINS: '*' });
+    } catch (err) {
+      problems = (err as ConfigError).problems;
+    }
+    expect(problems.filter((p) => p.startsWith('CORS_ORIGINS'))).to.deep.equal([
+      'CORS_ORIGINS=* lets every website read swaps with an access token it obtains; it is for a sandbox only. In production list the origins of your frontends, e.g. CORS_ORIGINS=https://app.example.com',
+    ]);
+    problems = [];
+    try {
+      loadConfig({ ...production, CORS_ORIGINS: 'https://app.example.com' });
+    } catch (err) {
+      problems = (err as ConfigError).problems;
+    }
+    expect(problems.filter((p) => p.startsWith('CORS_ORIGINS'))).to.deep.equal([]);
+  });
+});
