@@ -51,6 +51,23 @@ export class StreamDisconnectedError extends Error {
   }
 }
 
+/**
+ * One attempt to open the stream: the response, with its body when it is 2xx and its parsed body (the Error,
+ * whatever shape a proxy gave it) otherwise. It resolves for any status and rejects only when no answer came.
+ */
+export type OpenStream = (request: { lastEventId?: string; signal: AbortSignal }) => Promise<{
+  response: Response;
+  body?: ReadableStream<Uint8Array> | null;
+  error?: unknown;
+}>;
+
+/** What a swap stream runs on: how to open one connection, and how to wait between them. */
+export interface FollowDeps {
+  open: OpenStream;
+  /** Waits between reconnects. */
+  sleep: (ms: number) => Promise<void>;
+}
+
 /** What swaps.stream runs on. */
 export interface StreamDeps {
   /** The openapi-fetch client (its path typing; the request goes through `transport`). */
@@ -63,31 +80,55 @@ export interface StreamDeps {
 
 /** Opens the stream of swap `id` with its access token; misuse throws here, before any request. */
 export function streamSwap(
-  deps: StreamDeps,
+  { raw, transport, sleep }: StreamDeps,
   id: string,
   accessToken: string,
   options: StreamOptions = {},
 ): AsyncGenerator<SwapStreamEvent, void, undefined> {
-  if (typeof id !== 'string' || id.length === 0) throw new TypeError('swaps.stream: id must be a non-empty string');
-  if (typeof accessToken !== 'string' || accessToken.length === 0)
-    throw new TypeError('swaps.stream: accessToken must be a non-empty string');
-  const { reconnectDelayMs, maxReconnects = DEFAULT_STREAM_MAX_RECONNECTS, lastEventId } = options;
-  if (reconnectDelayMs !== undefined && !(reconnectDelayMs >= 0))
-    throw new TypeError('swaps.stream: reconnectDelayMs must be a number >= 0');
-  if (!Number.isInteger(maxReconnects) || maxReconnects < 0) throw new TypeError('swaps.stream: maxReconnects must be an integer >= 0');
-  if (lastEventId !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(lastEventId))
-    throw new TypeError('swaps.stream: lastEventId must be a status event id (1-64 of A-Z a-z 0-9 _ -)');
-  return follow(deps, id, accessToken, { reconnectDelayMs, maxReconnects, lastEventId });
+  checkStreamArguments('swaps.stream', id, accessToken);
+  const open: OpenStream = async ({ lastEventId, signal }) => {
+    const { data, error, response } = await raw.GET('/swaps/{id}/stream', {
+      params: { path: { id }, header: lastEventId === undefined ? undefined : { 'Last-Event-ID': lastEventId } },
+      headers: { authorization: `Bearer ${accessToken}`, accept: 'text/event-stream' },
+      parseAs: 'stream',
+      signal,
+      fetch: transport,
+    });
+    return { response, body: data as ReadableStream<Uint8Array> | undefined, error };
+  };
+  return followSwapStream({ open, sleep }, id, checkStreamOptions('swaps.stream', options));
 }
+
+/** Throws a TypeError naming `caller` unless `id` and `accessToken` are non-empty strings. */
+export function checkStreamArguments(caller: string, id: unknown, accessToken: unknown): void {
+  if (typeof id !== 'string' || id.length === 0) throw new TypeError(`${caller}: id must be a non-empty string`);
+  if (typeof accessToken !== 'string' || accessToken.length === 0) throw new TypeError(`${caller}: accessToken must be a non-empty string`);
+}
+
+/** StreamOptions with their defaults, checked; throws a TypeError naming `caller` on misuse. */
+export function checkStreamOptions(caller: string, options: StreamOptions): ResolvedStreamOptions {
+  const { reconnectDelayMs, maxReconnects = DEFAULT_STREAM_MAX_RECONNECTS, lastEventId } = options;
+  if (reconnectDelayMs !== undefined && !(reconnectDelayMs >= 0)) throw new TypeError(`${caller}: reconnectDelayMs must be a number >= 0`);
+  if (!Number.isInteger(maxReconnects) || maxReconnects < 0) throw new TypeError(`${caller}: maxReconnects must be an integer >= 0`);
+  if (lastEventId !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(lastEventId))
+    throw new TypeError(`${caller}: lastEventId must be a status event id (1-64 of A-Z a-z 0-9 _ -)`);
+  return { reconnectDelayMs, maxReconnects, lastEventId };
+}
+
+/** StreamOptions after checkStreamOptions: maxReconnects has its default. */
+export type ResolvedStreamOptions = { reconnectDelayMs?: number; maxReconnects: number; lastEventId?: string };
 
 // A connection that opened (its body), or failed in a way worth reconnecting after.
 type Connection = { body: ReadableStream<Uint8Array> } | { failure: unknown; retryAfterMs?: number };
 
-async function* follow(
-  { raw, transport, sleep }: StreamDeps,
+/**
+ * Follows swap `id` over the connections `open` makes: the core both the partner client's swaps.stream and
+ * the browser's createSwapViewer run (the browser's without the signing transport).
+ */
+export async function* followSwapStream(
+  { open, sleep }: FollowDeps,
   id: string,
-  accessToken: string,
-  options: { reconnectDelayMs?: number; maxReconnects: number; lastEventId?: string },
+  options: ResolvedStreamOptions,
 ): AsyncGenerator<SwapStreamEvent, void, undefined> {
   const controller = new AbortController();
   const seen = new Set<string>();
@@ -99,15 +140,8 @@ async function* follow(
 
   const connect = async (): Promise<Connection> => {
     try {
-      const { data, error, response } = await raw.GET('/swaps/{id}/stream', {
-        params: { path: { id }, header: lastEventId === undefined ? undefined : { 'Last-Event-ID': lastEventId } },
-        headers: { authorization: `Bearer ${accessToken}`, accept: 'text/event-stream' },
-        parseAs: 'stream',
-        signal: controller.signal,
-        fetch: transport,
-      });
-      if (response.ok)
-        return data ? { body: data as ReadableStream<Uint8Array> } : { failure: new Error('the stream answered without a body') };
+      const { response, body, error } = await open({ lastEventId, signal: controller.signal });
+      if (response.ok) return body ? { body } : { failure: new Error('the stream answered without a body') };
       const refusal = PartnerApiError.from(response, error);
       // A refusal (401 invalid_token, 404, 400) will not change by reconnecting; 429 and 502-504 may.
       if (!isRetryable({ method: 'GET', idempotent: false, status: response.status })) throw refusal;
