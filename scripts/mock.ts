@@ -30,10 +30,16 @@ const docsPort = Number(values['docs-port']);
 const root = path.resolve(import.meta.dirname, '..');
 const mockUrl = `http://${host}:${mockPort}`;
 
-const prism = spawn(path.join(root, 'node_modules/.bin/prism'), ['mock', '--host', host, '--port', String(mockPort), 'spec/openapi.yaml'], {
-  cwd: root,
-  stdio: 'inherit',
-});
+// --cors: a frontend team's page on its dev server (another origin) can call the mock, as it calls the service
+// with CORS_ORIGINS. It is Prism's default, said here so that a change of default does not take it away.
+const prism = spawn(
+  path.join(root, 'node_modules/.bin/prism'),
+  ['mock', '--cors', '--host', host, '--port', String(mockPort), 'spec/openapi.yaml'],
+  {
+    cwd: root,
+    stdio: 'inherit',
+  },
+);
 
 const { document } = loadApiDocument();
 const app = express();

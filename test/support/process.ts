@@ -58,7 +58,8 @@ export async function startPrismMock(root: string): Promise<PrismMock> {
   const url = `http://127.0.0.1:${port}`;
   const child = spawnGroup(
     path.join(root, 'node_modules/.bin/prism'),
-    ['mock', '--host', '127.0.0.1', '--port', String(port), 'spec/openapi.yaml'],
+    // As scripts/mock.ts (make mock) runs it: answering browsers (--cors).
+    ['mock', '--cors', '--host', '127.0.0.1', '--port', String(port), 'spec/openapi.yaml'],
     {},
     root,
   );
