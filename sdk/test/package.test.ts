@@ -16,6 +16,7 @@ const run = promisify(execFile);
 // records what the packed SDK sent, so the test can check the signatures with the server's code.
 const CONSUMER = `
 import { createPartnerClient, newIdempotencyKey, PartnerApiError, API_VERSION, type components } from '@partner-swap/sdk';
+import { createSwapViewer } from '@partner-swap/sdk/browser';
 
 const sent: Array<{ method: string; pathAndQuery: string; headers: Record<string, string>; body: string }> = [];
 const client = createPartnerClient({
@@ -37,10 +38,15 @@ const first: components['schemas']['Asset'] | undefined = assets.data?.assets[0]
 const markup = await client.setMarkup(1.5);
 const bad = await client.setMarkup(9);
 const isTyped: boolean = bad.error instanceof PartnerApiError;
+// The browser entry, through the package's exports: a token read (the mock serves its example; the server
+// refuses a token that grants no swap).
+const viewed = await createSwapViewer({
+  baseUrl: process.env.PSS_BASE_URL!, swapId: '3f2b8a1e-6c4d-4e7a-9b1f-2d5c8e0a4b71', accessToken: 'sat_' + 'x'.repeat(40),
+}).get();
 console.log(JSON.stringify({
   result: {
     version: health.data?.version, api: API_VERSION, firstSymbol: first?.symbol, markup: markup.data?.percent,
-    badCode: bad.error?.code, isTyped, keyLength: newIdempotencyKey().length,
+    badCode: bad.error?.code, isTyped, keyLength: newIdempotencyKey().length, viewed: viewed.data?.order.id ?? viewed.error?.code,
   },
   sent,
 }));
@@ -117,6 +123,7 @@ describe('the packed SDK in a throw-away TypeScript project', function () {
       badCode: 'invalid_request',
       isTyped: true,
       keyLength: 36,
+      viewed: '3f2b8a1e-6c4d-4e7a-9b1f-2d5c8e0a4b71',
     });
     // The mock checks no signature, so the test does, with the server's code: every request carries a valid one.
     expect(sent.map((r) => `${r.method} ${r.pathAndQuery}`)).to.deep.equal([
@@ -159,6 +166,7 @@ describe('the packed SDK in a throw-away TypeScript project', function () {
       badCode: 'invalid_request',
       isTyped: true,
       keyLength: 36,
+      viewed: 'invalid_token',
     });
   });
 });
