@@ -153,7 +153,15 @@ async function main(): Promise<void> {
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}${API_BASE_PATH}`;
   logger.info(
-    { url, audience: config.publicOrigin, trustProxy: config.trustProxy, mode: config.serviceMode, database: db.kind, version },
+    {
+      url,
+      audience: config.publicOrigin,
+      trustProxy: config.trustProxy,
+      corsOrigins: config.corsOrigins,
+      mode: config.serviceMode,
+      database: db.kind,
+      version,
+    },
     'listening',
   );
   const metricsListener = metrics && (await listenForMetrics(metrics.registry, config.metricsPort!, config.metricsHost));

@@ -2,7 +2,7 @@
  * Production mode, started as a real process (server/main.ts) against a real Litecoin Core regtest node and
  * local servers that speak the market-data providers' formats: only the configured network is served, its
  * node's health shows in /health, an unconfigured pair is 409, a quote is priced from the market, a node that
- * stops answers 503 on its quotes, and a start with no networks is refused.
+ * stops answers 503 on its quotes, and a start with no networks, or with CORS_ORIGINS=*, is refused.
  *
  * Production needs PostgreSQL: each run gets a database of its own on the local server (DATABASE_URL's, or
  * postgres://postgres@127.0.0.1:5432); without one, or without litecoind, the tests are skipped with the
@@ -238,6 +238,31 @@ describe('production mode with no networks', () => {
     const code = await exitOf(child);
     expect(code).to.equal(78);
     expect(child.output()).to.match(/NETWORKS is required when SERVICE_MODE=production/);
+  });
+});
+
+describe('production mode with CORS_ORIGINS=*', () => {
+  it('refuses to start, saying that * is for a sandbox and what to list instead', async function () {
+    this.timeout(60_000);
+    const child = spawnGroup(
+      process.execPath,
+      ['--import', 'tsx', 'server/main.ts'],
+      {
+        SERVICE_MODE: 'production',
+        SECRETS_KEY: 'a'.repeat(64),
+        DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/none',
+        PUBLIC_ORIGIN: ORIGIN,
+        NETWORKS: '',
+        CORS_ORIGINS: '*',
+      },
+      root,
+    );
+    const code = await exitOf(child);
+    expect(code).to.equal(78);
+    expect(child.output()).to.contain(
+      'CORS_ORIGINS=* lets every website read swaps with an access token it obtains; it is for a sandbox only',
+    );
+    expect(child.output()).to.contain('CORS_ORIGINS=https://app.example.com');
   });
 });
 
