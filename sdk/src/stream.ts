@@ -63,6 +63,7 @@ export type OpenStream = (request: { lastEventId?: string; signal: AbortSignal }
 
 /** What a swap stream runs on: how to open one connection, and how to wait between them. */
 export interface FollowDeps {
+  /** Opens one connection (the first, and each resume with its Last-Event-ID). */
   open: OpenStream;
   /** Waits between reconnects. */
   sleep: (ms: number) => Promise<void>;
