@@ -332,19 +332,12 @@ function createReader(env: Env, problems: string[]) {
     corsOrigins(name: string): CorsOrigins {
       const value = raw(name);
       if (value === undefined) return Object.freeze([]);
-      const entries = value
-        .split(',')
-        .map((entry) => entry.trim())
-        .filter((entry) => entry !== '');
-      if (entries.length === 1 && entries[0] === '*') return '*';
-      const bad = entries.filter((entry) => !isOrigin(entry));
-      if (bad.length > 0) {
-        problems.push(
-          `${name}=${JSON.stringify(value)} must be a comma-separated list of origins such as https://app.example.com,http://localhost:5173 (scheme, host, optional port; no path or trailing slash), or * alone (sandbox only); not an origin: ${bad.join(', ')}`,
-        );
+      const parsed = parseCorsOrigins(name, value);
+      if ('problem' in parsed) {
+        problems.push(parsed.problem);
         return Object.freeze([]);
       }
-      return Object.freeze(entries);
+      return parsed.origins;
     },
     optionalUrl(name: string, protocols: string[]): string | undefined {
       const value = raw(name);
@@ -386,6 +379,25 @@ function createReader(env: Env, problems: string[]) {
       return parts.map(Number);
     },
   };
+}
+
+/**
+ * Parses a list of origins written as CORS_ORIGINS is (`*` alone, or origins separated by commas); `name` is the
+ * variable the value came from, for the problem. Exported for `make mock`'s MOCK_CORS_ORIGINS.
+ */
+export function parseCorsOrigins(name: string, value: string): { origins: CorsOrigins } | { problem: string } {
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  if (entries.length === 1 && entries[0] === '*') return { origins: '*' };
+  const bad = entries.filter((entry) => !isOrigin(entry));
+  if (bad.length > 0) {
+    return {
+      problem: `${name}=${JSON.stringify(value)} must be a comma-separated list of origins such as https://app.example.com,http://localhost:5173 (scheme, host, optional port; no path or trailing slash), or * alone (sandbox only); not an origin: ${bad.join(', ')}`,
+    };
+  }
+  return { origins: Object.freeze(entries) };
 }
 
 // The origin clients of a server listening on host:port use: localhost for a loopback or wildcard address
