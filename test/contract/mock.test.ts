@@ -53,30 +53,6 @@ describe('the Prism mock (make mock)', function () {
     expect(res.body).to.deep.equal(documentedExample('/quotes', 'post', '200'));
   });
 
-  it('answers the preflight of a page on a frontend dev server, for the token read and the stream', async () => {
-    const swapId = '3f2b8a1e-6c4d-4e7a-9b1f-2d5c8e0a4b71';
-    for (const path of [`/swaps/${swapId}`, `/swaps/${swapId}/stream`]) {
-      const res = await fetch(`${url}${path}`, {
-        method: 'OPTIONS',
-        headers: {
-          origin: 'http://localhost:5173',
-          'access-control-request-method': 'GET',
-          'access-control-request-headers': 'authorization,last-event-id',
-        },
-      });
-      expect(res.status, path).to.equal(204);
-      expect(res.headers.get('access-control-allow-origin'), path).to.equal('http://localhost:5173');
-      expect(res.headers.get('access-control-allow-methods'), path).to.contain('GET');
-      expect(res.headers.get('access-control-allow-headers'), path).to.contain('authorization');
-    }
-  });
-
-  it('lets that page read an answer: Access-Control-Allow-Origin on the documented example', async () => {
-    const res = await fetch(`${url}/assets`, { headers: { origin: 'http://localhost:5173' } });
-    expect(res.status).to.equal(200);
-    expect(res.headers.get('access-control-allow-origin')).to.equal('http://localhost:5173');
-  });
-
   it('refuses a signed operation without the signed headers', async () => {
     const res = await request(`${url}/quotes`, {
       method: 'POST',

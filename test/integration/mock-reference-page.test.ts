@@ -22,7 +22,8 @@ describe('make mock (scripts/mock.ts)', function () {
     child = spawnGroup(
       process.execPath,
       ['--import', 'tsx', 'scripts/mock.ts', '--port', String(mockPort), '--docs-port', String(docsPort)],
-      {},
+      // Unset (empty): the mock answers any origin.
+      { MOCK_CORS_ORIGINS: '' },
       root,
     );
     await waitForHttp(`${mockUrl}/health`, 60_000, child);
@@ -55,5 +56,12 @@ describe('make mock (scripts/mock.ts)', function () {
     expect(res.status).to.equal(200);
     const examples: Record<string, { value: unknown }> = spec.paths['/assets'].get.responses['200'].content['application/json'].examples;
     expect(await res.json()).to.deep.equal(Object.values(examples)[0]!.value);
+  });
+
+  it('answers a page of any origin when MOCK_CORS_ORIGINS is unset', async () => {
+    const res = await fetch(`${mockUrl}/assets`, { headers: { origin: 'http://localhost:5173' } });
+    expect(res.status).to.equal(200);
+    expect(res.headers.get('access-control-allow-origin')).to.equal('*');
+    expect(res.headers.get('access-control-expose-headers')).to.contain('x-request-id');
   });
 });

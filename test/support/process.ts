@@ -58,8 +58,8 @@ export async function startPrismMock(root: string): Promise<PrismMock> {
   const url = `http://127.0.0.1:${port}`;
   const child = spawnGroup(
     path.join(root, 'node_modules/.bin/prism'),
-    // As scripts/mock.ts (make mock) runs it: answering browsers (--cors).
-    ['mock', '--cors', '--host', '127.0.0.1', '--port', String(port), 'spec/openapi.yaml'],
+    // As scripts/mock.ts (make mock) runs it, behind the front that answers browsers (test/integration/mock-cors.test.ts).
+    ['mock', '--cors=false', '--host', '127.0.0.1', '--port', String(port), 'spec/openapi.yaml'],
     {},
     root,
   );
