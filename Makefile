@@ -87,7 +87,7 @@ run: install $(GENERATED) $(RUN_DIR)/server/main.js ## start the server in sandb
 migrate: install ## apply database migrations and exit
 	npx tsx scripts/migrate.ts
 
-mock: install $(GENERATED) ## serve the spec's examples with Prism on port $(MOCK_PORT), and the API reference page beside it on $(MOCK_DOCS_PORT)
+mock: install $(GENERATED) ## serve the spec's examples with Prism on port $(MOCK_PORT) (CORS as the service answers it, for MOCK_CORS_ORIGINS, any when unset), and the API reference page beside it on $(MOCK_DOCS_PORT)
 	npx tsx scripts/mock.ts --port $(MOCK_PORT) --docs-port $(MOCK_DOCS_PORT)
 
 contract: install $(GENERATED) ## Dredd through a Prism validation proxy against the real server
