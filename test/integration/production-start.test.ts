@@ -162,7 +162,7 @@ describe('production mode on a real Litecoin Core node (the server process)', fu
     expect(sandbox.status).to.equal(404);
   });
 
-  it('refuses a permanent route with 409 route_unavailable, saying Zano payouts are not real yet', async () => {
+  it('refuses a permanent route with 409 route_unavailable, saying the server does not pay out on Zano (NETWORKS has no ZANO)', async () => {
     const route = await readJson(
       post('/permanent-routes', {
         destinationAsset: 'fUSD',
