@@ -233,14 +233,18 @@ describe('the browser SDK in chromium, on a page of another origin', function ()
     expect(refused.error?.requestId).to.match(/^req_/);
   });
 
-  it('follows the stream through a sandbox payment to finished, every timeline entry once and in order', async () => {
+  /** A new swap followed by the page (its first stream connection dropped mid-way when `drop`), paid in the sandbox, to its end. */
+  async function followToEnd({ drop }: { drop: boolean }) {
     const { order, accessToken } = await client.create();
-    await page.evaluate(startFollowing, { baseUrl: server!.baseUrl, swapId: order.id, accessToken, drop: false });
+    await page.evaluate(startFollowing, { baseUrl: server!.baseUrl, swapId: order.id, accessToken, drop });
     await page.waitForFunction(hasStatus, order.id, { timeout: STREAM_TIMEOUT_MS });
     await client.pay(order);
     await page.waitForFunction(isDone, order.id, { timeout: STREAM_TIMEOUT_MS });
-    const run = await page.evaluate(readRun, order.id);
-    const timeline = (await client.get(order.id)).events;
+    return { run: await page.evaluate(readRun, order.id), timeline: (await client.get(order.id)).events };
+  }
+
+  it('follows the stream through a sandbox payment to finished, every timeline entry once and in order', async () => {
+    const { run, timeline } = await followToEnd({ drop: false });
     expect(run.error).to.equal(undefined);
     expect(timeline.at(-1)?.status).to.equal('finished');
     expect(statusIds(run.events)).to.deep.equal(timeline.map((e) => e.id));
@@ -248,13 +252,7 @@ describe('the browser SDK in chromium, on a page of another origin', function ()
   });
 
   it('resumes a connection dropped mid-stream with Last-Event-ID: no entry twice, none missing', async () => {
-    const { order, accessToken } = await client.create();
-    await page.evaluate(startFollowing, { baseUrl: server!.baseUrl, swapId: order.id, accessToken, drop: true });
-    await page.waitForFunction(hasStatus, order.id, { timeout: STREAM_TIMEOUT_MS });
-    await client.pay(order);
-    await page.waitForFunction(isDone, order.id, { timeout: STREAM_TIMEOUT_MS });
-    const run = await page.evaluate(readRun, order.id);
-    const timeline = (await client.get(order.id)).events;
+    const { run, timeline } = await followToEnd({ drop: true });
     expect(run.error).to.equal(undefined);
     expect(run.lastEventIds).to.have.length(2);
     expect(run.lastEventIds[0]).to.equal(null);

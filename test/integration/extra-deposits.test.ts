@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { SwapUpdatedEvent } from '../../sdk/src/webhooks.js';
 import { expectError, readJson } from '../support/http.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { signedFetch, type SignerOptions } from '../support/signer.js';
+import { signedFetch } from '../support/signer.js';
 import type { SandboxPayment } from '../support/chain.js';
 import { openStream } from '../support/sse.js';
 import { btcToUsdt, swapClient, type Swap, type SwapEvent } from '../support/swaps.js';
@@ -13,24 +13,28 @@ const BLOCK_SECONDS = '0.2';
 const BTC_REFUND_ADDRESS = 'bc1qxy2kgdygjrsqtzq2n0yrf2493p83kkfjhx0wlh';
 const XRP_REFUND_ADDRESS = 'rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh';
 
+/** A sandbox server with `blockSeconds` blocks, a partner of its own, and a local receiver of its webhooks. */
+async function startWithReceiver(blockSeconds: string, partnerName: string) {
+  const server = await startTestServer({ env: { ...LOCAL_RECEIVER_ENV, SANDBOX_BLOCK_SECONDS: blockSeconds } });
+  const signer = await server.createSigner(partnerName);
+  const receiver = await createReceiver();
+  await receiver.listen();
+  const res = await readJson(signedFetch(server.origin, signer, 'PUT', '/api/v1/partner/webhook', { url: receiver.url }));
+  expect(res.status, res.text).to.equal(200);
+  return { server, client: swapClient(server.origin, signer), receiver };
+}
+
 // DESIGN 6.9: every payment to a swap's deposit address is accounted for. A payment other than the swap's
 // own is an extra deposit: listed in `deposits`, returned once confirmed, the swap's status unchanged, and
 // `retryable` false while it is unresolved; each change is announced by `swap.updated`.
 describe('extra deposits: every payment to a swap address is listed and returned', function () {
   this.timeout(60_000);
   let server: TestServer;
-  let signer: SignerOptions;
   let client: ReturnType<typeof swapClient>;
   let receiver: Receiver;
 
   before(async () => {
-    server = await startTestServer({ env: { ...LOCAL_RECEIVER_ENV, SANDBOX_BLOCK_SECONDS: BLOCK_SECONDS } });
-    signer = await server.createSigner('Extra deposits');
-    client = swapClient(server.origin, signer);
-    receiver = await createReceiver();
-    await receiver.listen();
-    const res = await readJson(signedFetch(server.origin, signer, 'PUT', '/api/v1/partner/webhook', { url: receiver.url }));
-    expect(res.status, res.text).to.equal(200);
+    ({ server, client, receiver } = await startWithReceiver(BLOCK_SECONDS, 'Extra deposits'));
   });
   after(async () => {
     await receiver.close();
@@ -198,13 +202,7 @@ describe('extra deposits: a refunded swap with an unresolved payment is not retr
   let receiver: Receiver;
 
   before(async () => {
-    server = await startTestServer({ env: { ...LOCAL_RECEIVER_ENV, SANDBOX_BLOCK_SECONDS: '1' } });
-    const signer = await server.createSigner('Retryable entries');
-    client = swapClient(server.origin, signer);
-    receiver = await createReceiver();
-    await receiver.listen();
-    const res = await readJson(signedFetch(server.origin, signer, 'PUT', '/api/v1/partner/webhook', { url: receiver.url }));
-    expect(res.status, res.text).to.equal(200);
+    ({ server, client, receiver } = await startWithReceiver('1', 'Retryable entries'));
   });
   after(async () => {
     await receiver.close();

@@ -220,49 +220,40 @@ const exitOf = (child: Child): Promise<number | null> =>
     ? Promise.resolve(child.process.exitCode)
     : new Promise((resolve) => child.process.once('exit', (code) => resolve(code)));
 
+/** Starts the server in production mode with `env` over the minimum it reads first; resolves once it exits. */
+async function startRefused(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const child = spawnGroup(
+    process.execPath,
+    ['--import', 'tsx', 'server/main.ts'],
+    {
+      SERVICE_MODE: 'production',
+      SECRETS_KEY: 'a'.repeat(64),
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/none',
+      PUBLIC_ORIGIN: ORIGIN,
+      ...env,
+    },
+    root,
+  );
+  const code = await exitOf(child);
+  return { code, output: child.output() };
+}
+
 describe('production mode with no networks', () => {
   it('refuses to start, naming NETWORKS', async function () {
     this.timeout(60_000);
-    const child = spawnGroup(
-      process.execPath,
-      ['--import', 'tsx', 'server/main.ts'],
-      {
-        SERVICE_MODE: 'production',
-        SECRETS_KEY: 'a'.repeat(64),
-        DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/none',
-        PUBLIC_ORIGIN: ORIGIN,
-        NETWORKS: '',
-      },
-      root,
-    );
-    const code = await exitOf(child);
+    const { code, output } = await startRefused({ NETWORKS: '' });
     expect(code).to.equal(78);
-    expect(child.output()).to.match(/NETWORKS is required when SERVICE_MODE=production/);
+    expect(output).to.match(/NETWORKS is required when SERVICE_MODE=production/);
   });
 });
 
 describe('production mode with CORS_ORIGINS=*', () => {
   it('refuses to start, saying that * is for a sandbox and what to list instead', async function () {
     this.timeout(60_000);
-    const child = spawnGroup(
-      process.execPath,
-      ['--import', 'tsx', 'server/main.ts'],
-      {
-        SERVICE_MODE: 'production',
-        SECRETS_KEY: 'a'.repeat(64),
-        DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/none',
-        PUBLIC_ORIGIN: ORIGIN,
-        NETWORKS: '',
-        CORS_ORIGINS: '*',
-      },
-      root,
-    );
-    const code = await exitOf(child);
+    const { code, output } = await startRefused({ NETWORKS: '', CORS_ORIGINS: '*' });
     expect(code).to.equal(78);
-    expect(child.output()).to.contain(
-      'CORS_ORIGINS=* lets every website read swaps with an access token it obtains; it is for a sandbox only',
-    );
-    expect(child.output()).to.contain('CORS_ORIGINS=https://app.example.com');
+    expect(output).to.contain('CORS_ORIGINS=* lets every website read swaps with an access token it obtains; it is for a sandbox only');
+    expect(output).to.contain('CORS_ORIGINS=https://app.example.com');
   });
 });
 
@@ -274,27 +265,17 @@ describe('production mode with a deposit key of another account', () => {
     const other = HDKey.fromMasterSeed(Buffer.from('000102030405060708090a0b0c0d0e0f', 'hex')).derive("m/44'/60'/0'");
     await writeFile(keyFile, other.privateExtendedKey, { mode: 0o600 });
     const account = HDKey.fromMasterSeed(Buffer.from('0f0e0d0c0b0a09080706050403020100', 'hex')).derive("m/44'/60'/0'");
-    const child = spawnGroup(
-      process.execPath,
-      ['--import', 'tsx', 'server/main.ts'],
-      {
-        SERVICE_MODE: 'production',
-        SECRETS_KEY: 'a'.repeat(64),
-        DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/none',
-        PUBLIC_ORIGIN: ORIGIN,
-        NETWORKS: 'ETH',
-        ETH_RPC_URL: 'http://127.0.0.1:1',
-        ETH_XPUB: account.publicExtendedKey,
-        ETH_HOT_WALLET_KEY_FILE: keyFile,
-        ETH_DEPOSIT_KEY_FILE: keyFile,
-      },
-      root,
-    );
-    const code = await exitOf(child);
+    const { code, output } = await startRefused({
+      NETWORKS: 'ETH',
+      ETH_RPC_URL: 'http://127.0.0.1:1',
+      ETH_XPUB: account.publicExtendedKey,
+      ETH_HOT_WALLET_KEY_FILE: keyFile,
+      ETH_DEPOSIT_KEY_FILE: keyFile,
+    });
     await rm(dir, { recursive: true, force: true });
     expect(code).to.equal(78);
-    expect(child.output()).to.contain(`ETH_DEPOSIT_KEY_FILE (${keyFile}): holds an extended private key that does not match ETH_XPUB`);
-    expect(child.output()).not.to.contain(other.privateExtendedKey);
+    expect(output).to.contain(`ETH_DEPOSIT_KEY_FILE (${keyFile}): holds an extended private key that does not match ETH_XPUB`);
+    expect(output).not.to.contain(other.privateExtendedKey);
   });
 });
 
