@@ -8,7 +8,6 @@ import { readJson } from '../support/http.js';
 import { createVerifiedRoute, freshScalar, freshZanoWallet, type Route } from '../support/routes.js';
 import { signHeaders, type SignerOptions } from '../support/signer.js';
 import { btcToUsdt, swapBody, swapClient, type Quote } from '../support/swaps.js';
-import { createReceiver, type Receiver } from '../support/webhook-receiver.js';
 
 /** How many set-up requests are in flight at once while a pool is filled. */
 const POOL_CONCURRENCY = 32;
@@ -31,18 +30,19 @@ export interface BenchWorld {
   readRoute: Route;
   /** A route the sandbox-deposit row pays into (its deposits wait for a poll that does not come during the run). */
   payRoute: Route;
-  /** Receives the webhook deliveries (the test send and the swaps' updates); answers 200. */
-  receiver: Receiver;
+  /** The partner's webhook URL: a receiver in its own process that answers 200 (receiver.ts). */
+  receiverUrl: string;
   /** The body of the POST /quotes row. */
   quoteRequest: Record<string, unknown>;
 }
 
-/** Builds the world through the API of the server at `origin`, as the partner `signer`. */
-export async function createBenchWorld(origin: string, signer: SignerOptions): Promise<BenchWorld> {
+/**
+ * Builds the world through the API of the server at `origin`, as the partner `signer`, with its webhook
+ * delivering to `receiverUrl`.
+ */
+export async function createBenchWorld(origin: string, signer: SignerOptions, receiverUrl: string): Promise<BenchWorld> {
   const client = swapClient(origin, signer);
-  const receiver = await createReceiver('/hooks');
-  await receiver.listen();
-  const webhook = await client.send('PUT', '/api/v1/partner/webhook', { url: receiver.url });
+  const webhook = await client.send('PUT', '/api/v1/partner/webhook', { url: receiverUrl });
   if (webhook.status !== 200) throw new Error(`PUT /partner/webhook answered ${webhook.status}: ${webhook.text}`);
 
   const [readSwap, armedSwap, overdueSwap] = await Promise.all([0, 1, 2].map(() => client.create()));
@@ -62,7 +62,7 @@ export async function createBenchWorld(origin: string, signer: SignerOptions): P
     overdueSwap: handle(overdueSwap),
     readRoute,
     payRoute,
-    receiver,
+    receiverUrl,
     quoteRequest: btcToUsdt(),
   };
 }

@@ -7,15 +7,17 @@
  *
  * - The server runs in its own process (startServerProcess: NODE_ENV=production, response validation off,
  *   rate limits raised), on embedded PGlite, or on a fresh database of the PostgreSQL at DATABASE_URL.
- *   autocannon runs here, BENCH_CONNECTIONS (default 50) connections, BENCH_WARMUP_SECONDS (default 1) of
- *   warm-up then BENCH_SECONDS (default 2, so that `make bench` stays near 7 minutes with its other parts) per
- *   target and run. A row measures the server twice, around Prism and the bare baseline (server, bare,
- *   Prism, bare, server; a pool row too, each server run with fresh inputs), and shows the means: the
- *   machine's speed drifts, and a symmetric order lets a steady drift move every target alike.
+ *   autocannon runs here, BENCH_CONNECTIONS (default 50) connections.
+ * - A row warms each target up (BENCH_WARMUP_SECONDS, default 1), then measures them in BENCH_ROUNDS (default
+ *   5) rounds of BENCH_SECONDS (default 1) each, alternating the order (server, Prism, bare; then bare,
+ *   Prism, server; ...), and shows each target's median round. On a shared machine the speed comes and goes
+ *   for seconds at a time (a stall of the machine, a pause of the mock or the server): alternating short runs
+ *   lets a slow stretch hit both targets alike, and the median leaves out a round that one stall spoiled,
+ *   where a mean of two long runs carried it into the ratio.
  * - Signed requests are signed afresh for every request (new timestamp and nonce), for the mock too.
  * - Single-use inputs come from pools made before the run (a quote per POST /swaps, a challenge and wallet
- *   signature per POST /permanent-routes); those rows run for a number of requests sized from their warm-up
- *   rate to last about BENCH_SECONDS.
+ *   signature per POST /permanent-routes); the server's rounds of those rows run for a number of requests
+ *   sized from its warm-up rate to last about BENCH_SECONDS, each from a pool filled before it.
  * - Every answer must have the row's expected status; any other answer, connection error or timeout makes
  *   the bench exit non-zero once the table is printed. A ratio never does.
  * - Under the table: the server's RSS idle (after start and set-up) and the most seen under the load (G5).
@@ -28,9 +30,18 @@ import { startPrismMock } from '../support/process.js';
 import { createBenchWorld, makeRouteBodies, makeSwapBodies, type BenchWorld } from './fixtures.js';
 import { runLoad, statusText, type LoadFigures, type RunLength } from './load.js';
 import { nextOf, send, signedCall, type Call, type Target } from './requests.js';
-import { percentile, rssMb, startBareExpress, startServerProcess, type BareRoute, type ServerProcess } from './server-process.js';
+import {
+  percentile,
+  rssMb,
+  startBareExpress,
+  startBenchReceiver,
+  startServerProcess,
+  type BareRoute,
+  type ServerProcess,
+} from './server-process.js';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 1);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 1);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 /** Only rows whose label matches this regular expression (case-insensitive) are measured: for profiling one row. */
@@ -141,12 +152,12 @@ const ROWS: Record<OperationId, (c: RowContext) => Row[]> = {
     },
   ],
   getPartnerWebhook: () => [{ call: signedCall('GET', '/partner/webhook') }],
-  putPartnerWebhook: ({ world }) => [{ call: signedCall('PUT', '/partner/webhook', { url: world.receiver.url }) }],
+  putPartnerWebhook: ({ world }) => [{ call: signedCall('PUT', '/partner/webhook', { url: world.receiverUrl }) }],
   listWebhookDeliveries: () => [{ call: signedCall('GET', '/partner/webhook/deliveries') }],
   sendTestWebhook: () => [
     {
       call: signedCall('POST', '/partner/webhook/test'),
-      note: 'each request is a real delivery to a local receiver that answers 200 at once; the per-partner sending limit (WEBHOOK_MAX_CONCURRENT_PER_PARTNER, 4 by default) is raised to 64 like the rate limits, so the row measures the work of a test send and not the throttle',
+      note: 'each request is a real delivery to a local receiver (a process of its own) that answers 200 at once; the per-partner sending limit (WEBHOOK_MAX_CONCURRENT_PER_PARTNER, 4 by default) is raised to 64 like the rate limits, so the row measures the work of a test send and not the throttle',
     },
   ],
   getPartnerMarkup: () => [{ call: signedCall('GET', '/partner/markup') }],
@@ -260,11 +271,20 @@ type Figures = Pick<LoadFigures, 'requestsPerSecond' | 'p50Ms' | 'p99Ms' | 'stat
   bodyBytes?: number;
 };
 
+/** One target of a row, ready to be warmed up and measured in rounds. */
+interface Runner {
+  /** The size of the first answer's body. */
+  bodyBytes: number;
+  warm(): Promise<LoadFigures>;
+  round(): Promise<LoadFigures>;
+}
+
 /**
- * Measures one target for one row: a first request that must answer `expect` (else the row fails without
- * load), a warm-up, then the measured run. With `fill`, the runs are sized in requests from the warm-up rate.
+ * Readies one target for one row: a first request that must answer `expect` (else the figures of that
+ * failure, and the target is not loaded). With `fill`, the warm-up and the rounds are sized in requests:
+ * the warm-up's rate sizes the rounds, and each is filled before it runs.
  */
-async function measure(target: Target, call: Call, expect: number, fill?: (count: number) => Promise<void>): Promise<Figures> {
+async function runnerFor(target: Target, call: Call, expect: number, fill?: (count: number) => Promise<void>): Promise<Runner | Figures> {
   const next = nextOf(call, target);
   await fill?.(1);
   const first = await send(target, next());
@@ -280,38 +300,68 @@ async function measure(target: Target, call: Call, expect: number, fill?: (count
   }
   const run = async (length: RunLength) => runLoad({ origin: target.origin, connections: CONNECTIONS, length, expect, next });
   const bodyBytes = Buffer.byteLength(first.text);
-  if (!fill) {
-    const warm = await run({ seconds: WARMUP_SECONDS });
-    const measured = await run({ seconds: SECONDS });
-    return { ...withWarmUp(measured, warm), bodyBytes };
-  }
-  const warmCount = CONNECTIONS * 4;
-  await fill(warmCount);
-  const warm = await run({ amount: warmCount });
-  const count = Math.min(POOL_MAX, Math.max(CONNECTIONS, Math.ceil(warm.requestsPerSecond * SECONDS)));
-  await fill(count);
-  return { ...withWarmUp(await run({ amount: count }), warm), bodyBytes };
-}
-
-// Failures during the warm-up count too: every request must get its expected status.
-function withWarmUp(measured: LoadFigures, warm: LoadFigures): Figures {
-  return { ...measured, failures: measured.failures + warm.failures, firstUnexpected: measured.firstUnexpected ?? warm.firstUnexpected };
-}
-
-/** Two or more runs of one target as one: req/s, p50 and p99 averaged; statuses and failures added up. */
-function meanOf(runs: Figures[]): Figures {
-  const mean = (pick: (f: Figures) => number) => runs.reduce((sum, f) => sum + pick(f), 0) / runs.length;
-  const statuses: Record<string, number> = {};
-  for (const f of runs) for (const [code, n] of Object.entries(f.statuses)) statuses[code] = (statuses[code] ?? 0) + n;
-  return {
-    requestsPerSecond: mean((f) => f.requestsPerSecond),
-    p50Ms: mean((f) => f.p50Ms),
-    p99Ms: mean((f) => f.p99Ms),
-    statuses,
-    failures: runs.reduce((sum, f) => sum + f.failures, 0),
-    firstUnexpected: runs.find((f) => f.firstUnexpected)?.firstUnexpected,
-    bodyBytes: runs[0].bodyBytes,
+  if (!fill) return { bodyBytes, warm: () => run({ seconds: WARMUP_SECONDS }), round: () => run({ seconds: SECONDS }) };
+  let count = CONNECTIONS * 4;
+  const sized = async () => {
+    await fill(count);
+    return run({ amount: count });
   };
+  return {
+    bodyBytes,
+    warm: async () => {
+      const warm = await sized();
+      count = Math.min(POOL_MAX, Math.max(CONNECTIONS, Math.ceil(warm.requestsPerSecond * SECONDS)));
+      return warm;
+    },
+    round: sized,
+  };
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((x, y) => x - y);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+/**
+ * A target's rounds as one: req/s, p50 and p99 the median round's; statuses and failures added up over the
+ * rounds and the warm-up (every request must get its expected status).
+ */
+function medianOf(rounds: LoadFigures[], warm: LoadFigures, bodyBytes?: number): Figures {
+  const statuses: Record<string, number> = {};
+  for (const f of [warm, ...rounds]) for (const [code, n] of Object.entries(f.statuses)) statuses[code] = (statuses[code] ?? 0) + n;
+  return {
+    requestsPerSecond: median(rounds.map((f) => f.requestsPerSecond)),
+    p50Ms: median(rounds.map((f) => f.p50Ms)),
+    p99Ms: median(rounds.map((f) => f.p99Ms)),
+    statuses,
+    failures: [warm, ...rounds].reduce((sum, f) => sum + f.failures, 0),
+    firstUnexpected: [warm, ...rounds].find((f) => f.firstUnexpected)?.firstUnexpected,
+    bodyBytes,
+  };
+}
+
+/**
+ * Measures a row's targets: each is readied and warmed up, then all are measured in ROUNDS rounds, the order
+ * reversed every round (server, Prism, bare; bare, Prism, server; ...). A target whose first request failed
+ * gets the figures of that failure and is not loaded.
+ */
+async function measureTargets(
+  plans: Array<{ target: Target; call: Call; expect: number; fill?: (count: number) => Promise<void> }>,
+): Promise<Figures[]> {
+  const figures: Figures[] = [];
+  const live: Array<{ index: number; runner: Runner; warm?: LoadFigures; rounds: LoadFigures[] }> = [];
+  for (const [index, plan] of plans.entries()) {
+    const runner = await runnerFor(plan.target, plan.call, plan.expect, plan.fill);
+    if ('warm' in runner) live.push({ index, runner, rounds: [] });
+    else figures[index] = runner;
+  }
+  for (const l of live) l.warm = await l.runner.warm();
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const l of round % 2 ? [...live].reverse() : live) l.rounds.push(await l.runner.round());
+  }
+  for (const l of live) figures[l.index] = medianOf(l.rounds, l.warm!, l.runner.bodyBytes);
+  return figures;
 }
 
 /** BURST_REQUESTS copies of one request at once; figures over the burst. */
@@ -440,8 +490,8 @@ function printTable(results: Result[], server: ServerProcess, rss: { idle: numbe
   const render = (l: string[]) => `| ${l.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join(' | ')} |`;
   out(
     `Operations bench (${server.database}): server in its own process (NODE_ENV=production, response validation off, rate limits raised); ` +
-      `autocannon here with ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up + ${SECONDS} s per target and run; ` +
-      'timed rows: the server and the bare baseline measured twice, around Prism (server, bare, Prism, bare, server), means shown',
+      `autocannon here with ${CONNECTIONS} connections; per row and target ${WARMUP_SECONDS} s warm-up, then ${ROUNDS} rounds of ${SECONDS} s ` +
+      'in alternating order (server, Prism, bare; then bare, Prism, server; ...), the median round shown',
   );
   out(render(lines[0]));
   out(`|${widths.map((w, i) => (i < 2 ? ` ${'-'.repeat(w)} ` : ` ${'-'.repeat(w - 1)}: `)).join('|')}|`);
@@ -503,26 +553,14 @@ async function startBaseline(rows: Row[], serverTarget: Target): Promise<{ targe
 /** Fills `result` with the row's figures on the server, Prism and (when asked) the bare baseline. */
 async function measureRow(row: Row, result: Result, targets: { server: Target; mock: Target; bare: Target }): Promise<void> {
   const call = row.call!;
-  if (row.fill && !row.burst) {
-    // A pool row's inputs are single-use: each server run gets fresh ones from the pool. Server, Prism,
-    // server, as for a timed row, so that a drift of the machine moves both alike.
-    const server = [await measure(targets.server, call, result.expect, row.fill)];
-    result.mock = await measure(targets.mock, row.mockCall ?? call, result.mockExpect);
-    server.push(await measure(targets.server, call, result.expect, row.fill));
-    result.server = meanOf(server);
-    return;
-  }
   if (!row.burst) {
-    // The machine's speed drifts within a run. Each target is measured in an order symmetric about the middle
-    // (server, bare, Prism, bare, server; or server, Prism, server), so a steady drift moves every target's
-    // mean alike and leaves the ratios alone.
-    const server = [await measure(targets.server, call, result.expect)];
-    const bare = row.bare ? [await measure(targets.bare, call, result.expect)] : [];
-    result.mock = await measure(targets.mock, row.mockCall ?? call, result.mockExpect);
-    if (row.bare) bare.push(await measure(targets.bare, call, result.expect));
-    server.push(await measure(targets.server, call, result.expect));
-    result.server = meanOf(server);
-    if (row.bare) result.bare = meanOf(bare);
+    // A pool row's inputs are single-use: each server round gets fresh ones from the pool; the mock gets the sample.
+    const plans = [
+      { target: targets.server, call, expect: result.expect, fill: row.fill },
+      { target: targets.mock, call: row.mockCall ?? call, expect: result.mockExpect },
+      ...(row.bare ? [{ target: targets.bare, call, expect: result.expect }] : []),
+    ];
+    [result.server, result.mock, result.bare] = await measureTargets(plans);
     return;
   }
   await row.fill!(1);
@@ -557,7 +595,7 @@ async function main(): Promise<void> {
   const started = performance.now();
   const server = await startServerProcess(root, {
     // Pools are made before their row runs; route deposits made by a row are not converted under later rows.
-    // The webhook receiver (fixtures.ts) listens on this machine.
+    // The webhook receiver (receiver.ts) listens on this machine.
     env: {
       QUOTE_TTL_SECONDS: '3600',
       CHALLENGE_TTL_SECONDS: '3600',
@@ -572,8 +610,9 @@ async function main(): Promise<void> {
   try {
     const mock = await startPrismMock(root);
     stops.push(mock.stop);
-    const world = await createBenchWorld(server.origin, server.signer);
-    stops.push(() => world.receiver.close());
+    const receiver = await startBenchReceiver(root);
+    stops.push(receiver.stop);
+    const world = await createBenchWorld(server.origin, server.signer, receiver.url);
     const { results, planned } = planRows({ world, server });
     const serverTarget: Target = { name: 'server', origin: server.origin, prefix: API_PREFIX, signer: server.signer };
     const mockSigner = { keyId: 'demo', secret: 'mock', audience: mock.url, user: server.signer.user };
