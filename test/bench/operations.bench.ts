@@ -52,6 +52,10 @@ const BURST_REQUESTS = 200;
 const POOL_MAX = Number(process.env.BENCH_POOL_MAX ?? 20_000);
 const API_PREFIX = '/api/v1';
 const RSS_SAMPLE_MS = 100;
+/** The floor (issue 34): every row at or above this ratio to Prism... */
+const FLOOR_VS_PRISM = 1.0;
+/** ...and GET /assets at or above this ratio to bare express. */
+const FLOOR_ASSETS_VS_BARE = 0.6;
 /** Answers of the server and Prism whose sizes differ by more than this get a note. */
 const UNLIKE_BODY_FACTOR = 4;
 const root = path.resolve(import.meta.dirname, '../..');
@@ -506,7 +510,24 @@ function printTable(results: Result[], server: ServerProcess, rss: { idle: numbe
   out(
     `server memory (RSS, ${server.database}): ${rss.idle.toFixed(0)} MB idle after start and set-up; ${rss.max.toFixed(0)} MB the most seen under the load`,
   );
+  out(floorLine(results));
   out(`whole run: ${minutes.toFixed(1)} min`);
+}
+
+/**
+ * Which measured rows are under the floor: server ÷ Prism below FLOOR_VS_PRISM, GET /assets ÷ bare below
+ * FLOOR_ASSETS_VS_BARE. Said, not failed on: one run's ratio moves with the machine (see the top of this file).
+ */
+function floorLine(results: Result[]): string {
+  const under: string[] = [];
+  for (const r of results) {
+    const prism = r.server && r.mock?.requestsPerSecond ? r.server.requestsPerSecond / r.mock.requestsPerSecond : undefined;
+    if (prism !== undefined && prism < FLOOR_VS_PRISM) under.push(`${r.label} ${prism.toFixed(2)}x Prism`);
+    const bare = r.server && r.bare?.requestsPerSecond ? r.server.requestsPerSecond / r.bare.requestsPerSecond : undefined;
+    if (r.label === 'GET /assets' && bare !== undefined && bare < FLOOR_ASSETS_VS_BARE) under.push(`${r.label} ${bare.toFixed(2)}x bare`);
+  }
+  const rule = `floor: every row >= ${FLOOR_VS_PRISM.toFixed(1)}x Prism, GET /assets >= ${FLOOR_ASSETS_VS_BARE}x bare express`;
+  return under.length ? `${rule}: ${under.length} under in this run: ${under.join('; ')}` : `${rule}: held by every row in this run`;
 }
 
 /** Every row of every operation, in the spec's order; an operation without rows gets a failed row. */
