@@ -30,7 +30,7 @@ export interface BenchWorld {
   readRoute: Route;
   /** A route the sandbox-deposit row pays into (its deposits wait for a poll that does not come during the run). */
   payRoute: Route;
-  /** The partner's webhook URL: a receiver in its own process that answers 200 (receiver.ts). */
+  /** The partner's webhook URL: a receiver in its own process that answers 200 (operations.bench.ts). */
   receiverUrl: string;
   /** The body of the POST /quotes row. */
   quoteRequest: Record<string, unknown>;

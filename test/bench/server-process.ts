@@ -199,17 +199,3 @@ export async function startBareExpress(root: string, routes: BareRoute[]): Promi
   await waitForHttp(`${origin}/`, 30_000, child);
   return { origin, stop: () => child.stop() };
 }
-
-/** The operations bench's webhook receiver (receiver.ts) in a process of its own; `url` takes deliveries at /hooks. */
-export async function startBenchReceiver(root: string): Promise<{ url: string; stop(): Promise<unknown> }> {
-  const port = await freePort();
-  const child = spawnGroup(
-    process.execPath,
-    ['--import', 'tsx', 'test/bench/receiver.ts'],
-    { PORT: String(port), NODE_ENV: 'production' },
-    root,
-  );
-  const origin = `http://127.0.0.1:${port}`;
-  await waitForHttp(`${origin}/`, 30_000, child);
-  return { url: `${origin}/hooks`, stop: () => child.stop() };
-}
