@@ -19,7 +19,7 @@ import { ANVIL_KEY_0, anvilUnavailable, startAnvil, type Anvil } from '../suppor
 import { createWallets, litecoindMissing, startLitecoind, testAccount, type LitecoinNode } from '../support/litecoind.js';
 import { startFakeProvider, type FakeProvider } from '../support/market-data.js';
 import { createScratchDatabase, postgresMissing, type ScratchDatabase } from '../support/postgres.js';
-import { spawnGroup, waitForHttp, type Child } from '../support/process.js';
+import { freePort, spawnGroup, waitForHttp, type Child } from '../support/process.js';
 import { signedFetch, type SignerOptions } from '../support/signer.js';
 import { readJson } from '../support/http.js';
 
@@ -64,7 +64,7 @@ describe('production mode on a real Litecoin Core node (the server process)', fu
     coinbase.markets.set('LTC-USD', { price: '80.05', time: new Date() });
     coinbase.markets.set('USDT-USD', { price: '1.0001', time: new Date() });
 
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const port = await freePort();
     baseUrl = `http://127.0.0.1:${port}/api/v1`;
     server = spawnGroup(
       process.execPath,
@@ -299,7 +299,7 @@ describe('production mode with an ETH node that does not answer at start', () =>
     const keyFile = path.join(dir, 'eth-hot.key');
     await writeFile(keyFile, ANVIL_KEY_0, { mode: 0o600 });
     const account = HDKey.fromMasterSeed(Buffer.from('0f0e0d0c0b0a09080706050403020100', 'hex')).derive("m/44'/60'/0'");
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const port = await freePort();
     const env = {
       SERVICE_MODE: 'production',
       PORT: String(port),

@@ -9,13 +9,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HDKey } from '@scure/bip32';
 import { createRpcClient, RpcError, type RpcClient } from '../../server/adapters/bitcoin/rpc.js';
 import { KEY_VERSIONS } from '../../server/adapters/bitcoin/params.js';
+import { freePort } from './process.js';
 
 /** The litecoind binary (LITECOIND overrides). */
 export const LITECOIND = process.env.LITECOIND ?? '/usr/bin/litecoind';
@@ -58,17 +58,6 @@ export interface LitecoinNode {
   mine(blocks: number, address: string): Promise<string[]>;
   /** Stops the node's process group and removes its data directory. */
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Starts a regtest node and waits until it answers RPC. */
