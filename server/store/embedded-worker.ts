@@ -11,7 +11,7 @@
  * it only creates the database in that directory and exits: see `createDataDirectory` there.
  */
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
 import { EmbeddedSocketServer } from './embedded-socket.js';
 
 /** How the embedded database is opened: where, and with which Postgres settings. */
@@ -25,15 +25,26 @@ export interface EmbeddedDatabaseOptions {
 /** What database.ts hands the worker. */
 export interface EmbeddedWorkerData extends EmbeddedDatabaseOptions {
   socketPath: string;
+  /**
+   * In memory only: a fresh cluster's files as an uncompressed tar (PGlite's dumpDataDir), loaded instead of
+   * running initdb; or 'make', to run initdb and post the image of the fresh cluster back with `ready`.
+   */
+  freshImage?: Uint8Array | 'make';
+  /** In memory only: PGlite's WebAssembly, compiled once in the process and shared by its databases. */
+  wasmModule?: PGliteWasmModule;
 }
 
-/** What the worker posts back. */
-export type EmbeddedWorkerMessage = { ready: true } | { error: string } | 'closed';
+/** A compiled pglite.wasm (PGlite's pgliteWasmModule option). */
+export type PGliteWasmModule = NonNullable<PGliteOptions['pgliteWasmModule']>;
 
-function openPGlite(options: EmbeddedDatabaseOptions): Promise<PGlite> {
+/** What the worker posts back. */
+export type EmbeddedWorkerMessage = { ready: true; freshImage?: Uint8Array } | { error: string } | 'closed';
+
+function openPGlite(options: EmbeddedDatabaseOptions & Pick<EmbeddedWorkerData, 'freshImage' | 'wasmModule'>): Promise<PGlite> {
   // startParams replaces PGlite's defaults (single-user mode, no parallel workers...), so they are kept first.
   const startParams = [...PGlite.defaultStartParams, ...options.settings.flatMap((setting) => ['-c', setting])];
-  return PGlite.create(options.pgliteDir ?? 'memory://', { startParams });
+  const loadDataDir = options.freshImage instanceof Uint8Array ? new Blob([options.freshImage]) : undefined;
+  return PGlite.create(options.pgliteDir ?? 'memory://', { startParams, loadDataDir, pgliteWasmModule: options.wasmModule });
 }
 
 if (isMainThread) await createAndExit(JSON.parse(process.argv.at(-1)!) as EmbeddedDatabaseOptions);
@@ -52,6 +63,8 @@ async function serve(): Promise<void> {
   const data = workerData as EmbeddedWorkerData;
   try {
     const pglite = await openPGlite(data);
+    // Taken before any statement ran, so the image is the cluster initdb made and nothing else.
+    const freshImage = data.freshImage === 'make' ? new Uint8Array(await (await pglite.dumpDataDir('none')).arrayBuffer()) : undefined;
     const socketServer = new EmbeddedSocketServer(pglite);
     await socketServer.listen(data.socketPath);
     port.on('message', (message: unknown) => {
@@ -69,7 +82,7 @@ async function serve(): Promise<void> {
         }
       })();
     });
-    port.postMessage({ ready: true } satisfies EmbeddedWorkerMessage);
+    port.postMessage({ ready: true, freshImage } satisfies EmbeddedWorkerMessage, freshImage ? [freshImage.buffer] : []);
   } catch (err) {
     port.postMessage({ error: (err as Error).stack ?? String(err) } satisfies EmbeddedWorkerMessage);
     port.close();
