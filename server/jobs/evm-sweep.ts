@@ -5,8 +5,13 @@
  * drives the due ones a step each through the network's sweeper (adapters/ethereum/sweeper.ts):
  *
  *   pending --sweep--> funding (the hot wallet's gas top-up of a token deposit) --mined--> sweep again
- *   pending --sweep--> swept (broadcast) --mined--> confirmed
+ *   pending --sweep--> swept (signed and committed, then broadcast) --mined--> confirmed
  *   pending --sweep--> empty (nothing left to move)
+ *
+ * The sweep transaction is committed (hash, amount, signed bytes) before it is broadcast, as a payout is: a
+ * process killed after the node took it finds it on restart and follows it to `confirmed`; one killed before
+ * the broadcast finds the node does not know it and broadcasts the same bytes. A refused broadcast puts the
+ * sweep back to `pending` (its nonce released), to be signed again.
  *
  * A sweep is our own bookkeeping: it never reads or writes a swap or a route, nor their events. Node calls run
  * outside every transaction; a step's result is written only if the sweep is still in the state it was read in.
@@ -15,7 +20,7 @@
  */
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import type { EvmSweeper } from '../adapters/ethereum/index.js';
+import type { EvmSweeper, SignedSweep } from '../adapters/ethereum/index.js';
 import type { Catalog } from '../domain/catalog.js';
 import {
   addSweepableDeposits,
@@ -41,6 +46,9 @@ export const MAX_SWEEP_REFUSALS = 5;
 const RETRY_MAX_MS = 10 * 60_000;
 /** A sweep transaction the node has not known of for this long was dropped: the step is done again (same nonce). */
 export const SWEEP_DROPPED_AFTER_MS = 10 * 60_000;
+
+/** The key a sweep's nonces are held by (the sweeper adds `:sweep` and `:gas`): one per deposit output. */
+const sweepKey = (sweep: EvmSweepRecord) => `sweep:${sweep.txHash}:${sweep.outputIndex}`;
 
 /** The sweeping of one network: its sweeper and pace. */
 export interface NetworkSweeping {
@@ -81,6 +89,27 @@ export function startEvmSweeping(deps: EvmSweepDeps): EvmSweeping {
     const retryAt = (at: Date, attempts: number) =>
       new Date(at.getTime() + Math.min(intervalMs * 2 ** Math.min(attempts, 16), Math.max(RETRY_MAX_MS, intervalMs)));
 
+    // A recorded sweep transaction the node refused (its nonce released): back to pending, to be signed again
+    // after a backoff, or left for an operator after MAX_SWEEP_REFUSALS.
+    const signAgain = (sweep: EvmSweepRecord, at: Date, reason: string): EvmSweepChange => {
+      const attempts = sweep.attempts + 1;
+      const failed = attempts >= MAX_SWEEP_REFUSALS;
+      deps.logger[failed ? 'error' : 'warn'](
+        { network, txHash: sweep.txHash, outputIndex: sweep.outputIndex, sweepTxHash: sweep.sweepTxHash, reason, attempts },
+        failed ? 'sweep transaction refused; left for an operator' : 'sweep transaction refused; will sign it again',
+      );
+      const state = failed ? ('failed' as const) : ('pending' as const);
+      return {
+        state,
+        sweepTxHash: null,
+        sweepTxBytes: null,
+        amount: null,
+        attempts,
+        lastError: reason,
+        nextAttemptAt: retryAt(at, attempts),
+      };
+    };
+
     async function save(sweep: EvmSweepRecord, change: EvmSweepChange): Promise<void> {
       const at = deps.now();
       if (!(await updateSweep(deps.knex, sweep, change, at))) {
@@ -103,7 +132,18 @@ export function startEvmSweeping(deps: EvmSweepDeps): EvmSweeping {
           deps.logger.error({ ...context, sweepTxHash: sweep.sweepTxHash }, 'sweep transaction reverted; left for an operator');
           return save(sweep, { state: 'failed', lastError: `the sweep transaction ${sweep.sweepTxHash} reverted` });
         }
-        // Dropped: swept again (its nonce is the same, so the dropped one can never be mined as well).
+        if (state === 'pending') return;
+        // Unknown to the node: never broadcast (the process stopped first), or dropped. The recorded bytes go again.
+        if (sweep.sweepTxBytes !== null) {
+          const outcome = await sweeper.rebroadcast(sweepKey(sweep), { txHash: sweep.sweepTxHash!, bytes: sweep.sweepTxBytes });
+          if (outcome.kind === 'accepted') {
+            deps.logger.info({ ...context, sweepTxHash: sweep.sweepTxHash }, 'recorded sweep transaction broadcast again');
+            return;
+          }
+          return save(sweep, signAgain(sweep, at, outcome.reason));
+        }
+        // Swept before its bytes were recorded (migration 0021) and dropped: swept again (its nonce is the same, so
+        // the dropped one can never be mined as well).
         if (dropped(state)) return save(sweep, { state: 'pending', lastError: `the node no longer knows ${sweep.sweepTxHash}` });
         return;
       }
@@ -114,17 +154,22 @@ export function startEvmSweeping(deps: EvmSweepDeps): EvmSweeping {
       }
       const asset = deps.catalog.assets.find((a) => a.network === network && a.symbol === sweep.asset);
       if (!asset) return save(sweep, { state: 'failed', lastError: `the catalogue has no asset ${sweep.asset} on ${network}` });
+      // The sweep as committed before its transaction is broadcast (undefined until then).
+      let recorded: EvmSweepRecord | undefined;
+      const record = async (signed: SignedSweep) => {
+        const change = { state: 'swept' as const, sweepTxHash: signed.txHash, sweepTxBytes: signed.bytes, amount: signed.amount };
+        if (!(await updateSweep(deps.knex, sweep, change, at)))
+          throw new Error('the sweep changed meanwhile; its transaction was not broadcast');
+        recorded = { ...sweep, ...change, updatedAt: at };
+      };
       let result;
       try {
-        result = await sweeper.sweep({
-          key: `sweep:${sweep.txHash}:${sweep.outputIndex}`,
-          index: sweep.derivationIndex,
-          asset,
-          address: sweep.address,
-        });
+        result = await sweeper.sweep({ key: sweepKey(sweep), index: sweep.derivationIndex, asset, address: sweep.address }, record);
       } catch (err) {
-        // No answer, or an ambiguous broadcast: tried again later with the same nonces.
+        // No answer, or an ambiguous broadcast: tried again later with the same nonces. A recorded transaction is
+        // followed from its state on the node instead (broadcast again if the node does not know it).
         deps.logger.warn({ ...context, err }, 'sweep step failed; will retry');
+        if (recorded) return;
         return save(sweep, {
           attempts: sweep.attempts + 1,
           lastError: (err as Error).message,
@@ -138,8 +183,9 @@ export function startEvmSweeping(deps: EvmSweepDeps): EvmSweeping {
           deps.logger.info({ ...context, fundingTxHash: result.txHash }, 'gas sent to a token deposit address for its sweep');
           return save(sweep, { state: 'funding', fundingTxHash: result.txHash });
         case 'swept':
-          return save(sweep, { state: 'swept', sweepTxHash: result.txHash, amount: result.amount });
+          return; // recorded before its broadcast
         case 'rejected': {
+          if (result.recorded && recorded) return save(recorded, signAgain(recorded, at, result.reason));
           const attempts = sweep.attempts + 1;
           const failed = attempts >= MAX_SWEEP_REFUSALS;
           deps.logger[failed ? 'error' : 'warn'](

@@ -22,6 +22,8 @@ export interface EvmSweepRecord {
   state: EvmSweepState;
   fundingTxHash: string | null;
   sweepTxHash: string | null;
+  /** The signed sweep transaction (0x hex), committed before it was broadcast (null on rows swept before migration 0021). */
+  sweepTxBytes: string | null;
   /** What the sweep moved, in units of the asset (a decimal string). */
   amount: string | null;
   attempts: number;
@@ -33,7 +35,7 @@ export interface EvmSweepRecord {
 
 /** The fields a step may change. */
 export type EvmSweepChange = Partial<
-  Pick<EvmSweepRecord, 'state' | 'fundingTxHash' | 'sweepTxHash' | 'amount' | 'attempts' | 'lastError' | 'nextAttemptAt'>
+  Pick<EvmSweepRecord, 'state' | 'fundingTxHash' | 'sweepTxHash' | 'sweepTxBytes' | 'amount' | 'attempts' | 'lastError' | 'nextAttemptAt'>
 >;
 
 const toRecord = (row: Record<string, unknown>): EvmSweepRecord => ({
@@ -46,6 +48,7 @@ const toRecord = (row: Record<string, unknown>): EvmSweepRecord => ({
   state: row.state as EvmSweepState,
   fundingTxHash: row.funding_tx_hash as string | null,
   sweepTxHash: row.sweep_tx_hash as string | null,
+  sweepTxBytes: row.sweep_tx_bytes as string | null,
   amount: row.amount === null ? null : String(row.amount),
   attempts: row.attempts as number,
   lastError: row.last_error as string | null,
@@ -110,6 +113,7 @@ export async function updateSweep(db: Knex, sweep: EvmSweepRecord, change: EvmSw
   if (change.state !== undefined) columns.state = change.state;
   if (change.fundingTxHash !== undefined) columns.funding_tx_hash = change.fundingTxHash;
   if (change.sweepTxHash !== undefined) columns.sweep_tx_hash = change.sweepTxHash;
+  if (change.sweepTxBytes !== undefined) columns.sweep_tx_bytes = change.sweepTxBytes;
   if (change.amount !== undefined) columns.amount = change.amount;
   if (change.attempts !== undefined) columns.attempts = change.attempts;
   if (change.lastError !== undefined) columns.last_error = change.lastError;

@@ -1,11 +1,11 @@
 import { pbkdf2Sync, randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { HDKey } from '@scure/bip32';
-import { createWalletClient, erc20Abi, http, parseEther, parseTransaction, parseUnits, type Hex } from 'viem';
+import { createWalletClient, erc20Abi, http, keccak256, parseEther, parseTransaction, parseUnits, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { anvil as anvilChain } from 'viem/chains';
 import type { ChainScan, NetworkAdapters, PayoutOrder, ScanCursor } from '../../server/adapters/chain.js';
-import { createEthereumAdapters, createEthereumSweeper } from '../../server/adapters/ethereum/index.js';
+import { createEthereumAdapters, createEthereumSweeper, type SignedSweep } from '../../server/adapters/ethereum/index.js';
 import type { CatalogAsset } from '../../server/domain/catalog.js';
 import { migrate, openDatabase, type Database } from '../../server/store/database.js';
 import { createEvmNonceAllocator } from '../../server/store/evm-nonces.js';
@@ -285,14 +285,25 @@ describe('ethereum adapters (anvil)', function () {
         blockSeconds: 1,
       });
 
-    it('moves an ETH deposit, less the gas, to the hot wallet', async () => {
+    // What the sweeper handed to `record`, each with whether the node knew the transaction at that moment.
+    const recorded: Array<SignedSweep & { nodeKnewIt: boolean }> = [];
+    const record = async (signed: SignedSweep) => {
+      const known = await anvil.client.request({ method: 'eth_getTransactionByHash', params: [signed.txHash as Hex] });
+      recorded.push({ ...signed, nodeKnewIt: known !== null });
+    };
+
+    it('moves an ETH deposit, less the gas, to the hot wallet, handing the transaction to record before its broadcast', async () => {
       const index = indexes;
       const address = await depositAddress();
       await receiptOf(await payer.sendTransaction({ to: address as Hex, value: parseEther('2') }));
       const before = await anvil.client.getBalance({ address: hot });
-      const step = await (await sweeperOf()).sweep({ key: `sweep-${index}`, index, asset: ETH });
+      recorded.length = 0;
+      const step = await (await sweeperOf()).sweep({ key: `sweep-${index}`, index, asset: ETH }, record);
       expect(step.kind).to.equal('swept');
       if (step.kind !== 'swept') return;
+      expect(recorded).to.have.length(1);
+      expect(recorded[0]).to.include({ txHash: step.txHash, amount: step.amount, nodeKnewIt: false });
+      expect(keccak256(recorded[0]!.bytes as Hex)).to.equal(step.txHash);
       expect((await receiptOf(step.txHash)).status).to.equal('success');
       expect((await anvil.client.getBalance({ address: hot })) - before).to.equal(parseEther(step.amount));
       expect((await anvil.client.getBalance({ address: address as Hex })) < parseEther('0.001')).to.equal(true);
@@ -305,18 +316,22 @@ describe('ethereum adapters (anvil)', function () {
         await payer.writeContract({ address: usdt, abi: erc20Abi, functionName: 'transfer', args: [address as Hex, parseUnits('7', 6)] }),
       );
       const sweeper = await sweeperOf();
-      const funding = await sweeper.sweep({ key: `sweep-${index}`, index, asset: USDT });
+      recorded.length = 0;
+      const funding = await sweeper.sweep({ key: `sweep-${index}`, index, asset: USDT }, record);
       expect(funding.kind).to.equal('funding');
       if (funding.kind !== 'funding') return;
+      // The gas top-up is the hot wallet's, not the sweep transaction: nothing to record yet.
+      expect(recorded).to.deep.equal([]);
       await receiptOf(funding.txHash);
-      const swept = await sweeper.sweep({ key: `sweep-${index}`, index, asset: USDT });
+      const swept = await sweeper.sweep({ key: `sweep-${index}`, index, asset: USDT }, record);
       expect(swept).to.deep.include({ kind: 'swept', amount: '7' });
       if (swept.kind !== 'swept') return;
+      expect(recorded.map((r) => [r.txHash, r.amount, r.nodeKnewIt])).to.deep.equal([[swept.txHash, '7', false]]);
       expect((await receiptOf(swept.txHash)).status).to.equal('success');
       expect(await anvil.client.readContract({ address: usdt, abi: erc20Abi, functionName: 'balanceOf', args: [address as Hex] })).to.equal(
         0n,
       );
-      expect(await sweeper.sweep({ key: `sweep-${index}`, index, asset: USDT })).to.deep.include({ kind: 'nothing' });
+      expect(await sweeper.sweep({ key: `sweep-${index}`, index, asset: USDT }, record)).to.deep.include({ kind: 'nothing' });
     });
   });
 

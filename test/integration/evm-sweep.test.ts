@@ -1,7 +1,8 @@
 /**
  * The sweep job (jobs/evm-sweep.ts) on anvil with mining by hand: a token sweep waits for its gas top-up to be
- * mined before it sends the tokens, and a step whose result was never recorded (the process died after the
- * broadcast) signs the same transaction again instead of a second one. The sweeps are written straight into
+ * mined before it sends the tokens, and the sweep transaction is committed before its broadcast, so a step that
+ * died after the broadcast is followed to confirmation (even when the transaction was mined meanwhile and the
+ * address is empty) and one that died before it broadcasts the same bytes. The sweeps are written straight into
  * `evm_sweeps` (test/integration/production-sweep.test.ts finds them from swaps, through the server process).
  *
  * Skipped, with the reason printed, where anvil is missing.
@@ -10,7 +11,7 @@ import { pbkdf2Sync, randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { HDKey } from '@scure/bip32';
 import pino from 'pino';
-import { createWalletClient, erc20Abi, http, parseEther, parseUnits, type Hex } from 'viem';
+import { bytesToHex, createWalletClient, erc20Abi, http, keccak256, parseEther, parseUnits, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { anvil as anvilChain } from 'viem/chains';
 import { createEthereumSweeper, type EvmSweeper } from '../../server/adapters/ethereum/index.js';
@@ -38,9 +39,14 @@ describe('the sweep job (anvil, mining by hand)', function () {
   let usdt: Hex;
   let sweeper: EvmSweeper;
   let sweeping: EvmSweeping | undefined;
-  /** The real sweeper's steps; `crash` makes the next one throw after it broadcast (a process that died there). */
+  /** The transactions the real sweeper broadcast (top-ups and sweeps), and those it handed to `record`. */
   const broadcast: string[] = [];
-  let crash = false;
+  const recorded: string[] = [];
+  /**
+   * Where the next step dies, as a killed process would: after the sweep transaction was committed and before it
+   * was broadcast, or after the broadcast and before the step's result was handled.
+   */
+  let crash: 'before-broadcast' | 'after-broadcast' | undefined;
 
   before(async function () {
     if (reason) {
@@ -66,11 +72,18 @@ describe('the sweep job (anvil, mining by hand)', function () {
     });
     const recording: EvmSweeper = {
       ...sweeper,
-      async sweep(request) {
-        const step = await sweeper.sweep(request);
+      async sweep(request, record) {
+        const step = await sweeper.sweep(request, async (signed) => {
+          await record(signed);
+          recorded.push(signed.txHash);
+          if (crash === 'before-broadcast') {
+            crash = undefined;
+            throw new Error('the process died before the broadcast');
+          }
+        });
         if (step.kind === 'funding' || step.kind === 'swept') broadcast.push(step.txHash);
-        if (crash) {
-          crash = false;
+        if (crash === 'after-broadcast') {
+          crash = undefined;
           throw new Error('the process died after the broadcast');
         }
         return step;
@@ -79,6 +92,8 @@ describe('the sweep job (anvil, mining by hand)', function () {
     // The customer's payments are mined at once; from then on, blocks come only when the test mines them.
     const pay = async (hash: Hex) => void (await anvil.client.waitForTransactionReceipt({ hash, pollingInterval: 50 }));
     await pay(await payer.sendTransaction({ to: deriveDepositAddress(account, 1) as Hex, value: parseEther('2') }));
+    await pay(await payer.sendTransaction({ to: deriveDepositAddress(account, 3) as Hex, value: parseEther('1') }));
+    await pay(await payer.sendTransaction({ to: deriveDepositAddress(account, 4) as Hex, value: parseEther('1') }));
     await pay(
       await payer.writeContract({
         address: usdt,
@@ -130,27 +145,74 @@ describe('the sweep job (anvil, mining by hand)', function () {
   const pass = () => sweeping!.sweepNow('ETH');
   const nonceOf = (index: number) => anvil.client.getTransactionCount({ address: deriveDepositAddress(account, index) as Hex });
 
-  it('signs the same sweep again when its broadcast was never recorded, so only one can be mined', async () => {
+  const knownToNode = async (hash: string) =>
+    (await anvil.client.request({ method: 'eth_getTransactionByHash', params: [hash as Hex] })) !== null;
+
+  it('commits the sweep transaction before its broadcast: killed after it and mined meanwhile, the sweep is confirmed, not empty', async () => {
     const deposit = await addSweep(1, 'ETH');
     const hotBefore = await anvil.client.getBalance({ address: HOT });
-    crash = true;
+    crash = 'after-broadcast';
     await pass();
     expect(broadcast).to.have.length(1);
-    expect(await sweepOf(deposit)).to.include({ state: 'pending', attempts: 1, sweepTxHash: null });
+    expect(recorded).to.deep.equal(broadcast);
+    const left = await sweepOf(deposit);
+    expect(left).to.include({ state: 'swept', attempts: 0, sweepTxHash: broadcast[0] });
+    expect(keccak256(left.sweepTxBytes as Hex)).to.equal(broadcast[0]);
 
-    // Due again (as it would be after the backoff): the same nonce, the same fees and balance, the same bytes.
-    await db.knex('evm_sweeps').where({ tx_hash: deposit }).update({ next_attempt_at: new Date() });
-    await pass();
-    expect(broadcast).to.have.length(2);
-    expect(broadcast[1]).to.equal(broadcast[0]);
-    const swept = await sweepOf(deposit);
-    expect(swept).to.include({ state: 'swept', sweepTxHash: broadcast[0] });
-
+    // Mined while the process was down: the address is empty now, and the sweep follows the recorded transaction.
     await anvil.mine(1);
     await pass();
-    expect(await sweepOf(deposit)).to.include({ state: 'confirmed' });
+    expect(await sweepOf(deposit)).to.include({ state: 'confirmed', sweepTxHash: broadcast[0], amount: left.amount });
+    expect(broadcast).to.have.length(1);
     expect(await nonceOf(1)).to.equal(1);
-    expect((await anvil.client.getBalance({ address: HOT })) - hotBefore).to.equal(parseEther(swept.amount!));
+    expect((await anvil.client.getBalance({ address: HOT })) - hotBefore).to.equal(parseEther(left.amount!));
+  });
+
+  it('broadcasts the same bytes again when it was killed between the commit and the broadcast', async () => {
+    const deposit = await addSweep(3, 'ETH');
+    const hotBefore = await anvil.client.getBalance({ address: HOT });
+    const broadcastBefore = broadcast.length;
+    crash = 'before-broadcast';
+    await pass();
+    expect(broadcast).to.have.length(broadcastBefore);
+    const left = await sweepOf(deposit);
+    expect(left).to.include({ state: 'swept', sweepTxHash: recorded.at(-1) });
+    expect(await knownToNode(left.sweepTxHash!)).to.equal(false);
+
+    // The next pass finds the node does not know it, and sends the recorded bytes: the same transaction.
+    await pass();
+    expect(await knownToNode(left.sweepTxHash!)).to.equal(true);
+    expect(await sweepOf(deposit)).to.include({ state: 'swept', sweepTxHash: left.sweepTxHash });
+    await anvil.mine(1);
+    await pass();
+    expect(await sweepOf(deposit)).to.include({ state: 'confirmed', sweepTxHash: left.sweepTxHash, attempts: 0 });
+    expect(await nonceOf(3)).to.equal(1);
+    expect((await anvil.client.getBalance({ address: HOT })) - hotBefore).to.equal(parseEther(left.amount!));
+  });
+
+  it('signs again, with its nonce released, when the node refuses the recorded transaction', async () => {
+    const deposit = await addSweep(4, 'ETH');
+    crash = 'before-broadcast';
+    await pass();
+    const left = await sweepOf(deposit);
+    expect(left).to.include({ state: 'swept', attempts: 0 });
+    // Another transaction from the address takes the recorded one's nonce: those bytes can never be mined now.
+    const owner = privateKeyToAccount(bytesToHex(account.deriveChild(0).deriveChild(4).privateKey!));
+    const other = createWalletClient({ account: owner, chain: anvilChain, transport: http(anvil.url) });
+    await other.sendTransaction({ to: HOT as Hex, value: parseEther('0.1'), nonce: 0 });
+    await anvil.mine(1);
+
+    await pass();
+    expect(await sweepOf(deposit)).to.include({ state: 'pending', attempts: 1, sweepTxHash: null, sweepTxBytes: null, amount: null });
+    await db.knex('evm_sweeps').where({ tx_hash: deposit }).update({ next_attempt_at: new Date() });
+    await pass();
+    const again = await sweepOf(deposit);
+    expect(again).to.include({ state: 'swept', attempts: 1 });
+    expect(again.sweepTxHash).to.not.equal(left.sweepTxHash);
+    await anvil.mine(1);
+    await pass();
+    expect(await sweepOf(deposit)).to.include({ state: 'confirmed', sweepTxHash: again.sweepTxHash });
+    expect(await nonceOf(4)).to.equal(2);
   });
 
   it('sends the tokens of a USDT deposit only once the gas top-up is mined', async () => {

@@ -2,18 +2,19 @@
  * Sweeping in production mode, through HTTP, on real nodes (test/support/devnet.ts with ETH_DEPOSIT_KEY_FILE):
  * an ETH→LTC and a USDT→LTC swap finish, and then their deposits move from the derived addresses to the hot
  * wallet (the token's after a gas top-up from the hot wallet), without a change to the swaps; a restarted
- * server sweeps nothing again.
+ * server sweeps nothing again; a server killed after the node took a sweep finds that transaction on restart.
  *
  * Skipped, with the reason printed, where litecoind, anvil or PostgreSQL is missing.
  */
 import { expect } from 'chai';
 import pg from 'pg';
-import { createWalletClient, decodeEventLog, erc20Abi, http, parseEther, parseUnits, type Hex } from 'viem';
+import { createWalletClient, decodeEventLog, erc20Abi, http, keccak256, parseEther, parseUnits, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { ANVIL_KEY_1 } from '../support/anvil.js';
 import { createDevnetPartner, startDevnet, startDevnetServer, type Devnet, type DevnetServer } from '../support/devnet.js';
 import { devnetClient, DEVNET_ADMIN_URL, eventually, skipWithoutDevnet } from '../support/production.js';
+import { startRpcProxy } from '../support/rpc-proxy.js';
 import { swapClient, type Swap } from '../support/swaps.js';
 
 /** The customer's ETH account (anvil's second development key): it pays deposits and takes refunds. */
@@ -90,19 +91,22 @@ describe('sweeping deposits to the hot wallet on real nodes (the server process)
     return { order: detail.order as Swap, depositTx };
   }
 
-  it('sweeps the ETH deposit of a finished ETH→LTC swap to the hot wallet, less the gas of its transfer', async () => {
-    const hotBefore = await ethBalance(devnet.hotWallet);
+  /** Pays `amount` ETH from the customer's account to a deposit address, and waits until it is mined. */
+  const payEth = (amount: string) => async (address: string) => {
     const payer = createWalletClient({
       account: CUSTOMER,
       chain: { ...foundry, id: devnet.anvil.chainId },
       transport: http(devnet.anvil.url),
     });
+    const hash = await payer.sendTransaction({ to: address as Hex, value: parseEther(amount) });
+    await devnet.anvil.client.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+    return hash;
+  };
+
+  it('sweeps the ETH deposit of a finished ETH→LTC swap to the hot wallet, less the gas of its transfer', async () => {
+    const hotBefore = await ethBalance(devnet.hotWallet);
     const deposit = parseEther('0.05');
-    const { order, depositTx } = await finishSwap(toLtc('ETH', '0.05'), async (address) => {
-      const hash = await payer.sendTransaction({ to: address as Hex, value: deposit });
-      await devnet.anvil.client.waitForTransactionReceipt({ hash, pollingInterval: 50 });
-      return hash;
-    });
+    const { order, depositTx } = await finishSwap(toLtc('ETH', '0.05'), payEth('0.05'));
 
     const sweep = await confirmedSweepOf(depositTx);
     expect(sweep).to.include({ address: order.depositAddress, asset: 'ETH', funding_tx_hash: null, attempts: 0 });
@@ -165,5 +169,40 @@ describe('sweeping deposits to the hot wallet on real nodes (the server process)
     expect(await nonces()).to.deep.equal(before);
     expect((await db.query<SweepRow>('select * from evm_sweeps order by created_at')).rows).to.deep.equal(sweeps);
     for (const swap of finished) expect(await client.get(swap.id)).to.deep.equal(swap.detail);
+  });
+
+  it('commits a sweep before its broadcast: killed after the node took it (and mined it), a restart confirms that transaction', async () => {
+    // The server reaches anvil through a proxy, which holds the sweep's broadcast until the swap has finished, then
+    // passes it on and kills the server before the answer comes back.
+    const proxy = await startRpcProxy(devnet.anvil.url);
+    try {
+      await server.stop();
+      server = await startDevnetServer(devnet, { port: server.port, env: { ETH_RPC_URL: proxy.url } });
+      const firstCall = proxy.calls.length;
+      const release = proxy.hold('eth_sendRawTransaction');
+      const { order, depositTx } = await finishSwap(toLtc('ETH', '0.03'), payEth('0.03'));
+      const killed = proxy.arm('eth_sendRawTransaction', 'after', () => server.stop('SIGKILL'));
+      release();
+      const hash = keccak256((await killed).params[0] as Hex);
+      expect(server.child.process.signalCode).to.equal('SIGKILL');
+      expect((await receiptOf(hash)).status).to.equal('success');
+      // Recorded before the node saw it: what the killed process left says which transaction moved the deposit.
+      expect(await sweepOf(depositTx)).to.include({ state: 'swept', sweep_tx_hash: hash });
+
+      // The killed process's leases, expired as their time passing would; then a restart on the same database.
+      await db.query("update evm_sweep_leases set expires_at = now() - interval '1 second'");
+      await db.query("update chain_watch_leases set expires_at = now() - interval '1 second'");
+      server = await startDevnetServer(devnet, { port: server.port, env: { ETH_RPC_URL: proxy.url } });
+      const sweep = await confirmedSweepOf(depositTx);
+      expect(sweep).to.include({ sweep_tx_hash: hash, attempts: 0 });
+      // One transaction from the deposit address, and every broadcast was of its bytes.
+      expect(await devnet.anvil.client.getTransactionCount({ address: order.depositAddress as Hex })).to.equal(1);
+      const broadcasts = proxy.calls.slice(firstCall).filter((c) => c.method === 'eth_sendRawTransaction');
+      expect(new Set(broadcasts.map((c) => keccak256(c.params[0] as Hex)))).to.deep.equal(new Set([hash]));
+      const receipt = await receiptOf(hash);
+      expect(receipt).to.include({ from: order.depositAddress!.toLowerCase(), to: devnet.hotWallet.toLowerCase() });
+    } finally {
+      await proxy.close();
+    }
   });
 });

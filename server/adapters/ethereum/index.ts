@@ -17,7 +17,7 @@ import { createEvmChainWatcher } from './watcher.js';
 export type { NonceAllocator, NonceRequest } from './nonces.js';
 export { parseTokens, type TokenConfig } from './tokens.js';
 export { classifyBroadcastRefusal } from './broadcast-errors.js';
-export type { EvmSweeper, SweepRequest, SweepStep, SweepTransactionState } from './sweeper.js';
+export type { EvmSweeper, SignedSweep, SweepRequest, SweepStep, SweepTransactionState } from './sweeper.js';
 
 /** How long one JSON-RPC call may take before it counts as failed. */
 const RPC_TIMEOUT_MS = 15_000;

@@ -6,15 +6,26 @@
  *   ('funding': call again once that is mined), then the address sends its whole token balance.
  * Deposit keys derive from the account xprv (the same `0/<index>` as the addresses); nonces come from the shared
  * allocator (keys `<key>:sweep`, and `<key>:gas` for the hot wallet's top-up), released when a node refuses.
+ * The sweep transaction itself is handed to the caller's `record` after it is signed and before it is broadcast,
+ * so that it is committed first; `rebroadcast` sends those bytes again.
  */
 import { erc20Abi, formatUnits, type Hex, type PrivateKeyAccount, type PublicClient } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { bytesToHex } from 'viem/utils';
 import type { CatalogAsset } from '../../domain/catalog.js';
+import type { BroadcastOutcome } from '../chain.js';
 import { deriveDepositAddress, parseExtendedKey } from './addresses.js';
 import type { AssetBook } from './context.js';
 import type { NonceAllocator } from './nonces.js';
-import { NATIVE_TRANSFER_GAS, TOKEN_TRANSFER_GAS, broadcastSigned, currentFees, signTransfer, type Transfer } from './transactions.js';
+import {
+  NATIVE_TRANSFER_GAS,
+  TOKEN_TRANSFER_GAS,
+  broadcastSigned,
+  currentFees,
+  signTransfer,
+  type SignedTransaction,
+  type Transfer,
+} from './transactions.js';
 
 /** A deposit to sweep: the address at `0/<index>`, in `asset`; `key` names the sweep (one per deposit). */
 export interface SweepRequest {
@@ -23,6 +34,15 @@ export interface SweepRequest {
   asset: CatalogAsset;
   /** The address the caller knows the deposit by: refused when `0/<index>` is another one. */
   address?: string;
+}
+
+/** A signed sweep transaction, before its broadcast. */
+export interface SignedSweep {
+  txHash: string;
+  /** The signed transaction (0x hex). */
+  bytes: string;
+  /** What it moves, in units of the asset (a decimal string). */
+  amount: string;
 }
 
 /** Where a transaction of a sweep stands on the node. */
@@ -34,10 +54,13 @@ export type SweepStep =
   | { kind: 'nothing'; reason: string }
   /** The hot wallet sent the address gas for its token transfer: call again once `txHash` is mined. */
   | { kind: 'funding'; txHash: string }
-  /** The deposit's funds were sent to the hot wallet in `txHash`. */
+  /** The deposit's funds were sent to the hot wallet in `txHash` (the transaction given to `record`). */
   | { kind: 'swept'; txHash: string; amount: string }
-  /** The node refused a transaction of the sweep (its nonce was released). */
-  | { kind: 'rejected'; reason: string };
+  /**
+   * The node refused a transaction of the sweep (its nonce was released); `recorded` says whether it was the
+   * sweep transaction, already given to `record`.
+   */
+  | { kind: 'rejected'; reason: string; recorded: boolean };
 
 /** What sweeping needs. */
 export interface EvmSweeperOptions {
@@ -64,8 +87,15 @@ export function createEvmSweeper(options: EvmSweeperOptions) {
     return signer;
   };
 
-  // Signs `transfer` from `from` with a nonce held by `key`, and broadcasts it; a refusal releases the nonce.
-  async function send(from: PrivateKeyAccount, key: string, gas: bigint, transfer: Transfer) {
+  // Signs `transfer` from `from` with a nonce held by `key`, hands it to `beforeBroadcast` (which may refuse it by
+  // throwing: nothing is broadcast), and broadcasts it; a refusal by the node releases the nonce.
+  async function send(
+    from: PrivateKeyAccount,
+    key: string,
+    gas: bigint,
+    transfer: Transfer,
+    beforeBroadcast: (signed: SignedTransaction) => Promise<void> = async () => undefined,
+  ) {
     const [fees, chainNonce, id] = await Promise.all([
       currentFees(client),
       client.getTransactionCount({ address: from.address, blockTag: 'latest' }),
@@ -73,14 +103,19 @@ export function createEvmSweeper(options: EvmSweeperOptions) {
     ]);
     const nonce = await nonces.nonceFor({ address: from.address, key, chainNonce });
     const signed = await signTransfer(from, { chainId: id, nonce, gas, fees, transfer });
+    await beforeBroadcast(signed);
     const outcome = await broadcastSigned(client, signed);
     if (outcome.kind === 'rejected') await nonces.release(key);
     return { signed, outcome };
   }
 
   return {
-    /** Does the next step of sweeping `request`'s deposit. Throws AmbiguousBroadcastError when a broadcast's outcome is unknown. */
-    async sweep(request: SweepRequest): Promise<SweepStep> {
+    /**
+     * Does the next step of sweeping `request`'s deposit. The sweep transaction goes to `record` once signed, and
+     * is broadcast only after `record` resolved. Throws AmbiguousBroadcastError when a broadcast's outcome is
+     * unknown.
+     */
+    async sweep(request: SweepRequest, record: (signed: SignedSweep) => Promise<void>): Promise<SweepStep> {
       const asset = await assets.of(request.asset.symbol);
       const deposit = keyOf(request.index);
       if (request.address !== undefined && request.address.toLowerCase() !== deposit.address.toLowerCase()) {
@@ -92,9 +127,16 @@ export function createEvmSweeper(options: EvmSweeperOptions) {
         const gasCost = NATIVE_TRANSFER_GAS * maxFeePerGas;
         if (balance <= gasCost) return { kind: 'nothing', reason: `balance ${formatUnits(balance, 18)} does not cover the gas` };
         const value = balance - gasCost;
-        const { signed, outcome } = await send(deposit, `${request.key}:sweep`, NATIVE_TRANSFER_GAS, { to: hotWallet.address, value });
-        if (outcome.kind === 'rejected') return outcome;
-        return { kind: 'swept', txHash: signed.txHash, amount: formatUnits(value, asset.decimals) };
+        const amount = formatUnits(value, asset.decimals);
+        const { signed, outcome } = await send(
+          deposit,
+          `${request.key}:sweep`,
+          NATIVE_TRANSFER_GAS,
+          { to: hotWallet.address, value },
+          (tx) => record({ txHash: tx.txHash, bytes: tx.bytes, amount }),
+        );
+        if (outcome.kind === 'rejected') return { ...outcome, recorded: true };
+        return { kind: 'swept', txHash: signed.txHash, amount };
       }
       const tokenBalance = await client.readContract({
         address: asset.contract as Hex,
@@ -111,16 +153,30 @@ export function createEvmSweeper(options: EvmSweeperOptions) {
           to: deposit.address,
           value: gasCost - gasBalance,
         });
-        if (outcome.kind === 'rejected') return outcome;
+        if (outcome.kind === 'rejected') return { ...outcome, recorded: false };
         return { kind: 'funding', txHash: signed.txHash };
       }
-      const { signed, outcome } = await send(deposit, `${request.key}:sweep`, TOKEN_TRANSFER_GAS, {
-        to: hotWallet.address,
-        value: tokenBalance,
-        token: asset.contract,
-      });
-      if (outcome.kind === 'rejected') return outcome;
-      return { kind: 'swept', txHash: signed.txHash, amount: formatUnits(tokenBalance, asset.decimals) };
+      const amount = formatUnits(tokenBalance, asset.decimals);
+      const { signed, outcome } = await send(
+        deposit,
+        `${request.key}:sweep`,
+        TOKEN_TRANSFER_GAS,
+        { to: hotWallet.address, value: tokenBalance, token: asset.contract },
+        (tx) => record({ txHash: tx.txHash, bytes: tx.bytes, amount }),
+      );
+      if (outcome.kind === 'rejected') return { ...outcome, recorded: true };
+      return { kind: 'swept', txHash: signed.txHash, amount };
+    },
+
+    /**
+     * Broadcasts a recorded sweep transaction again (the node did not know it: the process stopped before its
+     * broadcast, or the node dropped it). A refusal releases the nonce of `key` (the request's key): the sweep is
+     * signed again. Throws AmbiguousBroadcastError when the outcome is unknown.
+     */
+    async rebroadcast(key: string, signed: { txHash: string; bytes: string }): Promise<BroadcastOutcome> {
+      const outcome = await broadcastSigned(client, signed);
+      if (outcome.kind === 'rejected') await nonces.release(`${key}:sweep`);
+      return outcome;
     },
 
     /**

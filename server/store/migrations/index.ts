@@ -24,6 +24,7 @@ import * as sandboxArmedExchanges from './0017_sandbox_armed_exchanges.js';
 import * as productionChains from './0018_production_chains.js';
 import * as evmNonces from './0019_evm_nonces.js';
 import * as evmSweeps from './0020_evm_sweeps.js';
+import * as evmSweepBytes from './0021_evm_sweep_bytes.js';
 
 /** What a migration may need besides the database: data migrations that re-seal secrets need the key. */
 export interface MigrationContext {
@@ -55,6 +56,7 @@ const migrations: Array<[name: string, migration: Migration]> = [
   ['0018_production_chains', productionChains],
   ['0019_evm_nonces', evmNonces],
   ['0020_evm_sweeps', evmSweeps],
+  ['0021_evm_sweep_bytes', evmSweepBytes],
 ];
 
 /** A knex migration source over the static list above, handing each migration `context`. */
