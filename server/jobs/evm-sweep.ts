@@ -10,8 +10,12 @@
  *
  * The sweep transaction is committed (hash, amount, signed bytes) before it is broadcast, as a payout is: a
  * process killed after the node took it finds it on restart and follows it to `confirmed`; one killed before
- * the broadcast finds the node does not know it and broadcasts the same bytes. A refused broadcast puts the
- * sweep back to `pending` (its nonce released), to be signed again.
+ * the broadcast finds the node does not know it and broadcasts the same bytes. Only a refusal of its first
+ * broadcast (it went nowhere: we broadcast through this node alone) puts the sweep back to `pending`, its nonce
+ * released, to be signed again. Once the bytes may have gone out they are the sweep's for good: a refused or
+ * unanswered rebroadcast is tried again with a backoff, and after MAX_SWEEP_REFUSALS the sweep is left `failed`
+ * for an operator with its hash and bytes, its nonce still held (signed again, the first transaction could
+ * still be mined elsewhere, and the one recorded would not be the one that moved the deposit).
  *
  * A sweep is our own bookkeeping: it never reads or writes a swap or a route, nor their events. Node calls run
  * outside every transaction; a step's result is written only if the sweep is still in the state it was read in.
@@ -89,21 +93,20 @@ export function startEvmSweeping(deps: EvmSweepDeps): EvmSweeping {
     const retryAt = (at: Date, attempts: number) =>
       new Date(at.getTime() + Math.min(intervalMs * 2 ** Math.min(attempts, 16), Math.max(RETRY_MAX_MS, intervalMs)));
 
-    // A recorded sweep transaction the node refused (its nonce released): back to pending, to be signed again
-    // after a backoff, or left for an operator after MAX_SWEEP_REFUSALS.
-    const signAgain = (sweep: EvmSweepRecord, at: Date, reason: string): EvmSweepChange => {
+    // A refusal (or no answer): tried again after a backoff, or left `failed` for an operator after
+    // MAX_SWEEP_REFUSALS. `signAgain`: the refused transaction went nowhere, so its record is cleared and the sweep
+    // is signed again (its nonce was released); otherwise the recorded transaction stays the sweep's.
+    const refusal = (sweep: EvmSweepRecord, at: Date, reason: string, signAgain: boolean): EvmSweepChange => {
       const attempts = sweep.attempts + 1;
       const failed = attempts >= MAX_SWEEP_REFUSALS;
+      const context = { network, address: sweep.address, txHash: sweep.txHash, outputIndex: sweep.outputIndex, asset: sweep.asset };
       deps.logger[failed ? 'error' : 'warn'](
-        { network, txHash: sweep.txHash, outputIndex: sweep.outputIndex, sweepTxHash: sweep.sweepTxHash, reason, attempts },
-        failed ? 'sweep transaction refused; left for an operator' : 'sweep transaction refused; will sign it again',
+        { ...context, sweepTxHash: sweep.sweepTxHash, reason, attempts },
+        failed ? 'sweep refused; left for an operator' : 'sweep refused; will retry',
       );
-      const state = failed ? ('failed' as const) : ('pending' as const);
       return {
-        state,
-        sweepTxHash: null,
-        sweepTxBytes: null,
-        amount: null,
+        ...(signAgain ? { state: 'pending' as const, sweepTxHash: null, sweepTxBytes: null, amount: null } : {}),
+        ...(failed ? { state: 'failed' as const } : {}),
         attempts,
         lastError: reason,
         nextAttemptAt: retryAt(at, attempts),
@@ -135,12 +138,16 @@ export function startEvmSweeping(deps: EvmSweepDeps): EvmSweeping {
         if (state === 'pending') return;
         // Unknown to the node: never broadcast (the process stopped first), or dropped. The recorded bytes go again.
         if (sweep.sweepTxBytes !== null) {
-          const outcome = await sweeper.rebroadcast(sweepKey(sweep), { txHash: sweep.sweepTxHash!, bytes: sweep.sweepTxBytes });
-          if (outcome.kind === 'accepted') {
-            deps.logger.info({ ...context, sweepTxHash: sweep.sweepTxHash }, 'recorded sweep transaction broadcast again');
-            return;
+          let outcome;
+          try {
+            outcome = await sweeper.rebroadcast({ txHash: sweep.sweepTxHash!, bytes: sweep.sweepTxBytes });
+          } catch (err) {
+            return save(sweep, refusal(sweep, at, (err as Error).message, false));
           }
-          return save(sweep, signAgain(sweep, at, outcome.reason));
+          if (outcome.kind === 'rejected') return save(sweep, refusal(sweep, at, outcome.reason, false));
+          deps.logger.info({ ...context, sweepTxHash: sweep.sweepTxHash }, 'recorded sweep transaction broadcast again');
+          // Counted, so that one the node keeps dropping (a fee cap under the base fee) ends with an operator.
+          return save(sweep, { attempts: sweep.attempts + 1, nextAttemptAt: retryAt(at, sweep.attempts + 1) });
         }
         // Swept before its bytes were recorded (migration 0021) and dropped: swept again (its nonce is the same, so
         // the dropped one can never be mined as well).
@@ -168,8 +175,14 @@ export function startEvmSweeping(deps: EvmSweepDeps): EvmSweeping {
       } catch (err) {
         // No answer, or an ambiguous broadcast: tried again later with the same nonces. A recorded transaction is
         // followed from its state on the node instead (broadcast again if the node does not know it).
+        if (recorded) {
+          deps.logger.warn(
+            { ...context, err, sweepTxHash: recorded.sweepTxHash },
+            'sweep broadcast unanswered; its recorded transaction is followed',
+          );
+          return;
+        }
         deps.logger.warn({ ...context, err }, 'sweep step failed; will retry');
-        if (recorded) return;
         return save(sweep, {
           attempts: sweep.attempts + 1,
           lastError: (err as Error).message,
@@ -184,21 +197,10 @@ export function startEvmSweeping(deps: EvmSweepDeps): EvmSweeping {
           return save(sweep, { state: 'funding', fundingTxHash: result.txHash });
         case 'swept':
           return; // recorded before its broadcast
-        case 'rejected': {
-          if (result.recorded && recorded) return save(recorded, signAgain(recorded, at, result.reason));
-          const attempts = sweep.attempts + 1;
-          const failed = attempts >= MAX_SWEEP_REFUSALS;
-          deps.logger[failed ? 'error' : 'warn'](
-            { ...context, reason: result.reason, attempts },
-            failed ? 'sweep refused; left for an operator' : 'sweep refused; will retry',
-          );
-          return save(sweep, {
-            attempts,
-            lastError: result.reason,
-            nextAttemptAt: retryAt(at, attempts),
-            ...(failed ? { state: 'failed' as const } : {}),
-          });
-        }
+        case 'rejected':
+          // A refused sweep transaction went nowhere (its first broadcast): signed again. A refused top-up: retried.
+          if (result.recorded && recorded) return save(recorded, refusal(recorded, at, result.reason, true));
+          return save(sweep, refusal(sweep, at, result.reason, false));
       }
     }
 

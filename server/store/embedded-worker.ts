@@ -63,6 +63,8 @@ async function serve(): Promise<void> {
   const data = workerData as EmbeddedWorkerData;
   try {
     const pglite = await openPGlite(data);
+    // The image is in PGlite's file system now; workerData would keep this copy as long as the thread lives.
+    if (data.freshImage instanceof Uint8Array) data.freshImage = undefined;
     // Taken before any statement ran, so the image is the cluster initdb made and nothing else.
     const freshImage = data.freshImage === 'make' ? new Uint8Array(await (await pglite.dumpDataDir('none')).arrayBuffer()) : undefined;
     const socketServer = new EmbeddedSocketServer(pglite);

@@ -17,7 +17,7 @@ import { anvil as anvilChain } from 'viem/chains';
 import { createEthereumSweeper, type EvmSweeper } from '../../server/adapters/ethereum/index.js';
 import { deriveDepositAddress } from '../../server/adapters/ethereum/addresses.js';
 import { loadSandboxCatalog } from '../../server/adapters/sandbox/catalog.js';
-import { startEvmSweeping, type EvmSweeping } from '../../server/jobs/evm-sweep.js';
+import { MAX_SWEEP_REFUSALS, startEvmSweeping, type EvmSweeping } from '../../server/jobs/evm-sweep.js';
 import { migrate, openDatabase, type Database } from '../../server/store/database.js';
 import { createEvmNonceAllocator } from '../../server/store/evm-nonces.js';
 import { listSweeps, type EvmSweepRecord } from '../../server/store/evm-sweeps.js';
@@ -39,14 +39,17 @@ describe('the sweep job (anvil, mining by hand)', function () {
   let usdt: Hex;
   let sweeper: EvmSweeper;
   let sweeping: EvmSweeping | undefined;
-  /** The transactions the real sweeper broadcast (top-ups and sweeps), and those it handed to `record`. */
+  /** The transactions the real sweeper broadcast (top-ups and sweeps), those it handed to `record`, and the bytes rebroadcast. */
   const broadcast: string[] = [];
   const recorded: string[] = [];
+  const rebroadcast: string[] = [];
   /**
    * Where the next step dies, as a killed process would: after the sweep transaction was committed and before it
    * was broadcast, or after the broadcast and before the step's result was handled.
    */
   let crash: 'before-broadcast' | 'after-broadcast' | undefined;
+  /** Runs between the sweep transaction's commit and its broadcast, once. */
+  let beforeBroadcast: (() => Promise<void>) | undefined;
 
   before(async function () {
     if (reason) {
@@ -76,6 +79,9 @@ describe('the sweep job (anvil, mining by hand)', function () {
         const step = await sweeper.sweep(request, async (signed) => {
           await record(signed);
           recorded.push(signed.txHash);
+          const hook = beforeBroadcast;
+          beforeBroadcast = undefined;
+          await hook?.();
           if (crash === 'before-broadcast') {
             crash = undefined;
             throw new Error('the process died before the broadcast');
@@ -88,12 +94,17 @@ describe('the sweep job (anvil, mining by hand)', function () {
         }
         return step;
       },
+      async rebroadcast(signed) {
+        rebroadcast.push(signed.bytes);
+        return sweeper.rebroadcast(signed);
+      },
     };
     // The customer's payments are mined at once; from then on, blocks come only when the test mines them.
     const pay = async (hash: Hex) => void (await anvil.client.waitForTransactionReceipt({ hash, pollingInterval: 50 }));
     await pay(await payer.sendTransaction({ to: deriveDepositAddress(account, 1) as Hex, value: parseEther('2') }));
     await pay(await payer.sendTransaction({ to: deriveDepositAddress(account, 3) as Hex, value: parseEther('1') }));
     await pay(await payer.sendTransaction({ to: deriveDepositAddress(account, 4) as Hex, value: parseEther('1') }));
+    await pay(await payer.sendTransaction({ to: deriveDepositAddress(account, 5) as Hex, value: parseEther('1') }));
     await pay(
       await payer.writeContract({
         address: usdt,
@@ -179,40 +190,74 @@ describe('the sweep job (anvil, mining by hand)', function () {
     expect(left).to.include({ state: 'swept', sweepTxHash: recorded.at(-1) });
     expect(await knownToNode(left.sweepTxHash!)).to.equal(false);
 
-    // The next pass finds the node does not know it, and sends the recorded bytes: the same transaction.
+    // The next pass finds the node does not know it, and sends the recorded bytes (nothing is signed again).
+    const recordedBefore = recorded.length;
     await pass();
+    expect(rebroadcast).to.deep.equal([left.sweepTxBytes]);
+    expect(recorded).to.have.length(recordedBefore);
     expect(await knownToNode(left.sweepTxHash!)).to.equal(true);
-    expect(await sweepOf(deposit)).to.include({ state: 'swept', sweepTxHash: left.sweepTxHash });
+    expect(await sweepOf(deposit)).to.include({ state: 'swept', sweepTxHash: left.sweepTxHash, attempts: 1 });
     await anvil.mine(1);
+    await db.knex('evm_sweeps').where({ tx_hash: deposit }).update({ next_attempt_at: new Date() });
     await pass();
-    expect(await sweepOf(deposit)).to.include({ state: 'confirmed', sweepTxHash: left.sweepTxHash, attempts: 0 });
+    expect(await sweepOf(deposit)).to.include({ state: 'confirmed', sweepTxHash: left.sweepTxHash, attempts: 1 });
     expect(await nonceOf(3)).to.equal(1);
     expect((await anvil.client.getBalance({ address: HOT })) - hotBefore).to.equal(parseEther(left.amount!));
   });
 
-  it('signs again, with its nonce released, when the node refuses the recorded transaction', async () => {
+  it('signs again, its nonce released, when the node refuses the first broadcast (the transaction went nowhere)', async () => {
+    const deposit = await addSweep(5, 'ETH');
+    const address = deriveDepositAddress(account, 5) as Hex;
+    const key = `sweep:${deposit}:0:sweep`;
+    // The address is emptied between the commit and the broadcast: the node refuses it for insufficient funds.
+    beforeBroadcast = () => anvil.rpc('anvil_setBalance', [address, '0x0']).then(() => undefined);
+    await pass();
+    const refused = await sweepOf(deposit);
+    expect(refused).to.include({ state: 'pending', attempts: 1, sweepTxHash: null, sweepTxBytes: null, amount: null });
+    expect(refused.lastError).to.match(/insufficient funds/i);
+    expect(await db.knex('evm_nonces').where({ key }).first()).to.equal(undefined);
+
+    await anvil.rpc('anvil_setBalance', [address, `0x${parseEther('1').toString(16)}`]);
+    await db.knex('evm_sweeps').where({ tx_hash: deposit }).update({ next_attempt_at: new Date() });
+    await pass();
+    const again = await sweepOf(deposit);
+    expect(again).to.include({ state: 'swept', attempts: 1 });
+    await anvil.mine(1);
+    await pass();
+    expect(await sweepOf(deposit)).to.include({ state: 'confirmed', sweepTxHash: again.sweepTxHash });
+    expect(await nonceOf(5)).to.equal(1);
+  });
+
+  it('keeps a recorded transaction the node refuses when broadcast again, and leaves it for an operator with its hash', async () => {
     const deposit = await addSweep(4, 'ETH');
     crash = 'before-broadcast';
     await pass();
     const left = await sweepOf(deposit);
     expect(left).to.include({ state: 'swept', attempts: 0 });
-    // Another transaction from the address takes the recorded one's nonce: those bytes can never be mined now.
+    // Another transaction from the address takes the recorded one's nonce: the node refuses those bytes now. It
+    // cannot tell whether they went out before, so they stay the sweep's, and nothing is signed again.
     const owner = privateKeyToAccount(bytesToHex(account.deriveChild(0).deriveChild(4).privateKey!));
     const other = createWalletClient({ account: owner, chain: anvilChain, transport: http(anvil.url) });
     await other.sendTransaction({ to: HOT as Hex, value: parseEther('0.1'), nonce: 0 });
     await anvil.mine(1);
 
-    await pass();
-    expect(await sweepOf(deposit)).to.include({ state: 'pending', attempts: 1, sweepTxHash: null, sweepTxBytes: null, amount: null });
-    await db.knex('evm_sweeps').where({ tx_hash: deposit }).update({ next_attempt_at: new Date() });
-    await pass();
-    const again = await sweepOf(deposit);
-    expect(again).to.include({ state: 'swept', attempts: 1 });
-    expect(again.sweepTxHash).to.not.equal(left.sweepTxHash);
-    await anvil.mine(1);
-    await pass();
-    expect(await sweepOf(deposit)).to.include({ state: 'confirmed', sweepTxHash: again.sweepTxHash });
-    expect(await nonceOf(4)).to.equal(2);
+    const recordedBefore = recorded.length;
+    for (let attempt = 1; attempt <= MAX_SWEEP_REFUSALS; attempt++) {
+      await db.knex('evm_sweeps').where({ tx_hash: deposit }).update({ next_attempt_at: new Date() });
+      await pass();
+      const sweep = await sweepOf(deposit);
+      expect(sweep).to.include({ attempts: attempt, sweepTxHash: left.sweepTxHash, sweepTxBytes: left.sweepTxBytes, amount: left.amount });
+      expect(sweep.state).to.equal(attempt < MAX_SWEEP_REFUSALS ? 'swept' : 'failed');
+      expect(sweep.lastError).to.match(/spent by another transaction/);
+    }
+    expect(recorded).to.have.length(recordedBefore);
+    expect(await nonceOf(4)).to.equal(1);
+    // The nonce stays held by the sweep's key: the allocator gives the next key of the address the one after it.
+    const held = await db
+      .knex('evm_nonces')
+      .where({ key: `sweep:${deposit}:0:sweep` })
+      .first('nonce');
+    expect(Number(held.nonce)).to.equal(0);
   });
 
   it('sends the tokens of a USDT deposit only once the gas top-up is mined', async () => {

@@ -170,13 +170,11 @@ export function createEvmSweeper(options: EvmSweeperOptions) {
 
     /**
      * Broadcasts a recorded sweep transaction again (the node did not know it: the process stopped before its
-     * broadcast, or the node dropped it). A refusal releases the nonce of `key` (the request's key): the sweep is
-     * signed again. Throws AmbiguousBroadcastError when the outcome is unknown.
+     * broadcast, or the node dropped it). Its nonce stays held whatever the answer: the bytes may have gone out
+     * before. Throws AmbiguousBroadcastError when the outcome is unknown.
      */
-    async rebroadcast(key: string, signed: { txHash: string; bytes: string }): Promise<BroadcastOutcome> {
-      const outcome = await broadcastSigned(client, signed);
-      if (outcome.kind === 'rejected') await nonces.release(`${key}:sweep`);
-      return outcome;
+    rebroadcast(signed: { txHash: string; bytes: string }): Promise<BroadcastOutcome> {
+      return broadcastSigned(client, signed);
     },
 
     /**
