@@ -48,7 +48,10 @@ const SWEEPS_PER_PASS = 20;
 export const MAX_SWEEP_REFUSALS = 5;
 /** The longest wait before a failed step is tried again. */
 const RETRY_MAX_MS = 10 * 60_000;
-/** A sweep transaction the node has not known of for this long was dropped: the step is done again (same nonce). */
+/**
+ * A sweep transaction the node has not known of for this long was dropped: the step is done again (same nonce).
+ * Only for sweeps recorded before migration 0021, which have no bytes to broadcast again.
+ */
 export const SWEEP_DROPPED_AFTER_MS = 10 * 60_000;
 
 /** The key a sweep's nonces are held by (the sweeper adds `:sweep` and `:gas`): one per deposit output. */
@@ -90,6 +93,15 @@ export function startEvmSweeping(deps: EvmSweepDeps): EvmSweeping {
     let holding = false;
     const leaseMs = Math.max(SWEEP_LEASE_MS, 3 * intervalMs);
 
+    // What every log line about `sweep` names.
+    const contextOf = (sweep: EvmSweepRecord) => ({
+      network,
+      address: sweep.address,
+      txHash: sweep.txHash,
+      outputIndex: sweep.outputIndex,
+      asset: sweep.asset,
+    });
+
     const retryAt = (at: Date, attempts: number) =>
       new Date(at.getTime() + Math.min(intervalMs * 2 ** Math.min(attempts, 16), Math.max(RETRY_MAX_MS, intervalMs)));
 
@@ -99,7 +111,7 @@ export function startEvmSweeping(deps: EvmSweepDeps): EvmSweeping {
     const refusal = (sweep: EvmSweepRecord, at: Date, reason: string, signAgain: boolean): EvmSweepChange => {
       const attempts = sweep.attempts + 1;
       const failed = attempts >= MAX_SWEEP_REFUSALS;
-      const context = { network, address: sweep.address, txHash: sweep.txHash, outputIndex: sweep.outputIndex, asset: sweep.asset };
+      const context = contextOf(sweep);
       deps.logger[failed ? 'error' : 'warn'](
         { ...context, sweepTxHash: sweep.sweepTxHash, reason, attempts },
         failed ? 'sweep refused; left for an operator' : 'sweep refused; will retry',
@@ -123,7 +135,7 @@ export function startEvmSweeping(deps: EvmSweepDeps): EvmSweeping {
     // One step of `sweep`: follows its last transaction, or asks the sweeper for the next one.
     async function step(sweep: EvmSweepRecord): Promise<void> {
       const at = deps.now();
-      const context = { network, address: sweep.address, txHash: sweep.txHash, outputIndex: sweep.outputIndex, asset: sweep.asset };
+      const context = contextOf(sweep);
       const dropped = (state: string) => state === 'unknown' && at.getTime() - sweep.updatedAt.getTime() > SWEEP_DROPPED_AFTER_MS;
       if (sweep.state === 'swept') {
         const state = await sweeper.transactionState(sweep.sweepTxHash!);
