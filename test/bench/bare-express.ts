@@ -2,8 +2,6 @@
  * The baseline of the bench's bare-express ratios, run as its own process like the server: an express app
  * with one handler per route that answers a fixed JSON body, nothing else (no validation, authentication,
  * database). Started by startBareExpress in server-process.ts; reads PORT and BARE_ROUTES (JSON: BareRoute[]).
- * A second one, with a single POST route, is the operations bench's webhook receiver: a request body it does
- * not read is discarded by Node once the answer is sent, so it keeps nothing.
  */
 import express from 'express';
 import type { BareRoute } from './server-process.js';

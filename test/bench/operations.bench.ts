@@ -30,7 +30,15 @@ import { startPrismMock } from '../support/process.js';
 import { createBenchWorld, makeRouteBodies, makeSwapBodies, type BenchWorld } from './fixtures.js';
 import { runLoad, statusText, type LoadFigures, type RunLength } from './load.js';
 import { nextOf, send, signedCall, type Call, type Target } from './requests.js';
-import { percentile, rssMb, startBareExpress, startServerProcess, type BareRoute, type ServerProcess } from './server-process.js';
+import {
+  percentile,
+  rssMb,
+  startBareExpress,
+  startServerProcess,
+  startWebhookReceiver,
+  type BareRoute,
+  type ServerProcess,
+} from './server-process.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 1);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -153,7 +161,7 @@ const ROWS: Record<OperationId, (c: RowContext) => Row[]> = {
   sendTestWebhook: () => [
     {
       call: signedCall('POST', '/partner/webhook/test'),
-      note: 'each request is a real delivery to a local receiver (a process of its own) that answers 200 at once; the per-partner sending limit (WEBHOOK_MAX_CONCURRENT_PER_PARTNER, 4 by default) is raised to 64 like the rate limits, so the row measures the work of a test send and not the throttle',
+      note: "each request is a real delivery to a local receiver (plain node:http in a process of its own: a partner's receiver runs on its own machines, so this one takes as little of this machine as it can) that answers 200 at once; the per-partner sending limit (WEBHOOK_MAX_CONCURRENT_PER_PARTNER, 4 by default) is raised to 64 like the rate limits, so the row measures the work of a test send and not the throttle",
     },
   ],
   getPartnerMarkup: () => [{ call: signedCall('GET', '/partner/markup') }],
@@ -612,7 +620,7 @@ async function main(): Promise<void> {
   const started = performance.now();
   const server = await startServerProcess(root, {
     // Pools are made before their row runs; route deposits made by a row are not converted under later rows.
-    // The webhook receiver (a bare express, below) listens on this machine.
+    // The webhook receiver (below) listens on this machine.
     env: {
       QUOTE_TTL_SECONDS: '3600',
       CHALLENGE_TTL_SECONDS: '3600',
@@ -627,11 +635,11 @@ async function main(): Promise<void> {
   try {
     const mock = await startPrismMock(root);
     stops.push(mock.stop);
-    // The webhook receiver is a bare express of its own (answers 200, keeps nothing), so the deliveries cost
-    // this process, which generates the load, nothing.
-    const receiver = await startBareExpress(root, [{ method: 'post', path: '/hooks', status: 200, body: {} }]);
+    // The webhook receiver is plain node:http in a process of its own (answers 200, keeps nothing): the
+    // deliveries cost this process, which generates the load, nothing, and the machine as little as they can.
+    const receiver = await startWebhookReceiver(root);
     stops.push(receiver.stop);
-    const world = await createBenchWorld(server.origin, server.signer, `${receiver.origin}/hooks`);
+    const world = await createBenchWorld(server.origin, server.signer, receiver.url);
     const { results, planned } = planRows({ world, server });
     const serverTarget: Target = { name: 'server', origin: server.origin, prefix: API_PREFIX, signer: server.signer };
     const mockSigner = { keyId: 'demo', secret: 'mock', audience: mock.url, user: server.signer.user };

@@ -186,6 +186,23 @@ export interface BareRoute {
   body: unknown;
 }
 
+/**
+ * Starts test/bench/webhook-receiver.ts in its own process: a receiver that answers every webhook 200 and keeps
+ * nothing; resolves with the URL to set as the partner's webhook.
+ */
+export async function startWebhookReceiver(root: string): Promise<{ url: string; stop(): Promise<unknown> }> {
+  const port = await freePort();
+  const child = spawnGroup(
+    process.execPath,
+    ['--import', 'tsx', 'test/bench/webhook-receiver.ts'],
+    { PORT: String(port), NODE_ENV: 'production' },
+    root,
+  );
+  const origin = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${origin}/`, 30_000, child);
+  return { url: `${origin}/hooks`, stop: () => child.stop() };
+}
+
 /** Starts test/bench/bare-express.ts in its own process (NODE_ENV=production) serving `routes`; returns its origin. */
 export async function startBareExpress(root: string, routes: BareRoute[]): Promise<{ origin: string; stop(): Promise<unknown> }> {
   const port = await freePort();
