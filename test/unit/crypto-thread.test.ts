@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createCryptoThread, type CryptoThread } from '../../server/crypto-thread.js';
 import { sandboxAddress } from '../../server/domain/addresses.js';
-import { signZanoMessage, verifyZanoProof, type ZanoProof } from '../../server/domain/zano-proof.js';
+import { signZanoMessage, verifyZanoProof, type ZanoProof, type ZanoProofResult } from '../../server/domain/zano-proof.js';
 import { seedOf } from '../../server/adapters/sandbox/chain.js';
 import { freshScalar, freshZanoWallet } from '../support/routes.js';
 
@@ -41,6 +41,32 @@ describe('createCryptoThread()', () => {
       const verdicts = await Promise.all(proofs.map((p) => thread.verifyZanoProof(p)));
       expect(verdicts.map((v) => v.ok)).to.deep.equal(proofs.map((_, i) => i % 3 !== 0));
       expect(verdicts).to.deep.equal(proofs.map((p) => verifyZanoProof(p)));
+    });
+
+    it('holds the calls made while a batch is on the thread, then sends them together: each gets its own verdict, after that batch', async () => {
+      const batches: number[] = [];
+      await thread.close();
+      thread = createCryptoThread({ onBatch: (calls) => batches.push(calls) });
+      // 200 signature checks: tens of milliseconds of the thread's work, while this test takes five turns.
+      const ahead = Array.from({ length: 200 }, () => thread.verifyZanoProof(VECTOR));
+      let aheadAnswered = false;
+      void Promise.all(ahead).then(() => (aheadAnswered = true));
+      // The batch of 200 reaches the thread at the end of this turn; these calls are made in later turns, while it works.
+      const later: Array<Promise<{ afterAhead: boolean; verdict: ZanoProofResult; expected: ZanoProofResult }>> = [];
+      for (let i = 0; i < 5; i++) {
+        await new Promise((resolve) => setImmediate(resolve));
+        const proof = i % 2 === 0 ? VECTOR : { ...VECTOR, message: `${VECTOR.message}${i}` };
+        later.push(
+          thread.verifyZanoProof(proof).then((verdict) => ({ afterAhead: aheadAnswered, verdict, expected: verifyZanoProof(proof) })),
+        );
+      }
+      for (const answer of await Promise.all(later)) {
+        expect(answer.afterAhead, 'answered after the batch ahead of it').to.equal(true);
+        expect(answer.verdict).to.deep.equal(answer.expected);
+      }
+      expect((await Promise.all(later)).map((a) => a.verdict.ok)).to.deep.equal([true, false, true, false, true]);
+      expect((await Promise.all(ahead)).every((v) => v.ok)).to.equal(true);
+      expect(batches, 'calls per batch sent').to.deep.equal([200, 5]);
     });
   });
 
