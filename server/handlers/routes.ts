@@ -67,7 +67,7 @@ export function createRouteHandlers(
   /**
    * Reads the challenge a route request names and throws invalid_challenge saying what is wrong with it, in
    * the spec's order; returns when nothing is. The statement that spends a challenge checks the same rules
-   * (CHALLENGE_SPENDABLE in store/routes.ts): change both.
+   * (CHALLENGE_SPENDABLE in store/routes.ts, and pss_create_routes in migration 0022): change all three.
    */
   async function checkChallenge(
     target: ReturnType<typeof settlementTarget>,

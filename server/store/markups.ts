@@ -19,29 +19,12 @@ export async function findMarkup(db: Knex, partnerId: string): Promise<MarkupRec
  * the last one's commit. A first set inserts the row.
  */
 export async function upsertMarkup(db: Knex, partnerId: string, percent: string): Promise<MarkupRecord> {
-  // Each branch writes only where the others do not: `changed` a row this statement's snapshot has, `inserted`
-  // one it has not (or, should a concurrent first set have inserted it meanwhile, that one).
+  // One statement, planned once per connection (pss_set_markup, migration 0022). Each of its branches writes
+  // only where the others do not: `changed` a row this statement's snapshot has, `inserted` one it has not
+  // (or, should a concurrent first set have inserted it meanwhile, that one).
   const {
     rows: [row],
-  } = await db.raw(
-    `with changed as (
-       update partner_markups set percent = ?::numeric, updated_at = now()
-        where partner_id = ? and percent is distinct from ?::numeric
-       returning percent, updated_at
-     ), inserted as (
-       insert into partner_markups (partner_id, percent, updated_at)
-       select ?, ?::numeric, now() where not exists (select from partner_markups where partner_id = ?)
-       on conflict (partner_id) do update set percent = excluded.percent, updated_at = excluded.updated_at
-       returning percent, updated_at
-     )
-     select percent, updated_at from changed
-     union all
-     select percent, updated_at from inserted
-     union all
-     select percent, updated_at from partner_markups
-      where partner_id = ? and not exists (select from changed) and not exists (select from inserted)`,
-    [percent, partnerId, percent, partnerId, percent, partnerId, partnerId],
-  );
+  } = await db.raw(`select updated_at from pss_set_markup(?::uuid, ?::numeric)`, [partnerId, percent]);
   // Unchanged, the row is as the statement's snapshot saw it; a set committed since can only have been to
   // this same percentage (the update re-checks the newest row), so it is what the answer shows.
   return { percent, updatedAt: row.updated_at };

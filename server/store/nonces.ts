@@ -43,16 +43,9 @@ export function createNonceClaims(db: Knex, now: () => Date) {
     }
     const unique = [...first.values()];
     const keyIds = [...new Set(unique.map((c) => c.keyId))];
+    // One statement, planned once per connection (pss_claim_nonces, migration 0022, holds its text).
     const result = await db.raw(
-      `with claimed as (
-         insert into request_nonces (key_id, nonce, expires_at)
-         select * from unnest(?::text[], ?::text[], ?::timestamptz[])
-         on conflict (key_id, nonce) do update set expires_at = excluded.expires_at
-           where request_nonces.expires_at <= ?
-         returning key_id, nonce)
-       select 'n' as kind, key_id, nonce, null::timestamptz as updated_at, null::text as status from claimed
-       union all
-       select 'p', key_id, null, updated_at, status from partners where key_id = any(?::text[])`,
+      `select kind, key_id, nonce, updated_at, status from pss_claim_nonces(?::text[], ?::text[], ?::timestamptz[], ?::timestamptz, ?::text[])`,
       [unique.map((c) => c.keyId), unique.map((c) => c.nonce), unique.map((c) => c.expiresAt), now(), keyIds],
     );
     const rows: Array<{ kind: 'n' | 'p'; key_id: string; nonce: string | null; updated_at: Date | null; status: string | null }> =

@@ -109,8 +109,9 @@ export type RouteCreation =
   { outcome: 'created'; view: RouteView } | { outcome: 'challenge_refused' | 'route_exists' | 'route_limit_reached' };
 
 // When a create (its `input` row) may spend challenge `c`: issued to this partner and user for this target with
-// this text, unused and unexpired at the route's creation. Its twin in words is checkChallenge
-// (handlers/routes.ts), which reads a refused create's challenge to say which of these failed: change both.
+// this text, unused and unexpired at the route's creation. Its twins are pss_create_routes (migration 0022),
+// which spends the challenge where this holds, and, in words, checkChallenge (handlers/routes.ts), which reads a
+// refused create's challenge to say which of these failed: change all three.
 const CHALLENGE_SPENDABLE = `c.used_at is null and c.expires_at > input.created_at
        and c.partner_id = input.partner_id and c.external_user = input.external_user
        and c.destination_asset = input.destination_asset and c.destination_network = input.destination_network
@@ -120,47 +121,21 @@ const CHALLENGE_SPENDABLE = `c.used_at is null and c.expires_at > input.created_
 // read before), then stores the route (only if it spent it) with the challenge's label unless the request
 // named one, the partner's markup at this moment and its asset keys (addresses are stored once allocated).
 // The creates of a group use distinct challenges and targets (createRouteWriter). Each partner's count of
-// routes (partner_route_counts) grows by the routes it stored, only while it stays within the quota (the first
-// binding after the arrays); its row lock orders concurrent creates of one partner, so the quota is exact.
-// Unless every create stored its route the statement fails as a whole through pss_route_not_created (migration
-// 0009), naming for a lone create why, and nothing of it stays. A concurrent spend of the same challenge waits for
-// this statement's commit, then finds it spent; a concurrent create for the same user and target waits for the
-// first route's commit, then conflicts with it. The arrays make the text the same for any group's size.
+// routes (partner_route_counts) grows by the routes it stored, only while it stays within the quota (the last
+// argument); its row lock orders concurrent creates of one partner, so the quota is exact. Unless every create
+// stored its route the statement fails as a whole through pss_route_not_created (migration 0009), naming for a
+// lone create why, and nothing of it stays. A concurrent spend of the same challenge waits for this statement's
+// commit, then finds it spent; a concurrent create for the same user and target waits for the first route's
+// commit, then conflicts with it. The arrays make the call the same for any group's size.
+//
+// The statement is the body of pss_create_routes (migration 0022), so it is planned once per connection, not
+// on every call (planning it took 0.5-2.8 ms, more than running it); it spends a challenge where
+// CHALLENGE_SPENDABLE holds. A change to it is a new migration that replaces the function.
 const CREATE_ROUTES = `
-  with input as (
-    select * from unnest(?::int[], ?::uuid[], ?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[],
-                         ?::numeric[], ?::numeric[], ?::numeric[], ?::numeric[], ?::timestamptz[], ?::timestamptz[], ?::text[],
-                         ?::text[])
-      as t(i, challenge_id, id, partner_id, external_user, destination_asset, destination_network, destination_address, label,
-           fee_percent, fee_floor_usd, min_swap_usd, max_auto_swap_usd, next_poll_at, created_at, asset_keys, message)
-  ), spent as (
-    update route_challenges c set used_at = input.created_at
-      from input
-     where c.id = input.challenge_id and ${CHALLENGE_SPENDABLE}
-    returning input.i, c.label
-  ), inserted as (
-    insert into permanent_routes (id, partner_id, external_user, destination_asset, destination_network, destination_address, label,
-                                  fee_percent, markup_percent, fee_floor_usd, min_swap_usd, max_auto_swap_usd, next_poll_at,
-                                  active_at, asset_keys, created_at, updated_at)
-    select n.id, n.partner_id, n.external_user, n.destination_asset, n.destination_network, n.destination_address, coalesce(n.label, s.label),
-           n.fee_percent, coalesce((select m.percent from partner_markups m where m.partner_id = n.partner_id), 0), n.fee_floor_usd,
-           n.min_swap_usd, n.max_auto_swap_usd, n.next_poll_at, n.created_at, string_to_array(n.asset_keys, ','), n.created_at, n.created_at
-      from input n join spent s on s.i = n.i
-    on conflict (partner_id, external_user, destination_asset, destination_address) do nothing
-    returning *
-  ), counted as (
-    insert into partner_route_counts as c (partner_id, routes)
-    select partner_id, count(*) from inserted group by partner_id having count(*) <= ?::int
-    on conflict (partner_id) do update set routes = c.routes + excluded.routes where c.routes + excluded.routes <= ?::int
-    returning c.partner_id
-  )
-  select case when (select count(*) from inserted) = ?
-               and (select count(*) from counted) = (select count(distinct partner_id) from inserted) then 'created'
-              when (select count(*) from spent) < ? then pss_route_not_created('challenge_refused')
-              when (select count(*) from inserted) < ? then pss_route_not_created('route_exists')
-              else pss_route_not_created('route_limit_reached') end as outcome,
-         i.*, null::json as view_addresses, '[]'::json as view_buckets
-    from (select) as one left join inserted i on true`;
+  select r.outcome, (r.route).*, null::json as view_addresses, '[]'::json as view_buckets
+    from pss_create_routes(?::int[], ?::uuid[], ?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[],
+                           ?::numeric[], ?::numeric[], ?::numeric[], ?::numeric[], ?::timestamptz[], ?::timestamptz[], ?::text[],
+                           ?::text[], ?::int) as r`;
 
 // Which creates of a group may spend their challenges (positions `i`), read as CREATE_ROUTES would spend them.
 const SPENDABLE_CHALLENGES = `
@@ -201,10 +176,6 @@ export async function createRoutes(
     routes.map((r) => r.assetKeys.join(',')),
     creates.map((c) => c.message),
     maxRoutesPerPartner,
-    maxRoutesPerPartner,
-    creates.length,
-    creates.length,
-    creates.length,
   ]);
   const views = new Map<string, RouteView>();
   for (const { outcome: _created, ...columns } of rows as Array<{ outcome: 'created' }>) {

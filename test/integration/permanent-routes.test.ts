@@ -363,7 +363,7 @@ describe('Permanent routes: challenges and verified creation', () => {
       expect((await create(proofs[0])).status).to.equal(201);
       const statements: string[] = [];
       const count = (query: { sql: string }) => {
-        if (query.sql.includes('update route_challenges c set used_at')) statements.push(query.sql);
+        if (query.sql.includes('from pss_create_routes(')) statements.push(query.sql);
       };
       server.knex.on('query', count);
       try {

@@ -25,6 +25,7 @@ import * as productionChains from './0018_production_chains.js';
 import * as evmNonces from './0019_evm_nonces.js';
 import * as evmSweeps from './0020_evm_sweeps.js';
 import * as evmSweepBytes from './0021_evm_sweep_bytes.js';
+import * as statementFunctions from './0022_statement_functions.js';
 
 /** What a migration may need besides the database: data migrations that re-seal secrets need the key. */
 export interface MigrationContext {
@@ -57,6 +58,7 @@ const migrations: Array<[name: string, migration: Migration]> = [
   ['0019_evm_nonces', evmNonces],
   ['0020_evm_sweeps', evmSweeps],
   ['0021_evm_sweep_bytes', evmSweepBytes],
+  ['0022_statement_functions', statementFunctions],
 ];
 
 /** A knex migration source over the static list above, handing each migration `context`. */
