@@ -4,10 +4,10 @@
  * (a point and hashes per network of a new route). On the main thread that work took about half of a route
  * create's CPU, and every other request waited while it ran; here it runs beside them, on another core.
  *
- * Calls go to the thread in batches, one message each, and one batch at a time: the calls made while a batch
- * is on the thread wait for its answer and then go together (calls made in one turn of the event loop go
- * together anyway). The thread works through its batches one after another, so a call waits no longer for
- * its turn, and under load the cost of crossing threads (a message and a wake-up each way, system calls that
+ * Calls go to the thread in batches, one message each, and at most two batches at a time: the one it works
+ * on and the next, waiting there so that it never idles between them. The calls made meanwhile wait for the
+ * first of the two to be answered and then go together (calls made in one turn of the event loop go together
+ * anyway), so under load the cost of crossing threads (a message and a wake-up each way, system calls that
  * took about 5% of a route create's CPU when every turn sent its own) is shared by many calls. The thread
  * starts on first use and does not keep the process
  * alive; if it fails or exits, the calls in flight are refused with the reason and the next call starts a
@@ -20,6 +20,8 @@ import type { CryptoAnswer, CryptoBatch, CryptoTask } from './crypto-worker.js';
 import { workerModuleSource } from './worker-module.js';
 
 const WORKER_SOURCE = workerModuleSource('crypto-worker', import.meta.url);
+/** Batches on the thread at once: the one it works on, and the next. */
+const MAX_BATCHES_IN_FLIGHT = 2;
 
 /** The work the thread does, as promises. */
 export interface CryptoThread {
@@ -46,11 +48,11 @@ export interface CryptoThreadOptions {
 export function createCryptoThread(options: CryptoThreadOptions = {}): CryptoThread {
   let worker: Worker | undefined;
   let nextId = 1;
-  /** Tasks not yet sent: sent together at the end of this turn, or when the batch on the thread is answered. */
+  /** Tasks not yet sent: sent together at the end of this turn, or when a batch on the thread is answered. */
   let queued: Array<{ task: CryptoTask; waiting: Waiting }> = [];
-  /** The batch sent and not yet answered, by id (at most one). */
+  /** Batches sent and not yet answered, by id (at most MAX_BATCHES_IN_FLIGHT). */
   const inFlight = new Map<number, Waiting[]>();
-  /** Whether a send() is due (at the end of this turn, or when the batch on the thread is answered). */
+  /** Whether a send() is due (at the end of this turn). */
   let sendDue = false;
 
   const refuseInFlight = (reason: Error) => {
@@ -91,17 +93,17 @@ export function createCryptoThread(options: CryptoThreadOptions = {}): CryptoThr
     return thread;
   }
 
-  /** Sends the queued calls at the end of this turn, unless a batch is on the thread (its answer sends them). */
+  /** Sends the queued calls at the end of this turn, unless two batches are on the thread (an answer sends them). */
   function scheduleSend(): void {
-    if (sendDue || inFlight.size > 0 || queued.length === 0) return;
+    if (sendDue || inFlight.size >= MAX_BATCHES_IN_FLIGHT || queued.length === 0) return;
     sendDue = true;
     setImmediate(send);
   }
 
   function send(): void {
     sendDue = false;
-    // A batch is on the thread: these calls go with the next, when it is answered (or refused).
-    if (inFlight.size > 0) return;
+    // Two batches are on the thread: these calls go when one of them is answered (or refused).
+    if (inFlight.size >= MAX_BATCHES_IN_FLIGHT) return;
     const batch = queued;
     queued = [];
     if (batch.length === 0) return; // refused by close() meanwhile
@@ -110,8 +112,8 @@ export function createCryptoThread(options: CryptoThreadOptions = {}): CryptoThr
       id,
       batch.map((q) => q.waiting),
     );
-    options.onBatch?.(batch.length);
     try {
+      options.onBatch?.(batch.length);
       started().postMessage({ id, tasks: batch.map((q) => q.task) } satisfies CryptoBatch);
     } catch (err) {
       inFlight.delete(id);

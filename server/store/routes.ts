@@ -112,7 +112,7 @@ export type RouteCreation =
 // this text, unused and unexpired at the route's creation. Its twins are pss_create_routes (migration 0022),
 // which spends the challenge where this holds, and, in words, checkChallenge (handlers/routes.ts), which reads a
 // refused create's challenge to say which of these failed: change all three.
-const CHALLENGE_SPENDABLE = `c.used_at is null and c.expires_at > input.created_at
+export const CHALLENGE_SPENDABLE = `c.used_at is null and c.expires_at > input.created_at
        and c.partner_id = input.partner_id and c.external_user = input.external_user
        and c.destination_asset = input.destination_asset and c.destination_network = input.destination_network
        and c.destination_address = input.destination_address and c.text = input.message`;

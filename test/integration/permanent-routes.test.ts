@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { assetNetwork } from '../../server/domain/catalog.js';
 import { ROUTES_PER_FILL } from '../../server/jobs/route-addresses.js';
+import { CHALLENGE_SPENDABLE } from '../../server/store/routes.js';
 import { signZanoMessage } from '../../server/domain/zano-proof.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { expectError, readJson, type JsonResponse } from '../support/http.js';
@@ -355,6 +356,13 @@ describe('Permanent routes: challenges and verified creation', () => {
       const other = await create(proofFor(forFusd));
       expectError(other, 400, 'invalid_challenge');
       expect(other.text).to.contain('issued for another settlement target');
+    });
+
+    it('spends a challenge by the rule the read of a refused group applies (the function holds a copy of it)', async () => {
+      const { rows } = await server.knex.raw(`select prosrc from pg_proc where oid = to_regproc('pss_create_routes')`);
+      const words = (sql: string) => sql.replace(/\s+/g, ' ').trim();
+      expect(rows).to.have.length(1);
+      expect(words(rows[0].prosrc)).to.contain(words(CHALLENGE_SPENDABLE));
     });
 
     it('answers creates brought at once, one with a used challenge, each on its own, writing the others together', async () => {

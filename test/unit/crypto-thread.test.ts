@@ -43,7 +43,7 @@ describe('createCryptoThread()', () => {
       expect(verdicts).to.deep.equal(proofs.map((p) => verifyZanoProof(p)));
     });
 
-    it('holds the calls made while a batch is on the thread, then sends them together: each gets its own verdict, after that batch', async () => {
+    it('keeps two batches on the thread and sends the calls made meanwhile together: each gets its own verdict, in order', async () => {
       const batches: number[] = [];
       await thread.close();
       thread = createCryptoThread({ onBatch: (calls) => batches.push(calls) });
@@ -66,7 +66,9 @@ describe('createCryptoThread()', () => {
       }
       expect((await Promise.all(later)).map((a) => a.verdict.ok)).to.deep.equal([true, false, true, false, true]);
       expect((await Promise.all(ahead)).every((v) => v.ok)).to.equal(true);
-      expect(batches, 'calls per batch sent').to.deep.equal([200, 5]);
+      // The first later call goes at once, to wait on the thread behind the 200; the next four wait for the 200
+      // to be answered, and go as one batch.
+      expect(batches, 'calls per batch sent').to.deep.equal([200, 1, 4]);
     });
   });
 
@@ -100,6 +102,25 @@ describe('createCryptoThread()', () => {
       expect(await inFlight)
         .to.be.instanceOf(Error)
         .with.property('message', 'the crypto thread was closed');
+      expect(await thread.verifyZanoProof(VECTOR)).to.deep.equal({ ok: true, format: 'v2' });
+    });
+
+    it('refuses the calls waiting behind the batches on the thread, and a later call is answered', async () => {
+      const settle = (p: Promise<unknown>) =>
+        p.then(
+          () => undefined,
+          (err: unknown) => err,
+        );
+      const first = settle(Promise.all(Array.from({ length: 200 }, () => thread.verifyZanoProof(VECTOR))));
+      await new Promise((resolve) => setImmediate(resolve));
+      const second = settle(thread.verifyZanoProof(VECTOR));
+      await new Promise((resolve) => setImmediate(resolve));
+      // Two batches are on the thread: this one waits here.
+      const waiting = settle(thread.verifyZanoProof(VECTOR));
+      await thread.close();
+      for (const refused of [await first, await second, await waiting]) {
+        expect(refused).to.be.instanceOf(Error).with.property('message', 'the crypto thread was closed');
+      }
       expect(await thread.verifyZanoProof(VECTOR)).to.deep.equal({ ok: true, format: 'v2' });
     });
 
