@@ -13,17 +13,27 @@
  */
 import type { Knex } from 'knex';
 
-export async function up(knex: Knex): Promise<void> {
-  // Records each (key id, nonce) not recorded and unexpired at p_now; returns the pairs it recorded ('n'), and
-  // the current version and status of the partners of p_partner_keys ('p').
-  await knex.raw(`
-    create function pss_claim_nonces(p_key_ids text[], p_nonces text[], p_expires_at timestamptz[], p_now timestamptz,
-                                     p_partner_keys text[])
-    returns table (kind text, key_id text, nonce text, updated_at timestamptz, status text)
+/** `create function <signature>` in PL/pgSQL, returning the rows of `query` as `table (<columns>)`. */
+function queryFunction(signature: string, columns: string, query: string): string {
+  return `
+    create function ${signature}
+    returns table (${columns})
     language plpgsql as $$
     #variable_conflict use_column
     begin
-      return query
+      return query ${query};
+    end
+    $$`;
+}
+
+export async function up(knex: Knex): Promise<void> {
+  // Records each (key id, nonce) not recorded and unexpired at p_now; returns the pairs it recorded ('n'), and
+  // the current version and status of the partners of p_partner_keys ('p').
+  await knex.raw(
+    queryFunction(
+      `pss_claim_nonces(p_key_ids text[], p_nonces text[], p_expires_at timestamptz[], p_now timestamptz, p_partner_keys text[])`,
+      `kind text, key_id text, nonce text, updated_at timestamptz, status text`,
+      `
       with claimed as (
         insert into request_nonces as r (key_id, nonce, expires_at)
         select * from unnest(p_key_ids, p_nonces, p_expires_at)
@@ -32,19 +42,17 @@ export async function up(knex: Knex): Promise<void> {
         returning r.key_id, r.nonce)
       select 'n'::text, c.key_id, c.nonce, null::timestamptz, null::text from claimed c
       union all
-      select 'p'::text, p.key_id, null::text, p.updated_at, p.status from partners p where p.key_id = any(p_partner_keys);
-    end
-    $$`);
+      select 'p'::text, p.key_id, null::text, p.updated_at, p.status from partners p where p.key_id = any(p_partner_keys)`,
+    ),
+  );
 
   // Sets the partner's markup to p_percent and returns it as stored: unchanged, the row is only read (its
   // updated_at kept); a first set inserts it.
-  await knex.raw(`
-    create function pss_set_markup(p_partner_id uuid, p_percent numeric)
-    returns table (percent numeric, updated_at timestamptz)
-    language plpgsql as $$
-    #variable_conflict use_column
-    begin
-      return query
+  await knex.raw(
+    queryFunction(
+      `pss_set_markup(p_partner_id uuid, p_percent numeric)`,
+      `percent numeric, updated_at timestamptz`,
+      `
       with changed as (
         update partner_markups m set percent = p_percent, updated_at = now()
          where m.partner_id = p_partner_id and m.percent is distinct from p_percent
@@ -60,24 +68,22 @@ export async function up(knex: Knex): Promise<void> {
       select i.percent, i.updated_at from inserted i
       union all
       select m.percent, m.updated_at from partner_markups m
-       where m.partner_id = p_partner_id and not exists (select from changed) and not exists (select from inserted);
-    end
-    $$`);
+       where m.partner_id = p_partner_id and not exists (select from changed) and not exists (select from inserted)`,
+    ),
+  );
 
   // Spends each create's challenge if it may be spent on that route and stores the route, the partner's count
   // of routes kept within p_max_routes; fails as a whole through pss_route_not_created (0009) unless every
   // create stored its route. The reading of each step is beside createRoutes in store/routes.ts.
-  await knex.raw(`
-    create function pss_create_routes(
+  await knex.raw(
+    queryFunction(
+      `pss_create_routes(
       p_i int[], p_challenge_id uuid[], p_id uuid[], p_partner_id uuid[], p_external_user text[], p_destination_asset text[],
       p_destination_network text[], p_destination_address text[], p_label text[], p_fee_percent numeric[],
       p_fee_floor_usd numeric[], p_min_swap_usd numeric[], p_max_auto_swap_usd numeric[], p_next_poll_at timestamptz[],
-      p_created_at timestamptz[], p_asset_keys text[], p_message text[], p_max_routes int)
-    returns table (outcome text, route permanent_routes)
-    language plpgsql as $$
-    #variable_conflict use_column
-    begin
-      return query
+      p_created_at timestamptz[], p_asset_keys text[], p_message text[], p_max_routes int)`,
+      `outcome text, route permanent_routes`,
+      `
       with input as (
         select * from unnest(p_i, p_challenge_id, p_id, p_partner_id, p_external_user, p_destination_asset, p_destination_network,
                              p_destination_address, p_label, p_fee_percent, p_fee_floor_usd, p_min_swap_usd, p_max_auto_swap_usd,
@@ -117,7 +123,7 @@ export async function up(knex: Knex): Promise<void> {
                   when (select count(*) from inserted) < cardinality(p_i) then pss_route_not_created('route_exists')
                   else pss_route_not_created('route_limit_reached') end,
              case when i.id is null then null else row(i.*)::permanent_routes end
-        from (select) as one left join inserted i on true;
-    end
-    $$`);
+        from (select) as one left join inserted i on true`,
+    ),
+  );
 }
