@@ -187,32 +187,33 @@ export interface BareRoute {
 }
 
 /**
+ * Starts the bench script `script` (under test/bench) in its own process on a free port (PORT, NODE_ENV=production,
+ * plus `env`) and waits until it answers; resolves with its origin.
+ */
+async function startBenchProcess(root: string, script: string, env: Record<string, string> = {}) {
+  const port = await freePort();
+  const child = spawnGroup(
+    process.execPath,
+    ['--import', 'tsx', `test/bench/${script}`],
+    { PORT: String(port), NODE_ENV: 'production', ...env },
+    root,
+  );
+  const origin = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${origin}/`, 30_000, child);
+  return { origin, stop: (): Promise<unknown> => child.stop() };
+}
+
+/**
  * Starts test/bench/webhook-receiver.ts in its own process: a receiver that answers every webhook 200 and keeps
  * nothing; resolves with the URL to set as the partner's webhook.
  */
 export async function startWebhookReceiver(root: string): Promise<{ url: string; stop(): Promise<unknown> }> {
-  const port = await freePort();
-  const child = spawnGroup(
-    process.execPath,
-    ['--import', 'tsx', 'test/bench/webhook-receiver.ts'],
-    { PORT: String(port), NODE_ENV: 'production' },
-    root,
-  );
-  const origin = `http://127.0.0.1:${port}`;
-  await waitForHttp(`${origin}/`, 30_000, child);
-  return { url: `${origin}/hooks`, stop: () => child.stop() };
+  const hookPath = '/hooks';
+  const { origin, stop } = await startBenchProcess(root, 'webhook-receiver.ts', { HOOK_PATH: hookPath });
+  return { url: `${origin}${hookPath}`, stop };
 }
 
 /** Starts test/bench/bare-express.ts in its own process (NODE_ENV=production) serving `routes`; returns its origin. */
-export async function startBareExpress(root: string, routes: BareRoute[]): Promise<{ origin: string; stop(): Promise<unknown> }> {
-  const port = await freePort();
-  const child = spawnGroup(
-    process.execPath,
-    ['--import', 'tsx', 'test/bench/bare-express.ts'],
-    { PORT: String(port), NODE_ENV: 'production', BARE_ROUTES: JSON.stringify(routes) },
-    root,
-  );
-  const origin = `http://127.0.0.1:${port}`;
-  await waitForHttp(`${origin}/`, 30_000, child);
-  return { origin, stop: () => child.stop() };
+export function startBareExpress(root: string, routes: BareRoute[]): Promise<{ origin: string; stop(): Promise<unknown> }> {
+  return startBenchProcess(root, 'bare-express.ts', { BARE_ROUTES: JSON.stringify(routes) });
 }
