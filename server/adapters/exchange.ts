@@ -7,17 +7,20 @@
  * Like the chain adapters it takes no database handle and is never called inside a database transaction.
  */
 
-/** One conversion attempt: the swap, and a key that is the same for every retry of the same attempt. */
+/**
+ * One conversion attempt: the swap, and the swap's last change as the step read it. Every retry of one
+ * attempt names the same version; a step that read a version since replaced is thrown away and asks again.
+ */
 export interface ExchangeAttempt {
   swapId: string;
-  attemptKey: string;
+  swapVersion: Date;
 }
 
 /** Executes conversions. */
 export interface ExchangeVenue {
   /**
    * Why the venue refuses `attempt` (the swap's deposit is then refunded), or null when it executes it.
-   * Asked again with the same key (a retried step), it gives the same answer.
+   * Asked again for the same version (a retried step), it gives the same answer.
    */
   refusal(attempt: ExchangeAttempt): Promise<string | null>;
 }

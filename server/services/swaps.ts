@@ -120,7 +120,7 @@ export function createSwapService(deps: SwapServiceDeps) {
   // so a retried step asks the same attempt), asked only in `exchanging`, before the step's transaction.
   async function exchangeRefusalFor(swap: SwapRecord): Promise<string | null> {
     if (swap.status !== 'exchanging') return null;
-    return deps.exchange.refusal({ swapId: swap.id, attemptKey: `${swap.id}@${swap.updatedAt.toISOString()}` });
+    return deps.exchange.refusal({ swapId: swap.id, swapVersion: swap.updatedAt });
   }
 
   // What the hot wallet can still pay in the destination asset for `swap` (asked only in `exchanging`, before

@@ -231,22 +231,28 @@ export async function armExchangeFailure(db: Knex, swapId: string): Promise<void
 }
 
 /**
- * Fires `swapId`'s armed exchange failure on the attempt `attemptKey`, in one statement: the first attempt
- * asked after the arming is refused, and so is every retry of it (the same key); the swap's `armed_failure`
- * is cleared then (without touching its `updated_at`, which names the attempt), so it can be armed again.
- * True when this attempt is refused.
+ * Fires `swapId`'s armed exchange failure on the attempt at `swapVersion` (the swap's `updated_at` as the step
+ * read it), in one statement. The first attempt on the swap's current version is refused, and so is every
+ * retry of it (the same version); the swap's `armed_failure` is cleared then (without touching its
+ * `updated_at`, which names the attempt), so it can be armed again. An attempt on an older version fires
+ * nothing: its step read the swap before the arming (which moved `updated_at`) and will be thrown away, so
+ * firing there would spend the failure on a decision never taken. True when this attempt is refused.
  */
-export async function fireExchangeFailure(db: Knex, swapId: string, attemptKey: string): Promise<boolean> {
+export async function fireExchangeFailure(db: Knex, swapId: string, swapVersion: Date): Promise<boolean> {
+  const attemptKey = `${swapId}@${swapVersion.toISOString()}`;
   const { rows } = await db.raw(
     `with fired as (
        update sandbox_armed_exchanges set refused_key = coalesce(refused_key, ?)
-        where swap_id = ? returning refused_key
+        where swap_id = ?
+          and (refused_key is not null
+               or exists (select from swaps where id = ? and date_trunc('milliseconds', updated_at) = ?))
+        returning refused_key
      ), disarmed as (
        update swaps set armed_failure = null
         where id = ? and armed_failure = 'exchange' and exists (select from fired where refused_key = ?)
      )
      select refused_key from fired`,
-    [attemptKey, swapId, swapId, attemptKey],
+    [attemptKey, swapId, swapId, swapVersion, swapId, attemptKey],
   );
   return rows.length > 0 && rows[0].refused_key === attemptKey;
 }

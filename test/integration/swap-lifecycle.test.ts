@@ -310,21 +310,30 @@ describe('The swap lifecycle through the sandbox', function () {
   it("keeps an armed exchange failure in the sandbox's venue: it refuses one attempt and its retries, then nothing until armed again", async () => {
     const { order } = await client.create();
     await client.waitFor(order.id, (o) => !!o.depositAddress);
+    const version = async () => (await server.knex('swaps').where({ id: order.id }).first()).updated_at as Date;
+    const before = await version();
     expect((await sandbox(`${order.id}/failures`, { stage: 'exchange' })).status).to.equal(200);
     const venue = createSimulatedExchange({ knex: server.knex });
-    const attempt = (key: string) => venue.refusal({ swapId: order.id, attemptKey: key });
+    const attempt = (swapVersion: Date) => venue.refusal({ swapId: order.id, swapVersion });
     const armed = async () => (await server.knex('swaps').where({ id: order.id }).first()).armed_failure as string | null;
-    expect(await attempt('first')).to.match(/exchange failure was armed/);
-    expect(await attempt('first')).to.match(/exchange failure was armed/);
+    // A step that read the swap before the arming is thrown away: its attempt leaves the failure armed.
+    expect(await attempt(before)).to.equal(null);
+    expect(await armed()).to.equal('exchange');
+    const first = await version();
+    expect(await attempt(first)).to.match(/exchange failure was armed/);
+    expect(await attempt(first)).to.match(/exchange failure was armed/);
     expect(await armed()).to.equal(null);
-    expect(await attempt('second')).to.equal(null);
-    // Fired, so arming it again is new (and the next attempt is refused).
+    expect(await attempt(new Date(first.getTime() + 1))).to.equal(null);
+    // Fired, so arming it again is new (and the next attempt on the swap as it is then is refused).
     expect((await sandbox(`${order.id}/failures`, { stage: 'exchange' })).status).to.equal(200);
     expect(await armed()).to.equal('exchange');
-    expect(await attempt('third')).to.match(/exchange failure was armed/);
-    expect(await attempt('second')).to.equal(null);
+    expect(await attempt(first)).to.equal(null);
+    expect(await armed()).to.equal('exchange');
+    const third = await version();
+    expect(await attempt(third)).to.match(/exchange failure was armed/);
+    expect(await attempt(first)).to.equal(null);
     // Another swap's venue answer is its own.
-    expect(await venue.refusal({ swapId: randomUUID(), attemptKey: 'first' })).to.equal(null);
+    expect(await venue.refusal({ swapId: randomUUID(), swapVersion: first })).to.equal(null);
   });
 
   it('fails the swap for the operator when an injected payout failure fires', async () => {
