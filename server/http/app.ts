@@ -16,7 +16,7 @@ import { closeResponseSchemas } from '../spec.js';
 import { authenticate, claimNonce, createPartnerCache } from './authenticate.js';
 import { parseJsonBody, readRawBody } from './body.js';
 import { cors } from './cors.js';
-import { createDocsRouter } from './docs.js';
+import { createDocsRouter, DOCS_PATH } from './docs.js';
 import { rateLimit } from './rate-limit.js';
 import { errorHandler } from './errors.js';
 import {
@@ -71,7 +71,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(requestId());
   app.use(requestLog(deps.logger));
   // The reference page is no spec operation: it is answered here, before routing by the operation table.
-  app.use(createDocsRouter({ documentUrl: `${API_BASE_PATH}/openapi.json` }));
+  app.use(DOCS_PATH, createDocsRouter({ documentUrl: `${API_BASE_PATH}/openapi.json` }));
   // CORS before routing: a browser's preflight (OPTIONS) is no operation of the spec, and the headers a page
   // needs must be on every answer it reads, errors included (server/http/cors.ts).
   app.use(cors({ origins: deps.config.corsOrigins, routes, basePath: API_BASE_PATH }));
@@ -171,7 +171,10 @@ function bindHandler(route: OperationRoute, handler: Handler<OperationId>, logge
         headers: req.headers,
         body: req.body,
         partner: req.partner,
-        log: (req as Request & { log?: Logger }).log ?? logger,
+        // A getter: the request's child logger is made only when a handler logs.
+        get log() {
+          return (req as Request & { log?: Logger }).log ?? logger;
+        },
         req,
         res,
       } as unknown as HandlerContext<OperationId>;

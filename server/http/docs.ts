@@ -39,7 +39,7 @@ export interface DocsOptions {
   documentUrl: string;
 }
 
-/** Creates the router serving the page and its assets under DOCS_PATH. */
+/** Creates the router serving the page and its assets, to be mounted at DOCS_PATH. */
 export function createDocsRouter({ documentUrl }: DocsOptions): Router {
   // Off: Scalar's own fonts (fonts.scalar.com), its AI agent (api.scalar.com) and the developer toolbar,
   // which reach outside; the system fonts stand in. All tags open: every operation is on the page, not
@@ -71,18 +71,20 @@ export function createDocsRouter({ documentUrl }: DocsOptions): Router {
 </html>
 `;
 
+  // Mounted at DOCS_PATH (app.ts), so the API's own requests never enter this router: its paths are relative.
   const router = express.Router();
-  router.use(DOCS_PATH, securityHeaders());
-  router.get(DOCS_PATH, (_req, res) => {
+  const within = (url: string) => url.slice(DOCS_PATH.length);
+  router.use(securityHeaders());
+  router.get('/', (_req, res) => {
     res.setHeader('Cache-Control', 'no-cache');
     res.type('html').send(page);
   });
   // Both asset URLs change with their content, so browsers may keep them for good.
-  router.get(rendererUrl, (_req, res, next) => {
+  router.get(within(rendererUrl), (_req, res, next) => {
     // After the headers (a client that went away mid-file), there is nothing left to answer.
     res.sendFile(RENDERER_FILE, { maxAge: IMMUTABLE_MAX_AGE_MS, immutable: true }, (err) => err && !res.headersSent && next(err));
   });
-  router.get(startUrl, (_req, res) => {
+  router.get(within(startUrl), (_req, res) => {
     res.setHeader('Cache-Control', `public, max-age=${IMMUTABLE_MAX_AGE_MS / 1000}, immutable`);
     res.type('js').send(startScript);
   });
