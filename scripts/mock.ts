@@ -20,7 +20,7 @@ import { parseCorsOrigins } from '../server/config.js';
 import { createLogger } from '../server/logger.js';
 import { API_BASE_PATH } from '../server/http/app.js';
 import { cors } from '../server/http/cors.js';
-import { createDocsRouter, DOCS_PATH } from '../server/http/docs.js';
+import { DOCS_PATH, mountDocs } from '../server/http/docs.js';
 import { errorHandler } from '../server/http/errors.js';
 import { indexOperations } from '../server/http/operations.js';
 import { requestId } from '../server/http/request-id.js';
@@ -79,7 +79,7 @@ const frontServer = http.createServer(front);
 
 const app = express();
 app.disable('x-powered-by');
-app.use(createDocsRouter({ documentUrl: `${API_BASE_PATH}/openapi.json` }));
+mountDocs(app, { documentUrl: `${API_BASE_PATH}/openapi.json` });
 app.get(`${API_BASE_PATH}/openapi.json`, (_req, res) => {
   res.json(document);
 });

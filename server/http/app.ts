@@ -16,7 +16,7 @@ import { closeResponseSchemas } from '../spec.js';
 import { authenticate, claimNonce, createPartnerCache } from './authenticate.js';
 import { parseJsonBody, readRawBody } from './body.js';
 import { cors } from './cors.js';
-import { createDocsRouter, DOCS_PATH } from './docs.js';
+import { mountDocs } from './docs.js';
 import { rateLimit } from './rate-limit.js';
 import { errorHandler } from './errors.js';
 import {
@@ -71,7 +71,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(requestId());
   app.use(requestLog(deps.logger));
   // The reference page is no spec operation: it is answered here, before routing by the operation table.
-  app.use(DOCS_PATH, createDocsRouter({ documentUrl: `${API_BASE_PATH}/openapi.json` }));
+  mountDocs(app, { documentUrl: `${API_BASE_PATH}/openapi.json` });
   // CORS before routing: a browser's preflight (OPTIONS) is no operation of the spec, and the headers a page
   // needs must be on every answer it reads, errors included (server/http/cors.ts).
   app.use(cors({ origins: deps.config.corsOrigins, routes, basePath: API_BASE_PATH }));

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import express, { type RequestHandler, type Router } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 
 /** Where the page is served (outside the versioned API). */
 export const DOCS_PATH = '/docs';
@@ -33,14 +33,17 @@ const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'self'",
 ].join('; ');
 
-/** Options for createDocsRouter. */
+/** Options for mountDocs. */
 export interface DocsOptions {
   /** The URL the page fetches the OpenAPI document from (same origin). */
   documentUrl: string;
 }
 
-/** Creates the router serving the page and its assets, to be mounted at DOCS_PATH. */
-export function createDocsRouter({ documentUrl }: DocsOptions): Router {
+/**
+ * Serves the page and its assets on `app` under DOCS_PATH. The router is mounted there, not at '/', so the
+ * API's own requests never walk its routes.
+ */
+export function mountDocs(app: Express, { documentUrl }: DocsOptions): void {
   // Off: Scalar's own fonts (fonts.scalar.com), its AI agent (api.scalar.com) and the developer toolbar,
   // which reach outside; the system fonts stand in. All tags open: every operation is on the page, not
   // behind a "Show more".
@@ -71,7 +74,7 @@ export function createDocsRouter({ documentUrl }: DocsOptions): Router {
 </html>
 `;
 
-  // Mounted at DOCS_PATH (app.ts), so the API's own requests never enter this router: its paths are relative.
+  // Its paths are relative to DOCS_PATH, where it is mounted.
   const router = express.Router();
   const within = (url: string) => url.slice(DOCS_PATH.length);
   router.use(securityHeaders());
@@ -88,7 +91,7 @@ export function createDocsRouter({ documentUrl }: DocsOptions): Router {
     res.setHeader('Cache-Control', `public, max-age=${IMMUTABLE_MAX_AGE_MS / 1000}, immutable`);
     res.type('js').send(startScript);
   });
-  return router;
+  app.use(DOCS_PATH, router);
 }
 
 function securityHeaders(): RequestHandler {
