@@ -188,7 +188,8 @@ export function createSandboxHandlers(
         ? { swap: read, armed: true, newly: false }
         : await transaction(deps.knex, async (trx) => {
             const arming = await armSwapFailure(trx, partnerId, path.id, body.stage, allowed, deps.now());
-            if (arming?.newly) await (body.stage === 'exchange' ? armExchangeFailure : armPayoutFailure)(trx, arming.swap.id);
+            if (arming?.newly && body.stage === 'exchange') await armExchangeFailure(trx, arming.swap.id, arming.swap.updatedAt);
+            if (arming?.newly && body.stage === 'payout') await armPayoutFailure(trx, arming.swap.id);
             return arming;
           });
       if (!result) throw notFound();

@@ -220,39 +220,40 @@ export async function armPayoutFailure(db: Knex, swapId: string): Promise<void> 
 
 /**
  * Arms the failure of `swapId`'s next exchange, in the caller's transaction (the sandbox operation arms the
- * swap's `armed_failure` in the same one). A failure that fired already is armed again.
+ * swap's `armed_failure` in the same one, which moved the swap's `updated_at` to `version`). A failure that
+ * fired already is armed again.
  */
-export async function armExchangeFailure(db: Knex, swapId: string): Promise<void> {
+export async function armExchangeFailure(db: Knex, swapId: string, version: Date): Promise<void> {
   await db.raw(
-    `insert into sandbox_armed_exchanges (swap_id) values (?)
-     on conflict (swap_id) do update set refused_key = null where sandbox_armed_exchanges.refused_key is not null`,
-    [swapId],
+    `insert into sandbox_armed_exchanges (swap_id, armed_at) values (?, ?)
+     on conflict (swap_id) do update set refused_key = null, armed_at = excluded.armed_at`,
+    [swapId, version],
   );
 }
 
 /**
  * Fires `swapId`'s armed exchange failure on the attempt at `swapVersion` (the swap's `updated_at` as the step
- * read it), in one statement. The first attempt on the swap's current version is refused, and so is every
- * retry of it (the same version); the swap's `armed_failure` is cleared then (without touching its
- * `updated_at`, which names the attempt), so it can be armed again. An attempt on an older version fires
- * nothing: its step read the swap before the arming (which moved `updated_at`) and will be thrown away, so
- * firing there would spend the failure on a decision never taken. True when this attempt is refused.
+ * read it), in one statement. The first attempt on the version the failure was armed at, or a later one, is
+ * refused, and so is every retry of it (the same version); the swap's `armed_failure` is cleared then
+ * (without touching its `updated_at`, which names the attempt), so it can be armed again. An attempt on an
+ * older version fires nothing: its step read the swap before the arming and will be thrown away, so firing
+ * there would spend the failure on a decision never taken. Both versions are on the row this statement
+ * updates, so an attempt that waited for an arming in progress is judged by the arming. True when this
+ * attempt is refused.
  */
 export async function fireExchangeFailure(db: Knex, swapId: string, swapVersion: Date): Promise<boolean> {
   const attemptKey = `${swapId}@${swapVersion.toISOString()}`;
   const { rows } = await db.raw(
     `with fired as (
        update sandbox_armed_exchanges set refused_key = coalesce(refused_key, ?)
-        where swap_id = ?
-          and (refused_key is not null
-               or exists (select from swaps where id = ? and date_trunc('milliseconds', updated_at) = ?))
+        where swap_id = ? and (refused_key is not null or armed_at is null or armed_at <= ?)
         returning refused_key
      ), disarmed as (
        update swaps set armed_failure = null
         where id = ? and armed_failure = 'exchange' and exists (select from fired where refused_key = ?)
      )
      select refused_key from fired`,
-    [attemptKey, swapId, swapId, swapVersion, swapId, attemptKey],
+    [attemptKey, swapId, swapVersion, swapId, attemptKey],
   );
   return rows.length > 0 && rows[0].refused_key === attemptKey;
 }

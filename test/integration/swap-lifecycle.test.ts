@@ -9,6 +9,8 @@ import { createSimulatedExchange } from '../../server/adapters/sandbox/exchange.
 import { createSandboxRates } from '../../server/adapters/sandbox/rates.js';
 import type { RatesAdapter } from '../../server/adapters/rates.js';
 import { AppError } from '../../server/domain/errors.js';
+import { armExchangeFailure } from '../../server/store/sandbox-chain.js';
+import { armSwapFailure } from '../../server/store/swaps.js';
 
 // DESIGN 6.5, written out again here so the test checks the code against the design, not against itself.
 const EXPECTED: Record<string, [terminal: boolean, actionRequired: string, reasonCode: string, retryable: boolean]> = {
@@ -334,6 +336,31 @@ describe('The swap lifecycle through the sandbox', function () {
     expect(await attempt(first)).to.equal(null);
     // Another swap's venue answer is its own.
     expect(await venue.refusal({ swapId: randomUUID(), swapVersion: first })).to.equal(null);
+  });
+
+  it('keeps a failure armed when an attempt read before the arming waits for the arming to commit', async () => {
+    const { order } = await client.create();
+    await client.waitFor(order.id, (o) => !!o.depositAddress);
+    const row = async () => server.knex('swaps').where({ id: order.id }).first();
+    const venue = createSimulatedExchange({ knex: server.knex });
+    // Fired once, so the venue keeps a row for the swap and the next arming updates it (under a row lock).
+    expect((await sandbox(`${order.id}/failures`, { stage: 'exchange' })).status).to.equal(200);
+    expect(await venue.refusal({ swapId: order.id, swapVersion: (await row()).updated_at })).to.match(/exchange failure was armed/);
+    const { updated_at: stale, partner_id: partnerId } = (await row()) as { updated_at: Date; partner_id: string };
+    const armedAt = new Date(stale.getTime() + 1000);
+    let attempt: Promise<string | null> | undefined;
+    // (Nothing in the transaction but the attempt uses another connection: PGlite has one session.)
+    await server.knex.transaction(async (trx) => {
+      const arming = await armSwapFailure(trx, partnerId, order.id, 'exchange', ['waiting'], armedAt);
+      expect(arming).to.include({ armed: true, newly: true });
+      await armExchangeFailure(trx, order.id, arming!.swap.updatedAt);
+      // A step that read the swap before this arming asks now, and waits for the arming's commit.
+      attempt = venue.refusal({ swapId: order.id, swapVersion: stale });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    });
+    expect(await attempt).to.equal(null);
+    expect((await row()).armed_failure).to.equal('exchange');
+    expect(await venue.refusal({ swapId: order.id, swapVersion: armedAt })).to.match(/exchange failure was armed/);
   });
 
   it('fails the swap for the operator when an injected payout failure fires', async () => {

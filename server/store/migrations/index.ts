@@ -26,6 +26,7 @@ import * as evmNonces from './0019_evm_nonces.js';
 import * as evmSweeps from './0020_evm_sweeps.js';
 import * as evmSweepBytes from './0021_evm_sweep_bytes.js';
 import * as statementFunctions from './0022_statement_functions.js';
+import * as sandboxArmedExchangeVersion from './0023_sandbox_armed_exchange_version.js';
 
 /** What a migration may need besides the database: data migrations that re-seal secrets need the key. */
 export interface MigrationContext {
@@ -59,6 +60,7 @@ const migrations: Array<[name: string, migration: Migration]> = [
   ['0020_evm_sweeps', evmSweeps],
   ['0021_evm_sweep_bytes', evmSweepBytes],
   ['0022_statement_functions', statementFunctions],
+  ['0023_sandbox_armed_exchange_version', sandboxArmedExchangeVersion],
 ];
 
 /** A knex migration source over the static list above, handing each migration `context`. */
