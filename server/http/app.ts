@@ -171,7 +171,7 @@ function bindHandler(route: OperationRoute, handler: Handler<OperationId>, logge
         headers: req.headers,
         body: req.body,
         partner: req.partner,
-        // A getter: the request's child logger is made only when a handler logs.
+        // A getter: the request's child logger is made only when a handler reads `log`.
         get log() {
           return (req as Request & { log?: Logger }).log ?? logger;
         },
