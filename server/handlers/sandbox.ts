@@ -13,8 +13,8 @@ import { toSwapBody, type SwapRecord } from '../domain/swap-view.js';
 import type { Handlers } from '../http/handler-types.js';
 import { transaction } from '../store/after-commit.js';
 import { hasUnsentPayouts } from '../store/payouts.js';
-import { armExchangeFailure, armPayoutFailure, createAddressOwnerReader } from '../store/sandbox-chain.js';
-import { armSwapFailure, createSwapReader, failureArmed, lockSwap, updateSwapFields } from '../store/swaps.js';
+import { armSandboxFailure, createAddressOwnerReader } from '../store/sandbox-chain.js';
+import { createSwapReader, failureArmed, lockSwap, updateSwapFields } from '../store/swaps.js';
 import type { HandlerDeps } from './deps.js';
 import { requirePartner } from './partner.js';
 
@@ -186,12 +186,7 @@ export function createSandboxHandlers(
       // conversion, or its chain refuses the payout's broadcast.
       const result = repeat
         ? { swap: read, armed: true, newly: false }
-        : await transaction(deps.knex, async (trx) => {
-            const arming = await armSwapFailure(trx, partnerId, path.id, body.stage, allowed, deps.now());
-            if (arming?.newly && body.stage === 'exchange') await armExchangeFailure(trx, arming.swap.id, arming.swap.updatedAt);
-            if (arming?.newly && body.stage === 'payout') await armPayoutFailure(trx, arming.swap.id);
-            return arming;
-          });
+        : await transaction(deps.knex, (trx) => armSandboxFailure(trx, partnerId, path.id, body.stage, allowed, deps.now()));
       if (!result) throw notFound();
       const { swap, armed } = result;
       if (!armed) throw invalidState(swap, `one before the ${body.stage} (${allowed.join(', ')})`);

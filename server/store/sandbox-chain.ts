@@ -3,7 +3,9 @@
  * reorganisations. Only the simulated chain (adapters/sandbox/chain.ts) and the sandbox operations use it.
  */
 import type { Knex } from 'knex';
+import type { SwapStatus } from '../domain/swap-lifecycle.js';
 import { groupCommit, groupReadRows, recordInsert } from './group-commit.js';
+import { armSwapFailure } from './swaps.js';
 
 /** A simulated transaction to a deposit address. */
 export interface SandboxTransaction {
@@ -213,17 +215,33 @@ export async function insertPayoutOnce(
   return toPayout(await db('sandbox_payouts').where({ idempotency_key: payout.idempotencyKey }).first());
 }
 
-/** Arms the failure of `swapId`'s payout: the simulated chain refuses to broadcast it. */
-export async function armPayoutFailure(db: Knex, swapId: string): Promise<void> {
+/**
+ * Arms a sandbox failure on the partner's swap `id` (armSwapFailure: the swap's `armed_failure`, which moves its
+ * `updated_at`) and, when that arming is new, what fires it: the venue's refusal of the exchange attempts from
+ * the swap's new version on, or the simulated chain's refusal of the payout's broadcast. Run it in a
+ * transaction, so both are armed or neither. Answers as armSwapFailure does.
+ */
+export async function armSandboxFailure(
+  trx: Knex,
+  partnerId: string,
+  id: string,
+  stage: 'exchange' | 'payout',
+  statuses: readonly SwapStatus[],
+  at: Date,
+): ReturnType<typeof armSwapFailure> {
+  const arming = await armSwapFailure(trx, partnerId, id, stage, statuses, at);
+  if (arming?.newly && stage === 'exchange') await armExchangeFailure(trx, arming.swap.id, arming.swap.updatedAt);
+  if (arming?.newly && stage === 'payout') await armPayoutFailure(trx, arming.swap.id);
+  return arming;
+}
+
+// The simulated chain refuses to broadcast `swapId`'s payout.
+async function armPayoutFailure(db: Knex, swapId: string): Promise<void> {
   await db('sandbox_armed_payouts').insert({ swap_id: swapId }).onConflict('swap_id').ignore();
 }
 
-/**
- * Arms the failure of `swapId`'s next exchange, in the caller's transaction (the sandbox operation arms the
- * swap's `armed_failure` in the same one, which moved the swap's `updated_at` to `version`). A failure that
- * fired already is armed again.
- */
-export async function armExchangeFailure(db: Knex, swapId: string, version: Date): Promise<void> {
+// The venue refuses `swapId`'s next exchange attempt at `version` or later; a failure that fired is armed again.
+async function armExchangeFailure(db: Knex, swapId: string, version: Date): Promise<void> {
   await db.raw(
     `insert into sandbox_armed_exchanges (swap_id, armed_at) values (?, ?)
      on conflict (swap_id) do update set refused_key = null, armed_at = excluded.armed_at`,
@@ -237,8 +255,8 @@ export async function armExchangeFailure(db: Knex, swapId: string, version: Date
  * refused, and so is every retry of it (the same version); the swap's `armed_failure` is cleared then
  * (without touching its `updated_at`, which names the attempt), so it can be armed again. An attempt on an
  * older version fires nothing: its step read the swap before the arming and will be thrown away, so firing
- * there would spend the failure on a decision never taken. Both versions are on the row this statement
- * updates, so an attempt that waited for an arming in progress is judged by the arming. True when this
+ * there would spend the failure on a decision never taken. The arming's version is on the row this statement
+ * updates, so an attempt that waited for an arming in progress is judged by that arming. True when this
  * attempt is refused.
  */
 export async function fireExchangeFailure(db: Knex, swapId: string, swapVersion: Date): Promise<boolean> {

@@ -9,8 +9,7 @@ import { createSimulatedExchange } from '../../server/adapters/sandbox/exchange.
 import { createSandboxRates } from '../../server/adapters/sandbox/rates.js';
 import type { RatesAdapter } from '../../server/adapters/rates.js';
 import { AppError } from '../../server/domain/errors.js';
-import { armExchangeFailure } from '../../server/store/sandbox-chain.js';
-import { armSwapFailure } from '../../server/store/swaps.js';
+import { armSandboxFailure } from '../../server/store/sandbox-chain.js';
 
 // DESIGN 6.5, written out again here so the test checks the code against the design, not against itself.
 const EXPECTED: Record<string, [terminal: boolean, actionRequired: string, reasonCode: string, retryable: boolean]> = {
@@ -351,9 +350,9 @@ describe('The swap lifecycle through the sandbox', function () {
     let attempt: Promise<string | null> | undefined;
     // (Nothing in the transaction but the attempt uses another connection: PGlite has one session.)
     await server.knex.transaction(async (trx) => {
-      const arming = await armSwapFailure(trx, partnerId, order.id, 'exchange', ['waiting'], armedAt);
+      // As POST /sandbox/swaps/{id}/failures arms it, in a transaction held open here.
+      const arming = await armSandboxFailure(trx, partnerId, order.id, 'exchange', ['waiting'], armedAt);
       expect(arming).to.include({ armed: true, newly: true });
-      await armExchangeFailure(trx, order.id, arming!.swap.updatedAt);
       // A step that read the swap before this arming asks now, and waits for the arming's commit.
       attempt = venue.refusal({ swapId: order.id, swapVersion: stale });
       await new Promise((resolve) => setTimeout(resolve, 200));
