@@ -56,8 +56,9 @@ export function mountDocs(app: Express, { documentUrl }: DocsOptions): void {
   };
   // Not '#api-reference': the standalone script mounts itself, with default settings, on an element of that id.
   const startScript = `Scalar.createApiReference('#reference', ${JSON.stringify(configuration)});\n`;
-  const startUrl = `${DOCS_PATH}/assets/start-${createHash('sha256').update(startScript).digest('hex').slice(0, 12)}.js`;
-  const rendererUrl = `${DOCS_PATH}/assets/api-reference-${RENDERER_VERSION}.js`;
+  // The assets' paths under DOCS_PATH, where the router below is mounted.
+  const startPath = `/assets/start-${createHash('sha256').update(startScript).digest('hex').slice(0, 12)}.js`;
+  const rendererPath = `/assets/api-reference-${RENDERER_VERSION}.js`;
   const page = `<!doctype html>
 <html lang="en">
   <head>
@@ -68,26 +69,24 @@ export function mountDocs(app: Express, { documentUrl }: DocsOptions): void {
   </head>
   <body>
     <div id="reference"></div>
-    <script src="${rendererUrl}"></script>
-    <script src="${startUrl}"></script>
+    <script src="${DOCS_PATH}${rendererPath}"></script>
+    <script src="${DOCS_PATH}${startPath}"></script>
   </body>
 </html>
 `;
 
-  // Its paths are relative to DOCS_PATH, where it is mounted.
   const router = express.Router();
-  const within = (url: string) => url.slice(DOCS_PATH.length);
   router.use(securityHeaders());
   router.get('/', (_req, res) => {
     res.setHeader('Cache-Control', 'no-cache');
     res.type('html').send(page);
   });
   // Both asset URLs change with their content, so browsers may keep them for good.
-  router.get(within(rendererUrl), (_req, res, next) => {
+  router.get(rendererPath, (_req, res, next) => {
     // After the headers (a client that went away mid-file), there is nothing left to answer.
     res.sendFile(RENDERER_FILE, { maxAge: IMMUTABLE_MAX_AGE_MS, immutable: true }, (err) => err && !res.headersSent && next(err));
   });
-  router.get(within(startUrl), (_req, res) => {
+  router.get(startPath, (_req, res) => {
     res.setHeader('Cache-Control', `public, max-age=${IMMUTABLE_MAX_AGE_MS / 1000}, immutable`);
     res.type('js').send(startScript);
   });

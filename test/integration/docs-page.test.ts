@@ -86,6 +86,18 @@ describe('GET /docs', () => {
     }
   });
 
+  it('answers only under /docs: the API and other paths get none of its headers', async () => {
+    expect((await fetch(`${server.origin}/docs/`)).status).to.equal(200);
+    const api = await fetch(`${server.origin}/api/v1/assets`);
+    expect(api.status).to.equal(200);
+    expect(api.headers.get('content-security-policy')).to.equal(null);
+    // Not a path of the page: the service's own 404, with its Error body.
+    const near = await fetch(`${server.origin}/docsx`);
+    expect(near.status).to.equal(404);
+    expect(near.headers.get('content-security-policy')).to.equal(null);
+    expect(((await near.json()) as { error: { code: string } }).error.code).to.equal('not_found');
+  });
+
   describe('in chromium', () => {
     let browser: Browser | undefined;
     let page: Page;
