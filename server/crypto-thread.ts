@@ -14,10 +14,10 @@
  * new one. close() refuses the calls in flight and those not yet sent. The functions it runs are the pure
  * ones of domain/, so their results are exactly those of calling them here.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { ZanoProof, ZanoProofResult } from './domain/zano-proof.js';
 import type { CryptoAnswer, CryptoBatch, CryptoTask } from './crypto-worker.js';
-import { workerModuleSource } from './worker-module.js';
+import { startWorker, workerModuleSource } from './worker-module.js';
 
 const WORKER_SOURCE = workerModuleSource('crypto-worker', import.meta.url);
 /** Batches on the thread at once: the one it works on, and the next. */
@@ -62,7 +62,7 @@ export function createCryptoThread(options: CryptoThreadOptions = {}): CryptoThr
 
   function started(): Worker {
     if (worker) return worker;
-    const thread = new Worker(WORKER_SOURCE, { eval: true });
+    const thread = startWorker(WORKER_SOURCE, { eval: true });
     thread.unref();
     thread.on('message', ({ id, outcomes }: CryptoAnswer) => {
       const batch = inFlight.get(id);

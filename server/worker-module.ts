@@ -4,6 +4,8 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import v8 from 'node:v8';
+import { Worker, type WorkerOptions } from 'node:worker_threads';
 
 /**
  * The source a `new Worker(source, { eval: true })` runs to load the module `name` that sits next to the
@@ -15,4 +17,22 @@ export function workerModuleSource(name: string, nextTo: string): string {
   if (!url.endsWith('.ts')) return `import(${JSON.stringify(url)})`;
   const tsx = import.meta.resolve('tsx/esm/api');
   return `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(url)}); })`;
+}
+
+/**
+ * Starts a worker thread on `source` (workerModuleSource). Both of ours run WebAssembly: PGlite in the
+ * embedded database's, hash-wasm's Keccak in the crypto thread's.
+ *
+ * Node 24's V8 (13.6) can free a WebAssembly import wrapper twice: when its wasm code GC frees a wrapper while
+ * another thread tiers the same wrapper up, the process dies on "Check failed: jit_page_->allocations_.erase(addr)
+ * == 1" (V8 bug 409379692, fixed in V8 13.7, which no Node 24 release has; nodejs/node#64500). Threads that
+ * start, run WebAssembly and end are that workload: the test suite's Node 24 pass died of it once, opening
+ * and closing embedded databases. So on V8 13.0 to 13.6 the code GC is turned off before the thread starts;
+ * the code that functions were tiered up from is then kept instead of freed. V8 reads the flag each time code
+ * becomes unused, so setting it before the first thread covers the process.
+ */
+export function startWorker(source: string, options: WorkerOptions): Worker {
+  const [major, minor] = process.versions.v8.split('.').map(Number);
+  if (major === 13 && minor <= 6) v8.setFlagsFromString('--no-wasm-code-gc');
+  return new Worker(source, options);
 }

@@ -11,11 +11,9 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
-import v8 from 'node:v8';
-import { Worker } from 'node:worker_threads';
 import type { EmbeddedDatabaseOptions, EmbeddedWorkerData, EmbeddedWorkerMessage, PGliteWasmModule } from './embedded-worker.js';
 import { createMigrationSource, type MigrationContext } from './migrations/index.js';
-import { workerModuleSource } from '../worker-module.js';
+import { startWorker, workerModuleSource } from '../worker-module.js';
 
 // Postgres `numeric` and `bigint` arrive as strings (never JS numbers: money is decimal); timestamps as Date.
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (value) => value);
@@ -174,21 +172,7 @@ const inMemoryShared: { freshImage?: Uint8Array; wasmModule?: PGliteWasmModule }
 const { Module: WasmModule } = (globalThis as unknown as { WebAssembly: { Module: new (bytes: Uint8Array) => PGliteWasmModule } })
   .WebAssembly;
 
-/**
- * Node 24's V8 (13.6) can free a WebAssembly import wrapper twice: when its wasm code GC frees a wrapper while
- * another thread tiers the same wrapper up, the process dies on "Check failed: jit_page_->allocations_.erase(addr)
- * == 1" (V8 bug 409379692, fixed in V8 13.7, which no Node 24 release has; nodejs/node#64500). Embedded
- * databases opened and closed in worker threads are that workload: the test suite's Node 24 pass died of it once.
- * With the code GC off, the code PGlite's functions were tiered up from is kept instead of freed; V8 reads the flag
- * each time code becomes unused, so setting it before the first database's thread starts covers them all.
- */
-function avoidWasmCodeDoubleFree(): void {
-  const [major, minor] = process.versions.v8.split('.').map(Number);
-  if (major === 13 && minor <= 6) v8.setFlagsFromString('--no-wasm-code-gc');
-}
-
 function startEmbeddedWorker(options: EmbeddedDatabaseOptions & { socketPath: string }): Promise<EmbeddedWorker> {
-  avoidWasmCodeDoubleFree();
   const data: EmbeddedWorkerData = { ...options };
   if (options.pgliteDir === undefined) {
     data.freshImage = inMemoryShared.freshImage ?? 'make';
@@ -196,7 +180,7 @@ function startEmbeddedWorker(options: EmbeddedDatabaseOptions & { socketPath: st
       readFileSync(fileURLToPath(new URL('pglite.wasm', import.meta.resolve('@electric-sql/pglite')))),
     );
   }
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: data });
+  const worker = startWorker(WORKER_SOURCE, { eval: true, workerData: data });
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   const close = async () => {
     worker.postMessage('close');

@@ -7,7 +7,7 @@ const run = promisify(execFile);
 const CHURN = fileURLToPath(new URL('../fixtures/embedded-churn.ts', import.meta.url));
 
 // Node 24's V8 (13.6) frees a WebAssembly import wrapper twice when its wasm code GC races a tier-up on another
-// thread, and aborts the process (server/store/database.ts, avoidWasmCodeDoubleFree). V8 prints each code GC
+// thread, and aborts the process (server/worker-module.ts, startWorker). V8 prints each code GC
 // with --trace-wasm-code-gc.
 const [v8Major, v8Minor] = process.versions.v8.split('.').map(Number);
 const doubleFreeInV8 = v8Major === 13 && v8Minor <= 6;
