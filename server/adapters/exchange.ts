@@ -9,7 +9,8 @@
 
 /**
  * One conversion attempt: the swap, and the swap's last change as the step read it. Every retry of one
- * attempt names the same version; a step that read a version since replaced is thrown away and asks again.
+ * attempt names the same version; a step that read a version since replaced is thrown away and asks again,
+ * naming the newer version.
  */
 export interface ExchangeAttempt {
   swapId: string;
@@ -20,7 +21,8 @@ export interface ExchangeAttempt {
 export interface ExchangeVenue {
   /**
    * Why the venue refuses `attempt` (the swap's deposit is then refunded), or null when it executes it.
-   * Asked again for the same version (a retried step), it gives the same answer.
+   * Asked again for the same version (a retried step), it gives the same answer; a refusal also holds for
+   * the swap's later versions until the swap leaves `exchanging`, since the refused step may be thrown away.
    */
   refusal(attempt: ExchangeAttempt): Promise<string | null>;
 }

@@ -240,40 +240,49 @@ async function armPayoutFailure(db: Knex, swapId: string): Promise<void> {
   await db('sandbox_armed_payouts').insert({ swap_id: swapId }).onConflict('swap_id').ignore();
 }
 
-// The venue refuses `swapId`'s next exchange attempt at `version` or later; a failure that fired is armed again.
+// The venue refuses `swapId`'s exchange attempts from `version` on; a failure that fired is armed again.
 async function armExchangeFailure(db: Knex, swapId: string, version: Date): Promise<void> {
   await db.raw(
     `insert into sandbox_armed_exchanges (swap_id, armed_at) values (?, ?)
-     on conflict (swap_id) do update set refused_key = null, armed_at = excluded.armed_at`,
+     on conflict (swap_id) do update set refused_key = null, refused_after_event = null, armed_at = excluded.armed_at`,
     [swapId, version],
   );
 }
 
 /**
- * Fires `swapId`'s armed exchange failure on the attempt at `swapVersion` (the swap's `updated_at` as the step
- * read it), in one statement. The first attempt on the version the failure was armed at, or a later one, is
- * refused, and so is every retry of it (the same version); the swap's `armed_failure` is cleared then
- * (without touching its `updated_at`, which names the attempt), so it can be armed again. An attempt on an
- * older version fires nothing: its step read the swap before the arming and will be thrown away, so firing
- * there would spend the failure on a decision never taken. The arming's version is on the row this statement
- * updates, so an attempt that waited for an arming in progress is judged by that arming. True when this
- * attempt is refused.
+ * Answers `swapId`'s exchange attempt at `swapVersion` (the swap's `updated_at` as the step read it), in one
+ * statement; true when it is refused. An armed failure fires on the first attempt at the version it was armed
+ * at or a later one (an older version is a step that read the swap before the arming, whose decision is
+ * thrown away, so it leaves the failure armed); the swap's `armed_failure` is cleared then, without touching
+ * its `updated_at`. Once fired, it refuses every attempt, retries and later versions alike, until the swap has
+ * left `exchanging` (an event of another status after the swap's last event when it fired): the refused step
+ * may itself be thrown away, because something else changed the swap (a deposit seen, a deadline) before it
+ * saved its decision, and the next step must get the same answer. After the swap left (the refusal's refund or
+ * review), an attempt on its way back through `exchanging` is executed, unless the failure is armed again.
+ * The arming's version and the firing are on the row this statement updates, so an attempt that waited for an
+ * arming or a firing in progress is judged by it (PostgreSQL re-reads a locked row; the events are read as of
+ * the statement's start, which at worst refuses an attempt whose step then finds the swap moved, and is
+ * thrown away).
  */
 export async function fireExchangeFailure(db: Knex, swapId: string, swapVersion: Date): Promise<boolean> {
-  const attemptKey = `${swapId}@${swapVersion.toISOString()}`;
   const { rows } = await db.raw(
     `with fired as (
-       update sandbox_armed_exchanges set refused_key = coalesce(refused_key, ?)
-        where swap_id = ? and (refused_key is not null or armed_at is null or armed_at <= ?)
-        returning refused_key
+       update sandbox_armed_exchanges a
+          set refused_after_event = coalesce(
+                a.refused_after_event, (select coalesce(max(e.seq), 0) from swap_events e where e.swap_id = a.swap_id))
+        where a.swap_id = ?
+          and (a.refused_after_event is null and a.refused_key is null and (a.armed_at is null or a.armed_at <= ?)
+               or a.refused_after_event is not null and not exists (
+                    select from swap_events e
+                     where e.swap_id = a.swap_id and e.seq > a.refused_after_event and e.status <> 'exchanging'))
+        returning a.swap_id
      ), disarmed as (
-       update swaps set armed_failure = null
-        where id = ? and armed_failure = 'exchange' and exists (select from fired where refused_key = ?)
+       update swaps set armed_failure = null where id = ? and armed_failure = 'exchange' and exists (select from fired)
      )
-     select refused_key from fired`,
-    [attemptKey, swapId, swapVersion, swapId, attemptKey],
+     select count(*)::int as refused from fired`,
+    [swapId, swapVersion, swapId],
   );
-  return rows.length > 0 && rows[0].refused_key === attemptKey;
+  return rows[0].refused > 0;
 }
 
 /** Whether `swapId`'s payout failure is armed. */
