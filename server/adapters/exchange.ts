@@ -22,7 +22,7 @@ export interface ExchangeVenue {
   /**
    * Why the venue refuses `attempt` (the swap's deposit is then refunded), or null when it executes it.
    * Asked again for the same version (a retried step), it gives the same answer; a refusal also holds for
-   * the swap's later versions until the swap leaves `exchanging`, since the refused step may be thrown away.
+   * the swap's later versions until it took effect, since the refused step may be thrown away.
    */
   refusal(attempt: ExchangeAttempt): Promise<string | null>;
 }

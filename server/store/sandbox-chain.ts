@@ -244,43 +244,50 @@ async function armPayoutFailure(db: Knex, swapId: string): Promise<void> {
 async function armExchangeFailure(db: Knex, swapId: string, version: Date): Promise<void> {
   await db.raw(
     `insert into sandbox_armed_exchanges (swap_id, armed_at) values (?, ?)
-     on conflict (swap_id) do update set refused_key = null, refused_after_event = null, armed_at = excluded.armed_at`,
+     on conflict (swap_id) do update set refused_key = null, fired_version = null, armed_at = excluded.armed_at`,
     [swapId, version],
   );
 }
 
 /**
  * Answers `swapId`'s exchange attempt at `swapVersion` (the swap's `updated_at` as the step read it), in one
- * statement; true when it is refused. An armed failure fires on the first attempt at the version it was armed
- * at or a later one (an older version is a step that read the swap before the arming, whose decision is
- * thrown away, so it leaves the failure armed); the swap's `armed_failure` is cleared then, without touching
- * its `updated_at`. Once fired, it refuses every attempt, retries and later versions alike, until the swap has
- * left `exchanging` (an event of another status after the swap's last event when it fired): the refused step
- * may itself be thrown away, because something else changed the swap (a deposit seen, a deadline) before it
- * saved its decision, and the next step must get the same answer. After the swap left (the refusal's refund or
- * review), an attempt on its way back through `exchanging` is executed, unless the failure is armed again.
- * The arming's version and the firing are on the row this statement updates, so an attempt that waited for an
- * arming or a firing in progress is judged by it (PostgreSQL re-reads a locked row; the events are read as of
- * the statement's start, which at worst refuses an attempt whose step then finds the swap moved, and is
- * thrown away).
+ * statement; true when it is refused.
+ *
+ * An armed failure fires on an attempt at the swap's current version, once it was armed (a step that read the
+ * swap before the arming, or before any change since, is thrown away, so it must not spend the failure); the
+ * swap's `armed_failure` is cleared then, without touching its `updated_at`. Once fired, it refuses every
+ * attempt (retries, later versions, steps that read the swap before) until the refusal is seen to have taken
+ * effect: the swap's `failure_code` is then `exchange_failed` (the refund it decided), and the failure is
+ * spent. The refused step may itself be thrown away, because something else changed the swap before it
+ * saved its decision (an extra deposit, a reorganisation sending it to review and an approval bringing it
+ * back), and the next step must get the same answer.
+ *
+ * The arming and the firing are on the row this statement updates, so an attempt that waited for either in
+ * progress is judged by it (PostgreSQL re-reads a locked row). The swap's version is compared to the
+ * millisecond, as a step reads it (JavaScript dates). The swap is read as of the statement's start:
+ * an attempt that waited for an arming in progress is still refused nothing, since its version is older than
+ * the arming's.
  */
 export async function fireExchangeFailure(db: Knex, swapId: string, swapVersion: Date): Promise<boolean> {
   const { rows } = await db.raw(
-    `with fired as (
+    `with swap as (
+       select date_trunc('milliseconds', s.updated_at) as updated_at, s.failure_code is not distinct from 'exchange_failed' as spent
+         from swaps s where s.id = ?
+     ), answered as (
        update sandbox_armed_exchanges a
-          set refused_after_event = coalesce(
-                a.refused_after_event, (select coalesce(max(e.seq), 0) from swap_events e where e.swap_id = a.swap_id))
+          set fired_version = case when swap.spent then null else coalesce(a.fired_version, ?) end,
+              refused_key = case when swap.spent then 'spent' else a.refused_key end
+         from swap
         where a.swap_id = ?
-          and (a.refused_after_event is null and a.refused_key is null and (a.armed_at is null or a.armed_at <= ?)
-               or a.refused_after_event is not null and not exists (
-                    select from swap_events e
-                     where e.swap_id = a.swap_id and e.seq > a.refused_after_event and e.status <> 'exchanging'))
-        returning a.swap_id
+          and (a.fired_version is not null
+               or a.refused_key is null and (a.armed_at is null or a.armed_at <= ?) and swap.updated_at = ? and not swap.spent)
+        returning a.fired_version
      ), disarmed as (
-       update swaps set armed_failure = null where id = ? and armed_failure = 'exchange' and exists (select from fired)
+       update swaps set armed_failure = null
+        where id = ? and armed_failure = 'exchange' and exists (select from answered where fired_version is not null)
      )
-     select count(*)::int as refused from fired`,
-    [swapId, swapVersion, swapId],
+     select count(*)::int as refused from answered where fired_version is not null`,
+    [swapId, swapVersion, swapId, swapVersion, swapVersion, swapId],
   );
   return rows[0].refused > 0;
 }

@@ -308,7 +308,7 @@ describe('The swap lifecycle through the sandbox', function () {
     expect(statuses(events)).to.deep.equal(['waiting', 'confirming', 'review', 'exchanging', 'refunded']);
   });
 
-  it("keeps an armed exchange failure in the sandbox's venue: fired, it refuses every attempt until the swap leaves the stage", async () => {
+  it("keeps an armed exchange failure in the sandbox's venue: it fires on the swap as it is, then refuses until the refusal took effect", async () => {
     const { order } = await client.create();
     await client.waitFor(order.id, (o) => !!o.depositAddress);
     const version = async () => (await server.knex('swaps').where({ id: order.id }).first()).updated_at as Date;
@@ -325,9 +325,9 @@ describe('The swap lifecycle through the sandbox', function () {
     expect(await attempt(first)).to.match(/exchange failure was armed/);
     expect(await armed()).to.equal(null);
     // The refused step may be thrown away because something else changed the swap before it saved its
-    // decision (a deposit seen, a deadline): the next step, on a newer version, is refused as well.
+    // decision: the next step, on a newer version, is refused as well.
     expect(await attempt(new Date(first.getTime() + 1))).to.match(/exchange failure was armed/);
-    // Fired, so arming it again is new (and the next attempt on the swap as it is then is refused).
+    // Fired, so arming it again is new; an attempt on a version before this arming fires nothing.
     expect((await sandbox(`${order.id}/failures`, { stage: 'exchange' })).status).to.equal(200);
     expect(await armed()).to.equal('exchange');
     expect(await attempt(first)).to.equal(null);
@@ -337,12 +337,29 @@ describe('The swap lifecycle through the sandbox', function () {
     expect(await attempt(first)).to.match(/exchange failure was armed/);
     // Another swap's venue answer is its own.
     expect(await venue.refusal({ swapId: randomUUID(), swapVersion: first })).to.equal(null);
-    // Once the swap has left the stage the failure fired in (here `waiting`, for a payment), the failure is
-    // spent: the swap's own step in `exchanging` is executed and the swap finishes.
+    // Fired here, in `waiting`, it has not taken effect: the swap's own step in `exchanging` is refused, and
+    // the swap refunded. Then the failure is spent: the venue refuses nothing more.
     await client.pay(order);
     const { order: done } = await client.waitFor(order.id, terminal);
-    expect(done.status).to.equal('finished');
+    expect(done).to.include({ status: 'refunded', failureCode: 'exchange_failed' });
     expect(await attempt(await version())).to.equal(null);
+    expect(await attempt(third)).to.equal(null);
+  });
+
+  it('fires an armed exchange failure only on the swap as it is now: a step that read it before another change spends nothing', async () => {
+    const { order } = await client.create();
+    await client.waitFor(order.id, (o) => !!o.depositAddress);
+    const version = async () => (await server.knex('swaps').where({ id: order.id }).first()).updated_at as Date;
+    expect((await sandbox(`${order.id}/failures`, { stage: 'exchange' })).status).to.equal(200);
+    const armedAt = await version();
+    const venue = createSimulatedExchange({ knex: server.knex });
+    // Another change after the arming (as a deposit seen would make): a step that read the swap at the
+    // arming's version is thrown away, so its attempt leaves the failure armed.
+    const changed = new Date(armedAt.getTime() + 1000);
+    await server.knex('swaps').where({ id: order.id }).update({ updated_at: changed });
+    expect(await venue.refusal({ swapId: order.id, swapVersion: armedAt })).to.equal(null);
+    expect((await server.knex('swaps').where({ id: order.id }).first()).armed_failure).to.equal('exchange');
+    expect(await venue.refusal({ swapId: order.id, swapVersion: changed })).to.match(/exchange failure was armed/);
   });
 
   it('keeps a failure armed when an attempt read before the arming waits for the arming to commit', async () => {

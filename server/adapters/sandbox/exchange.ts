@@ -1,10 +1,10 @@
 /**
  * The sandbox's exchange venue: it executes every conversion except the one a partner armed to fail
  * (POST /sandbox/swaps/{id}/failures with stage `exchange`, which arms it in store/sandbox-chain.ts). The
- * armed failure is one-shot: it fires on the first attempt on the swap as it is since the arming, and refuses
- * that attempt's retries and the swap's later attempts until the swap leaves `exchanging` (the refusal's
- * refund), then nothing more until it is armed again. An attempt on an older version of the swap (a step that
- * read it before the arming, whose decision is thrown away) leaves the failure armed.
+ * armed failure is one-shot: it fires on an attempt on the swap as it is now (not on one that read the swap
+ * before the arming or another change, whose decision is thrown away), then refuses every attempt until the
+ * refusal took effect (the swap's refund, `failure_code` `exchange_failed`), then nothing more until it is
+ * armed again.
  */
 import type { Knex } from 'knex';
 import { fireExchangeFailure } from '../../store/sandbox-chain.js';

@@ -27,7 +27,7 @@ import * as evmSweeps from './0020_evm_sweeps.js';
 import * as evmSweepBytes from './0021_evm_sweep_bytes.js';
 import * as statementFunctions from './0022_statement_functions.js';
 import * as sandboxArmedExchangeVersion from './0023_sandbox_armed_exchange_version.js';
-import * as sandboxExchangeRefusalEvent from './0024_sandbox_exchange_refusal_event.js';
+import * as sandboxExchangeFiredVersion from './0024_sandbox_exchange_fired_version.js';
 
 /** What a migration may need besides the database: data migrations that re-seal secrets need the key. */
 export interface MigrationContext {
@@ -62,7 +62,7 @@ const migrations: Array<[name: string, migration: Migration]> = [
   ['0021_evm_sweep_bytes', evmSweepBytes],
   ['0022_statement_functions', statementFunctions],
   ['0023_sandbox_armed_exchange_version', sandboxArmedExchangeVersion],
-  ['0024_sandbox_exchange_refusal_event', sandboxExchangeRefusalEvent],
+  ['0024_sandbox_exchange_fired_version', sandboxExchangeFiredVersion],
 ];
 
 /** A knex migration source over the static list above, handing each migration `context`. */
