@@ -12,6 +12,7 @@ import type { SwapStatus } from '../domain/swap-lifecycle.js';
 import { toSwapBody, type SwapRecord } from '../domain/swap-view.js';
 import type { Handlers } from '../http/handler-types.js';
 import { transaction } from '../store/after-commit.js';
+import type { AdvanceResult } from '../services/swaps.js';
 import { hasUnsentPayouts } from '../store/payouts.js';
 import { armSandboxFailure, createAddressOwnerReader } from '../store/sandbox-chain.js';
 import { createSwapReader, failureArmed, lockSwap, updateSwapFields } from '../store/swaps.js';
@@ -80,10 +81,16 @@ export function createSandboxHandlers(
   // `refunded`), as a partner expects of a sandbox action.
   async function advanceNow(swap: SwapRecord) {
     const deadline = Date.now() + OUTBOX_WAIT_MS;
-    let advanced = await deps.lifecycle.advance(swap.id);
-    while (Date.now() < deadline && (await hasUnsentPayouts(deps.knex, swap.id))) {
-      await changeOf(swap.id, Math.min(OUTBOX_POLL_MS, deadline - Date.now()));
+    let advanced: AdvanceResult;
+    for (;;) {
+      // The outbox is looked at before the steps, so that they run after the last broadcast it saw (with one
+      // look after the steps only, a broadcast between the two left the answer at the swap as it was before
+      // it: a refund decided in review answered `review`), and after them, for a payout they committed.
+      const unsentBefore = await hasUnsentPayouts(deps.knex, swap.id);
       advanced = await deps.lifecycle.advance(swap.id);
+      if (!unsentBefore && !(await hasUnsentPayouts(deps.knex, swap.id))) break;
+      if (Date.now() >= deadline) break;
+      await changeOf(swap.id, Math.min(OUTBOX_POLL_MS, deadline - Date.now()));
     }
     if (advanced.nextRunAt) await deps.jobs.scheduleAdvance(swap.id, advanced.nextRunAt);
     return { status: 200 as const, body: { order: toSwapBody(advanced.swap ?? swap) } };
