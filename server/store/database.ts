@@ -13,7 +13,7 @@ import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import type { EmbeddedDatabaseOptions, EmbeddedWorkerData, EmbeddedWorkerMessage, PGliteWasmModule } from './embedded-worker.js';
 import { createMigrationSource, type MigrationContext } from './migrations/index.js';
-import { startWorker, workerModuleSource } from '../worker-module.js';
+import { startWorker, WASM_V8_OPTIONS, workerModuleSource } from '../worker-module.js';
 
 // Postgres `numeric` and `bigint` arrive as strings (never JS numbers: money is decimal); timestamps as Date.
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (value) => value);
@@ -150,7 +150,7 @@ async function createDataDirectory(options: EmbeddedDatabaseOptions & { pgliteDi
   );
   if (exists) return;
   try {
-    await runFile(process.execPath, ['--input-type=module', '--eval', WORKER_SOURCE, JSON.stringify(options)]);
+    await runFile(process.execPath, [...WASM_V8_OPTIONS, '--input-type=module', '--eval', WORKER_SOURCE, JSON.stringify(options)]);
   } catch (err) {
     const { stderr } = err as { stderr?: string };
     throw new Error(`the embedded database could not be created in ${options.pgliteDir}: ${stderr || (err as Error).message}`);
