@@ -223,6 +223,9 @@ describe('the browser SDK in chromium, on a page of another origin', function ()
 
   it('reads a swap with its access token, and reads the 401 of a wrong token with its request id', async () => {
     const { order, accessToken } = await client.create();
+    // The timeline's first entry comes with the deposit address (the swap's first step, just after the
+    // create), which is what the spec tells a page to wait for.
+    await client.waitFor(order.id, (o) => !!o.depositAddress);
     const answer = await page.evaluate(readSwap, { baseUrl: server!.baseUrl, swapId: order.id, accessToken });
     expect(answer).to.deep.include({ status: 200, id: order.id });
     expect(answer.events).to.be.greaterThan(0);
