@@ -258,7 +258,8 @@ async function armExchangeFailure(db: Knex, swapId: string, version: Date): Prom
  * swap's `armed_failure` is cleared then, without touching its `updated_at`. Once fired, it refuses every
  * attempt (retries, later versions, steps that read the swap before) until the refusal is seen to have taken
  * effect: the swap's `failure_code` is then `exchange_failed` (the refund it decided), and the failure is
- * spent. The refused step may itself be thrown away, because something else changed the swap before it
+ * spent (marked by `refused_key = 'spent'` and no `fired_version`, the state a failure that fired before
+ * migration 0024 is in too: it refuses nothing more). The refused step may itself be thrown away, because something else changed the swap before it
  * saved its decision (an extra deposit, a reorganisation sending it to review and an approval bringing it
  * back), and the next step must get the same answer.
  *

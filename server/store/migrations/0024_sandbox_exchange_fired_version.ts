@@ -4,7 +4,8 @@
  * to have taken effect (the swap's `failure_code` is `exchange_failed`), because the refused step may be
  * thrown away (the swap changed before it saved its decision) and the next step must get the same answer.
  * A failure that fired before this column keeps only its `refused_key`, and the venue now refuses nothing
- * more for it (before, it refused retries of that one attempt).
+ * more for it (before, it refused retries of that one attempt); a spent failure is put in that same state
+ * (`refused_key = 'spent'`, no `fired_version`).
  */
 import type { Knex } from 'knex';
 
