@@ -79,7 +79,7 @@ async function main(): Promise<void> {
       logger.warn(err.message);
     }
   }
-  const stopHousekeeping = startHousekeeping(db.knex, logger);
+  const stopHousekeeping = startHousekeeping(db, logger);
   const now = () => new Date();
   const metrics = config.metricsPort === undefined ? undefined : createMetrics();
   // Prices and the chain adapters of every network served, built once: simulated in sandbox mode (the

@@ -1,9 +1,12 @@
 /**
  * Periodic clean-up of short-lived rows: spent nonces, finished rate-limit windows and expired Idempotency-Keys. Safe to run on every
- * instance at once (plain deletes of expired rows). Failures are logged and the loop keeps going.
+ * instance at once (plain deletes of expired rows). Failures are logged and the loop keeps going. On the
+ * embedded database, each sweep is followed by the upkeep PostgreSQL's background processes would do
+ * (store/embedded-maintenance.ts): vacuum, so the space of the rows deleted here is used again, and checkpoints.
  */
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import type { Database } from '../store/database.js';
 import { deleteExpiredNonces } from '../store/nonces.js';
 import { deleteExpiredRateLimits } from '../store/rate-limits.js';
 import { deleteExpiredIdempotencyKeys } from '../store/idempotency.js';
@@ -23,12 +26,16 @@ export async function sweepExpiredRows(knex: Knex, at: Date): Promise<{ nonces: 
   };
 }
 
-/** Starts the sweep; returns a function that stops it. */
-export function startHousekeeping(knex: Knex, logger: Logger, now: () => Date = () => new Date()): () => void {
+/** Starts the sweep, with the database's upkeep after it where it has one; returns a function that stops it. */
+export function startHousekeeping(db: Pick<Database, 'knex' | 'maintain'>, logger: Logger, now: () => Date = () => new Date()): () => void {
   const sweep = async () => {
     try {
-      const removed = await sweepExpiredRows(knex, now());
+      const removed = await sweepExpiredRows(db.knex, now());
       if (removed.nonces + removed.windows + removed.idempotencyKeys > 0) logger.debug(removed, 'housekeeping removed expired rows');
+      const upkeep = await db.maintain?.();
+      if (upkeep && (upkeep.vacuumed.length + upkeep.analyzed.length > 0 || upkeep.checkpointed)) {
+        logger.debug(upkeep, 'housekeeping maintained the embedded database');
+      }
     } catch (err) {
       logger.warn({ err }, 'housekeeping failed; will retry');
     }

@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import type { EmbeddedDatabaseOptions, EmbeddedWorkerData, EmbeddedWorkerMessage, PGliteWasmModule } from './embedded-worker.js';
+import { maintainEmbedded, type MaintenanceReport } from './embedded-maintenance.js';
 import { createMigrationSource, type MigrationContext } from './migrations/index.js';
 import { startWorker, WASM_V8_OPTIONS, workerModuleSource } from '../worker-module.js';
 
@@ -35,6 +36,12 @@ export interface DatabaseOptions {
 export interface Database {
   readonly knex: Knex;
   readonly kind: 'postgres' | 'pglite';
+  /**
+   * The upkeep PostgreSQL's background processes do elsewhere (vacuum, analyze, checkpoints), for an
+   * embedded database this process runs (embedded-maintenance.ts); housekeeping calls it. Absent on
+   * PostgreSQL, whose autovacuum and checkpointer do it, and on an embedded database another process runs.
+   */
+  maintain?(): Promise<MaintenanceReport>;
   close(): Promise<void>;
 }
 
@@ -115,6 +122,7 @@ async function startEmbedded(dataDir: string | undefined, schema: string | undef
   return {
     knex,
     kind: 'pglite',
+    maintain: () => maintainEmbedded(knex),
     async close() {
       await knex.destroy();
       await worker.close();
