@@ -92,19 +92,10 @@ export async function updateWebhook(
   partnerId: string,
   fields: { url: string; enabled: boolean },
 ): Promise<WebhookRecord | undefined> {
+  // One statement, planned once per connection (pss_set_webhook, migration 0025).
   const {
     rows: [row],
-  } = await db.raw(
-    `with changed as (
-       update partner_webhooks set url = ?, enabled = ?, updated_at = now()
-        where partner_id = ? and (url, enabled) is distinct from (?::text, ?::boolean)
-       returning *
-     )
-     select * from changed
-     union all
-     select * from partner_webhooks where partner_id = ? and not exists (select from changed)`,
-    [fields.url, fields.enabled, partnerId, fields.url, fields.enabled, partnerId],
-  );
+  } = await db.raw(`select * from pss_set_webhook(?::uuid, ?::text, ?::boolean)`, [partnerId, fields.url, fields.enabled]);
   // Unchanged, the row is as the statement's snapshot saw it; a set committed since can only have been to
   // these same values (the update re-checks the newest row), so they are what the answer shows.
   return row ? { ...toWebhook(row), url: fields.url, enabled: fields.enabled } : undefined;

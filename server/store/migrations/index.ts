@@ -28,6 +28,7 @@ import * as evmSweepBytes from './0021_evm_sweep_bytes.js';
 import * as statementFunctions from './0022_statement_functions.js';
 import * as sandboxArmedExchangeVersion from './0023_sandbox_armed_exchange_version.js';
 import * as sandboxExchangeFiredVersion from './0024_sandbox_exchange_fired_version.js';
+import * as webhookSetFunction from './0025_webhook_set_function.js';
 
 /** What a migration may need besides the database: data migrations that re-seal secrets need the key. */
 export interface MigrationContext {
@@ -63,6 +64,7 @@ const migrations: Array<[name: string, migration: Migration]> = [
   ['0022_statement_functions', statementFunctions],
   ['0023_sandbox_armed_exchange_version', sandboxArmedExchangeVersion],
   ['0024_sandbox_exchange_fired_version', sandboxExchangeFiredVersion],
+  ['0025_webhook_set_function', webhookSetFunction],
 ];
 
 /** A knex migration source over the static list above, handing each migration `context`. */
