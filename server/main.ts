@@ -186,7 +186,7 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'shutting down');
     const forced = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
     forced.unref();
-    stopHousekeeping();
+    const housekeepingStopped = stopHousekeeping();
     networkStatus?.stop();
     server.closeIdleConnections();
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -195,6 +195,7 @@ async function main(): Promise<void> {
     await closed;
     await metricsListener?.close();
     await engine.stop();
+    await housekeepingStopped;
     await db.close();
     logger.info('stopped');
     process.exit(0);

@@ -26,21 +26,41 @@ export async function sweepExpiredRows(knex: Knex, at: Date): Promise<{ nonces: 
   };
 }
 
-/** Starts the sweep, with the database's upkeep after it where it has one; returns a function that stops it. */
-export function startHousekeeping(db: Pick<Database, 'knex' | 'maintain'>, logger: Logger, now: () => Date = () => new Date()): () => void {
+/**
+ * Starts the sweep, with the database's upkeep after it where it has one, every `intervalMs`. A sweep still
+ * running when the next is due is not doubled (the first upkeep of a long-bloated DATA_DIR can take a while).
+ * Returns a function that stops it: no sweep starts after it is called, the upkeep starts no further
+ * statement, and it resolves once a running sweep has ended, so the database can then be closed under none.
+ */
+export function startHousekeeping(
+  db: Pick<Database, 'knex' | 'maintain'>,
+  logger: Logger,
+  now: () => Date = () => new Date(),
+  intervalMs = HOUSEKEEPING_INTERVAL_MS,
+): () => Promise<void> {
+  const stopping = new AbortController();
+  let running: Promise<void> | undefined;
   const sweep = async () => {
     try {
       const removed = await sweepExpiredRows(db.knex, now());
       if (removed.nonces + removed.windows + removed.idempotencyKeys > 0) logger.debug(removed, 'housekeeping removed expired rows');
-      const upkeep = await db.maintain?.();
+      const upkeep = await db.maintain?.(stopping.signal);
       if (upkeep && (upkeep.vacuumed.length + upkeep.analyzed.length > 0 || upkeep.checkpointed)) {
         logger.debug(upkeep, 'housekeeping maintained the embedded database');
       }
     } catch (err) {
       logger.warn({ err }, 'housekeeping failed; will retry');
+    } finally {
+      running = undefined;
     }
   };
-  const timer = setInterval(() => void sweep(), HOUSEKEEPING_INTERVAL_MS);
+  const timer = setInterval(() => {
+    if (!running && !stopping.signal.aborted) running = sweep();
+  }, intervalMs);
   timer.unref();
-  return () => clearInterval(timer);
+  return async () => {
+    clearInterval(timer);
+    stopping.abort();
+    await running;
+  };
 }

@@ -6,7 +6,15 @@ import { openDatabase, type Database } from '../../server/store/database.js';
 
 /** The memory settings, and some of PGlite's own start parameters that ours must not replace. */
 async function settings(db: Database): Promise<Record<string, string>> {
-  const names = ['shared_buffers', 'wal_buffers', 'max_worker_processes', 'max_parallel_workers_per_gather', 'exit_on_error'];
+  const names = [
+    'shared_buffers',
+    'wal_buffers',
+    'min_wal_size',
+    'max_wal_size',
+    'max_worker_processes',
+    'max_parallel_workers_per_gather',
+    'exit_on_error',
+  ];
   const found: Record<string, string> = {};
   for (const name of names) found[name] = (await db.knex.raw(`show ${name}`)).rows[0][name];
   return found;
@@ -17,6 +25,8 @@ async function settings(db: Database): Promise<Record<string, string>> {
 const EXPECTED = {
   shared_buffers: '16MB',
   wal_buffers: '512kB',
+  min_wal_size: '32MB',
+  max_wal_size: '64MB',
   max_worker_processes: '0',
   max_parallel_workers_per_gather: '0',
   exit_on_error: 'off',
