@@ -18,6 +18,8 @@ export interface OperationRoute {
   readonly security: SecurityKind;
   readonly tag: string;
   readonly pattern: RegExp;
+  /** The operation declares no parameter (path, query, header) and no request body: a request can be checked for nothing. */
+  readonly takesNoInput: boolean;
 }
 
 /** Outcome of matching a request path against the table. */
@@ -30,11 +32,13 @@ interface SpecOperation {
   operationId?: string;
   tags?: string[];
   security?: Array<Record<string, string[]>>;
+  parameters?: unknown[];
+  requestBody?: unknown;
 }
 
 interface SpecDocument {
   security?: Array<Record<string, string[]>>;
-  paths: Record<string, Record<string, SpecOperation>>;
+  paths: Record<string, Record<string, SpecOperation> & { parameters?: unknown[] }>;
 }
 
 /** Builds the operation table from an OpenAPI document; throws when an operation lacks an operationId. */
@@ -53,6 +57,7 @@ export function indexOperations(document: unknown): OperationRoute[] {
         expressPath: path.replace(/\{([^}]+)\}/g, ':$1'),
         security: securityKind(operation.security ?? doc.security ?? []),
         tag: operation.tags?.[0] ?? 'default',
+        takesNoInput: !operation.requestBody && !operation.parameters?.length && !item.parameters?.length,
         pattern: new RegExp(
           `^${path
             .split(/\{[^}]+\}/)

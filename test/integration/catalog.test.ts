@@ -134,6 +134,20 @@ describe('Catalog answers when responses are not validated (production: the byte
     });
   }
 
+  // Without a query string or a body, these operations skip the request validator (server/http/app.ts): it
+  // would have nothing to check. With either, it runs and refuses what the spec does not declare.
+  for (const path of ['/assets', '/health']) {
+    it(`refuses GET ${path} with an undeclared query parameter (400), as a validated server does`, async () => {
+      for (const target of [server, validated]) {
+        const res = await fetch(`${target.baseUrl}${path}?unknown=1`);
+        const body = (await res.json()) as { error: { code: string; message: string } };
+        expect(res.status, target === server ? 'not validating responses' : 'validating responses').to.equal(400);
+        expect(body.error.code).to.equal('invalid_request');
+        expect(body.error.message).to.contain('unknown');
+      }
+    });
+  }
+
   it('answers HEAD /assets with the headers and no body', async () => {
     const res = await fetch(`${server.baseUrl}/assets`, { method: 'HEAD' });
     expect(res.status).to.equal(200);
