@@ -6,7 +6,17 @@
 import { expect } from 'chai';
 import pino from 'pino';
 import { startHousekeeping } from '../../server/jobs/housekeeping.js';
-import { migrate, openDatabase, type Database } from '../../server/store/database.js';
+import { migrate, openDatabase, type Database, type DatabaseOptions } from '../../server/store/database.js';
+
+/** Runs `use` on a database opened as `options` (embedded in memory for `{}`), and closes it whatever happens. */
+async function withDatabase(options: DatabaseOptions, use: (db: Database) => Promise<void>): Promise<void> {
+  const db = await openDatabase(options);
+  try {
+    await use(db);
+  } finally {
+    await db.close();
+  }
+}
 
 const ROWS_PER_ROUND = 50_000;
 const ROUNDS = 4;
@@ -30,20 +40,16 @@ async function churn(db: Database, between: () => Promise<unknown>): Promise<Arr
 
 describe('embedded database upkeep', () => {
   it('is needed: PGlite alone never reuses the space of deleted rows nor removes WAL', async () => {
-    const db = await openDatabase({});
-    try {
+    await withDatabase({}, async (db) => {
       const sizes = await churn(db, async () => undefined);
       // Each round adds a table's worth of dead rows, and every round's WAL stays.
       expect(sizes[ROUNDS - 1].table).to.be.at.least(sizes[0].table * (ROUNDS - 0.5));
       expect(sizes[ROUNDS - 1].wal).to.be.above(sizes[0].wal + WAL_SEGMENT_BYTES);
-    } finally {
-      await db.close();
-    }
+    });
   });
 
   it('vacuums the tables past autovacuum’s thresholds and checkpoints, so the table and WAL stop growing', async () => {
-    const db = await openDatabase({});
-    try {
+    await withDatabase({}, async (db) => {
       const reports: Array<Awaited<ReturnType<NonNullable<Database['maintain']>>>> = [];
       const sizes = await churn(db, async () => reports.push(await db.maintain!()));
       for (const report of reports) {
@@ -58,14 +64,11 @@ describe('embedded database upkeep', () => {
       expect(sizes[ROUNDS - 1].table).to.be.at.most(sizes[0].table * 2.25);
       // The current segment and one recycled for the next: no more, however many rounds were written.
       for (const size of sizes) expect(size.wal).to.be.at.most(2 * WAL_SEGMENT_BYTES);
-    } finally {
-      await db.close();
-    }
+    });
   });
 
   it('comes to rest on an idle database: a few passes after the last change, a pass does nothing', async () => {
-    const db = await openDatabase({});
-    try {
+    await withDatabase({}, async (db) => {
       await migrate(db.knex);
       await db.knex.raw(`create table churned (n int)`);
       await db.knex.raw(`insert into churned select generate_series(1, 5000)`);
@@ -78,14 +81,11 @@ describe('embedded database upkeep', () => {
       for (const report of reports) expect(report.analyzed).not.to.include('pg_statistic');
       const resting = { vacuumed: [], analyzed: [], checkpointed: false };
       expect(reports.slice(2)).to.deep.equal([resting, resting]);
-    } finally {
-      await db.close();
-    }
+    });
   });
 
   it('runs in housekeeping after the sweep, one pass at a time, and its stop waits for a running pass', async () => {
-    const db = await openDatabase({});
-    try {
+    await withDatabase({}, async (db) => {
       await migrate(db.knex);
       let calls = 0;
       let release!: () => void;
@@ -118,14 +118,11 @@ describe('embedded database upkeep', () => {
       await stopping;
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect(calls).to.equal(1);
-    } finally {
-      await db.close();
-    }
+    });
   });
 
   it('waits for another connection’s open transaction, and vacuums once it is committed', async () => {
-    const db = await openDatabase({});
-    try {
+    await withDatabase({}, async (db) => {
       await db.knex.raw(`create table held (n int)`);
       await db.knex.raw(`insert into held select generate_series(1, 1000)`);
       await db.knex.raw(`delete from held`);
@@ -142,18 +139,13 @@ describe('embedded database upkeep', () => {
       const report = await pass;
       expect(report.vacuumed).to.include('held');
       expect((await db.knex.raw(`select count(*)::int as n from held`)).rows[0].n).to.equal(2);
-    } finally {
-      await db.close();
-    }
+    });
   });
 
   it('is left to PostgreSQL’s own autovacuum and checkpointer there', async function () {
     if (!process.env.DATABASE_URL) return this.skip();
-    const db = await openDatabase({ databaseUrl: process.env.DATABASE_URL });
-    try {
+    await withDatabase({ databaseUrl: process.env.DATABASE_URL }, async (db) => {
       expect(db.maintain).to.equal(undefined);
-    } finally {
-      await db.close();
-    }
+    });
   });
 });
