@@ -78,7 +78,10 @@ interface Row {
   fill?: (count: number) => Promise<void>;
   /** Also measure a bare express handler answering the server's body. */
   bare?: boolean;
-  /** Instead of a timed run: BURST_REQUESTS identical requests at once (call.body and headers are fixed). */
+  /**
+   * Instead of timed runs: bursts of BURST_REQUESTS identical requests at once, BENCH_ROUNDS per target (call.body
+   * and headers are fixed within a burst; `fill` readies the next burst's).
+   */
   burst?: boolean;
 }
 
@@ -123,8 +126,9 @@ const ROWS: Record<OperationId, (c: RowContext) => Row[]> = {
   createSwap: ({ server }) => {
     const pool = bodyPool((n) => makeSwapBodies(server.origin, server.signer, n));
     const fresh = () => ({ 'idempotency-key': randomUUID() });
+    // Each burst (BENCH_ROUNDS per target) has a body and Idempotency-Key of its own: `fill` readies the next one.
     let burstBody = '';
-    const burstKey = randomUUID();
+    let burstKey = '';
     return [
       {
         variant: 'steady state',
@@ -137,10 +141,11 @@ const ROWS: Record<OperationId, (c: RowContext) => Row[]> = {
         variant: `${BURST_REQUESTS} identical at once`,
         note:
           `${BURST_REQUESTS} concurrent requests, one body and Idempotency-Key, each signed on its own: exactly one swap must be made ` +
-          `(req/s = ${BURST_REQUESTS} ÷ the time until the last answer)`,
+          `(req/s = ${BURST_REQUESTS} ÷ the time until the last answer; ${ROUNDS} bursts per target, alternating, each with a new body and key, the median shown)`,
         call: { method: 'POST', path: '/swaps', auth: 'signed', body: () => burstBody, headers: () => ({ 'idempotency-key': burstKey }) },
         fill: async () => {
           burstBody = (await makeSwapBodies(server.origin, server.signer, 1))[0];
+          burstKey = randomUUID();
         },
         burst: true,
       },
@@ -588,14 +593,45 @@ async function measureRow(row: Row, result: Result, targets: { server: Target; m
     [result.server, result.mock, result.bare] = await measureTargets(plans);
     return;
   }
-  await row.fill!(1);
-  const before = await countSwaps(targets.server);
-  const measured = await burst(targets.server, call, result.expect);
-  const made = (await countSwaps(targets.server)) - before;
-  result.server = measured;
-  result.note += `; here: ${made} swap(s) made, ${measured.orderIds.size} distinct order id(s) answered, statuses ${statusText(measured.statuses)}`;
-  if (made !== 1) result.problems.push(`${made} swaps made by ${BURST_REQUESTS} identical requests; exactly 1 expected`);
-  result.mock = await burst(targets.mock, row.mockCall ?? call, result.mockExpect);
+  // BENCH_ROUNDS bursts per target, the order alternating as in measureTargets; every server burst has a new
+  // body and key, and must make exactly one swap.
+  const server: Array<Figures & { orderIds: Set<string> }> = [];
+  const mock: Figures[] = [];
+  const made: number[] = [];
+  const burstServer = async () => {
+    await row.fill!(1);
+    const before = await countSwaps(targets.server);
+    server.push(await burst(targets.server, call, result.expect));
+    made.push((await countSwaps(targets.server)) - before);
+  };
+  const burstMock = async () => {
+    mock.push(await burst(targets.mock, row.mockCall ?? call, result.mockExpect));
+  };
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const run of round % 2 ? [burstMock, burstServer] : [burstServer, burstMock]) await run();
+  }
+  result.server = medianBurst(server);
+  result.mock = medianBurst(mock);
+  const statuses = statusText(result.server.statuses);
+  result.note += `; here: swaps made per burst ${made.join(', ')}, distinct order ids answered per burst ${server.map((b) => b.orderIds.size).join(', ')}, statuses ${statuses}`;
+  const wrong = made.filter((n) => n !== 1);
+  if (wrong.length)
+    result.problems.push(`${wrong.join(', ')} swaps made by ${BURST_REQUESTS} identical requests; exactly 1 expected per burst`);
+}
+
+/** Bursts as one: req/s, p50 and p99 each the median over the bursts; statuses and failures added up. */
+function medianBurst(bursts: Figures[]): Figures {
+  const statuses: Record<string, number> = {};
+  for (const b of bursts) for (const [code, n] of Object.entries(b.statuses)) statuses[code] = (statuses[code] ?? 0) + n;
+  const median = (pick: (b: Figures) => number) => percentile(bursts.map(pick), 50);
+  return {
+    requestsPerSecond: median((b) => b.requestsPerSecond),
+    p50Ms: median((b) => b.p50Ms),
+    p99Ms: median((b) => b.p99Ms),
+    statuses,
+    failures: bursts.reduce((sum, b) => sum + b.failures, 0),
+    firstUnexpected: bursts.find((b) => b.firstUnexpected)?.firstUnexpected,
+  };
 }
 
 /** Prints every failed request and problem; true when there was any. */
