@@ -70,18 +70,24 @@ export function indexOperations(document: unknown): OperationRoute[] {
   return routes;
 }
 
-/** Finds the operation for `method` and `path` (path relative to the API base, without query). */
+/**
+ * Finds the operation for `method` and `path` (path relative to the API base, without query). As OpenAPI
+ * matches, a concrete path wins over a templated one that also matches (/permanent-routes/challenges over
+ * /permanent-routes/{id}), whatever the method: a method that path does not have is 405 there, as the
+ * validator answers it too.
+ */
 export function matchRoute(routes: readonly OperationRoute[], method: string, path: string): RouteMatch {
   const candidates = routes.filter((r) => r.pattern.test(path));
   if (candidates.length === 0) return { kind: 'not_found' };
-  // A literal segment wins over a template one (e.g. /sandbox/deposits before /sandbox/{x}).
+  // The most literal path template is the one matched: its literal characters count.
+  const literal = (r: OperationRoute) => r.path.replace(/\{[^}]+\}/g, '').length;
+  const best = Math.max(...candidates.map(literal));
+  const matched = candidates.filter((r) => literal(r) === best);
   // HEAD is answered by the GET operation (express sends the headers without the body), as load balancers expect.
-  const wanted = method.toLowerCase() === 'head' && !candidates.some((r) => r.method === 'head') ? 'get' : method.toLowerCase();
-  const route = candidates
-    .filter((r) => r.method === wanted)
-    .sort((a, b) => b.path.replace(/\{[^}]+\}/g, '').length - a.path.replace(/\{[^}]+\}/g, '').length)[0];
+  const wanted = method.toLowerCase() === 'head' && !matched.some((r) => r.method === 'head') ? 'get' : method.toLowerCase();
+  const route = matched.find((r) => r.method === wanted);
   if (route) return { kind: 'operation', route };
-  return { kind: 'method_not_allowed', allowed: [...new Set(candidates.map((r) => r.method.toUpperCase()))] };
+  return { kind: 'method_not_allowed', allowed: [...new Set(matched.map((r) => r.method.toUpperCase()))] };
 }
 
 function securityKind(requirements: Array<Record<string, string[]>>): SecurityKind {

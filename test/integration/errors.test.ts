@@ -61,6 +61,15 @@ describe('HTTP errors and request ids', () => {
     expect(res.headers.get('allow')).to.equal('GET');
   });
 
+  it('answers a method a concrete path lacks with 405, though a templated path has it', async () => {
+    // /permanent-routes/challenges (POST only) and /permanent-routes/{id} (GET) both match this path; as in
+    // OpenAPI, the concrete path is the one matched.
+    const path = '/api/v1/permanent-routes/challenges';
+    const res = await request(`${server.origin}${path}`, { headers: signHeaders(partner, 'GET', path, '') });
+    expectError(res, 405, 'method_not_allowed');
+    expect(res.headers.get('allow')).to.equal('POST');
+  });
+
   it('answers a malformed JSON body to a POST with 400 malformed_json', async () => {
     const body = '{"sourceAsset": "BTC",';
     const res = await request(`${server.baseUrl}/quotes`, {

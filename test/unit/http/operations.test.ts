@@ -42,6 +42,24 @@ describe('operations', () => {
     it('reports the allowed methods of a known path', () => {
       expect(matchRoute(routes, 'DELETE', '/swaps')).to.deep.equal({ kind: 'method_not_allowed', allowed: ['GET', 'POST'] });
     });
+    it('matches a concrete path before a templated one, whatever the method', () => {
+      const routes = indexOperations({
+        security: [],
+        paths: {
+          '/permanent-routes/challenges': { post: { operationId: 'createRouteChallenge' } },
+          '/permanent-routes/{id}': { get: { operationId: 'getPermanentRoute' } },
+        },
+      });
+      const post = matchRoute(routes, 'POST', '/permanent-routes/challenges');
+      expect(post.kind === 'operation' && post.route.operationId).to.equal('createRouteChallenge');
+      expect(matchRoute(routes, 'GET', '/permanent-routes/challenges')).to.deep.equal({ kind: 'method_not_allowed', allowed: ['POST'] });
+      const get = matchRoute(routes, 'GET', '/permanent-routes/0b6f3c1e-2a4d-4c8e-9f10-5e7a9b3c2d1f');
+      expect(get.kind === 'operation' && get.route.operationId).to.equal('getPermanentRoute');
+    });
+    it('answers HEAD with the GET operation', () => {
+      const head = matchRoute(routes, 'HEAD', '/health');
+      expect(head.kind === 'operation' && head.route.operationId).to.equal('getHealth');
+    });
     it('does not let a template segment swallow a slash', () => {
       expect(matchRoute(routes, 'GET', '/swaps/a/b').kind).to.equal('not_found');
     });
