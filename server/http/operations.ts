@@ -71,23 +71,36 @@ export function indexOperations(document: unknown): OperationRoute[] {
 }
 
 /**
- * Finds the operation for `method` and `path` (path relative to the API base, without query). As OpenAPI
- * matches, a concrete path wins over a templated one that also matches (/permanent-routes/challenges over
- * /permanent-routes/{id}), whatever the method: a method that path does not have is 405 there, as the
- * validator answers it too.
+ * Finds the operation for `method` and `path` (path relative to the API base, without query). A concrete path
+ * wins over a templated one that also matches (/permanent-routes/challenges over /permanent-routes/{id}), as
+ * OpenAPI asks, whatever the method: a method that path lacks is 405 there. Between templates, the one with a
+ * literal segment where the other has a parameter, first from the left, wins: the order express-openapi-validator
+ * sorts its routes in, so that routing and validation always agree on the path.
  */
 export function matchRoute(routes: readonly OperationRoute[], method: string, path: string): RouteMatch {
   const candidates = routes.filter((r) => r.pattern.test(path));
   if (candidates.length === 0) return { kind: 'not_found' };
-  // The most literal path template is the one matched: its literal characters count.
-  const literal = (r: OperationRoute) => r.path.replace(/\{[^}]+\}/g, '').length;
-  const best = Math.max(...candidates.map(literal));
-  const matched = candidates.filter((r) => literal(r) === best);
+  const best = candidates.reduce((a, b) => (compareConcreteness(b.path, a.path) < 0 ? b : a));
+  const matched = candidates.filter((r) => compareConcreteness(r.path, best.path) === 0);
   // HEAD is answered by the GET operation (express sends the headers without the body), as load balancers expect.
   const wanted = method.toLowerCase() === 'head' && !matched.some((r) => r.method === 'head') ? 'get' : method.toLowerCase();
   const route = matched.find((r) => r.method === wanted);
   if (route) return { kind: 'operation', route };
   return { kind: 'method_not_allowed', allowed: [...new Set(matched.map((r) => r.method.toUpperCase()))] };
+}
+
+/**
+ * Negative when path template `a` is the more concrete of two that match one URL: at the first segment where
+ * one has a literal and the other a parameter, the literal's. Zero when they have the same shape.
+ */
+function compareConcreteness(a: string, b: string): number {
+  const isParameter = (segment: string | undefined) => segment?.startsWith('{') === true;
+  const as = a.split('/');
+  const bs = b.split('/');
+  for (let i = 0; i < Math.max(as.length, bs.length); i++) {
+    if (isParameter(as[i]) !== isParameter(bs[i])) return isParameter(as[i]) ? 1 : -1;
+  }
+  return 0;
 }
 
 function securityKind(requirements: Array<Record<string, string[]>>): SecurityKind {

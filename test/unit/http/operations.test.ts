@@ -56,6 +56,19 @@ describe('operations', () => {
       const get = matchRoute(routes, 'GET', '/permanent-routes/0b6f3c1e-2a4d-4c8e-9f10-5e7a9b3c2d1f');
       expect(get.kind === 'operation' && get.route.operationId).to.equal('getPermanentRoute');
     });
+    it('between templates, matches the one with a literal segment first from the left, as the validator does', () => {
+      const routes = indexOperations({
+        security: [],
+        paths: {
+          '/{y}/bb': { get: { operationId: 'late' } },
+          '/a/{x}': { get: { operationId: 'early' } },
+        },
+      });
+      const match = matchRoute(routes, 'GET', '/a/bb');
+      expect(match.kind === 'operation' && match.route.operationId).to.equal('early');
+      const other = matchRoute(routes, 'GET', '/c/bb');
+      expect(other.kind === 'operation' && other.route.operationId).to.equal('late');
+    });
     it('answers HEAD with the GET operation', () => {
       const head = matchRoute(routes, 'HEAD', '/health');
       expect(head.kind === 'operation' && head.route.operationId).to.equal('getHealth');
