@@ -504,7 +504,8 @@ function printTable(results: Result[], server: ServerProcess, rss: { idle: numbe
   out(
     `Operations bench (${server.database}): server in its own process (NODE_ENV=production, response validation off, rate limits raised); ` +
       `autocannon here with ${CONNECTIONS} connections; per row and target ${WARMUP_SECONDS} s warm-up, then ${ROUNDS} rounds of ${SECONDS} s ` +
-      'in alternating order (server, Prism, bare; then bare, Prism, server; ...), the median round shown',
+      'in alternating order (server, Prism, bare; then bare, Prism, server; ...), the median round shown ' +
+      `(the burst row: ${ROUNDS} bursts per target in alternating order, no warm-up, the median burst shown)`,
   );
   out(render(lines[0]));
   out(`|${widths.map((w, i) => (i < 2 ? ` ${'-'.repeat(w)} ` : ` ${'-'.repeat(w - 1)}: `)).join('|')}|`);
@@ -619,7 +620,10 @@ async function measureRow(row: Row, result: Result, targets: { server: Target; m
     result.problems.push(`${wrong.join(', ')} swaps made by ${BURST_REQUESTS} identical requests; exactly 1 expected per burst`);
 }
 
-/** Bursts as one: req/s, p50 and p99 each the median over the bursts; statuses and failures added up. */
+/**
+ * Bursts as one: req/s, p50 and p99 each the median over the bursts (the lower middle one for an even
+ * BENCH_ROUNDS); statuses and failures added up. A failed burst's figures count too, and its failures fail the bench.
+ */
 function medianBurst(bursts: Figures[]): Figures {
   const statuses: Record<string, number> = {};
   for (const b of bursts) for (const [code, n] of Object.entries(b.statuses)) statuses[code] = (statuses[code] ?? 0) + n;
