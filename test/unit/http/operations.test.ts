@@ -42,32 +42,29 @@ describe('operations', () => {
     it('reports the allowed methods of a known path', () => {
       expect(matchRoute(routes, 'DELETE', '/swaps')).to.deep.equal({ kind: 'method_not_allowed', allowed: ['GET', 'POST'] });
     });
+    // A spec of one operation per path, and what a method and path reach there: an operation id, or the refusal.
+    const overlapping = (paths: Array<[string, 'get' | 'post', string]>) =>
+      indexOperations({ security: [], paths: Object.fromEntries(paths.map(([p, m, id]) => [p, { [m]: { operationId: id } }])) });
+    const reached = (routes: ReturnType<typeof indexOperations>, method: string, path: string) => {
+      const match = matchRoute(routes, method, path);
+      return match.kind === 'operation' ? match.route.operationId : match;
+    };
     it('matches a concrete path before a templated one, whatever the method', () => {
-      const routes = indexOperations({
-        security: [],
-        paths: {
-          '/permanent-routes/challenges': { post: { operationId: 'createRouteChallenge' } },
-          '/permanent-routes/{id}': { get: { operationId: 'getPermanentRoute' } },
-        },
-      });
-      const post = matchRoute(routes, 'POST', '/permanent-routes/challenges');
-      expect(post.kind === 'operation' && post.route.operationId).to.equal('createRouteChallenge');
-      expect(matchRoute(routes, 'GET', '/permanent-routes/challenges')).to.deep.equal({ kind: 'method_not_allowed', allowed: ['POST'] });
-      const get = matchRoute(routes, 'GET', '/permanent-routes/0b6f3c1e-2a4d-4c8e-9f10-5e7a9b3c2d1f');
-      expect(get.kind === 'operation' && get.route.operationId).to.equal('getPermanentRoute');
+      const routes = overlapping([
+        ['/permanent-routes/challenges', 'post', 'createRouteChallenge'],
+        ['/permanent-routes/{id}', 'get', 'getPermanentRoute'],
+      ]);
+      expect(reached(routes, 'POST', '/permanent-routes/challenges')).to.equal('createRouteChallenge');
+      expect(reached(routes, 'GET', '/permanent-routes/challenges')).to.deep.equal({ kind: 'method_not_allowed', allowed: ['POST'] });
+      expect(reached(routes, 'GET', '/permanent-routes/0b6f3c1e-2a4d-4c8e-9f10-5e7a9b3c2d1f')).to.equal('getPermanentRoute');
     });
     it('between templates, matches the one with a literal segment first from the left, as the validator does', () => {
-      const routes = indexOperations({
-        security: [],
-        paths: {
-          '/{y}/bb': { get: { operationId: 'late' } },
-          '/a/{x}': { get: { operationId: 'early' } },
-        },
-      });
-      const match = matchRoute(routes, 'GET', '/a/bb');
-      expect(match.kind === 'operation' && match.route.operationId).to.equal('early');
-      const other = matchRoute(routes, 'GET', '/c/bb');
-      expect(other.kind === 'operation' && other.route.operationId).to.equal('late');
+      const routes = overlapping([
+        ['/{y}/bb', 'get', 'late'],
+        ['/a/{x}', 'get', 'early'],
+      ]);
+      expect(reached(routes, 'GET', '/a/bb')).to.equal('early');
+      expect(reached(routes, 'GET', '/c/bb')).to.equal('late');
     });
     it('answers HEAD with the GET operation', () => {
       const head = matchRoute(routes, 'HEAD', '/health');
