@@ -327,29 +327,23 @@ async function runnerFor(target: Target, call: Call, expect: number, fill?: (cou
 }
 
 /**
- * A target's rounds as one: req/s, p50 and p99 each the median over the rounds (the lower middle one for an
- * even BENCH_ROUNDS); statuses and failures added up over the
- * rounds and the warm-up (every request must get its expected status).
+ * A target's rounds (timed runs or bursts) as one: req/s, p50 and p99 each the median over the rounds (the
+ * lower middle one for an even BENCH_ROUNDS); statuses and failures added up over the rounds and the warm-up,
+ * if any (every request must get its expected status, so a failed round fails the bench though its figures
+ * count in the median).
  */
-function medianOf(rounds: LoadFigures[], warm: LoadFigures, bodyBytes?: number): Figures {
+function medianOf(rounds: Figures[], warm?: Figures, bodyBytes?: number): Figures {
+  const counted = warm ? [warm, ...rounds] : rounds;
   const statuses: Record<string, number> = {};
-  for (const f of [warm, ...rounds]) for (const [code, n] of Object.entries(f.statuses)) statuses[code] = (statuses[code] ?? 0) + n;
+  for (const f of counted) for (const [code, n] of Object.entries(f.statuses)) statuses[code] = (statuses[code] ?? 0) + n;
+  const median = (pick: (f: Figures) => number) => percentile(rounds.map(pick), 50);
   return {
-    requestsPerSecond: percentile(
-      rounds.map((f) => f.requestsPerSecond),
-      50,
-    ),
-    p50Ms: percentile(
-      rounds.map((f) => f.p50Ms),
-      50,
-    ),
-    p99Ms: percentile(
-      rounds.map((f) => f.p99Ms),
-      50,
-    ),
+    requestsPerSecond: median((f) => f.requestsPerSecond),
+    p50Ms: median((f) => f.p50Ms),
+    p99Ms: median((f) => f.p99Ms),
     statuses,
-    failures: [warm, ...rounds].reduce((sum, f) => sum + f.failures, 0),
-    firstUnexpected: [warm, ...rounds].find((f) => f.firstUnexpected)?.firstUnexpected,
+    failures: counted.reduce((sum, f) => sum + f.failures, 0),
+    firstUnexpected: counted.find((f) => f.firstUnexpected)?.firstUnexpected,
     bodyBytes,
   };
 }
@@ -611,31 +605,13 @@ async function measureRow(row: Row, result: Result, targets: { server: Target; m
   for (let round = 0; round < ROUNDS; round++) {
     for (const run of round % 2 ? [burstMock, burstServer] : [burstServer, burstMock]) await run();
   }
-  result.server = medianBurst(server);
-  result.mock = medianBurst(mock);
+  result.server = medianOf(server);
+  result.mock = medianOf(mock);
   const statuses = statusText(result.server.statuses);
   result.note += `; here: swaps made per burst ${made.join(', ')}, distinct order ids answered per burst ${server.map((b) => b.orderIds.size).join(', ')}, statuses ${statuses}`;
   const wrong = made.filter((n) => n !== 1);
   if (wrong.length)
     result.problems.push(`${wrong.join(', ')} swaps made by ${BURST_REQUESTS} identical requests; exactly 1 expected per burst`);
-}
-
-/**
- * Bursts as one: req/s, p50 and p99 each the median over the bursts (the lower middle one for an even
- * BENCH_ROUNDS); statuses and failures added up. A failed burst's figures count too, and its failures fail the bench.
- */
-function medianBurst(bursts: Figures[]): Figures {
-  const statuses: Record<string, number> = {};
-  for (const b of bursts) for (const [code, n] of Object.entries(b.statuses)) statuses[code] = (statuses[code] ?? 0) + n;
-  const median = (pick: (b: Figures) => number) => percentile(bursts.map(pick), 50);
-  return {
-    requestsPerSecond: median((b) => b.requestsPerSecond),
-    p50Ms: median((b) => b.p50Ms),
-    p99Ms: median((b) => b.p99Ms),
-    statuses,
-    failures: bursts.reduce((sum, b) => sum + b.failures, 0),
-    firstUnexpected: bursts.find((b) => b.firstUnexpected)?.firstUnexpected,
-  };
 }
 
 /** Prints every failed request and problem; true when there was any. */
