@@ -1,15 +1,13 @@
-import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { freePort, spawnGroup, waitForHttp, type Child } from '../support/process.js';
 import { createVerifiedRoute } from '../support/routes.js';
 import { swapClient } from '../support/swaps.js';
+import { compiledBuild } from '../support/build.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
-const TSC = path.join(root, 'node_modules/typescript/bin/tsc');
 // tsc on the whole server takes 10-40 s on a small CI machine.
 const BUILD_TIMEOUT_MS = 180_000;
 
@@ -21,18 +19,12 @@ describe('the compiled server (npm run build, npm start)', function () {
   let origin: string;
 
   before(async () => {
-    // Built with tsconfig.build.json, as `npm run build` does, but into a directory of its own so that
-    // parallel runs and a developer's dist/ do not collide. It stays inside the project so that the compiled
-    // files find node_modules and package.json ("type": "module") the way dist/ does.
-    await fs.mkdir(path.join(root, '.tmp'), { recursive: true });
-    outDir = await fs.mkdtemp(path.join(root, '.tmp', 'compiled-server-'));
+    // Built with tsconfig.build.json, as `npm run build` does, but into a directory of this test process's own
+    // (shared with the CLI suites, support/build.ts) so that parallel runs and a developer's dist/ do not
+    // collide. It stays inside the project so that the compiled files find node_modules and package.json
+    // ("type": "module") the way dist/ does.
+    outDir = await compiledBuild();
     dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'pss-compiled-'));
-    try {
-      await promisify(execFile)(process.execPath, [TSC, '-p', 'tsconfig.build.json', '--outDir', outDir], { cwd: root });
-    } catch (err) {
-      const { stdout = '', stderr = '' } = err as { stdout?: string; stderr?: string };
-      throw new Error(`tsc -p tsconfig.build.json failed:\n${stdout}${stderr}`, { cause: err });
-    }
 
     const port = await freePort();
     origin = `http://127.0.0.1:${port}`;
@@ -58,7 +50,6 @@ describe('the compiled server (npm run build, npm start)', function () {
   after(async () => {
     await child?.stop('SIGKILL');
     if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
-    if (outDir) await fs.rm(outDir, { recursive: true, force: true });
   });
 
   it('emits the server, the migrate and partners CLIs and the JSON files they read at run time', async () => {

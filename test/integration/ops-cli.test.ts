@@ -8,11 +8,12 @@ import type { Knex } from 'knex';
 import { verifyWebhook, type SwapUpdatedEvent } from '../../sdk/src/webhooks.js';
 import { createScratchDatabase, type ScratchDatabase } from '../support/postgres.js';
 import { openDatabase } from '../../server/store/database.js';
-import { freePort, startServerChild, type ServerChild } from '../support/process.js';
+import { freePort, startedDataDir, startServerChild, type ServerChild } from '../support/process.js';
 import { createVerifiedRoute, waitForDeposits, type Route } from '../support/routes.js';
 import { btcToUsdt, swapClient, type Swap } from '../support/swaps.js';
 import { createReceiver, type ReceivedDelivery, type Receiver, LOCAL_RECEIVER_ENV } from '../support/webhook-receiver.js';
 import { OS_USER, type TrailEntry } from '../support/operator-trail.js';
+import { compiledScript } from '../support/build.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const run = promisify(execFile);
@@ -42,7 +43,7 @@ describe('the ops CLI (npm run ops) next to a running server', function () {
 
   const cli = async (...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> => {
     try {
-      const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'scripts/ops.ts', ...args], {
+      const { stdout, stderr } = await run(process.execPath, [...(await compiledScript('ops')), ...args], {
         cwd: root,
         // $USER says alice, but the actor is the OS user unless --actor names another.
         env: { ...process.env, ...SHARED_ENV, DATA_DIR: dataDir, DATABASE_URL: database?.url ?? '', USER: 'alice' },
@@ -83,8 +84,9 @@ describe('the ops CLI (npm run ops) next to a running server', function () {
   };
 
   before(async () => {
-    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'pss-ops-'));
     if (process.env.DATABASE_URL) database = await createScratchDatabase(process.env.DATABASE_URL, 'pss_ops');
+    // The embedded database as a first start leaves it (copied; this suite is about the CLI, not the first start).
+    dataDir = database ? await fs.mkdtemp(path.join(os.tmpdir(), 'pss-ops-')) : await startedDataDir(root, 'pss-ops-');
     receiver = await createReceiver();
     await receiver.listen();
     server = await startServerChild(root, {

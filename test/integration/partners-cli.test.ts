@@ -9,6 +9,7 @@ import { freePort, spawnGroup, waitForHttp, type Child } from '../support/proces
 import { expectError, readJson } from '../support/http.js';
 import { signedFetch, type SignerOptions } from '../support/signer.js';
 import { OS_USER, type TrailEntry } from '../support/operator-trail.js';
+import { compiledScript } from '../support/build.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
@@ -23,7 +24,7 @@ describe('the partners CLI (npm run partners) next to a running server', functio
 
   const cliWithInput = async (input: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> => {
     try {
-      const pending = run(process.execPath, ['--import', 'tsx', 'scripts/partners.ts', ...args], {
+      const pending = run(process.execPath, [...(await compiledScript('partners')), ...args], {
         cwd: root,
         env: { ...process.env, ...env },
       });
@@ -38,7 +39,7 @@ describe('the partners CLI (npm run partners) next to a running server', functio
   const cli = (...args: string[]) => cliWithInput('', ...args);
   /** The operator action trail about `target`, newest first, as `npm run ops -- audit list --json` prints it. */
   const trailOf = async (target: string): Promise<TrailEntry[]> => {
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/ops.ts', 'audit', 'list', '--target', target, '--json'], {
+    const { stdout } = await run(process.execPath, [...(await compiledScript('ops')), 'audit', 'list', '--target', target, '--json'], {
       cwd: root,
       env: { ...process.env, ...env },
     });
