@@ -1,9 +1,8 @@
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { openDatabase } from '../../server/store/database.js';
-import { freePort, startServerChild, type Child } from '../support/process.js';
+import { freePort, startedDataDir, startServerChild, type Child } from '../support/process.js';
 import { btcToUsdt, swapClient } from '../support/swaps.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -13,7 +12,7 @@ describe('crash safety (the real process, SIGKILL mid-lifecycle)', function () {
   let dataDir: string;
   let child: Child | undefined;
   before(async () => {
-    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'pss-crash-'));
+    dataDir = await startedDataDir(root, 'pss-crash-');
   });
   afterEach(async () => {
     await child?.stop('SIGKILL');

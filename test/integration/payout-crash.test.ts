@@ -4,7 +4,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { openDatabase } from '../../server/store/database.js';
 import { createScratchDatabase, type ScratchDatabase } from '../support/postgres.js';
-import { freePort, startServerChild, type Child } from '../support/process.js';
+import { freePort, startedDataDir, startServerChild, type Child } from '../support/process.js';
 import { btcToUsdt, swapClient } from '../support/swaps.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -18,9 +18,10 @@ describe('payout outbox across a crash (the real process killed at the payout)',
   let scratch: ScratchDatabase | undefined;
   let child: Child | undefined;
   beforeEach(async () => {
-    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'pss-payout-crash-'));
-    // On PostgreSQL the child runs on a database of its own (DATA_DIR then holds only generated keys).
+    // On PostgreSQL the child runs on a database of its own (DATA_DIR then holds only generated keys); otherwise
+    // on the embedded database as a first start leaves it (copied: these tests are about payouts, not the first start).
     if (process.env.DATABASE_URL) scratch = await createScratchDatabase(process.env.DATABASE_URL, 'payout_crash');
+    dataDir = scratch ? await fs.mkdtemp(path.join(os.tmpdir(), 'pss-payout-crash-')) : await startedDataDir(root, 'pss-payout-crash-');
   });
   afterEach(async () => {
     await child?.stop('SIGKILL');

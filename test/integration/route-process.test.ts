@@ -1,8 +1,7 @@
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { freePort, spawnGroup, startServerChild, type Child } from '../support/process.js';
+import { freePort, startedDataDir, spawnGroup, startServerChild, type Child } from '../support/process.js';
 import { swapClient } from '../support/swaps.js';
 import { createVerifiedRoute, waitForDeposits } from '../support/routes.js';
 
@@ -14,7 +13,7 @@ describe('permanent routes against the real server process', function () {
   let child: Child | undefined;
 
   beforeEach(async () => {
-    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'pss-routes-'));
+    dataDir = await startedDataDir(root, 'pss-routes-');
   });
   afterEach(async () => {
     await child?.stop('SIGTERM');

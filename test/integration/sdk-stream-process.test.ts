@@ -1,9 +1,8 @@
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { createPartnerClient, verifyWebhook, type QuoteRequest, type SwapStreamEvent } from '../../sdk/src/index.js';
-import { freePort, startServerChild, type Child } from '../support/process.js';
+import { freePort, startedDataDir, startServerChild, type Child } from '../support/process.js';
 import { swapClient } from '../support/swaps.js';
 import { createReceiver, LOCAL_RECEIVER_ENV } from '../support/webhook-receiver.js';
 
@@ -25,7 +24,7 @@ describe('live status against the real server process (SDK stream and webhooks)'
   let secret: string;
 
   before(async () => {
-    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'pss-sdk-stream-'));
+    dataDir = await startedDataDir(root, 'pss-sdk-stream-');
     const started = await startServerChild(root, {
       port: await freePort(),
       dataDir,

@@ -1,11 +1,10 @@
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { verifyWebhook, type SwapUpdatedEvent } from '../../sdk/src/webhooks.js';
 import { openDatabase } from '../../server/store/database.js';
 import { readJson } from '../support/http.js';
-import { freePort, startServerChild, type Child } from '../support/process.js';
+import { freePort, startedDataDir, startServerChild, type Child } from '../support/process.js';
 import { signedFetch, type SignerOptions } from '../support/signer.js';
 import { btcToUsdt, swapClient } from '../support/swaps.js';
 import type { components } from '../../generated/api.js';
@@ -21,7 +20,7 @@ describe('webhook delivery across a restart (the real process, SIGKILL with deli
   let child: Child | undefined;
   let receiver: Receiver;
   before(async () => {
-    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'pss-webhooks-'));
+    dataDir = await startedDataDir(root, 'pss-webhooks-');
     receiver = await createReceiver();
   });
   afterEach(async () => {
