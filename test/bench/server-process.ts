@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type autocannon from 'autocannon';
 import pg from 'pg';
+import { compiledBuild } from '../support/build.js';
 import { createScratchDatabase } from '../support/postgres.js';
 import { freePort, spawnGroup, waitForHttp, type Child } from '../support/process.js';
 import type { SignerOptions } from '../support/signer.js';
@@ -49,15 +50,17 @@ const UNLIMITED = '100000000';
 export interface ServerProcessOptions {
   /** Extra environment variables, applied over the bench defaults (e.g. WEBHOOK_RETRY_SECONDS). */
   env?: Record<string, string>;
-  /** Node options placed before `--import tsx`, e.g. ['--cpu-prof', '--cpu-prof-dir', dir]. */
+  /** Node options placed before the entry point, e.g. ['--cpu-prof', '--cpu-prof-dir', dir]. */
   nodeArgs?: string[];
 }
 
 /**
- * Starts `server/main.ts` in a child process on a free port with a fresh DATA_DIR and embedded PGlite (or a
+ * Starts the server in a child process on a free port with a fresh DATA_DIR and embedded PGlite (or a
  * fresh database on the PostgreSQL of DATABASE_URL, dropped by stop()), production-like settings and rate
- * limits out of the way, and reads the demo partner's secret from the banner it prints. BENCH_COMPILED=1
- * runs the compiled dist/server/main.js (`make build`) instead of the TypeScript sources under tsx.
+ * limits out of the way, and reads the demo partner's secret from the banner it prints. The server is the
+ * compiled one, as `npm start` and `make run` run it: plain Node on JavaScript that tsc emitted (built for
+ * this bench process, test/support/build.ts). Its idle RSS under tsx was about 120 MB more (tsx's loader
+ * threads), for the same req/s. BENCH_TSX=1 runs the TypeScript sources under tsx instead.
  * `options` adds environment variables and Node options.
  */
 export async function startServerProcess(root: string, options: ServerProcessOptions = {}): Promise<ServerProcess> {
@@ -83,7 +86,8 @@ export async function startServerProcess(root: string, options: ServerProcessOpt
     RATE_LIMIT_SWAPS_PER_MINUTE: UNLIMITED,
     ...options.env,
   };
-  const entry = process.env.BENCH_COMPILED === '1' ? ['dist/server/main.js'] : ['--import', 'tsx', 'server/main.ts'];
+  const entry =
+    process.env.BENCH_TSX === '1' ? ['--import', 'tsx', 'server/main.ts'] : [path.join(await compiledBuild(), 'server/main.js')];
   const child = spawnGroup(process.execPath, [...(options.nodeArgs ?? []), ...entry], env, root);
   const stop = async () => {
     await child.stop();
@@ -106,7 +110,7 @@ export async function startServerProcess(root: string, options: ServerProcessOpt
       database: fresh ? `PostgreSQL (database ${fresh.name}, made for this run)` : 'embedded PGlite',
       dataDir,
       child,
-      // `node --import tsx server/main.ts` runs the server in this very process (tsx registers a loader; it does not fork).
+      // The server runs in this very process (under BENCH_TSX, tsx registers a loader; it does not fork).
       pid: child.process.pid!,
       async connection() {
         if (fresh) return { connectionString: fresh.url };
