@@ -10,8 +10,10 @@ import type { Knex } from 'knex';
 import { migrate, openDatabase } from '../../server/store/database.js';
 import { createMigrationSource } from '../../server/store/migrations/index.js';
 import { createSecretBox, partnerSecretOwner } from '../../server/store/secret-box.js';
+import { copyStartedDataDir } from '../support/process.js';
 
 const run = promisify(execFile);
+const root = path.resolve(import.meta.dirname, '../..');
 
 /** Every file and folder below `dir` whose mode grants group or world any access. */
 async function openToOthers(dir: string): Promise<string[]> {
@@ -70,7 +72,9 @@ describe('embedded database', () => {
   });
 
   it('listens on a Unix socket inside DATA_DIR, not on a TCP port', async () => {
+    // A DATA_DIR a server started on before (copied): creating one is the subject of the tests above.
     const dir = path.join(dataDir, 'socket');
+    await copyStartedDataDir(root, dir);
     const db = await openDatabase({ dataDir: dir });
     try {
       const holder = JSON.parse(await fs.readFile(path.join(dir, 'pglite.json'), 'utf8'));
@@ -87,6 +91,7 @@ describe('embedded database', () => {
   it('starts again after a crash left its socket file behind', async () => {
     const dir = path.join(dataDir, 'crashed');
     await fs.mkdir(dir, { mode: 0o700 });
+    await copyStartedDataDir(root, dir);
     // What a SIGKILLed server leaves: a socket file nobody listens on, and a lock naming a dead process.
     const stale = net.createServer().listen(path.join(dir, '.s.PGSQL.5432'));
     await new Promise((resolve) => stale.once('listening', resolve));
@@ -108,6 +113,7 @@ describe('embedded database', () => {
     await fs.chmod(dataDir, 0o755);
     await fs.chmod(parent, 0o755);
     const dir = path.join(parent, 'other-user');
+    await copyStartedDataDir(root, dir);
     const db = await openDatabase({ dataDir: dir });
     try {
       const probe = `require('net').connect(${JSON.stringify(path.join(dir, '.s.PGSQL.5432'))})

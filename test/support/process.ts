@@ -153,6 +153,13 @@ let embeddedTemplate: Promise<string> | undefined;
  * a second. The template's server stopped cleanly, so the copy opens like any DATA_DIR after a restart.
  */
 export async function startedDataDir(root: string, prefix: string): Promise<string> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), prefix));
+  await copyStartedDataDir(root, dir);
+  return dir;
+}
+
+/** Copies into `dir` (made if missing) what startedDataDir's directories hold. */
+export async function copyStartedDataDir(root: string, dir: string): Promise<void> {
   embeddedTemplate ??= (async () => {
     const template = await fs.mkdtemp(path.join(os.tmpdir(), 'pss-template-'));
     process.once('exit', () => rmSync(template, { recursive: true, force: true }));
@@ -162,7 +169,5 @@ export async function startedDataDir(root: string, prefix: string): Promise<stri
     return template;
   })();
   const template = await embeddedTemplate;
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), prefix));
   await fs.cp(template, dir, { recursive: true, filter: (source) => !/[/\\](\.s\.PGSQL\.\d+(\.lock)?|pglite\.json)$/.test(source) });
-  return dir;
 }
