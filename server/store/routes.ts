@@ -548,16 +548,17 @@ export async function updateRoutePolling(db: Knex, id: string, nextPollAt: Date,
  * does not wait for the write-ahead log to reach the disk (synchronous_commit off for this statement alone):
  * a crash may lose the last few milliseconds of windows, after which those routes are polled at their
  * regular interval. Calls for one route queue on its row lock, and each used to hold it for a disk flush.
+ * One call of pss_open_expect_window (migration 0026), whose plan the connection keeps.
  */
 export async function openExpectWindow(db: Knex, partnerId: string, id: string, until: Date, at: Date): Promise<boolean> {
   if (!isUuid(id)) return false;
-  const { rowCount } = await db.raw(
-    `with relaxed as (select set_config('synchronous_commit', 'off', true) as setting)
-     update permanent_routes set expect_deposit_until = ?, next_poll_at = ?, active_at = ?, updated_at = ?
-      where id = ? and partner_id = ? and exists (select from relaxed where setting is not null)`,
-    [until, at, at, at, id, partnerId],
-  );
-  return rowCount === 1;
+  const { rows } = await db.raw(`select pss_open_expect_window(?::uuid, ?::uuid, ?::timestamptz, ?::timestamptz) as opened`, [
+    partnerId,
+    id,
+    until,
+    at,
+  ]);
+  return (rows as Array<{ opened: boolean }>)[0].opened;
 }
 
 /**
