@@ -71,7 +71,8 @@ describe('embedded database', () => {
     expect((await fs.stat(dir)).mode & 0o777).to.equal(0o700);
   });
 
-  it('listens on a Unix socket inside DATA_DIR, not on a TCP port', async () => {
+  it('listens on a Unix socket inside DATA_DIR, not on a TCP port', async function () {
+    this.timeout(120_000); // the first copy in a test process starts the template's server (about 15 s)
     // A DATA_DIR a server started on before (copied): creating one is the subject of the tests above.
     const dir = path.join(dataDir, 'socket');
     await copyStartedDataDir(root, dir);
@@ -88,7 +89,8 @@ describe('embedded database', () => {
     }
   });
 
-  it('starts again after a crash left its socket file behind', async () => {
+  it('starts again after a crash left its socket file behind', async function () {
+    this.timeout(120_000); // the first copy in a test process starts the template's server (about 15 s)
     const dir = path.join(dataDir, 'crashed');
     await fs.mkdir(dir, { mode: 0o700 });
     await copyStartedDataDir(root, dir);
@@ -107,6 +109,7 @@ describe('embedded database', () => {
 
   it('cannot be reached by another local user', async function () {
     if (process.getuid?.() !== 0) return this.skip(); // needs root to act as another user
+    this.timeout(120_000); // the first copy in a test process starts the template's server (about 15 s)
     // The parent folder lets everyone through, so only DATA_DIR's own protection can stop the other user.
     const parent = path.join(dataDir, 'open-parent');
     await fs.mkdir(parent, { mode: 0o755 });

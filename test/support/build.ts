@@ -17,7 +17,11 @@ let built: Promise<string> | undefined;
 
 /** The directory of this process's build (server/main.js, scripts/ops.js, ...); compiles on the first call. */
 export function compiledBuild(): Promise<string> {
-  built ??= compile();
+  // A failed build is not remembered: the next suite that asks tries again.
+  built ??= compile().catch((err: unknown) => {
+    built = undefined;
+    throw err;
+  });
   return built;
 }
 

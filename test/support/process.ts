@@ -134,7 +134,12 @@ export async function startServerChild(
     },
     root,
   );
-  await waitForHttp(`${origin}/api/v1/health`, 60_000, child);
+  try {
+    await waitForHttp(`${origin}/api/v1/health`, 60_000, child);
+  } catch (err) {
+    await child.stop('SIGKILL');
+    throw err;
+  }
   const secret = /keyId=demo secret=(\S+)/.exec(child.output())?.[1];
   if (!secret) {
     await child.stop('SIGKILL');
@@ -151,6 +156,8 @@ let embeddedTemplate: Promise<string> | undefined;
  * subject is not the first start: a first start spends about 10 s creating the cluster (PGlite's initdb) and
  * migrating it, and this copies the result of one first start, made once per test process, in a fraction of
  * a second. The template's server stopped cleanly, so the copy opens like any DATA_DIR after a restart.
+ * Every copy holds the template's `secrets.key` and its demo partner, sealed with that key: a server started
+ * on a copy must read the key from DATA_DIR (SECRETS_KEY empty), or it cannot open the demo partner's secret.
  */
 export async function startedDataDir(root: string, prefix: string): Promise<string> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), prefix));
@@ -167,7 +174,11 @@ export async function copyStartedDataDir(root: string, dir: string): Promise<voi
     const code = await child.stop('SIGTERM');
     if (code !== 0) throw new Error(`the template server exited with ${code}:\n${child.output()}`);
     return template;
-  })();
+  })().catch((err: unknown) => {
+    // Not remembered: the next suite that asks starts a template server again.
+    embeddedTemplate = undefined;
+    throw err;
+  });
   const template = await embeddedTemplate;
   await fs.cp(template, dir, { recursive: true, filter: (source) => !/[/\\](\.s\.PGSQL\.\d+(\.lock)?|pglite\.json)$/.test(source) });
 }
