@@ -545,7 +545,8 @@ export async function updateRoutePolling(db: Knex, id: string, nextPollAt: Date,
 /**
  * Opens (or extends) the expect-deposit window of the partner's route `id` until `until`, and makes the route
  * due at `at`; false when the partner has no such route. The window is a hint for polling, so its commit
- * does not wait for the write-ahead log to reach the disk (synchronous_commit off for this statement alone):
+ * does not wait for the write-ahead log to reach the disk (synchronous_commit off until the end of the
+ * transaction it runs in: the handler runs it alone, so for this statement only):
  * a crash may lose the last few milliseconds of windows, after which those routes are polled at their
  * regular interval. Calls for one route queue on its row lock, and each used to hold it for a disk flush.
  * One call of pss_open_expect_window (migration 0026), whose plan the connection keeps.

@@ -445,6 +445,15 @@ describe('the ops CLI (npm run ops) next to a running server', function () {
     });
   });
 
+  // `npm run ops` runs the sources under tsx; the other tests run the compiled CLI (support/build.ts).
+  it('runs from its sources under tsx, as npm run ops does', async () => {
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/ops.ts', '--help'], {
+      cwd: root,
+      env: { ...process.env, ...SHARED_ENV },
+    });
+    expect(stdout).to.contain('swaps list');
+  });
+
   it('prints its usage and exit codes on --help', async () => {
     const help = await cli('--help');
     expect(help.code).to.equal(0);

@@ -200,6 +200,12 @@ describe('Permanent routes: deposits, accumulation, conversion and earnings', ()
       expect(await openExpectWindow(single, partnerId, '00000000-0000-4000-8000-000000000000', at, at)).to.equal(false);
       const stored = await single('permanent_routes').where({ id: route.route_id }).first('expect_deposit_until', 'next_poll_at');
       expect(stored).to.deep.equal({ expect_deposit_until: new Date(at.getTime() + 60_000), next_poll_at: at });
+      // Inside the transaction it runs in, the commit it leads to does not wait for the disk.
+      await single.transaction(async (trx) => {
+        expect(await openExpectWindow(trx, partnerId, route.route_id, new Date(at.getTime() + 60_000), at)).to.equal(true);
+        expect((await trx.raw('show synchronous_commit')).rows[0].synchronous_commit).to.equal('off');
+      });
+      expect(await setting()).to.equal(before);
     } finally {
       await single.destroy();
     }
