@@ -58,9 +58,9 @@ export interface ServerProcessOptions {
  * Starts the server in a child process on a free port with a fresh DATA_DIR and embedded PGlite (or a
  * fresh database on the PostgreSQL of DATABASE_URL, dropped by stop()), production-like settings and rate
  * limits out of the way, and reads the demo partner's secret from the banner it prints. The server is the
- * compiled one, as `npm start` and `make run` run it: plain Node on JavaScript that tsc emitted (built for
- * this bench process, test/support/build.ts). Its idle RSS under tsx was about 120 MB more (tsx's loader
- * threads), for the same req/s. BENCH_TSX=1 runs the TypeScript sources under tsx instead.
+ * compiled one, as `npm start` runs it: plain Node on JavaScript that tsc emitted (built, type-checked, for
+ * this bench process, test/support/build.ts, and removed when it exits). Its idle RSS on PGlite under tsx was
+ * about 120 MB more (tsx's loaders), for the same req/s. BENCH_TSX=1 runs the TypeScript sources under tsx instead.
  * `options` adds environment variables and Node options.
  */
 export async function startServerProcess(root: string, options: ServerProcessOptions = {}): Promise<ServerProcess> {
