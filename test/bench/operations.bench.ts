@@ -496,7 +496,7 @@ function printTable(results: Result[], server: ServerProcess, rss: { idle: numbe
   const widths = header.map((_, i) => Math.max(...lines.map((l) => l[i].length)));
   const render = (l: string[]) => `| ${l.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join(' | ')} |`;
   out(
-    `Operations bench (${server.database}): server in its own process (${process.env.BENCH_TSX === '1' ? 'the sources under tsx' : 'compiled'}, NODE_ENV=production, response validation off, rate limits raised); ` +
+    `Operations bench (${server.database}): server in its own process (${server.code}, NODE_ENV=production, response validation off, rate limits raised); ` +
       `autocannon here with ${CONNECTIONS} connections; per row and target ${WARMUP_SECONDS} s warm-up, then ${ROUNDS} rounds of ${SECONDS} s ` +
       'in alternating order (server, Prism, bare; then bare, Prism, server; ...), the median round shown ' +
       `(the burst row: ${ROUNDS} bursts per target in alternating order, no warm-up, the median burst shown)`,

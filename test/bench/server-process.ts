@@ -22,6 +22,8 @@ export interface ServerProcess {
   signer: SignerOptions;
   /** Which database the child runs on, for the report. */
   database: string;
+  /** What runs: 'compiled' (the default) or 'the sources under tsx' (BENCH_TSX=1). */
+  code: 'compiled' | 'the sources under tsx';
   /** The child's DATA_DIR (the embedded database and its socket live there). */
   dataDir: string;
   child: Child;
@@ -86,8 +88,8 @@ export async function startServerProcess(root: string, options: ServerProcessOpt
     RATE_LIMIT_SWAPS_PER_MINUTE: UNLIMITED,
     ...options.env,
   };
-  const entry =
-    process.env.BENCH_TSX === '1' ? ['--import', 'tsx', 'server/main.ts'] : [path.join(await compiledBuild(), 'server/main.js')];
+  const underTsx = process.env.BENCH_TSX === '1';
+  const entry = underTsx ? ['--import', 'tsx', 'server/main.ts'] : [path.join(await compiledBuild(), 'server/main.js')];
   const child = spawnGroup(process.execPath, [...(options.nodeArgs ?? []), ...entry], env, root);
   const stop = async () => {
     await child.stop();
@@ -108,6 +110,7 @@ export async function startServerProcess(root: string, options: ServerProcessOpt
       origin,
       signer: { keyId: match[1], secret: match[2], audience: origin, user: 'bench-user' },
       database: fresh ? `PostgreSQL (database ${fresh.name}, made for this run)` : 'embedded PGlite',
+      code: underTsx ? 'the sources under tsx' : 'compiled',
       dataDir,
       child,
       // The server runs in this very process (under BENCH_TSX, tsx registers a loader; it does not fork).

@@ -26,7 +26,7 @@ export function compiledBuild(): Promise<string> {
 }
 
 /** `node <the compiled script>`: the arguments that run `scripts/<name>.ts` of the build. */
-export async function compiledScript(name: 'ops' | 'partners' | 'migrate'): Promise<string[]> {
+export async function compiledScript(name: 'ops' | 'partners'): Promise<string[]> {
   return [path.join(await compiledBuild(), 'scripts', `${name}.js`)];
 }
 
