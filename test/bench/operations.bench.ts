@@ -16,8 +16,9 @@
  *   where a mean of two long runs carried it into the ratio.
  * - Signed requests are signed afresh for every request (new timestamp and nonce), for the mock too.
  * - Single-use inputs come from pools made before the run (a quote per POST /swaps, a challenge and wallet
- *   signature per POST /permanent-routes); the server's rounds of those rows run for a number of requests
- *   sized from its warm-up rate to last about BENCH_SECONDS, each from a pool filled before it.
+ *   signature per POST /permanent-routes); the server's warm-up and rounds of those rows run for a number of
+ *   requests sized from a short first run's rate to last about BENCH_WARMUP_SECONDS, then from the warm-up's
+ *   rate to last about BENCH_SECONDS, each from a pool filled before it.
  * - Every answer must have the row's expected status; any other answer, connection error or timeout makes
  *   the bench exit non-zero once the table is printed. A ratio never does.
  * - Under the table: the server's RSS idle (after start and set-up) and the most seen under the load (G5).
@@ -315,14 +316,33 @@ async function runnerFor(target: Target, call: Call, expect: number, fill?: (cou
     await fill(count);
     return run({ amount: count });
   };
+  const lasting = (seconds: number, rate: LoadFigures) =>
+    Math.min(POOL_MAX, Math.max(CONNECTIONS, Math.ceil(rate.requestsPerSecond * seconds)));
   return {
     bodyBytes,
+    // As long as a timed target's: a short run gives the rate, then a run of about WARMUP_SECONDS at that rate.
     warm: async () => {
+      const probe = await sized();
+      count = lasting(WARMUP_SECONDS, probe);
       const warm = await sized();
-      count = Math.min(POOL_MAX, Math.max(CONNECTIONS, Math.ceil(warm.requestsPerSecond * SECONDS)));
-      return warm;
+      count = lasting(SECONDS, warm);
+      return addedUp(probe, warm);
     },
     round: sized,
+  };
+}
+
+/** Two runs' answers as one account: statuses, errors and failures summed; the figures are the second's. */
+function addedUp(first: LoadFigures, second: LoadFigures): LoadFigures {
+  const statuses = { ...first.statuses };
+  for (const [code, n] of Object.entries(second.statuses)) statuses[code] = (statuses[code] ?? 0) + n;
+  return {
+    ...second,
+    answered: first.answered + second.answered,
+    statuses,
+    errors: first.errors + second.errors,
+    failures: first.failures + second.failures,
+    firstUnexpected: first.firstUnexpected ?? second.firstUnexpected,
   };
 }
 
