@@ -7,7 +7,7 @@
  *
  * - The server runs in its own process (startServerProcess: NODE_ENV=production, response validation off,
  *   rate limits raised), on embedded PGlite, or on a fresh database of the PostgreSQL at DATABASE_URL.
- *   autocannon runs here, BENCH_CONNECTIONS (default 50) connections.
+ *   The load runs here (load.ts: node:http, BENCH_CONNECTIONS keep-alive connections, default 50).
  * - A row warms each target up (BENCH_WARMUP_SECONDS, default 1), then measures them in BENCH_ROUNDS (default
  *   5) rounds of BENCH_SECONDS (default 1) each, alternating the order (server, Prism, bare; then bare,
  *   Prism, server; ...), and shows each target's median round. On a shared machine the speed comes and goes
@@ -517,7 +517,7 @@ function printTable(results: Result[], server: ServerProcess, rss: { idle: numbe
   const render = (l: string[]) => `| ${l.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join(' | ')} |`;
   out(
     `Operations bench (${server.database}): server in its own process (${server.code}, NODE_ENV=production, response validation off, rate limits raised); ` +
-      `autocannon here with ${CONNECTIONS} connections; per row and target ${WARMUP_SECONDS} s warm-up, then ${ROUNDS} rounds of ${SECONDS} s ` +
+      `load from this process (node:http) on ${CONNECTIONS} connections; per row and target ${WARMUP_SECONDS} s warm-up, then ${ROUNDS} rounds of ${SECONDS} s ` +
       'in alternating order (server, Prism, bare; then bare, Prism, server; ...), the median round shown ' +
       `(the burst row: ${ROUNDS} bursts per target in alternating order, no warm-up, the median burst shown)`,
   );

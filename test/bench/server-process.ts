@@ -7,7 +7,6 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type autocannon from 'autocannon';
 import pg from 'pg';
 import { compiledBuild } from '../support/build.js';
 import { createScratchDatabase } from '../support/postgres.js';
@@ -129,28 +128,6 @@ export async function startServerProcess(root: string, options: ServerProcessOpt
   }
 }
 
-/** One autocannon run, reduced to what the table shows. */
-export interface Figures {
-  name: string;
-  requestsPerSecond: number;
-  p50Ms: number;
-  p99Ms: number;
-  errors: number;
-  non2xx: number;
-}
-
-/** Reduces an autocannon result to Figures. */
-export function figuresOf(name: string, result: autocannon.Result): Figures {
-  return {
-    name,
-    requestsPerSecond: result.requests.average,
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    errors: result.errors,
-    non2xx: result.non2xx,
-  };
-}
-
 /** Fetches once and throws unless the answer is 200, so a bench never measures a stream of 4xx. */
 export async function expectOk(label: string, url: string, init: RequestInit): Promise<void> {
   const res = await fetch(url, init);
@@ -163,25 +140,6 @@ export function percentile(values: number[], p: number): number {
   if (values.length === 0) return NaN;
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
-}
-
-/** Prints one operation's rows (server, then mock) and the server ÷ mock ratios. */
-export function printComparison(title: string, server: Figures, mock: Figures): void {
-  const ratio = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(2)}x` : 'n/a');
-  const out = (line: string) => process.stdout.write(`${line}\n`);
-  out(title);
-  out(
-    `  ${'target'.padEnd(24)}${'req/s'.padStart(10)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'errors'.padStart(8)}${'non-2xx'.padStart(9)}`,
-  );
-  for (const f of [server, mock]) {
-    out(
-      `  ${f.name.padEnd(24)}${f.requestsPerSecond.toFixed(0).padStart(10)}${String(f.p50Ms).padStart(9)}${String(f.p99Ms).padStart(9)}${String(f.errors).padStart(8)}${String(f.non2xx).padStart(9)}`,
-    );
-  }
-  out(
-    `  server ÷ mock: throughput ${ratio(server.requestsPerSecond, mock.requestsPerSecond)}, ` +
-      `p50 ${ratio(server.p50Ms, mock.p50Ms)}, p99 ${ratio(server.p99Ms, mock.p99Ms)}`,
-  );
 }
 
 /** One route of the bare-express baseline: what it answers, always. */
