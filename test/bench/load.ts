@@ -6,7 +6,7 @@
  * The load is node:http itself: `connections` keep-alive sockets, each sending its next request as soon as
  * the last is answered. It reads an expected answer's body without decoding it. autocannon, which did this
  * before, turned every answer's body into a string: the server's 35 kB brotli `GET /openapi.json` then cost it
- * 427 µs an answer against the server's own 67-91 µs, so that row measured autocannon (2,350 req/s; 7,900-9,400
+ * 427 µs an answer against the server's own 67-91 µs, so that row measured autocannon (2,350 req/s; 7,900-9,600
  * with this). For small answers this costs about 10 µs more per request than autocannon did (42 against 33 µs
  * at 10,600 req/s of `GET /assets`).
  */
@@ -21,7 +21,7 @@ export interface Outgoing {
   body?: string;
 }
 
-/** How long a run lasts: for a number of seconds, or until `amount` requests were answered (a pool of that size). */
+/** How long a run lasts: for a number of seconds, or until `amount` requests were sent and answered or failed (a pool of that size). */
 export type RunLength = { seconds: number } | { amount: number };
 
 /** What one run measured. */
@@ -37,7 +37,7 @@ export interface LoadFigures {
   errors: number;
   /** Answers that were not `expect`, plus errors: what makes the bench fail. */
   failures: number;
-  /** The first answer that was not `expect`: its status and the start of its body. */
+  /** The first answer that was not `expect`: its status and the start of its body; else the first error's message. */
   firstUnexpected?: string;
 }
 
@@ -60,17 +60,25 @@ export async function runLoad(options: {
   const latencies: number[] = [];
   let errors = 0;
   let firstUnexpected: string | undefined;
+  let firstError: string | undefined;
   let sent = 0;
   let firstSentAt = 0;
   let lastAnswerAt = 0;
 
-  // Resolves when the answer has been read to its end, or the request failed (never rejects).
+  // Resolves once, when the answer has been read to its end or the request failed (never rejects). A failure
+  // partway through an answer is reported on both the request and the answer: it counts once.
   const exchange = (out: Outgoing) =>
     new Promise<void>((resolve) => {
       const started = performance.now();
       firstSentAt ||= started;
-      const failed = () => {
-        errors++;
+      let settled = false;
+      const settle = (err?: Error) => {
+        if (settled) return;
+        settled = true;
+        if (err) {
+          errors++;
+          firstError ??= err.message;
+        }
         resolve();
       };
       const req = http.request({ agent, host: hostname, port, method: out.method, path: out.path, headers: out.headers }, (res) => {
@@ -79,29 +87,40 @@ export async function runLoad(options: {
         const chunks: Buffer[] = [];
         if (keep) res.on('data', (chunk: Buffer) => chunks.push(chunk));
         else res.resume();
-        res.once('error', failed);
+        res.on('error', settle);
         res.once('end', () => {
+          if (settled) return;
           lastAnswerAt = performance.now();
           latencies.push(lastAnswerAt - started);
           statuses[status] = (statuses[status] ?? 0) + 1;
-          if (keep) firstUnexpected ??= `${status} ${Buffer.concat(chunks).toString('utf8', 0, 300)}`;
-          resolve();
+          if (keep) firstUnexpected ??= `${status} ${Buffer.concat(chunks).toString('utf8').slice(0, 300)}`;
+          settle();
         });
       });
       req.setTimeout(TIMEOUT_MS, () => req.destroy(new Error(`no answer in ${TIMEOUT_MS} ms`)));
-      req.once('error', failed);
+      req.on('error', settle);
       req.end(out.body);
     });
 
-  // One loop per connection: the next request goes when the last is answered, until the run's length is reached.
+  // One loop per connection: the next request goes when the last is answered, until the run's length is
+  // reached. When one loop throws (building a request failed), the others stop too before the run rejects, so
+  // no request of this run goes on under the next one.
+  let stopped = false;
   const connection = async () => {
-    while (sent < amount && performance.now() < until) {
-      sent++;
-      await exchange(options.next());
+    try {
+      while (!stopped && sent < amount && performance.now() < until) {
+        sent++;
+        await exchange(options.next());
+      }
+    } catch (err) {
+      stopped = true;
+      throw err;
     }
   };
   try {
-    await Promise.all(Array.from({ length: Math.min(options.connections, amount) }, connection));
+    const loops = await Promise.allSettled(Array.from({ length: Math.min(options.connections, amount) }, connection));
+    const failed = loops.find((loop): loop is PromiseRejectedResult => loop.status === 'rejected');
+    if (failed) throw failed.reason;
   } finally {
     agent.destroy();
   }
@@ -112,14 +131,19 @@ export async function runLoad(options: {
   const unexpected = answered - (statuses[String(options.expect)] ?? 0);
   return {
     requestsPerSecond: seconds > 0 ? answered / seconds : 0,
-    p50Ms: answered ? Math.round(percentile(latencies, 50)) : 0,
-    p99Ms: answered ? Math.round(percentile(latencies, 99)) : 0,
+    p50Ms: answered ? tenths(percentile(latencies, 50)) : 0,
+    p99Ms: answered ? tenths(percentile(latencies, 99)) : 0,
     answered,
     statuses,
     errors,
     failures: unexpected + errors,
-    firstUnexpected,
+    firstUnexpected: firstUnexpected ?? (firstError === undefined ? undefined : `no answer: ${firstError}`),
   };
+}
+
+/** `ms` to a tenth of a millisecond, as the table shows it. */
+function tenths(ms: number): number {
+  return Math.round(ms * 10) / 10;
 }
 
 /** `statuses` as text, e.g. "200: 5321, 500: 2". */

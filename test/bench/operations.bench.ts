@@ -291,8 +291,9 @@ interface Runner {
 
 /**
  * Readies one target for one row: a first request that must answer `expect` (else the figures of that
- * failure, and the target is not loaded). With `fill`, the warm-up and the rounds are sized in requests:
- * the warm-up's rate sizes the rounds, and each is filled before it runs.
+ * failure, and the target is not loaded). With `fill`, the warm-up and the rounds are sized in requests: a
+ * first run of CONNECTIONS * 4 requests sizes the warm-up, the warm-up's rate sizes the rounds, and each is
+ * filled before it runs.
  */
 async function runnerFor(target: Target, call: Call, expect: number, fill?: (count: number) => Promise<void>): Promise<Runner | Figures> {
   const next = nextOf(call, target);
