@@ -285,7 +285,8 @@ type Figures = Pick<LoadFigures, 'requestsPerSecond' | 'p50Ms' | 'p99Ms' | 'stat
 interface Runner {
   /** The size of the first answer's body. */
   bodyBytes: number;
-  warm(): Promise<LoadFigures>;
+  /** The warm-up: its runs count in the row's statuses and failures, not in its figures. */
+  warm(): Promise<LoadFigures[]>;
   round(): Promise<LoadFigures>;
 }
 
@@ -311,7 +312,7 @@ async function runnerFor(target: Target, call: Call, expect: number, fill?: (cou
   }
   const run = async (length: RunLength) => runLoad({ origin: target.origin, connections: CONNECTIONS, length, expect, next });
   const bodyBytes = Buffer.byteLength(first.text);
-  if (!fill) return { bodyBytes, warm: () => run({ seconds: WARMUP_SECONDS }), round: () => run({ seconds: SECONDS }) };
+  if (!fill) return { bodyBytes, warm: async () => [await run({ seconds: WARMUP_SECONDS })], round: () => run({ seconds: SECONDS }) };
   let count = CONNECTIONS * 4;
   const sized = async () => {
     await fill(count);
@@ -327,34 +328,20 @@ async function runnerFor(target: Target, call: Call, expect: number, fill?: (cou
       count = lasting(WARMUP_SECONDS, probe);
       const warm = await sized();
       count = lasting(SECONDS, warm);
-      return addedUp(probe, warm);
+      return [probe, warm];
     },
     round: sized,
   };
 }
 
-/** Two runs' answers as one account: statuses, errors and failures summed; the figures are the second's. */
-function addedUp(first: LoadFigures, second: LoadFigures): LoadFigures {
-  const statuses = { ...first.statuses };
-  for (const [code, n] of Object.entries(second.statuses)) statuses[code] = (statuses[code] ?? 0) + n;
-  return {
-    ...second,
-    answered: first.answered + second.answered,
-    statuses,
-    errors: first.errors + second.errors,
-    failures: first.failures + second.failures,
-    firstUnexpected: first.firstUnexpected ?? second.firstUnexpected,
-  };
-}
-
 /**
  * A target's rounds (timed runs or bursts) as one: req/s, p50 and p99 each the median over the rounds (the
- * lower middle one for an even BENCH_ROUNDS); statuses and failures added up over the rounds and the warm-up,
+ *  lower middle one for an even BENCH_ROUNDS); statuses and failures added up over the rounds and the warm-up runs,
  * if any (every request must get its expected status, so a failed round fails the bench though its figures
  * count in the median).
  */
-function medianOf(rounds: Figures[], warm?: Figures, bodyBytes?: number): Figures {
-  const counted = warm ? [warm, ...rounds] : rounds;
+function medianOf(rounds: Figures[], warm: Figures[] = [], bodyBytes?: number): Figures {
+  const counted = [...warm, ...rounds];
   const statuses: Record<string, number> = {};
   for (const f of counted) for (const [code, n] of Object.entries(f.statuses)) statuses[code] = (statuses[code] ?? 0) + n;
   const median = (pick: (f: Figures) => number) => percentile(rounds.map(pick), 50);
@@ -378,7 +365,7 @@ async function measureTargets(
   plans: Array<{ target: Target; call: Call; expect: number; fill?: (count: number) => Promise<void> }>,
 ): Promise<Figures[]> {
   const figures: Figures[] = [];
-  const live: Array<{ index: number; runner: Runner; warm?: LoadFigures; rounds: LoadFigures[] }> = [];
+  const live: Array<{ index: number; runner: Runner; warm?: LoadFigures[]; rounds: LoadFigures[] }> = [];
   for (const [index, plan] of plans.entries()) {
     const runner = await runnerFor(plan.target, plan.call, plan.expect, plan.fill);
     if ('warm' in runner) live.push({ index, runner, rounds: [] });
