@@ -88,14 +88,21 @@ describe('Permanent routes: accumulation on the real store, with two workers (pr
           if (step.pollAfter) await pollTwice(route.route_id);
         }
         // Every deposit confirmed (20 blocks of 5 ms at most), then two rounds of concurrent polls.
-        // A forced poll skips a route another worker (an instance's own sweeper) holds at that moment, so
-        // poll until every deposit has been decided, then once more at the same time on both.
+        // A forced poll skips a route another worker (an instance's own sweeper) holds at that moment, and a
+        // payment the chain watcher has not reached yet has no row, so poll until every payment is recorded
+        // and decided, then once more at the same time on both.
         await new Promise((r) => setTimeout(r, 250));
         const deadline = Date.now() + 10_000;
         for (;;) {
           await pollTwice(route.route_id);
-          const undecided = await server.knex('route_deposits').where({ route_id: route.route_id, status: 'confirming' }).count({ n: '*' });
-          if (Number(undecided[0].n) === 0 || Date.now() > deadline) break;
+          const [{ recorded, undecided }] = await server
+            .knex('route_deposits')
+            .where({ route_id: route.route_id })
+            .select(
+              server.knex.raw('count(*)::int as recorded'),
+              server.knex.raw(`count(*) filter (where status = 'confirming')::int as undecided`),
+            );
+          if ((recorded === paid.length && undecided === 0) || Date.now() > deadline) break;
         }
         await pollTwice(route.route_id);
 
