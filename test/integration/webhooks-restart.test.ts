@@ -36,8 +36,11 @@ describe('webhook delivery across a restart (the real process, SIGKILL with deli
     const started = await startServerChild(root, {
       port,
       dataDir,
-      // The first retry waits long enough that no attempt is in flight when the process is killed.
-      env: { ...LOCAL_RECEIVER_ENV, SANDBOX_BLOCK_SECONDS: '0.1', WEBHOOK_RETRY_SECONDS: '3,0.5,0.5,0.5,1,1,1,1,1,1' },
+      // The first retry waits long enough that no attempt is in flight when the process is killed (a job
+      // active at the kill waits for pg-boss's expiry, past this test's wait). The kill comes a second after
+      // the last first attempt, and the first attempts span up to a second or more on a loaded machine: with
+      // a first retry of 3 s, the earliest was due 0.8-1.3 s after the count while CI ran beside it.
+      env: { ...LOCAL_RECEIVER_ENV, SANDBOX_BLOCK_SECONDS: '0.1', WEBHOOK_RETRY_SECONDS: '10,0.5,0.5,0.5,1,1,1,1,1,1' },
     });
     child = started.child;
     return started.demo;
@@ -56,7 +59,7 @@ describe('webhook delivery across a restart (the real process, SIGKILL with deli
     const { order } = await client.create(btcToUsdt('0.015', { rateType: 'fixed' }));
     await client.pay(order);
     const { events } = await client.waitFor(order.id, (o) => o.terminal);
-    // Every message has had its first attempt refused; their retries are queued 3 s later. A message per
+    // Every message has had its first attempt refused; their retries are queued 10 s later. A message per
     // timeline entry at least, and one per change of the order without one (the payout's amount fixed): the
     // count is taken once it has stayed the same for a second.
     const deadline = Date.now() + 20_000;
@@ -70,6 +73,9 @@ describe('webhook delivery across a restart (the real process, SIGKILL with deli
       if (first.length !== attempted) [attempted, stableSince] = [first.length, Date.now()];
       if (first.length >= events.length && Date.now() - stableSince >= 1_000) {
         expect(first.every((d) => !d.succeeded && d.nextAttemptAt !== null && /connection refused/.test(d.error ?? ''))).to.equal(true);
+        // The kill comes before any retry is due (else this test would see a job left active, not a retry).
+        const firstRetry = Math.min(...first.map((d) => Date.parse(d.nextAttemptAt!)));
+        expect(firstRetry - Date.now(), 'ms until the first retry at the kill').to.be.greaterThan(1_000);
         break;
       }
       if (Date.now() > deadline) throw new Error(`only ${first.length} of at least ${events.length} first attempts were made`);
