@@ -35,6 +35,7 @@ describe('production mode on a real Litecoin Core node (the server process)', fu
   let server: Child | undefined;
   let baseUrl: string;
   let partner: SignerOptions;
+  let keyDir: string | undefined;
   const providers: FakeProvider[] = [];
   const secretsKey = randomBytes(32).toString('hex');
 
@@ -50,7 +51,8 @@ describe('production mode on a real Litecoin Core node (the server process)', fu
     await node.mine(101, wallets.customerAddress);
     database = await createScratchDatabase(ADMIN_URL, 'pss_production');
     anvil = await startAnvil();
-    const keyFile = path.join(await mkdtemp(path.join(os.tmpdir(), 'pss-key-')), 'eth-hot.key');
+    keyDir = await mkdtemp(path.join(os.tmpdir(), 'pss-key-'));
+    const keyFile = path.join(keyDir, 'eth-hot.key');
     await writeFile(keyFile, ANVIL_KEY_0, { mode: 0o600 });
     const ethAccount = HDKey.fromMasterSeed(Buffer.from('0f0e0d0c0b0a09080706050403020100', 'hex')).derive("m/44'/60'/0'");
     for (const source of ['kraken', 'binance', 'coinbase'] as const) providers.push(await startFakeProvider(source));
@@ -123,6 +125,7 @@ describe('production mode on a real Litecoin Core node (the server process)', fu
     await anvil?.stop();
     await Promise.all(providers.map((p) => p.close()));
     await database?.drop();
+    if (keyDir) await rm(keyDir, { recursive: true, force: true });
   });
 
   it('lists only the configured networks, and shows their nodes in /health', async () => {
@@ -282,9 +285,11 @@ describe('production mode with a deposit key of another account', () => {
 describe('production mode with an ETH node that does not answer at start', () => {
   let database: ScratchDatabase | undefined;
   let server: Child | undefined;
+  let dir: string | undefined;
   after(async () => {
     await server?.stop();
     await database?.drop();
+    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   it('starts anyway: /health shows the network failing, and its quotes answer 503 with Retry-After', async function () {
@@ -295,7 +300,7 @@ describe('production mode with an ETH node that does not answer at start', () =>
       this.skip();
     }
     database = await createScratchDatabase(ADMIN_URL, 'pss_production_down');
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'pss-key-'));
+    dir = await mkdtemp(path.join(os.tmpdir(), 'pss-key-'));
     const keyFile = path.join(dir, 'eth-hot.key');
     await writeFile(keyFile, ANVIL_KEY_0, { mode: 0o600 });
     const account = HDKey.fromMasterSeed(Buffer.from('0f0e0d0c0b0a09080706050403020100', 'hex')).derive("m/44'/60'/0'");
