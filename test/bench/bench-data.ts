@@ -15,8 +15,9 @@
  * large size was seeded and measured after the small one. After seeding, VACUUM ANALYZE (which autovacuum
  * would run on PostgreSQL anyway, so that it does not run during the measurement instead;
  * BENCH_DATA_ANALYZE=0 skips it). Each read: BENCH_DATA_CONNECTIONS (default 4) requests in flight after a
- * 1 s warm-up per size, each timed here to the microsecond. It prints p50 and p99 at both sizes, their ratios, met or not met (within 1.5x; GET /assets, which
- * reads no partner data, is measured too as a control of how much the machine drifted), and the
+ * 1 s warm-up per size, each timed here to the microsecond. It prints p50 and p99 at both sizes, their
+ * ratios, met or not met (within 1.5x; GET /assets, which reads no partner data, is measured too as a control
+ * of how much the machine drifted), and the
  * EXPLAIN (ANALYZE, BUFFERS) plans, for the large partner, of the SQL the handlers run (captured from the store
  * functions themselves). Every read must answer 200; anything else makes it exit non-zero.
  *

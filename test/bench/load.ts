@@ -21,7 +21,10 @@ export interface Outgoing {
   body?: string;
 }
 
-/** How long a run lasts: for a number of seconds, or until `amount` requests were sent and answered or failed (a pool of that size). */
+/**
+ * How long a run lasts: for a number of seconds, or until `amount` requests were sent and answered or failed
+ * (a pool of that size).
+ */
 export type RunLength = { seconds: number } | { amount: number };
 
 /** What one run measured. */

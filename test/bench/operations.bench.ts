@@ -336,9 +336,9 @@ async function runnerFor(target: Target, call: Call, expect: number, fill?: (cou
 
 /**
  * A target's rounds (timed runs or bursts) as one: req/s, p50 and p99 each the median over the rounds (the
- *  lower middle one for an even BENCH_ROUNDS); statuses and failures added up over the rounds and the warm-up runs,
- * if any (every request must get its expected status, so a failed round fails the bench though its figures
- * count in the median).
+ * lower middle one for an even BENCH_ROUNDS); statuses and failures added up over the rounds and the warm-up
+ * runs, if any (every request must get its expected status, so a failed round fails the bench though its
+ * figures count in the median).
  */
 function medianOf(rounds: Figures[], warm: Figures[] = [], bodyBytes?: number): Figures {
   const counted = [...warm, ...rounds];
