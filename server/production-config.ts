@@ -34,6 +34,10 @@ export interface BitcoinNetworkConfig {
   readonly fallbackFeeRate: string;
   /** How often the watcher asks the node, overriding the adapter's pace (regtest and devnets). */
   readonly scanSeconds: number | undefined;
+  /** Seconds an unmined payout waits after its last broadcast before it is replaced at a higher fee. */
+  readonly replaceAfterSeconds: number;
+  /** The most a payout's version may pay, in coin per kvB (`<NET>_MAX_FEE_RATE`). */
+  readonly maxFeeRate: string;
 }
 
 /** An EVM network: a JSON-RPC node, a hot wallet whose key is read from a file, and ERC-20 tokens. */
@@ -55,6 +59,12 @@ export interface EthereumNetworkConfig {
   readonly confirmations: number | undefined;
   readonly maxTipAgeSeconds: number | undefined;
   readonly scanSeconds: number | undefined;
+  /** Seconds an unmined payout waits after its last broadcast before it is replaced at a higher fee. */
+  readonly replaceAfterSeconds: number;
+  /** The most a payout's version may offer per gas, in gwei (`<NET>_MAX_FEE_GWEI`). */
+  readonly maxFeeGwei: string;
+  /** A test hook (`PSS_TEST_EVM_NATIVE_GAS`): the gas limit of native payouts instead of an estimate. */
+  readonly testNativeGas: bigint | undefined;
 }
 
 /** Zano: a watch-only wallet (deposits, building payouts) and a signer wallet, both over the wallet JSON-RPC. */
@@ -123,6 +133,20 @@ export function readProductionConfig(env: Env, problems: string[]): ProductionCo
   const confirmations = (name: string) => count(name, 'confirmations');
   const maxTipAge = (network: string) => count(`${network}_MAX_TIP_AGE_SECONDS`, 'seconds');
   const scanSeconds = (network: string) => count(`${network}_SCAN_SECONDS`, 'seconds');
+  // DESIGN 11: an unmined payout is replaced after <NET>_REPLACE_AFTER_SECONDS, never above the fee cap.
+  const replaceAfter = (network: string, fallback: number) => count(`${network}_REPLACE_AFTER_SECONDS`, 'seconds') ?? fallback;
+  const decimalSetting = (name: string, fallback: string, shape: RegExp, what: string) => {
+    const found = value(name) ?? fallback;
+    if (!shape.test(found) || new Money(found).isZero()) problems.push(`${name}=${JSON.stringify(found)} must be ${what}`);
+    return found;
+  };
+
+  const testNativeGas = () => {
+    const found = value('PSS_TEST_EVM_NATIVE_GAS');
+    if (found === undefined) return undefined;
+    if (!/^\d{5,7}$/.test(found)) problems.push(`PSS_TEST_EVM_NATIVE_GAS=${JSON.stringify(found)} must be a gas limit, e.g. 21000`);
+    return BigInt(/^\d{5,7}$/.test(found) ? found : '21000');
+  };
 
   const listed = (value('NETWORKS') ?? '')
     .split(',')
@@ -187,6 +211,14 @@ export function readProductionConfig(env: Env, problems: string[]): ProductionCo
         maxTipAgeSeconds: maxTipAge(network),
         fallbackFeeRate,
         scanSeconds: scanSeconds(network),
+        // About three blocks (LTC 2.5 min, BTC 10 min): a payout priced before a fee spike is bumped soon after.
+        replaceAfterSeconds: replaceAfter(network, network === 'BTC' ? 1800 : 600),
+        maxFeeRate: decimalSetting(
+          `${network}_MAX_FEE_RATE`,
+          '0.01',
+          /^\d{1,3}(\.\d{1,8})?$/,
+          'a fee rate in coin per kvB above 0, e.g. 0.01',
+        ),
       });
     } else {
       let tokens: Record<string, TokenConfig> = {};
@@ -225,6 +257,10 @@ export function readProductionConfig(env: Env, problems: string[]): ProductionCo
         confirmations: confirmations(`${network}_CONFIRMATIONS`),
         maxTipAgeSeconds: maxTipAge(network),
         scanSeconds: scanSeconds(network),
+        // About fifteen Ethereum blocks (BSC: sixty).
+        replaceAfterSeconds: replaceAfter(network, 180),
+        maxFeeGwei: decimalSetting(`${network}_MAX_FEE_GWEI`, '500', /^\d{1,6}(\.\d{1,9})?$/, 'a fee in gwei per gas above 0, e.g. 500'),
+        testNativeGas: testNativeGas(),
       });
     }
   }

@@ -117,6 +117,10 @@ export async function startSwapEngine(deps: {
   });
   const hub = await startSwapHub({ knex: deps.knex, databaseUrl: deps.config.databaseUrl, logger: deps.logger });
   deps.metrics?.watchDatabase(deps.knex);
+  deps.metrics?.watchPayouts(
+    deps.knex,
+    adapters.networks.filter((network) => adapters.of(network).sender.nonces !== undefined),
+  );
   deps.metrics?.watchStreams(hub);
   const crypto = createCryptoThread();
   const jobs = await startJobEngine({

@@ -89,6 +89,8 @@ async function createNetworkAdapters(
       fallbackFeeRate: network.fallbackFeeRate,
       blockSeconds,
       scanMs,
+      replaceAfterSeconds: network.replaceAfterSeconds,
+      maxFeeRate: network.maxFeeRate,
     });
     return { adapters };
   }
@@ -118,6 +120,9 @@ async function createNetworkAdapters(
     payoutConfirmations: confirmations,
     blockSeconds,
     scanMs,
+    replaceAfterSeconds: network.replaceAfterSeconds,
+    maxFeeGwei: network.maxFeeGwei,
+    fixedNativeGas: network.testNativeGas,
   };
   const adapters = await createEthereumAdapters(options);
   if (!deps.sweep) return { adapters };

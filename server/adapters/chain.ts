@@ -39,6 +39,8 @@ export interface ObservedPayout {
   block: BlockRef | null;
   /** Mined but failed (an EVM transaction that reverted): the payment did not happen. */
   failed?: boolean;
+  /** The EVM nonce it used (EVM watchers; the core ties a mined hash to the payout that holds the nonce). */
+  nonce?: number;
 }
 
 /** What one scan read: from the stored position to the tip. */
@@ -129,20 +131,45 @@ export interface SignedPayout {
   txHash: string;
   /** The signed transaction (hex or the family's encoding): a retry broadcasts these bytes again. */
   bytes: string;
+  /**
+   * The fee it offers, in the family's terms (EVM: max fee per gas in gwei; Bitcoin family: coin per kvB), as a
+   * decimal string; absent where the family has no fee market (Zano's fee is fixed).
+   */
+  fee?: string;
 }
 
 /** The answer to a broadcast. */
 export type BroadcastOutcome =
   /** The chain has it (now, or already: the same bytes again are no second payment). */
   | { kind: 'accepted' }
-  /** The chain refused it in a way that proves it was never broadcast (bad address, insufficient funds). */
-  | { kind: 'rejected'; reason: string };
+  /**
+   * The chain refused it in a way that proves it was never taken. `passing`: the reason can pass (the fee is
+   * below what the node takes now, its mempool is full, the funds are not there yet): the payment is built
+   * again later. Otherwise it never will be taken as it is (an invalid destination, a transfer that reverts).
+   */
+  | { kind: 'rejected'; reason: string; passing: boolean };
 
 /** Raised for a broadcast whose outcome is unknown (a timeout, a dropped connection, an unknown error). */
 export class AmbiguousBroadcastError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'AmbiguousBroadcastError';
+  }
+}
+
+/**
+ * Raised by `prepare` for a payout that cannot be built as things stand: `passing` when it may be later (the
+ * hot wallet lacks the funds now), not when it never will (a destination the node calls invalid, a transfer
+ * whose gas estimate reverts, an amount below dust). A node that does not answer is a plain error instead.
+ */
+export class PayoutBuildError extends Error {
+  constructor(
+    message: string,
+    readonly passing: boolean,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'PayoutBuildError';
   }
 }
 
@@ -156,6 +183,27 @@ export interface PayoutSender {
   prepare(order: PayoutOrder): Promise<SignedPayout>;
   /** Broadcasts `signed`; idempotent. Throws AmbiguousBroadcastError when the outcome is unknown. */
   broadcast(order: PayoutOrder, signed: SignedPayout): Promise<BroadcastOutcome>;
+  /**
+   * A new version of the payout whose versions so far are `versions` (oldest first), paying exactly the same
+   * outputs and amounts, and conflicting with every earlier version (Bitcoin family: BIP125, the same inputs;
+   * EVM: the same nonce), at a fee priced from the chain's level now and at least the node's replacement
+   * minimum above the last; never above the network's fee cap. Null when the cap leaves no room above the last
+   * version. Absent on a family without a fee market.
+   */
+  replace?(order: PayoutOrder, versions: SignedPayout[]): Promise<SignedPayout | null>;
+  /**
+   * EVM: a zero-value transfer from the hot wallet to itself at the nonce of `versions`, priced to replace every
+   * one of them: once it is mined, nothing of the payout was paid and the nonce no longer stalls later payouts.
+   */
+  cancel?(order: PayoutOrder, versions: SignedPayout[]): Promise<SignedPayout>;
+  /**
+   * EVM: the hot wallet's nonce state: the count of its mined transactions, and the nonces the allocator
+   * holds at or above it, each with its key. The core cancels the nonce of a payout held for an operator and
+   * fills a nonce no key holds below a held one, so later payouts never stall behind it.
+   */
+  nonces?(): Promise<{ mined: number; held: Array<{ nonce: number; key: string }> }>;
+  /** EVM: signs and broadcasts a zero-value self-transfer at `nonce` (a nonce no payout holds), priced now. */
+  fillNonce?(nonce: number): Promise<string>;
   /**
    * What the hot wallet can pay in `asset` now (a decimal string in units of the asset): confirmed and
    * unlocked funds, less what the wallet itself holds back. The core subtracts open payouts and reservations.
@@ -172,6 +220,17 @@ export interface NetworkAdapters {
   sender: PayoutSender;
   /** Confirmations a payout of ours needs before its swap is finished. */
   payoutConfirmations: number;
+  /**
+   * When an unmined payout is replaced at a higher fee (seconds after its last version's broadcast), and
+   * the fee cap in the family's terms (`<NET>_REPLACE_AFTER_SECONDS`, `<NET>_MAX_FEE_RATE` / `_MAX_FEE_GWEI`);
+   * absent where the family has no fee market.
+   */
+  replaceAfterSeconds?: number;
+  /**
+   * A mined transaction may still have paid nothing (EVM: a reverted receipt): a refund counts as made only
+   * once a block holds it with a successful receipt, not when the chain accepted its broadcast.
+   */
+  revertible?: boolean;
 }
 
 /** The adapters of every network the running configuration serves. */

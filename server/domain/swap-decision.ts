@@ -31,11 +31,20 @@ export interface OutputObservation {
 export interface PayoutObservation {
   key: string;
   purpose: 'payout' | 'refund' | 'extra_refund';
-  status: 'pending' | 'signed' | 'broadcast' | 'confirmed' | 'failed' | 'review';
+  /**
+   * failed: proved never taken (refused, or not buildable); review: held after an ambiguous broadcast;
+   * reverted: mined and paid nothing; cancelled: its EVM nonce went to a zero-value self-transfer.
+   */
+  status: 'pending' | 'signed' | 'broadcast' | 'confirmed' | 'failed' | 'review' | 'reverted' | 'cancelled';
+  /** The version a block holds, else the newest one. */
   txHash: string | null;
   amount: string;
   /** From the payout's block and the network's tip; 0 while unmined. */
   confirmations: number;
+  /** A block holds it (its confirmations may still be 0 where the block is the next one); default: confirmations > 0. */
+  mined?: boolean;
+  /** Why it is held for an operator, if it is. */
+  heldReason?: string | null;
 }
 
 /** A payout to commit: the amount is fixed here, once. */
@@ -87,6 +96,8 @@ export interface DecisionContext {
   destination: CatalogAsset;
   /** Confirmations a payout of ours needs before the swap is finished. */
   payoutConfirmations: number;
+  /** The source network's transactions can revert (EVM): a refund is made once mined with a successful receipt. */
+  refundsNeedReceipts?: boolean;
   now: Date;
 }
 
@@ -124,8 +135,12 @@ export const FAILURE_CODES = {
   failedInReview: 'failed_by_review',
 } as const;
 
-/** A review decision (sandbox operation, operator CLI). */
-export type ReviewDecision = 'approve' | 'refund' | 'fail';
+/**
+ * A review decision (sandbox operation, operator CLI). `pay-again` (the CLI's): a new payout under the swap's
+ * next payout key, once the current one is proven to have paid nothing; `approve` does the same then, and
+ * otherwise carries the swap on (a payout held after an ambiguous broadcast goes out again, the same bytes).
+ */
+export type ReviewDecision = 'approve' | 'pay-again' | 'refund' | 'fail';
 
 const NOTHING: Decision = { transition: null, change: null, payouts: [], payoutUpdates: [], earn: false, wakeAt: undefined };
 
@@ -142,6 +157,22 @@ const extraRefundsOf = (swapId: string, output: { txHash: string; outputIndex: n
   const first = extraRefundKey(swapId, output);
   return seen.payouts.filter((p) => p.key === first || p.key.startsWith(`${first}#`));
 };
+
+/** Ended without paying anything, for certain: never taken (failed), or reverted or cancelled at finality. */
+export function payoutIsDead(payout: PayoutObservation, payoutConfirmations: number): boolean {
+  if (payout.status === 'failed') return true;
+  return (payout.status === 'reverted' || payout.status === 'cancelled') && payout.confirmations >= payoutConfirmations;
+}
+
+/** Held for an operator: failed, in review, reverted or cancelled. */
+const isHeld = (payout: PayoutObservation) =>
+  payout.status === 'failed' || payout.status === 'review' || payout.status === 'reverted' || payout.status === 'cancelled';
+
+// The swap's payout now: the newest under the swap's payout keys (an operator's "pay again" adds one).
+const currentPayout = (seen: Observations) => seen.payouts.filter((p) => p.purpose === 'payout').at(-1);
+
+/** The key of the swap's `attempt`-th payout (the first has no suffix; an operator's "pay again" adds one). */
+export const payoutKeyOf = (swapId: string, attempt: number) => `${payoutKey(swapId)}${attempt > 1 ? `#${attempt}` : ''}`;
 
 /** The next step of `swap`. */
 export function decide(swap: SwapRecord, seen: Observations, context: DecisionContext): Decision {
@@ -248,7 +279,7 @@ function followRefund(deposit: SwapDepositRecord, refund: PayoutObservation) {
   // The hash is shown once the chain has the transaction: a signed one may yet be refused.
   deposit.refundTxHash = accepted ? refund.txHash : null;
   deposit.refundAmount = refund.amount;
-  if (refund.status === 'failed' || refund.status === 'review') deposit.status = 'review';
+  if (isHeld(refund)) deposit.status = 'review';
   else if (accepted) deposit.status = 'refunded';
   else deposit.status = 'refunding';
 }
@@ -342,7 +373,7 @@ function decideSwap(swap: SwapRecord, seen: Observations, context: DecisionConte
           failureCode: null,
         });
       }
-      const refunding = refundStep(swap, seen);
+      const refunding = refundStep(swap, seen, context);
       if (refunding) return refunding;
       const confirmations = own?.confirmationCount ?? 0;
       if (confirmations < swap.requiredConfirmations) {
@@ -361,12 +392,12 @@ function decideSwap(swap: SwapRecord, seen: Observations, context: DecisionConte
           payoutUpdates: unsigned.map((p) => ({ key: p.key, status: 'failed' as const })),
         };
       }
-      const refunding = refundStep(swap, seen);
+      const refunding = refundStep(swap, seen, context);
       if (refunding) return refunding;
       return swap.status === 'exchanging' ? exchange(swap, seen, context, deposits) : settle(swap, seen, context);
     }
     case 'review': {
-      const refunding = refundStep(swap, seen);
+      const refunding = refundStep(swap, seen, context);
       if (refunding) return refunding;
       return NOTHING;
     }
@@ -378,16 +409,19 @@ function decideSwap(swap: SwapRecord, seen: Observations, context: DecisionConte
 
 // The swap's refund in the outbox: once the chain accepted it the swap is refunded; a refund that failed goes
 // to review. Null when there is none.
-function refundStep(swap: SwapRecord, seen: Observations): Decision | null {
+function refundStep(swap: SwapRecord, seen: Observations, context: DecisionContext): Decision | null {
   const refunds = seen.payouts.filter((p) => p.purpose === 'refund');
   if (refunds.length === 0) return null;
   // The refunds in play: a failed one was never broadcast (a review decision may commit another).
   const live = refunds.filter((p) => p.status !== 'failed');
   const toReview = () => (swap.status === 'review' ? NOTHING : transition('review', { failureCode: FAILURE_CODES.refundFailed }));
-  if (live.length === 0 || live.some((p) => p.status === 'review')) return toReview();
+  if (live.length === 0 || live.some(isHeld)) return toReview();
   // A route order returns each of its deposits: one that has no refund in play is held.
   if (swap.routeId !== null && seen.routeDeposits.some((d) => !live.some((p) => routeDepositOfRefund(p.key) === d.id))) return toReview();
   if (live.some((p) => p.status !== 'broadcast' && p.status !== 'confirmed')) return NOTHING; // the sender is on it
+  // Where a mined transaction can still pay nothing (EVM), the refund is made once a block holds it and its
+  // receipt succeeded (a reverted one is `reverted`, held above); elsewhere once the chain accepted it.
+  if (context.refundsNeedReceipts && live.some((p) => !(p.mined ?? p.confirmations > 0))) return NOTHING;
   return transition('refunded', { refundTxHash: live[0].txHash, refundAmount: swap.receivedAmount });
 }
 
@@ -475,12 +509,12 @@ function refund(
 
 // In `exchanging`: prices the payout once and commits it; the swap is `sending` once the outbox signed it.
 function exchange(swap: SwapRecord, seen: Observations, context: DecisionContext, deposits: SwapDepositRecord[]): Decision {
-  const payout = seen.payouts.find((p) => p.purpose === 'payout');
+  const payout = currentPayout(seen);
   if (payout) {
-    // Signed: the swap is sending (then settle() follows the broadcast, even one already refused).
+    // Held (never built, refused for good, or ambiguous): an operator decides, with the reason.
+    if (isHeld(payout)) return transition('review', { failureCode: FAILURE_CODES.payoutFailed });
+    // Signed: the swap is sending (then settle() follows the broadcast).
     if (payout.txHash !== null) return transition('sending', { settlementTxHash: payout.txHash });
-    if (payout.status === 'failed') return transition('failed', { failureCode: FAILURE_CODES.payoutFailed });
-    if (payout.status === 'review') return transition('review', { failureCode: FAILURE_CODES.payoutFailed });
     return NOTHING; // the sender signs it
   }
   const { catalog, destination } = context;
@@ -544,15 +578,23 @@ function exchange(swap: SwapRecord, seen: Observations, context: DecisionContext
 
 // In `sending`: finished once the watcher saw the payout confirmed.
 function settle(swap: SwapRecord, seen: Observations, context: DecisionContext): Decision {
-  const payout = seen.payouts.find((p) => p.purpose === 'payout');
+  const payout = currentPayout(seen);
   // Sent by a version before the outbox (no payout row): it settled one block after it was sent.
   if (!payout) return { ...transition('finished', {}), earn: swap.routeId !== null };
-  // The payout never went out: its hash names nothing on the chain.
-  if (payout.status === 'failed') return transition('failed', { failureCode: FAILURE_CODES.payoutFailed, settlementTxHash: null });
+  // It paid nothing (never went out, reverted, its nonce cancelled): its hash names no payment. Held.
+  if (payout.status === 'failed' || payout.status === 'reverted' || payout.status === 'cancelled') {
+    return transition('review', { failureCode: FAILURE_CODES.payoutFailed, settlementTxHash: null });
+  }
   if (payout.status === 'review') return transition('review', { failureCode: FAILURE_CODES.payoutFailed });
   if (payout.status === 'confirmed' || (payout.status === 'broadcast' && payout.confirmations >= context.payoutConfirmations)) {
-    return { ...transition('finished', {}), earn: swap.routeId !== null };
+    // Whichever version was mined is the payout: the swap names it.
+    return {
+      ...transition('finished', payout.txHash !== swap.settlementTxHash ? { settlementTxHash: payout.txHash } : {}),
+      earn: swap.routeId !== null,
+    };
   }
+  // A replacement at a higher fee is the payout's newest version: the swap shows the hash that may be mined.
+  if (payout.txHash !== null && payout.txHash !== swap.settlementTxHash) return { ...NOTHING, change: { settlementTxHash: payout.txHash } };
   return NOTHING;
 }
 
@@ -564,8 +606,30 @@ export function decideReview(
   context: DecisionContext,
 ): Decision | { refused: string } {
   const deposits = swap.deposits.map((d) => ({ ...d }));
-  const live = (purpose: PayoutObservation['purpose']) => seen.payouts.filter((p) => p.purpose === purpose && p.status !== 'failed');
-  if (decision === 'approve' && live('refund').length > 0) {
+  const { payoutConfirmations } = context;
+  // In play: anything not proven to have paid nothing (a reverted or cancelled one counts once final).
+  const live = (purpose: PayoutObservation['purpose']) =>
+    seen.payouts.filter((p) => p.purpose === purpose && !payoutIsDead(p, payoutConfirmations));
+  const payout = currentPayout(seen);
+  const unfinal = (p: PayoutObservation) =>
+    `Payout ${p.txHash} is ${p.status} with ${p.confirmations} of ${payoutConfirmations} confirmations: until it is final a reorganisation could still make it pay. Decide again then.`;
+  if (decision === 'pay-again' && (!payout || !payoutIsDead(payout, payoutConfirmations))) {
+    if (payout && (payout.status === 'reverted' || payout.status === 'cancelled')) return { refused: unfinal(payout) };
+    return {
+      refused: payout
+        ? `The payout of this swap is ${payout.status}${payout.txHash ? ` (${payout.txHash})` : ''}: it is not proven to have paid nothing, so paying again could pay twice.${payout.status === 'review' ? ' Approve to broadcast the same payout again (it cannot pay twice), or wait: a held EVM payout that stalls later ones is cancelled, and can then be paid again.' : ''}`
+        : 'This swap has no payout to pay again; approve it to exchange and pay.',
+    };
+  }
+  if (
+    decision === 'approve' &&
+    payout &&
+    (payout.status === 'reverted' || payout.status === 'cancelled') &&
+    !payoutIsDead(payout, payoutConfirmations)
+  ) {
+    return { refused: unfinal(payout) };
+  }
+  if ((decision === 'approve' || decision === 'pay-again') && live('refund').length > 0) {
     return { refused: 'A refund of this swap is committed (it may be on its way); approving would pay twice. Fail the swap instead.' };
   }
   if (decision === 'refund' && live('refund').some((p) => p.status === 'pending' || p.status === 'signed')) {
@@ -581,6 +645,8 @@ export function decideReview(
     };
   }
   if (decision === 'refund' && live('payout').length > 0) {
+    const p = live('payout').at(-1)!;
+    if (p.status === 'reverted' || p.status === 'cancelled') return { refused: unfinal(p) };
     return {
       refused:
         'The payout of this swap is signed (it may be on the chain); refunding would pay twice. Approve to broadcast the same payout again, or fail the swap.',
@@ -601,13 +667,32 @@ export function decideReview(
       refused: `A deposit of this route order left the chain (a reorganisation): it cannot be ${decision === 'refund' ? 'refunded' : 'exchanged'} unless a block holds it again. Wait, or fail the order.`,
     };
   }
-  if (decision === 'approve') {
+  if ((decision === 'approve' || decision === 'pay-again') && payout && payoutIsDead(payout, payoutConfirmations)) {
+    // The payout paid nothing, for certain: a new one, the same amount to the same destination, under the
+    // swap's next payout key (the outbox never sends one key twice).
+    credit(deposits, 'credited');
+    const attempt = seen.payouts.filter((p) => p.purpose === 'payout').length + 1;
+    return {
+      ...transition('exchanging', { deposits, failureCode: null, settlementTxHash: null }),
+      payouts: [
+        {
+          key: payoutKeyOf(swap.id, attempt),
+          purpose: 'payout',
+          asset: context.destination,
+          address: swap.destination,
+          memo: swap.destinationMemo,
+          amount: swap.actualOutputAmount ?? payout.amount,
+        },
+      ],
+    };
+  }
+  if (decision === 'approve' || decision === 'pay-again') {
     credit(deposits, 'credited');
     // A payout held for an ambiguous broadcast: the same bytes go out again (they cannot pay twice).
-    const held = seen.payouts.find((p) => p.purpose === 'payout' && p.status === 'review');
+    const heldPayout = payout?.status === 'review' ? payout : undefined;
     return {
       ...transition('exchanging', { deposits, failureCode: null }),
-      payoutUpdates: held ? [{ key: held.key, status: 'signed' }] : [],
+      payoutUpdates: heldPayout ? [{ key: heldPayout.key, status: 'signed' }] : [],
     };
   }
   if (decision === 'refund') {

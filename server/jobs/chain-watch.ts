@@ -107,7 +107,7 @@ export function startChainWatching(deps: ChainWatchDeps): ChainWatching {
         if (!(await advanceCursor(trx, network, cursor, scan, at))) return pending; // another instance wrote this stretch
         const paid = await recordOutputs(trx, network, scan.outputs);
         const removed = await recordRemovals(trx, network, scan.removed, at);
-        const payoutSwaps = await recordPayoutBlocks(trx, network, scan.payouts);
+        const payoutSwaps = await recordPayoutBlocks(trx, network, scan.payouts, at);
         const previousTip = cursor?.tip.height ?? scan.tip.height - depth;
         const moved = await listMovedByTip(trx, network, previousTip, scan.tip.height, depth);
         const addresses = [...new Set([...paid, ...removed, ...moved.addresses])];

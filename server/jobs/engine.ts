@@ -18,14 +18,14 @@ import { afterCommit, transaction } from '../store/after-commit.js';
 import { createSecretBox } from '../store/secret-box.js';
 import { queryInTransaction, queryOnPool } from '../store/raw-sql.js';
 import { retryStartupRace } from '../store/database.js';
-import { listOpenPayoutIds, listUnminedPayoutIds } from '../store/payouts.js';
+import { listOpenPayoutIds } from '../store/payouts.js';
 import { listUnallocatedRoutes } from '../store/routes.js';
 import { listActiveSwapIds, listUnstartedSwapIds } from '../store/swaps.js';
 import { allocateRouteAddresses, type RouteAddressSource } from './route-addresses.js';
 import { startRoutePolling } from './route-deposits.js';
 import type { RouteService } from '../services/routes.js';
 import type { SwapService } from '../services/swaps.js';
-import { PAYOUT_REBROADCAST_MS, type PayoutSender } from './payout-sender.js';
+import type { PayoutSender } from './payout-sender.js';
 import { startDeliveryPump, type PumpJob } from './delivery-pump.js';
 import {
   createWebhookDelivery,
@@ -238,22 +238,34 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
   // was down) get a job again: one per payout and sweep period, whichever instance queues it first.
   // So do the payouts broadcast at least `payoutRebroadcastMs` ago and in no block yet (the sender broadcasts
   // them again).
-  const payoutSweepMs = Math.min(PAYOUT_SWEEP_MS, deps.payoutRebroadcastMs ?? PAYOUT_SWEEP_MS);
+  // The sweep also keeps each EVM hot wallet's nonces moving (payout-sender.ts keepNonces).
+  const payoutSweepMs = deps.payoutSender.sweepMs;
   const sweepPayouts = async () => {
     const period = Math.floor(Date.now() / payoutSweepMs);
     const [unsent, unmined] = await Promise.all([
       listOpenPayoutIds(deps.knex, new Date(Date.now() - PAYOUT_SWEEP_MS)),
-      listUnminedPayoutIds(deps.knex, new Date(Date.now() - (deps.payoutRebroadcastMs ?? PAYOUT_REBROADCAST_MS))),
+      deps.payoutSender.dueUnmined(),
     ]);
     const stale = [...unsent, ...unmined];
-    if (stale.length === 0) return;
-    await boss.insert(
-      stale.map((payoutId) => ({ name: PAYOUT_SEND_QUEUE, data: { payoutId }, id: derivedJobId(`payout-sweep:${payoutId}@${period}`) })),
-    );
-    wakePayouts.now();
+    if (stale.length > 0) {
+      await boss.insert(
+        stale.map((payoutId) => ({ name: PAYOUT_SEND_QUEUE, data: { payoutId }, id: derivedJobId(`payout-sweep:${payoutId}@${period}`) })),
+      );
+      wakePayouts.now();
+    }
+    for (const network of deps.payoutSender.nonceNetworks()) {
+      await deps.payoutSender
+        .keepNonces(network)
+        .catch((err: unknown) => deps.logger.warn({ err, network }, 'keeping nonces failed; will retry'));
+    }
   };
+  let sweepingPayouts = false;
   const payoutSweep = setInterval(() => {
-    sweepPayouts().catch((err) => deps.logger.warn({ err }, 'payout sweep failed; will retry'));
+    if (sweepingPayouts) return;
+    sweepingPayouts = true;
+    sweepPayouts()
+      .catch((err) => deps.logger.warn({ err }, 'payout sweep failed; will retry'))
+      .finally(() => (sweepingPayouts = false));
   }, payoutSweepMs);
   payoutSweep.unref();
 

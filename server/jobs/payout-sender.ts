@@ -1,27 +1,56 @@
 /**
- * The payout outbox's sender (DESIGN 10). For one committed payout, outside every lock and transaction:
- * 1. prepare: the network's sender builds and signs it; the hash and the signed bytes are committed (only if
- *    the payout is still unsigned: two senders never both sign it) before anything is broadcast;
- * 2. broadcast the committed bytes, and record the outcome: accepted (the chain has it), rejected in a way
- *    that proves it never went out (failed), or ambiguous (review: an operator looks before anything more).
- * A retry after any failure or crash finds the bytes committed and broadcasts them again: the same
- * transaction, never a second payment. An error that is neither (a node that does not answer) is thrown,
- * and the job engine retries it. Each recorded outcome wakes the swap, which decides what follows.
+ * The payout outbox's sender (DESIGN 10, 11; docs/payouts.md). For one committed payout, outside every lock
+ * and transaction:
+ * 1. prepare: the network's sender builds and signs it; the hash and the signed bytes are committed as the
+ *    payout's first version (only if the payout is still unsigned: two senders never both sign it) before
+ *    anything is broadcast. A payout that cannot be built is tried again with backoff while the reason can
+ *    pass (the hot wallet lacks the funds now), and held for an operator after BUILD_ATTEMPTS, or at once when
+ *    it cannot (a destination the node calls invalid, a transfer that reverts in its estimate);
+ * 2. broadcast the committed bytes, and record the outcome: accepted (the chain has it); refused for a reason
+ *    that can pass (fee too low, mempool full, funds not there yet: built again later, with backoff, held after
+ *    REFUSAL_ATTEMPTS); refused for good (failed: proved never taken, and held for an operator); or ambiguous
+ *    (review: an operator looks before anything more).
+ * 3. while no block holds it: replaced at a higher fee `replaceAfterSeconds` after its last version's
+ *    broadcast (the adapter prices it, never above the network's cap: at the cap it waits, `at_fee_cap`, and
+ *    an alert names it), each new version stored before it is broadcast; broadcast again, the same bytes, when
+ *    it stayed in no block `rebroadcastAfterMs`.
+ * Every held payout's swap goes to review with the reason (domain/swap-decision.ts); the ops CLI offers the
+ * remedies. A retry after any failure or crash finds the newest version committed and broadcasts it again:
+ * the same transaction, never a second payment. Each recorded outcome wakes the swap.
  *
- * A payout broadcast but in no block `rebroadcastAfterMs` later (a mempool dropped it, or the node that took
- * it lost it) is broadcast again, the same bytes, as often as that passes (the engine's payout sweep queues
- * it). A refusal then proves nothing (the first broadcast was accepted: it may be in a block the watcher has
- * not read, or spent by another transaction), so the payout goes to review.
+ * Once any version was accepted, a refusal proves nothing by itself (another version may be mined, or about
+ * to be): the payout waits for the watcher, which matches blocks against every version's hash.
+ *
+ * EVM nonces (keepNonces): a payout held for an operator whose nonce stalls later payouts is cancelled by a
+ * zero-value self-transfer at its nonce (stored as its version first), and a nonce no key holds below a held
+ * one is filled the same way.
  */
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { AmbiguousBroadcastError, type AdapterRegistry, type PayoutOrder } from '../adapters/chain.js';
+import { AmbiguousBroadcastError, PayoutBuildError, type AdapterRegistry, type PayoutOrder, type SignedPayout } from '../adapters/chain.js';
 import { findAsset, type Catalog } from '../domain/catalog.js';
 import { transaction } from '../store/after-commit.js';
-import { findPayout, movePayout, type PayoutRecord } from '../store/payouts.js';
+import {
+  findPayout,
+  findPayoutByKey,
+  insertPayoutVersion,
+  listPayoutVersions,
+  listUnminedPayoutIds,
+  markVersionBroadcast,
+  movePayout,
+  type PayoutRecord,
+  type PayoutVersion,
+} from '../store/payouts.js';
 
 /** How long a broadcast payout may stay in no block before it is broadcast again. */
 export const PAYOUT_REBROADCAST_MS = 10 * 60_000;
+/** Builds that failed for a reason that can pass before the payout is held for an operator. */
+export const BUILD_ATTEMPTS = 5;
+/** Refusals that can pass before the payout is held for an operator. */
+export const REFUSAL_ATTEMPTS = 8;
+/** The first wait after a refusal or a failed build; it doubles with each, up to MAX_BACKOFF_MS. */
+export const FIRST_BACKOFF_MS = 5_000;
+export const MAX_BACKOFF_MS = 10 * 60_000;
 
 /** A point at which a test kills the process (PAYOUT_CRASH_AT, sandbox only). */
 export type CrashPoint = 'after-sign' | 'after-broadcast';
@@ -48,6 +77,11 @@ export interface PayoutSenderDeps {
    */
   ready?: () => Promise<unknown>;
 }
+
+/** The wait before the next try after `refusals` refusals or failed builds. */
+export const backoffMs = (refusals: number) => Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** Math.max(0, refusals));
+
+const asSigned = (version: PayoutVersion): SignedPayout => ({ txHash: version.txHash, bytes: version.bytes, fee: version.fee });
 
 /** Creates the sender. */
 export function createPayoutSender(deps: PayoutSenderDeps) {
@@ -79,77 +113,276 @@ export function createPayoutSender(deps: PayoutSenderDeps) {
     });
   }
 
+  /** Holds `payout` for an operator: `failed` when it provably never went out, else `review`. */
+  async function hold(payout: PayoutRecord, to: 'failed' | 'review', reason: string) {
+    deps.logger.error({ payoutId: payout.id, txHash: payout.txHash, reason }, 'payout held for an operator');
+    await record(payout, payout.status, to, { lastError: reason, heldReason: reason, retryAt: null });
+  }
+
+  // A refusal or a failed build whose reason can pass: tried again after a backoff (from pending, so it is
+  // built again at the fees and funds of then), until `limit`.
+  async function backOff(payout: PayoutRecord, reason: string, limit: number): Promise<void> {
+    if (payout.refusals + 1 >= limit) {
+      await hold(payout, 'failed', `${reason} (${payout.refusals + 1} times; it never went out)`);
+      return;
+    }
+    const retryAt = new Date(deps.now().getTime() + backoffMs(payout.refusals));
+    deps.logger.warn({ payoutId: payout.id, reason, retryAt }, 'payout refused for a reason that can pass; built again later');
+    await movePayout(
+      deps.knex,
+      payout.id,
+      payout.status,
+      'pending',
+      { txHash: null, signedBytes: null, lastError: reason, retryAt, refused: true },
+      deps.now(),
+    );
+  }
+
   const rebroadcastAfterMs = deps.rebroadcastAfterMs ?? PAYOUT_REBROADCAST_MS;
-  async function rebroadcast(payout: PayoutRecord, order: PayoutOrder): Promise<void> {
-    if (payout.blockHeight !== null || deps.now().getTime() - payout.updatedAt.getTime() < rebroadcastAfterMs) return;
+
+  /** Broadcasts `version` of a payout some version of which the chain accepted; records it when accepted. */
+  async function broadcastAgain(payout: PayoutRecord, order: PayoutOrder, version: SignedPayout, why: string): Promise<void> {
     let outcome;
     try {
-      outcome = await deps.adapters.of(payout.network).sender.broadcast(order, { txHash: payout.txHash!, bytes: payout.signedBytes! });
+      outcome = await deps.adapters.of(payout.network).sender.broadcast(order, version);
     } catch (err) {
       if (!(err instanceof AmbiguousBroadcastError)) throw err;
-      deps.logger.warn({ err, payoutId: payout.id, txHash: payout.txHash }, 'payout rebroadcast ambiguous; tried again later');
+      deps.logger.warn({ err, payoutId: payout.id, txHash: version.txHash }, `${why}: outcome unknown; tried again later`);
       return;
     }
     if (outcome.kind === 'accepted') {
+      await markVersionBroadcast(deps.knex, version.txHash, deps.now());
       // The wait for a block starts again (and the attempt is counted); the swap has nothing to decide.
       await movePayout(deps.knex, payout.id, 'broadcast', 'broadcast', {}, deps.now());
-      deps.logger.warn({ payoutId: payout.id, txHash: payout.txHash }, 'payout was in no block; broadcast again');
+      deps.logger.warn({ payoutId: payout.id, txHash: version.txHash }, why);
       deps.broadcasted?.(payout.network);
-    } else {
-      deps.logger.error(
-        { payoutId: payout.id, txHash: payout.txHash, reason: outcome.reason },
-        'payout rebroadcast refused; held for review',
-      );
-      await record(payout, 'broadcast', 'review', { lastError: `broadcast again and refused: ${outcome.reason}` }, { unmined: true });
+      return;
+    }
+    const versions = await listPayoutVersions(deps.knex, payout.id);
+    if (
+      versions.filter((v) => v.broadcastAt !== null).length > 1 ||
+      versions.some((v) => v.broadcastAt !== null && v.txHash !== version.txHash)
+    ) {
+      // Another version was accepted: it may be the one mined (or about to be). The watcher tells.
+      deps.logger.warn({ payoutId: payout.id, txHash: version.txHash, reason: outcome.reason }, `${why}: refused; another version is out`);
+      await movePayout(deps.knex, payout.id, 'broadcast', 'broadcast', { lastError: outcome.reason }, deps.now());
+      return;
+    }
+    deps.logger.error({ payoutId: payout.id, txHash: version.txHash, reason: outcome.reason }, `${why}: refused; held for review`);
+    await record(
+      payout,
+      'broadcast',
+      'review',
+      { lastError: `broadcast again and refused: ${outcome.reason}`, heldReason: `broadcast again and refused: ${outcome.reason}` },
+      { unmined: true },
+    );
+  }
+
+  // A broadcast payout in no block: its newest version if never broadcast (a crash after storing it), else a
+  // replacement once due, else the same bytes again once due.
+  async function follow(payout: PayoutRecord, order: PayoutOrder): Promise<void> {
+    if (payout.blockHeight !== null) return;
+    const adapters = deps.adapters.of(payout.network);
+    const versions = (await listPayoutVersions(deps.knex, payout.id)).filter((v) => v.kind === 'payment');
+    const newest = versions.at(-1);
+    if (!newest) return;
+    if (newest.broadcastAt === null) return broadcastAgain(payout, order, asSigned(newest), 'stored version broadcast');
+    const now = deps.now().getTime();
+    const replaceAfterMs = adapters.replaceAfterSeconds === undefined ? undefined : adapters.replaceAfterSeconds * 1000;
+    if (adapters.sender.replace && replaceAfterMs !== undefined && now - newest.broadcastAt.getTime() >= replaceAfterMs) {
+      const replacement = await adapters.sender.replace(order, versions.map(asSigned));
+      if (replacement === null) {
+        if (!payout.atFeeCap) {
+          deps.logger.error({ payoutId: payout.id, txHash: newest.txHash }, 'payout unmined at the fee cap; it waits (alert)');
+          await movePayout(deps.knex, payout.id, 'broadcast', 'broadcast', { atFeeCap: true }, deps.now());
+        }
+      } else {
+        // Stored before it is broadcast: a crash between the two leaves it to be broadcast on the next look.
+        const stored = await transaction(deps.knex, async (trx) => {
+          const current = await trx('payouts')
+            .where({ id: payout.id, status: 'broadcast' })
+            .whereNull('block_height')
+            .forUpdate()
+            .first('id');
+          if (!current) return false;
+          await insertPayoutVersion(trx, payout.id, { kind: 'payment', ...replacement }, deps.now());
+          return true;
+        });
+        if (!stored) return;
+        deps.logger.warn(
+          { payoutId: payout.id, replaces: newest.txHash, txHash: replacement.txHash, fee: replacement.fee },
+          'payout unmined; replaced at a higher fee',
+        );
+        return broadcastAgain(payout, order, replacement, 'payout replaced at a higher fee');
+      }
+    }
+    if (now - Math.max(payout.updatedAt.getTime(), newest.broadcastAt.getTime()) >= rebroadcastAfterMs) {
+      return broadcastAgain(payout, order, asSigned(newest), 'payout was in no block; broadcast again');
     }
   }
 
-  return {
-    /**
-     * Moves payout `id` as far as it goes: signed and committed, then broadcast; broadcast again when it has
-     * been in no block for too long. Safe to run twice at once.
-     */
-    async send(id: string): Promise<void> {
-      await deps.ready?.();
-      let payout = await findPayout(deps.knex, id);
-      if (!payout) return;
-      const order = orderOf(payout);
-      const { sender } = deps.adapters.of(payout.network);
-      if (payout.status === 'pending') {
-        const signed = await sender.prepare(order);
-        await record(payout, 'pending', 'signed', { txHash: signed.txHash, signedBytes: signed.bytes });
-        crash('after-sign');
-        // Signed here, or by another sender first: either way the committed bytes are the ones to send.
-        payout = await findPayout(deps.knex, id);
-        if (!payout) return;
-      }
-      if (payout.status === 'broadcast') return rebroadcast(payout, order);
-      if (payout.status !== 'signed') return;
-      let outcome;
+  async function send(id: string): Promise<void> {
+    await deps.ready?.();
+    let payout = await findPayout(deps.knex, id);
+    if (!payout) return;
+    if (payout.retryAt !== null && payout.retryAt > deps.now() && (payout.status === 'pending' || payout.status === 'signed')) return;
+    const order = orderOf(payout);
+    const { sender } = deps.adapters.of(payout.network);
+    if (payout.status === 'pending') {
+      let signed: SignedPayout;
       try {
-        outcome = await sender.broadcast(order, { txHash: payout.txHash!, bytes: payout.signedBytes! });
+        signed = await sender.prepare(order);
       } catch (err) {
-        if (!(err instanceof AmbiguousBroadcastError)) throw err;
-        deps.logger.error({ err, payoutId: id, txHash: payout.txHash }, 'payout broadcast ambiguous; held for review');
-        await record(payout, 'signed', 'review', { lastError: err.message });
-        return;
+        if (!(err instanceof PayoutBuildError)) throw err;
+        if (!err.passing) return hold(payout, 'failed', err.message);
+        return backOff(payout, err.message, BUILD_ATTEMPTS);
       }
-      crash('after-broadcast');
+      await transaction(deps.knex, async (trx) => {
+        if (!(await movePayout(trx, payout!.id, 'pending', 'signed', { txHash: signed.txHash, signedBytes: signed.bytes }, deps.now())))
+          return;
+        await insertPayoutVersion(trx, payout!.id, { kind: 'payment', ...signed }, deps.now());
+        await deps.wakeSwap(payout!.swapId, trx);
+      });
+      crash('after-sign');
+      // Signed here, or by another sender first: either way the committed bytes are the ones to send.
+      payout = await findPayout(deps.knex, id);
+      if (!payout) return;
+    }
+    if (payout.status === 'broadcast') return follow(payout, order);
+    if (payout.status !== 'signed') return;
+    const signed = { txHash: payout.txHash!, bytes: payout.signedBytes! };
+    let outcome;
+    try {
+      outcome = await sender.broadcast(order, signed);
+    } catch (err) {
+      if (!(err instanceof AmbiguousBroadcastError)) throw err;
+      return hold(payout, 'review', `the broadcast's outcome is unknown: ${err.message}`);
+    }
+    crash('after-broadcast');
+    if (outcome.kind === 'accepted') {
+      await markVersionBroadcast(deps.knex, signed.txHash, deps.now());
+      await record(payout, 'signed', 'broadcast', { retryAt: null });
+      deps.broadcasted?.(payout.network);
+    } else if (payout.acceptedAt !== null) {
+      // Accepted once (then held for review and approved): it may be on the chain, so a refusal now proves
+      // nothing. Failed would let another payment be committed for it; it waits for an operator again.
+      await hold(payout, 'review', `accepted before, refused now: ${outcome.reason}`);
+    } else if (outcome.passing) {
+      await backOff(payout, outcome.reason, REFUSAL_ATTEMPTS);
+    } else {
+      await hold(payout, 'failed', outcome.reason);
+    }
+  }
+
+  /**
+   * EVM networks: cancels the nonce of each payout held for an operator that stalls a later one (a zero-value
+   * self-transfer at its nonce, stored as its version before it is broadcast), and fills each nonce no key
+   * holds below a held one. Returns what it did, for logs and tests.
+   */
+  async function keepNonces(network: string): Promise<{ cancelled: string[]; filled: number[] }> {
+    const done = { cancelled: [] as string[], filled: [] as number[] };
+    const { sender } = deps.adapters.of(network);
+    if (!sender.nonces || !sender.cancel || !sender.fillNonce) return done;
+    const { mined, held } = await sender.nonces();
+    if (held.length === 0) return done;
+    const highest = held.at(-1)!.nonce;
+    const holder = new Map(held.map((h) => [h.nonce, h.key]));
+    for (let nonce = mined; nonce < highest; nonce++) {
+      const key = holder.get(nonce);
+      if (key === undefined) {
+        deps.logger.warn({ network, nonce }, 'a nonce no payout holds stalls later ones; filled with a zero-value self-transfer');
+        await sender.fillNonce(nonce);
+        done.filled.push(nonce);
+        continue;
+      }
+      const payout = await findPayoutByKey(deps.knex, key);
+      if (!payout || payout.network !== network || (payout.status !== 'review' && payout.status !== 'failed')) continue;
+      const versions = await listPayoutVersions(deps.knex, payout.id);
+      if (versions.some((v) => v.kind === 'cancel')) {
+        const cancel = versions.filter((v) => v.kind === 'cancel').at(-1)!;
+        if (cancel.broadcastAt === null) await broadcastCancel(payout, cancel);
+        continue;
+      }
+      const payments = versions.filter((v) => v.kind === 'payment');
+      if (payments.length === 0) continue;
+      const cancel = await sender.cancel(orderOf(payout), payments.map(asSigned));
+      const stored = await transaction(deps.knex, async (trx) => {
+        const current = await trx('payouts')
+          .where({ id: payout.id })
+          .whereIn('status', ['review', 'failed'])
+          .whereNull('block_height')
+          .forUpdate()
+          .first('id');
+        if (!current) return undefined;
+        const version = await insertPayoutVersion(trx, payout.id, { kind: 'cancel', ...cancel }, deps.now());
+        return {
+          version,
+          kind: 'cancel' as const,
+          txHash: cancel.txHash,
+          bytes: cancel.bytes,
+          fee: cancel.fee ?? '0',
+          createdAt: deps.now(),
+          broadcastAt: null,
+        };
+      });
+      if (!stored) continue;
+      deps.logger.warn(
+        { network, nonce, payoutId: payout.id, txHash: cancel.txHash },
+        'held payout stalls later ones; its nonce is cancelled',
+      );
+      await broadcastCancel(payout, stored);
+      done.cancelled.push(payout.id);
+    }
+    return done;
+  }
+
+  async function broadcastCancel(payout: PayoutRecord, cancel: PayoutVersion): Promise<void> {
+    try {
+      const outcome = await deps.adapters.of(payout.network).sender.broadcast(orderOf(payout), asSigned(cancel));
       if (outcome.kind === 'accepted') {
-        await record(payout, 'signed', 'broadcast', {});
+        await markVersionBroadcast(deps.knex, cancel.txHash, deps.now());
         deps.broadcasted?.(payout.network);
-      } else if (payout.acceptedAt !== null) {
-        // Accepted once (then held for review and approved): it may be on the chain, so a refusal now proves
-        // nothing. Failed would let another payment be committed for it; it waits for an operator again.
-        deps.logger.error(
-          { payoutId: id, txHash: payout.txHash, reason: outcome.reason },
-          'payout accepted before, refused now; held for review',
-        );
-        await record(payout, 'signed', 'review', { lastError: `accepted before, refused now: ${outcome.reason}` });
       } else {
-        await record(payout, 'signed', 'failed', { lastError: outcome.reason });
+        deps.logger.warn({ payoutId: payout.id, txHash: cancel.txHash, reason: outcome.reason }, 'nonce cancellation refused');
       }
-    },
+    } catch (err) {
+      if (!(err instanceof AmbiguousBroadcastError)) throw err;
+      deps.logger.warn({ err, payoutId: payout.id }, 'nonce cancellation outcome unknown; tried again later');
+    }
+  }
+
+  /** How often the engine should look for payouts due (a replacement, a rebroadcast, a retry). */
+  const sweepMs = (() => {
+    const windows = deps.adapters.networks.map((n) => deps.adapters.of(n).replaceAfterSeconds).filter((s) => s !== undefined);
+    const shortest = Math.min(rebroadcastAfterMs, ...windows.map((s) => (s * 1000) / 2));
+    return Math.max(500, Math.min(60_000, shortest));
+  })();
+
+  /** Payouts broadcast and in no block whose replacement or rebroadcast may be due now, on every network. */
+  async function dueUnmined(): Promise<string[]> {
+    const now = deps.now().getTime();
+    const lists = await Promise.all(
+      deps.adapters.networks.map((network) => {
+        const replaceAfter = deps.adapters.of(network).replaceAfterSeconds;
+        const window = Math.min(rebroadcastAfterMs, replaceAfter === undefined ? Infinity : replaceAfter * 1000);
+        return listUnminedPayoutIds(deps.knex, new Date(now - window), network);
+      }),
+    );
+    return lists.flat();
+  }
+
+  return {
+    dueUnmined,
+    /**
+     * Moves payout `id` as far as it goes: signed and committed, then broadcast; replaced or broadcast again
+     * while no block holds it. Safe to run twice at once.
+     */
+    send,
+    keepNonces,
+    /** How often the engine sweeps for payouts due. */
+    sweepMs,
+    /** The EVM networks (with nonces to keep). */
+    nonceNetworks: () => deps.adapters.networks.filter((n) => deps.adapters.of(n).sender.nonces !== undefined),
   };
 }
 

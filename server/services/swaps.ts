@@ -88,6 +88,7 @@ export function createSwapService(deps: SwapServiceDeps) {
     source: assetOf(swap.sourceAsset, swap.sourceNetwork),
     destination: assetOf(swap.destinationAsset, swap.destinationNetwork),
     payoutConfirmations: deps.adapters.of(swap.destinationNetwork).payoutConfirmations,
+    refundsNeedReceipts: deps.adapters.of(swap.sourceNetwork).revertible === true,
     now: at,
   });
 
@@ -158,6 +159,8 @@ export function createSwapService(deps: SwapServiceDeps) {
         txHash: p.txHash,
         amount: p.amount,
         confirmations: p.confirmations,
+        mined: p.blockHeight !== null,
+        heldReason: p.heldReason,
       })),
       routeDeposits: routeDeposits.map((d) => ({
         id: d.id,

@@ -4,6 +4,7 @@
  * tip minus the output's block plus one.
  */
 import type { Knex } from 'knex';
+import { randomUUID } from 'node:crypto';
 import type { ChainScan, ScanCursor } from '../adapters/chain.js';
 import type { RouteOutput } from '../domain/route-poll.js';
 
@@ -104,23 +105,94 @@ export async function recordRemovals(trx: Knex.Transaction, network: string, rem
     `update chain_outputs o set removed_at = ?, block_height = null, block_hash = null
        from unnest(?::text[], ?::int[]) as r(tx_hash, output_index)
       where o.network = ? and o.tx_hash = r.tx_hash and o.output_index = r.output_index and o.removed_at is null
-      returning o.address`,
+      returning o.address, o.tx_hash, o.output_index`,
     [at, removed.map((r) => r.txHash), removed.map((r) => r.outputIndex), network],
   );
-  return [...new Set((rows as Array<{ address: string }>).map((r) => r.address))];
+  const taken = rows as Array<{ address: string; tx_hash: string; output_index: number }>;
+  // A deposit its swap had credited (or refunded) and that swap has ended: the service paid for money the chain
+  // took back. An operator item and an alert; nothing moves by itself.
+  if (taken.length > 0) {
+    await trx.raw(
+      `insert into chain_alerts (id, network, kind, swap_id, tx_hash, output_index, detail, created_at)
+       select gen_random_uuid(), ?, 'deposit_removed', s.id, r.tx_hash, r.output_index,
+              'a reorganisation took deposit ' || r.tx_hash || ':' || r.output_index || ' out of the chain after swap ' || s.id || ' was ' || s.status || ' on it',
+              ?
+         from unnest(?::text[], ?::text[], ?::int[]) as r(address, tx_hash, output_index)
+         join swaps s on s.deposit_address = r.address and s.status in ('finished', 'refunded')
+        where exists (select 1 from jsonb_array_elements(s.deposits) d
+                       where d->>'txHash' = r.tx_hash and (d->>'outputIndex')::int = r.output_index
+                         and d->>'status' in ('credited', 'refunded'))`,
+      [network, at, taken.map((r) => r.address), taken.map((r) => r.tx_hash), taken.map((r) => r.output_index)],
+    );
+  }
+  return [...new Set(taken.map((r) => r.address))];
 }
 
-/** Records the blocks of our payouts a scan saw; returns the swaps they pay for. */
-export async function recordPayoutBlocks(trx: Knex.Transaction, network: string, payouts: ChainScan['payouts']): Promise<string[]> {
+/**
+ * Records the blocks of our payouts a scan saw, matched against every version of each payout; returns the
+ * swaps they pay for. A version in a block becomes the payout's hash (its swap shows it); a reverted one
+ * marks the payout reverted, a cancellation marks it cancelled. A payout a reorganisation takes out of the
+ * chain waits for a block again (the sender broadcasts the same bytes); one whose swap had ended on it
+ * raises a chain alert.
+ */
+export async function recordPayoutBlocks(
+  trx: Knex.Transaction,
+  network: string,
+  payouts: ChainScan['payouts'],
+  at: Date,
+): Promise<string[]> {
   if (payouts.length === 0) return [];
   const { rows } = await trx.raw(
-    `update payouts p set block_height = s.block_height
-       from unnest(?::text[], ?::bigint[]) as s(tx_hash, block_height)
-      where p.network = ? and p.tx_hash = s.tx_hash
-      returning p.swap_id`,
-    [payouts.map((p) => p.txHash), payouts.map((p) => p.block?.height ?? null), network],
+    `with seen as (
+       -- One row per payout: a version in a block wins over one a reorganisation took out.
+       select distinct on (v.payout_id) s.tx_hash, s.block_height, s.failed, v.payout_id, v.kind, v.signed_bytes
+         from unnest(?::text[], ?::bigint[], ?::boolean[]) as s(tx_hash, block_height, failed)
+         join payout_versions v on v.tx_hash = s.tx_hash
+        order by v.payout_id, s.block_height is null, s.block_height desc
+     ), before as (
+       select p.id, p.status, p.block_height, s.status as swap_status from payouts p join swaps s on s.id = p.swap_id
+        where p.id in (select payout_id from seen)
+     ), moved as (
+       update payouts p set
+         block_height = seen.block_height,
+         tx_hash = case when seen.block_height is null then p.tx_hash else seen.tx_hash end,
+         signed_bytes = case when seen.block_height is null or seen.kind = 'cancel' then p.signed_bytes else seen.signed_bytes end,
+         status = case
+           when seen.block_height is null and p.status in ('reverted', 'cancelled', 'confirmed') then 'broadcast'
+           when seen.block_height is not null and seen.kind = 'cancel' and p.status in ('broadcast', 'review') then 'cancelled'
+           when seen.block_height is not null and seen.failed and p.status in ('broadcast', 'review') then 'reverted'
+           else p.status end,
+         held_reason = case
+           when seen.block_height is not null and seen.kind = 'cancel' and p.status in ('broadcast', 'review')
+             then 'its nonce was cancelled by a zero-value transfer to the hot wallet (' || seen.tx_hash || '): nothing was paid'
+           when seen.block_height is not null and seen.failed and p.status in ('broadcast', 'review')
+             then 'mined and reverted (' || seen.tx_hash || '): nothing was paid'
+           else p.held_reason end
+         from seen
+        where p.id = seen.payout_id and p.network = ?
+          and (seen.block_height is not null or p.tx_hash = seen.tx_hash)
+       returning p.id, p.swap_id, p.tx_hash, p.block_height
+     )
+     select m.swap_id, m.tx_hash, m.block_height is null and b.block_height is not null as removed, b.swap_status, b.status as was
+       from moved m join before b on b.id = m.id`,
+    [payouts.map((p) => p.txHash), payouts.map((p) => p.block?.height ?? null), payouts.map((p) => p.failed === true), network],
   );
-  return [...new Set((rows as Array<{ swap_id: string }>).map((r) => r.swap_id))];
+  const moved = rows as Array<{ swap_id: string; tx_hash: string; removed: boolean; swap_status: string; was: string }>;
+  const ended = moved.filter((r) => r.removed && (r.swap_status === 'finished' || r.swap_status === 'refunded'));
+  if (ended.length > 0) {
+    await trx('chain_alerts').insert(
+      ended.map((r) => ({
+        id: randomUUID(),
+        network,
+        kind: 'payout_removed',
+        swap_id: r.swap_id,
+        tx_hash: r.tx_hash,
+        detail: `a reorganisation took payout ${r.tx_hash} out of the chain after swap ${r.swap_id} was ${r.swap_status}; it is broadcast again (the same bytes) and followed`,
+        created_at: at,
+      })),
+    );
+  }
+  return [...new Set(moved.map((r) => r.swap_id))];
 }
 
 /**

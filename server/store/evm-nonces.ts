@@ -45,10 +45,24 @@ export async function releaseEvmNonce(db: Knex, network: string, key: string): P
   await db('evm_nonces').where({ network, key }).delete();
 }
 
+/** The nonces of `address` on `network` held at or above `from`, lowest first. */
+export async function listHeldEvmNonces(db: Knex, network: string, address: string, from: number) {
+  const rows = await db('evm_nonces').where({ network, address }).andWhere('nonce', '>=', from).orderBy('nonce').select('nonce', 'key');
+  return rows.map((r: { nonce: string | number; key: string }) => ({ nonce: Number(r.nonce), key: r.key }));
+}
+
+/** Takes `nonce` of `address` for `key` unless a key holds it (the primary key decides between instances). */
+export async function claimEvmNonce(db: Knex, network: string, address: string, nonce: number, key: string): Promise<boolean> {
+  const inserted = await db('evm_nonces').insert({ network, address, nonce, key }).onConflict().ignore().returning('nonce');
+  return inserted.length === 1;
+}
+
 /** The allocator of `network`'s accounts over `db`, for its adapters. */
 export function createEvmNonceAllocator(db: Knex, network: string): NonceAllocator {
   return {
     nonceFor: (request) => allocateEvmNonce(db, network, request),
     release: (key) => releaseEvmNonce(db, network, key),
+    held: (address, from) => listHeldEvmNonces(db, network, address, from),
+    claim: (address, nonce, key) => claimEvmNonce(db, network, address, nonce, key),
   };
 }

@@ -4,7 +4,7 @@ import type { SwapStatus } from '../domain/swap-lifecycle.js';
 import { fromRow, isUuid, toColumns } from './rows.js';
 
 /** What an operator can decide about a swap in review. */
-export type OperatorDecision = 'exchange' | 'refund' | 'fail';
+export type OperatorDecision = 'exchange' | 'pay-again' | 'refund' | 'fail';
 
 /** One recorded decision. */
 export interface OperatorDecisionRecord {

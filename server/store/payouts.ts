@@ -18,7 +18,14 @@ export interface PayoutRecord {
   address: string;
   memo: string | null;
   amount: string;
-  status: 'pending' | 'signed' | 'broadcast' | 'confirmed' | 'failed' | 'review';
+  /**
+   * pending (intent) -> signed (the first version's hash and bytes committed) -> broadcast -> mined (a block
+   * holds a version: confirmed by its confirmations). The other ends: failed (proved never taken: refused, or
+   * never buildable; held for an operator), review (held after an ambiguous broadcast), reverted (mined and
+   * paid nothing), cancelled (its EVM nonce went to our zero-value self-transfer: nothing paid).
+   */
+  status: 'pending' | 'signed' | 'broadcast' | 'confirmed' | 'failed' | 'review' | 'reverted' | 'cancelled';
+  /** The version a block holds, else the newest version. */
   txHash: string | null;
   signedBytes: string | null;
   blockHeight: number | null;
@@ -28,12 +35,21 @@ export interface PayoutRecord {
   lastError: string | null;
   /** When the chain first accepted its broadcast; null while it never has. */
   acceptedAt: Date | null;
+  /** Why it waits for an operator (failed, review, reverted, cancelled), in words for the ops CLI. */
+  heldReason: string | null;
+  /** Not before this is it built or broadcast again (a refusal that can pass, backing off). */
+  retryAt: Date | null;
+  /** Refusals that could pass, and builds that failed, so far. */
+  refusals: number;
+  /** Its newest version offers the network's fee cap: it waits there. */
+  atFeeCap: boolean;
   createdAt: Date;
   updatedAt: Date;
 }
 
 const SELECT = `p.id, p.idempotency_key, p.swap_id, p.purpose, p.network, p.asset, p.address, p.memo, p.amount::text as amount,
   p.status, p.tx_hash, p.signed_bytes, p.block_height::text as block_height, p.attempts, p.last_error, p.accepted_at, p.created_at, p.updated_at,
+  p.held_reason, p.retry_at, p.refusals, p.at_fee_cap,
   greatest(0, coalesce(c.tip_height - p.block_height + 1, 0))::int as confirmations`;
 
 const toPayout = (row: Record<string, unknown>): PayoutRecord => ({
@@ -54,6 +70,10 @@ const toPayout = (row: Record<string, unknown>): PayoutRecord => ({
   attempts: row.attempts as number,
   lastError: row.last_error as string | null,
   acceptedAt: row.accepted_at as Date | null,
+  heldReason: row.held_reason as string | null,
+  retryAt: row.retry_at as Date | null,
+  refusals: row.refusals as number,
+  atFeeCap: row.at_fee_cap as boolean,
   createdAt: row.created_at as Date,
   updatedAt: row.updated_at as Date,
 });
@@ -124,7 +144,10 @@ export async function hasUnsentPayouts(db: Knex, swapId: string): Promise<boolea
 /** The payouts a sender still has to move (signed but not broadcast, or not yet signed); with `unchangedSince`, only those unchanged since then. */
 export async function listOpenPayoutIds(db: Knex, unchangedSince?: Date): Promise<string[]> {
   const query = db('payouts').select('id').whereIn('status', ['pending', 'signed']).orderBy('created_at');
-  if (unchangedSince) query.andWhere('updated_at', '<', unchangedSince);
+  if (unchangedSince) {
+    // A payout backing off after a refusal that can pass is due when its retry time has come.
+    query.andWhere((q) => q.where('updated_at', '<', unchangedSince).orWhere('retry_at', '<=', new Date()));
+  }
   const rows = await query;
   return rows.map((r: { id: string }) => r.id);
 }
@@ -135,9 +158,44 @@ export async function listHeldRefundKeys(db: Knex, swapIds: string[]): Promise<s
   return db('payouts').whereIn('swap_id', swapIds).where({ purpose: 'extra_refund', status: 'review' }).pluck('idempotency_key');
 }
 
-/** The payouts broadcast before `broadcastBefore` that no block holds yet (a rebroadcast may be due). */
-export async function listUnminedPayoutIds(db: Knex, broadcastBefore: Date): Promise<string[]> {
-  return db('payouts').where({ status: 'broadcast', block_height: null }).andWhere('updated_at', '<', broadcastBefore).pluck('id');
+/**
+ * The payouts on `network` broadcast before `broadcastBefore` that no block holds yet (a replacement or a
+ * rebroadcast may be due), and those whose newest version was stored and never broadcast (a crash between).
+ */
+export async function listUnminedPayoutIds(db: Knex, broadcastBefore: Date, network?: string): Promise<string[]> {
+  const { rows } = await db.raw(
+    `select p.id from payouts p
+      where p.status = 'broadcast' and p.block_height is null ${network ? 'and p.network = ?' : ''}
+        and (p.updated_at < ?
+             or exists (select 1 from payout_versions v where v.payout_id = p.id and v.broadcast_at is null))`,
+    network ? [network, broadcastBefore] : [broadcastBefore],
+  );
+  return (rows as Array<{ id: string }>).map((r) => r.id);
+}
+
+/**
+ * The payouts held for an operator (failed, review, reverted, cancelled) on `network`, or everywhere: those of
+ * swaps in review, and extra payments' refunds held after an ambiguous broadcast.
+ */
+export async function listHeldPayouts(db: Knex, network?: string): Promise<PayoutRecord[]> {
+  const { rows } = await db.raw(
+    `select ${SELECT} from payouts p left join chain_cursors c on c.network = p.network
+      where p.status in ('failed', 'review', 'reverted', 'cancelled') ${network ? 'and p.network = ?' : ''}
+        and (exists (select 1 from swaps s where s.id = p.swap_id and s.status = 'review')
+             or (p.purpose = 'extra_refund' and p.status = 'review'))
+      order by p.created_at`,
+    network ? [network] : [],
+  );
+  return (rows as Array<Record<string, unknown>>).map(toPayout);
+}
+
+/** The payout holding idempotency key `key`. */
+export async function findPayoutByKey(db: Knex, key: string): Promise<PayoutRecord | undefined> {
+  const { rows } = await db.raw(
+    `select ${SELECT} from payouts p left join chain_cursors c on c.network = p.network where p.idempotency_key = ?`,
+    [key],
+  );
+  return rows.length > 0 ? toPayout(rows[0]) : undefined;
 }
 
 /**
@@ -149,7 +207,10 @@ export async function movePayout(
   id: string,
   from: PayoutRecord['status'],
   to: PayoutRecord['status'],
-  fields: Partial<Pick<PayoutRecord, 'txHash' | 'signedBytes' | 'lastError'>>,
+  fields: Partial<Pick<PayoutRecord, 'txHash' | 'signedBytes' | 'lastError' | 'heldReason' | 'retryAt' | 'atFeeCap'>> & {
+    /** Counts a refusal that could pass (or a failed build). */
+    refused?: boolean;
+  },
   at: Date,
   /** Only while no block holds it (a watcher may record one at any moment). */
   options: { unmined?: boolean } = {},
@@ -162,10 +223,66 @@ export async function movePayout(
     ...(fields.txHash !== undefined ? { tx_hash: fields.txHash } : {}),
     ...(fields.signedBytes !== undefined ? { signed_bytes: fields.signedBytes } : {}),
     ...(fields.lastError !== undefined ? { last_error: fields.lastError } : {}),
+    ...(fields.heldReason !== undefined ? { held_reason: fields.heldReason } : {}),
+    ...(fields.retryAt !== undefined ? { retry_at: fields.retryAt } : {}),
+    ...(fields.atFeeCap !== undefined ? { at_fee_cap: fields.atFeeCap } : {}),
+    ...(fields.refused ? { refusals: db.raw('refusals + 1') } : {}),
     attempts: db.raw('attempts + 1'),
     updated_at: at,
   });
   return updated === 1;
+}
+
+/** A signed version of a payout (store: payout_versions). */
+export interface PayoutVersion {
+  version: number;
+  kind: 'payment' | 'cancel';
+  txHash: string;
+  bytes: string;
+  fee: string;
+  createdAt: Date;
+  broadcastAt: Date | null;
+}
+
+/** The versions of payout `payoutId`, oldest first. */
+export async function listPayoutVersions(db: Knex, payoutId: string): Promise<PayoutVersion[]> {
+  const rows = await db('payout_versions').where({ payout_id: payoutId }).orderBy('version');
+  return rows.map((r: Record<string, unknown>) => ({
+    version: r.version as number,
+    kind: r.kind as PayoutVersion['kind'],
+    txHash: r.tx_hash as string,
+    bytes: r.signed_bytes as string,
+    fee: r.fee as string,
+    createdAt: r.created_at as Date,
+    broadcastAt: r.broadcast_at as Date | null,
+  }));
+}
+
+/**
+ * Stores a new version of payout `payoutId` in `trx` (before it is ever broadcast); a payment version becomes
+ * the payout's hash and bytes, which a rebroadcast sends. Returns its number.
+ */
+export async function insertPayoutVersion(
+  trx: Knex.Transaction,
+  payoutId: string,
+  version: { kind: PayoutVersion['kind']; txHash: string; bytes: string; fee?: string },
+  at: Date,
+): Promise<number> {
+  const { rows } = await trx.raw(
+    `insert into payout_versions (payout_id, version, kind, tx_hash, signed_bytes, fee, created_at)
+     select ?, coalesce(max(version), 0) + 1, ?, ?, ?, ?, ? from payout_versions where payout_id = ?
+     returning version`,
+    [payoutId, version.kind, version.txHash, version.bytes, version.fee ?? '0', at, payoutId],
+  );
+  if (version.kind === 'payment') {
+    await trx('payouts').where({ id: payoutId }).update({ tx_hash: version.txHash, signed_bytes: version.bytes, updated_at: at });
+  }
+  return (rows as Array<{ version: number }>)[0]!.version;
+}
+
+/** Records that the chain accepted version `txHash` (the first time only). */
+export async function markVersionBroadcast(db: Knex, txHash: string, at: Date): Promise<void> {
+  await db('payout_versions').where({ tx_hash: txHash }).whereNull('broadcast_at').update({ broadcast_at: at });
 }
 
 /** Moves the swap's payout `key` from `from` to `to`; false when it was not in `from`. */

@@ -27,7 +27,7 @@ describe('payments held for an operator, returned by their decision (server/oper
       wrapChains: wrapBroadcast('BTC', async (order, _signed, pass) => {
         if (!order.key.includes(':extra:')) return pass();
         if (ambiguousExtraRefunds) throw new AmbiguousBroadcastError('the node did not answer within its timeout');
-        return refuseExtraRefunds ? { kind: 'rejected', reason: 'bad-txns-inputs-missingorspent' } : pass();
+        return refuseExtraRefunds ? { kind: 'rejected', reason: 'bad-txns-inputs-missingorspent', passing: false } : pass();
       }),
     });
     client = swapClient(server.origin, await server.createSigner('Held payments'));

@@ -251,7 +251,7 @@ describe('the ops CLI (npm run ops) next to a running server', function () {
       expect(noReason.stderr).to.contain('needs --reason TEXT');
       const twoDecisions = await cli('review', 'decide', held.id, '--exchange', '--fail', '--reason', 'x');
       expect(twoDecisions.code).to.equal(2);
-      expect(twoDecisions.stderr).to.contain('exactly one of --exchange, --refund, --fail');
+      expect(twoDecisions.stderr).to.contain('exactly one of --exchange, --pay-again, --refund, --fail');
       expect((await client.get(held.id)).order.status).to.equal('review');
     });
 
@@ -459,7 +459,7 @@ describe('the ops CLI (npm run ops) next to a running server', function () {
     expect(help.code).to.equal(0);
     expect(help.stdout)
       .to.contain('usage: npm run ops')
-      .and.contain('review decide ID --exchange|--refund|--fail --reason TEXT')
+      .and.contain('review decide ID --exchange|--pay-again|--refund|--fail --reason TEXT')
       .and.contain('audit list [--action ACTION] [--target TARGET] [--limit N] [--json]')
       .and.contain('--actor defaults to the OS user')
       .and.contain('2 usage, 3 not found, 4 refused in the current state');

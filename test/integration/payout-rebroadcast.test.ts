@@ -24,7 +24,7 @@ describe('a broadcast payout that no block holds (the outbox, DESIGN 10)', funct
           mode = 'pass'; // the next broadcast reaches the chain
           return { kind: 'accepted' };
         }
-        if (mode === 'refuse') return { kind: 'rejected', reason: 'txn-mempool-conflict' };
+        if (mode === 'refuse') return { kind: 'rejected', reason: 'txn-mempool-conflict', passing: false };
         return pass();
       }),
     });

@@ -387,15 +387,30 @@ describe('The swap lifecycle through the sandbox', function () {
     expect(await venue.refusal({ swapId: order.id, swapVersion: armedAt })).to.match(/exchange failure was armed/);
   });
 
-  it('fails the swap for the operator when an injected payout failure fires', async () => {
+  it('holds the swap for an operator when an injected payout failure fires, and an approval pays again once', async () => {
     const { order } = await client.create();
     await sandbox(`${order.id}/failures`, { stage: 'payout' });
     await client.pay(order);
+    // The chain refused the payout for good: it paid nothing, and the swap waits for an operator (never failed
+    // with the deposit kept and no way out).
+    const { order: held } = await client.waitFor(order.id, (o) => o.status === 'review');
+    expect(held).to.include({ status: 'review', failureCode: 'payout_failed', settlementTxHash: null });
+    expectAttributes(held);
+    // Approved: the refused payout is proven dead, so a second payout (a new key) goes out, and the swap ends.
+    const decided = await sandbox(`${order.id}/review-decision`, { decision: 'approve' });
+    expect(decided.status, decided.text).to.equal(200);
     const { order: done, events } = await client.waitFor(order.id, terminal);
-    expect(done).to.include({ status: 'failed', failureCode: 'payout_failed', settlementTxHash: null });
-    expectAttributes(done);
-    expect(statuses(events).slice(-2)).to.deep.equal(['sending', 'failed']);
-    expectError(await sandbox(`${order.id}/failures`, { stage: 'payout' }), 409, 'invalid_state');
+    expect(done.status).to.equal('finished');
+    expect(done.settlementTxHash).to.be.a('string');
+    expect(statuses(events)).to.include('review');
+    const rows = await server
+      .knex('payouts')
+      .where({ swap_id: order.id, purpose: 'payout' })
+      .orderBy('created_at')
+      .select('idempotency_key', 'status', 'tx_hash');
+    expect(rows.map((r: { idempotency_key: string }) => r.idempotency_key)).to.deep.equal([`${order.id}:payout`, `${order.id}:payout#2`]);
+    expect(rows[0].status).to.equal('failed');
+    expect(rows[1].tx_hash).to.equal(done.settlementTxHash);
   });
 
   it('pays out once even when the step runs many times at once (retried jobs, several workers)', async () => {

@@ -82,6 +82,11 @@ export interface DevnetOptions {
   zano?: boolean;
   /** Writes the ETH deposit account's xprv to a file and sets ETH_DEPOSIT_KEY_FILE: the server sweeps ETH deposits. */
   sweepEth?: boolean;
+  /**
+   * The service's Litecoin node (the one that mines) starts with these arguments too, and its wallets (the
+   * customer's) pay this fee rate (coin per kvB): e.g. `-blockmintxfee` to leave low-fee payouts unmined.
+   */
+  ltcNode?: { args?: string[]; fallbackFee?: string };
 }
 
 /** A running devnet, without the server (startServer starts one or more). */
@@ -127,7 +132,7 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
   try {
     // Two nodes, as production keeps them: the service's node with the watch-only wallet (and here the
     // customer's), and a signer node that holds the key and only signs. They are peers on regtest.
-    const [litecoin, signerNode] = await Promise.all([startLitecoind(), startLitecoind()]);
+    const [litecoin, signerNode] = await Promise.all([startLitecoind(options.ltcNode), startLitecoind()]);
     stops.push(
       () => litecoin.stop(),
       () => signerNode.stop(),

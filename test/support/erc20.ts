@@ -1,7 +1,7 @@
 /**
- * A minimal ERC-20 (test/fixtures/TestToken.sol) compiled with solc (npm, offline) at first use, the compiled
- * JSON cached under .tmp/ by the source's hash, and deployed with a wallet client. No mocha here: the devnet
- * script imports it too.
+ * A minimal ERC-20 (test/fixtures/TestToken.sol) and a contract wallet (test/fixtures/ContractWallet.sol)
+ * compiled with solc (npm, offline) at first use, the compiled JSON cached under .tmp/ by the source's hash,
+ * and deployed with a wallet client. No mocha here: the devnet script imports it too.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
@@ -11,20 +11,22 @@ import { fileURLToPath } from 'node:url';
 import { parseUnits, type Abi, type Account, type Chain, type Hex, type PublicClient, type Transport, type WalletClient } from 'viem';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const SOURCE = path.join(ROOT, 'test/fixtures/TestToken.sol');
 const CACHE_DIR = path.join(ROOT, '.tmp/solc');
 
-/** The compiled token: its ABI and creation bytecode. */
+/** A compiled contract: its ABI and creation bytecode. */
 export interface CompiledToken {
   abi: Abi;
   bytecode: Hex;
 }
 
 /** Compiles TestToken.sol (or reads the cached result of this very source). */
-export async function compileToken(): Promise<CompiledToken> {
-  const source = await fs.readFile(SOURCE, 'utf8');
+export const compileToken = () => compileFixture('TestToken');
+
+/** Compiles test/fixtures/`name`.sol's contract `name` (or reads the cached result of this very source). */
+export async function compileFixture(name: string): Promise<CompiledToken> {
+  const source = await fs.readFile(path.join(ROOT, 'test/fixtures', `${name}.sol`), 'utf8');
   const digest = createHash('sha256').update(source).digest('hex').slice(0, 16);
-  const cached = path.join(CACHE_DIR, `TestToken-${digest}.json`);
+  const cached = path.join(CACHE_DIR, `${name}-${digest}.json`);
   try {
     return JSON.parse(await fs.readFile(cached, 'utf8')) as CompiledToken;
   } catch {
@@ -35,14 +37,14 @@ export async function compileToken(): Promise<CompiledToken> {
     solc.compile(
       JSON.stringify({
         language: 'Solidity',
-        sources: { 'TestToken.sol': { content: source } },
-        settings: { optimizer: { enabled: true, runs: 200 }, outputSelection: { '*': { TestToken: ['abi', 'evm.bytecode.object'] } } },
+        sources: { [`${name}.sol`]: { content: source } },
+        settings: { optimizer: { enabled: true, runs: 200 }, outputSelection: { '*': { [name]: ['abi', 'evm.bytecode.object'] } } },
       }),
     ),
   );
   const errors = (output.errors ?? []).filter((e: { severity: string }) => e.severity === 'error');
   if (errors.length > 0) throw new Error(`solc: ${errors.map((e: { formattedMessage: string }) => e.formattedMessage).join('\n')}`);
-  const contract = output.contracts['TestToken.sol'].TestToken;
+  const contract = output.contracts[`${name}.sol`][name];
   const compiled: CompiledToken = { abi: contract.abi, bytecode: `0x${contract.evm.bytecode.object}` };
   await fs.mkdir(CACHE_DIR, { recursive: true });
   await fs.writeFile(cached, JSON.stringify(compiled));
@@ -73,5 +75,17 @@ export async function deployToken(
   const reader = publicClient ?? (walletClient as unknown as PublicClient);
   const receipt = await reader.waitForTransactionReceipt({ hash, pollingInterval: 50 });
   if (!receipt.contractAddress) throw new Error(`deploying ${params.symbol} created no contract (${hash})`);
+  return receipt.contractAddress;
+}
+
+/**
+ * Deploys test/fixtures/ContractWallet.sol (a smart account whose `receive` writes storage: a native transfer
+ * to it needs more than 21,000 gas) from `walletClient`'s account; returns its address.
+ */
+export async function deployContractWallet(walletClient: WalletClient<Transport, Chain | undefined, Account>, publicClient: PublicClient): Promise<Hex> {
+  const { abi, bytecode } = await compileFixture('ContractWallet');
+  const hash = await walletClient.deployContract({ abi, bytecode, chain: walletClient.chain ?? null });
+  const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+  if (!receipt.contractAddress) throw new Error(`deploying the contract wallet created no contract (${hash})`);
   return receipt.contractAddress;
 }

@@ -60,8 +60,8 @@ export interface LitecoinNode {
   stop(): Promise<void>;
 }
 
-/** Starts a regtest node and waits until it answers RPC. */
-export async function startLitecoind(): Promise<LitecoinNode> {
+/** Starts a regtest node (with `args` too, and the wallets' `fallbackFee` in coin per kvB) and waits until it answers RPC. */
+export async function startLitecoind(options: { args?: string[]; fallbackFee?: string } = {}): Promise<LitecoinNode> {
   if (litecoindMissing) throw new Error(litecoindMissing);
   const datadir = await mkdtemp(join(tmpdir(), 'pss-litecoind-'));
   const [rpcPort, p2pPort] = [await freePort(), await freePort()];
@@ -83,9 +83,10 @@ export async function startLitecoind(): Promise<LitecoinNode> {
       '-dnsseed=0',
       '-listenonion=0',
       '-upnp=0',
-      '-fallbackfee=0.0002',
+      `-fallbackfee=${options.fallbackFee ?? '0.0002'}`,
       '-keypool=10',
       '-printtoconsole=0',
+      ...(options.args ?? []),
     ],
     { detached: true, stdio: 'ignore' },
   );

@@ -30,6 +30,11 @@ export interface RpcProxy {
   arm(method: string, point: InterceptPoint, action: (call: RpcCall) => Promise<unknown>): Promise<RpcCall>;
   /** Holds every call of `method` (not forwarded, not answered) until the returned function is called. */
   hold(method: string): () => void;
+  /**
+   * Answers the next `times` calls of `method` with the JSON-RPC error `error`, without forwarding them (the
+   * node never sees them): a node's refusal, as a test needs it. Resolves once they were all answered.
+   */
+  refuse(method: string, error: { code: number; message: string }, times?: number): Promise<RpcCall[]>;
   close(): Promise<void>;
 }
 
@@ -55,6 +60,7 @@ export async function startRpcProxy(targetUrl: string): Promise<RpcProxy> {
   const calls: RpcCall[] = [];
   let armed: Armed | undefined;
   const held = new Map<string, Promise<void>>();
+  let refusing: { method: string; error: { code: number; message: string }; left: number; seen: RpcCall[]; done: (calls: RpcCall[]) => void } | undefined;
 
   async function forward(req: IncomingMessage, body: Buffer): Promise<{ status: number; type: string; body: Buffer }> {
     const headers: Record<string, string> = { 'content-type': req.headers['content-type'] ?? 'application/json' };
@@ -80,6 +86,18 @@ export async function startRpcProxy(targetUrl: string): Promise<RpcProxy> {
       .map((c) => ({ method: c.method, params: c.params ?? [] }));
     calls.push(...seen);
     for (const call of seen) await held.get(call.method);
+    const refused = refusing && !Array.isArray(parsed) ? seen.find((c) => c.method === refusing!.method) : undefined;
+    if (refusing && refused) {
+      const current = refusing;
+      current.seen.push(refused);
+      if (--current.left === 0) {
+        refusing = undefined;
+        current.done(current.seen);
+      }
+      const id = (parsed as { id?: unknown }).id ?? null;
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, error: current.error }));
+      return;
+    }
     const hit = armed && seen.find((c) => c.method === armed!.method);
     const intercept = hit ? armed : undefined;
     if (intercept) armed = undefined;
@@ -114,6 +132,11 @@ export async function startRpcProxy(targetUrl: string): Promise<RpcProxy> {
     arm(method, point, action) {
       return new Promise<RpcCall>((resolve, reject) => {
         armed = { method, point, action, resolve, reject };
+      });
+    },
+    refuse(method, error, times = 1) {
+      return new Promise<RpcCall[]>((done) => {
+        refusing = { method, error, left: times, seen: [], done };
       });
     },
     hold(method) {

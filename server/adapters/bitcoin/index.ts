@@ -34,6 +34,10 @@ export interface BitcoinAdapterOptions {
   fallbackFeeRate: string;
   /** Seconds between blocks (default: the parameters'). */
   blockSeconds?: number;
+  /** Seconds an unmined payout waits before it is replaced by BIP125 (default 600). */
+  replaceAfterSeconds?: number;
+  /** The most a payout may pay, in coin per kvB (default 0.01). */
+  maxFeeRate?: string;
   /** How often the watcher scans, idle or busy, overriding the pace from the block time (regtest). */
   scanMs?: number;
   /** The confirmation target for estimatesmartfee (default 6). */
@@ -75,7 +79,10 @@ export function createBitcoinAdapters(options: BitcoinAdapterOptions): NetworkAd
       fallbackFeeRate: options.fallbackFeeRate,
       feeTargetBlocks: options.feeTargetBlocks ?? 6,
       now: options.now ?? (() => new Date()),
+      maxFeeRate: options.maxFeeRate ?? '0.01',
+      minConfirmations: options.payoutConfirmations,
     }),
     payoutConfirmations: options.payoutConfirmations,
+    replaceAfterSeconds: options.replaceAfterSeconds ?? 600,
   };
 }

@@ -10,12 +10,20 @@
  *   never be mined) or it is mined itself and all its outputs are spent since; the wallet tells which
  *   (gettransaction: confirmations > 0 is mined);
  * - -26 (the mempool refused it: a conflict, too low a fee...), -22 (does not decode), -25 "fee exceeds
- *   maximum": rejected, it is not on this node; as it is only ever broadcast through this node, nowhere;
+ *   maximum": rejected, it is not on this node; as it is only ever broadcast through this node, nowhere.
+ *   A refusal for the fee (below the mempool's minimum, "min relay fee not met", "mempool full", an
+ *   "insufficient fee" of a replacement) can pass: the payout is built again later at the fee of then;
+ *   any other (dust, a non-standard output, a bad signature) cannot;
  * - no answer (a timeout, a reset connection) or an error not listed: ambiguous. A refused connection or a
  *   node still starting proves nothing went out: a plain error, which the job engine retries.
+ *
+ * Payouts are sent replaceable (BIP125) and funded only from outputs with at least `minConfirmations`
+ * (a deposit with one confirmation that is double-spent away must not take other payouts with it). One that
+ * waits is replaced with `psbtbumpfee` on the watch-only wallet: the same inputs, the same payment output,
+ * the fee taken from the change, then signed by the signer wallet like the first version.
  */
 import { Decimal } from 'decimal.js';
-import { AmbiguousBroadcastError, type BroadcastOutcome, type PayoutSender } from '../chain.js';
+import { AmbiguousBroadcastError, PayoutBuildError, type BroadcastOutcome, type PayoutSender } from '../chain.js';
 import type { WatchImporter } from './addresses.js';
 import type { AccountKey } from './keys.js';
 import { RpcCode, RpcError, RpcTransportError, type RpcClient } from './rpc.js';
@@ -41,7 +49,19 @@ export interface BitcoinSenderOptions {
   feeTargetBlocks: number;
   /** The clock (for releasing the inputs of payouts never broadcast). */
   now: () => Date;
+  /** The most a version may pay, in coin per kvB (`<NET>_MAX_FEE_RATE`). */
+  maxFeeRate: string;
+  /** Inputs need at least this many confirmations (the network's deposit confirmations). */
+  minConfirmations: number;
 }
+
+/** A replacement's fee rate is at least this much above the last version's (BIP125 asks for more fee, not rate). */
+const BUMP_FACTOR = '1.25';
+/** Bitcoin Core's default -incrementalrelayfee, coin per kvB (1 sat/vB): the least a replacement must add. */
+const INCREMENTAL_RELAY_FEE = '0.00001';
+/** An input's, and the fixed part's, virtual size for coin selection (P2WPKH). */
+const INPUT_VBYTES = 68;
+const BASE_VBYTES = 11 + 2 * 31;
 
 interface Outpoint {
   txid: string;
@@ -51,6 +71,26 @@ interface Outpoint {
 const MISSING_INPUTS = /missing inputs|missingorspent/i;
 const ALREADY_KNOWN = /txn-already-in-mempool|txn-already-known|already in block chain|outputs already in utxo set/i;
 const FEE_TOO_HIGH = /fee exceeds maximum|absurdly-high-fee|max-fee-exceeded/i;
+/** Refusals of the mempool that pass as fees fall or the mempool drains. */
+const PASSING_REFUSAL =
+  /min relay fee not met|mempool min fee not met|mempool full|insufficient fee|too-long-mempool-chain|too-long-mempool/i;
+/**
+ * The fee rate (coin per kvB) of a BIP125 replacement of a version at `last`, the node estimating `estimate`,
+ * under `cap`: 25% above the last and at least the estimate, clamped to the cap; null when the cap leaves less
+ * than the incremental relay fee above the last (BIP125 rule 4: the replacement pays at least that much more
+ * per vbyte of its own size), and the payout waits at the cap.
+ */
+export function replacementRate(last: string, estimate: string, cap: string, decimals: number): string | null {
+  const floor = new Decimal(last).times(BUMP_FACTOR).toDecimalPlaces(decimals, Decimal.ROUND_UP);
+  const next = Decimal.min(Decimal.max(estimate, floor), cap);
+  if (next.lessThan(new Decimal(last).plus(INCREMENTAL_RELAY_FEE))) return null;
+  return next.toFixed();
+}
+
+/** Whether the node's refusal `message` to a broadcast can pass (unit tables in test/unit/adapters/bitcoin-refusals.test.ts). */
+export function isPassingRefusal(message: string): boolean {
+  return PASSING_REFUSAL.test(message);
+}
 
 /** The sender over the watch-only wallet `options.rpc` and the signer wallet `options.signer`. */
 export function createPayoutSender(options: BitcoinSenderOptions): PayoutSender {
@@ -121,37 +161,95 @@ export function createPayoutSender(options: BitcoinSenderOptions): PayoutSender 
     }
   }
 
-  async function refused(txid: string, hex: string, reason: string): Promise<BroadcastOutcome> {
+  async function refused(txid: string, hex: string, reason: string, passing: boolean): Promise<BroadcastOutcome> {
     prepared.delete(txid);
     await unlock(await inputsOf(hex)).catch(() => undefined);
-    return { kind: 'rejected', reason };
+    return { kind: 'rejected', reason, passing };
+  }
+
+  // Spendable coins with at least minConfirmations, largest first, enough for `amount` at `rate` with a margin.
+  async function selectInputs(amount: string, rate: string): Promise<Outpoint[]> {
+    const unspent = await rpc.call<Array<{ txid: string; vout: number; amount: string; solvable?: boolean }>>('listunspent', [
+      options.minConfirmations,
+      9_999_999,
+      [],
+      false,
+    ]);
+    const coins = unspent.filter((u) => u.solvable !== false).sort((a, b) => new Decimal(b.amount).comparedTo(a.amount));
+    const chosen: Outpoint[] = [];
+    let total = new Decimal(0);
+    for (const coin of coins) {
+      chosen.push({ txid: coin.txid, vout: coin.vout });
+      total = total.plus(coin.amount);
+      const fee = new Decimal(rate)
+        .times(BASE_VBYTES + INPUT_VBYTES * chosen.length)
+        .dividedBy(1000)
+        .times(2);
+      if (total.greaterThanOrEqualTo(new Decimal(amount).plus(fee))) return chosen;
+    }
+    throw new PayoutBuildError(
+      `the hot wallet's coins with ${options.minConfirmations} confirmations (${total.toFixed()}) do not cover ${amount} and its fee`,
+      true,
+    );
+  }
+
+  async function signAndFinalise(psbt: string, key: string): Promise<string> {
+    const signed = await signer.call<{ psbt: string; complete: boolean }>('walletprocesspsbt', [psbt, true, 'ALL', true]);
+    if (!signed.complete) throw new Error(`the signer wallet could not sign every input of the payout ${key}`);
+    const final = await signer.call<{ hex?: string; complete: boolean }>('finalizepsbt', [signed.psbt, true]);
+    if (!final.complete || !final.hex) throw new Error(`the payout ${key} could not be finalised`);
+    return final.hex;
   }
 
   return {
     async prepare(order) {
       await releaseStale();
-      const [changeTo, rate] = await Promise.all([change(), feeRate()]);
-      const funded = await rpc.call<{ psbt: string }>('walletcreatefundedpsbt', [
-        [],
-        [{ [order.address]: order.amount }],
-        0,
-        { includeWatching: true, lockUnspents: true, changeAddress: changeTo, feeRate: rate, replaceable: false },
-        true,
-      ]);
+      const [changeTo, estimate] = await Promise.all([change(), feeRate()]);
+      const rate = Decimal.min(estimate, options.maxFeeRate).toFixed();
+      const selected = await selectInputs(order.amount, rate);
+      let funded: { psbt: string };
+      try {
+        funded = await rpc.call<{ psbt: string }>('walletcreatefundedpsbt', [
+          selected,
+          [{ [order.address]: order.amount }],
+          0,
+          { add_inputs: false, includeWatching: true, lockUnspents: true, changeAddress: changeTo, feeRate: rate, replaceable: true },
+          true,
+        ]);
+      } catch (err) {
+        if (err instanceof RpcError && (err.code === RpcCode.INVALID_ADDRESS_OR_KEY || /dust|invalid address/i.test(err.rpcMessage))) {
+          throw new PayoutBuildError(`payout ${order.key} cannot be built: ${err.rpcMessage}`, false, { cause: err });
+        }
+        if (err instanceof RpcError && err.code === RpcCode.WALLET_INSUFFICIENT_FUNDS) {
+          throw new PayoutBuildError(`payout ${order.key}: the hot wallet cannot pay it now (${err.rpcMessage})`, true, { cause: err });
+        }
+        throw err;
+      }
       const decoded = await rpc.call<{ tx: { vin: Outpoint[] } }>('decodepsbt', [funded.psbt]);
       const inputs = decoded.tx.vin.map(({ txid, vout }) => ({ txid, vout }));
       try {
-        const signed = await signer.call<{ psbt: string; complete: boolean }>('walletprocesspsbt', [funded.psbt, true, 'ALL', true]);
-        if (!signed.complete) throw new Error(`the signer wallet could not sign every input of the payout ${order.key}`);
-        const final = await signer.call<{ hex?: string; complete: boolean }>('finalizepsbt', [signed.psbt, true]);
-        if (!final.complete || !final.hex) throw new Error(`the payout ${order.key} could not be finalised`);
-        const { txid } = await rpc.call<{ txid: string }>('decoderawtransaction', [final.hex]);
+        const hex = await signAndFinalise(funded.psbt, order.key);
+        const { txid } = await rpc.call<{ txid: string }>('decoderawtransaction', [hex]);
         prepared.set(txid, { inputs, at: options.now().getTime() });
-        return { txHash: txid, bytes: final.hex };
+        return { txHash: txid, bytes: hex, fee: rate };
       } catch (err) {
         await unlock(inputs).catch(() => undefined);
         throw err;
       }
+    },
+
+    async replace(order, versions) {
+      const last = versions.at(-1)!;
+      const estimate = await feeRate();
+      const next = replacementRate(last.fee ?? estimate, estimate, options.maxFeeRate, options.decimals);
+      if (next === null) return null;
+      const rate = new Decimal(next);
+      // sat/vB, as psbtbumpfee's fee_rate takes it: coin per kvB times 10^8 / 1000.
+      const satPerVbyte = rate.times(new Decimal(10).pow(options.decimals)).dividedBy(1000).toDecimalPlaces(3, Decimal.ROUND_UP);
+      const bumped = await rpc.call<{ psbt: string }>('psbtbumpfee', [last.txHash, { fee_rate: satPerVbyte.toFixed() }]);
+      const hex = await signAndFinalise(bumped.psbt, order.key);
+      const { txid } = await rpc.call<{ txid: string }>('decoderawtransaction', [hex]);
+      return { txHash: txid, bytes: hex, fee: rate.toFixed() };
     },
 
     async broadcast(_order, signed) {
@@ -176,14 +274,14 @@ export function createPayoutSender(options: BitcoinSenderOptions): PayoutSender 
             prepared.delete(signed.txHash);
             return { kind: 'accepted' };
           }
-          return refused(signed.txHash, signed.bytes, `inputs missing or spent by another transaction (${rpcMessage})`);
+          return refused(signed.txHash, signed.bytes, `inputs missing or spent by another transaction (${rpcMessage})`, false);
         }
         if (
           code === RpcCode.VERIFY_REJECTED ||
           code === RpcCode.DESERIALIZATION_ERROR ||
           (code === RpcCode.VERIFY_ERROR && FEE_TOO_HIGH.test(rpcMessage))
         ) {
-          return refused(signed.txHash, signed.bytes, `the node refused it: ${rpcMessage} (RPC ${code})`);
+          return refused(signed.txHash, signed.bytes, `the node refused it: ${rpcMessage} (RPC ${code})`, isPassingRefusal(rpcMessage));
         }
         throw new AmbiguousBroadcastError(`broadcast of ${signed.txHash}: ${err.message}`, { cause: err });
       }

@@ -10,7 +10,9 @@ export type BroadcastRefusal =
   | 'known'
   /** The account's nonce is past ours: accepted if our transaction is the one mined, else refused. */
   | 'nonce-too-low'
-  /** Proves the transaction was not taken: nothing was broadcast. */
+  /** Proves the transaction was not taken, for a reason that can pass (fees, a full pool, funds): build it again later. */
+  | 'passing'
+  /** Proves the transaction was not taken, and never will be as it is (a bad signature, chain id, gas limit). */
   | 'rejected'
   /** Proves nothing (another transaction with our nonce waits in the pool, or an unknown error). */
   | 'ambiguous';
@@ -19,17 +21,25 @@ const KNOWN = [/already known/i, /known transaction/i, /already imported/i, /alr
 const NONCE_TOO_LOW = [/nonce too low/i, /nonce has already been used/i, /oldnonce/i, /too stale nonce/i];
 // Matched before the rejections: "replacement transaction underpriced" contains "underpriced".
 const AMBIGUOUS = [/replacement/i, /already in (the )?(pool|mempool)/i, /same nonce/i];
-const REJECTED = [
+// Refusals that pass as the chain moves on: the hot wallet is funded, the base fee falls, the pool drains. The
+// payout is signed again later at the fees of then (DFX.swiss and Boltz retry these; geth's txpool errors).
+const PASSING = [
   /insufficient funds/i,
   /insufficient balance/i,
-  /intrinsic gas too low/i,
-  /exceeds block gas limit/i,
   /gas limit reached/i,
-  /invalid sender/i,
-  /invalid signature/i,
   /transaction underpriced/i,
   /max fee per gas less than block base fee/i,
   /fee cap less than block base fee/i,
+  /txpool is full/i,
+  /pool is full/i,
+  /too many (pending )?transactions/i,
+  /account limit exceeded/i,
+];
+const REJECTED = [
+  /intrinsic gas too low/i,
+  /exceeds block gas limit/i,
+  /invalid sender/i,
+  /invalid signature/i,
   /max priority fee per gas higher than max fee per gas/i,
   /tip (is )?(higher|above) than fee ?cap/i,
   /exceeds the configured cap/i,
@@ -45,6 +55,7 @@ export function classifyBroadcastRefusal(message: string): BroadcastRefusal {
   if (KNOWN.some((pattern) => pattern.test(message))) return 'known';
   if (NONCE_TOO_LOW.some((pattern) => pattern.test(message))) return 'nonce-too-low';
   if (AMBIGUOUS.some((pattern) => pattern.test(message))) return 'ambiguous';
+  if (PASSING.some((pattern) => pattern.test(message))) return 'passing';
   if (REJECTED.some((pattern) => pattern.test(message))) return 'rejected';
   return 'ambiguous';
 }

@@ -54,6 +54,12 @@ export interface EthereumAdapterOptions {
   startHeight?: number;
   /** A client to use instead of one over `rpcUrl` (tests). */
   client?: PublicClient;
+  /** Seconds an unmined payout waits before it is replaced (default 180). */
+  replaceAfterSeconds?: number;
+  /** The most a payout may offer per gas, in gwei (default 500). */
+  maxFeeGwei?: string;
+  /** A test hook: native payouts' gas limit instead of an estimate (EvmSenderOptions.fixedNativeGas). */
+  fixedNativeGas?: bigint;
 }
 
 /** A JSON-RPC client over `rpcUrl` that never caches a block number (a scan always sees the tip). */
@@ -83,8 +89,18 @@ export async function createEthereumAdapters(options: EthereumAdapterOptions): P
       reorgDepth: options.reorgDepth,
       startHeight: options.startHeight,
     }),
-    sender: createEvmPayoutSender({ client, chainId, account, assets, nonces: options.nonces }),
+    sender: createEvmPayoutSender({
+      client,
+      chainId,
+      account,
+      assets,
+      nonces: options.nonces,
+      maxFeeGwei: options.maxFeeGwei ?? '500',
+      fixedNativeGas: options.fixedNativeGas,
+    }),
     payoutConfirmations: options.payoutConfirmations,
+    replaceAfterSeconds: options.replaceAfterSeconds ?? 180,
+    revertible: true,
   };
 }
 

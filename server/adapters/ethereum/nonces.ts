@@ -27,4 +27,8 @@ export interface NonceRequest {
 export interface NonceAllocator {
   nonceFor(request: NonceRequest): Promise<number>;
   release(key: string): Promise<void>;
+  /** The nonces of `address` held at or above `from`, lowest first, each with its key. */
+  held(address: string, from: number): Promise<Array<{ nonce: number; key: string }>>;
+  /** Takes `nonce` of `address` for `key` if no key holds it; false when one does. */
+  claim(address: string, nonce: number, key: string): Promise<boolean>;
 }

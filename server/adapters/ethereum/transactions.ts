@@ -50,10 +50,14 @@ export function callOf(transfer: Transfer): { to: Hex; value: bigint; data?: Hex
   return { to: transfer.token as Hex, value: 0n, data };
 }
 
-/** The gas limit of `transfer` from `from`: 21,000 for the native asset, the node's estimate plus a margin for a token. */
+/**
+ * The gas limit of `transfer` from `from`: the node's estimate plus a margin, for a token and for the native
+ * asset alike (a contract wallet's `receive` needs more than 21,000). A plain account's native transfer costs
+ * exactly 21,000 whatever the margin: the limit is only a ceiling.
+ */
 export async function gasLimitOf(client: PublicClient, from: string, transfer: Transfer): Promise<bigint> {
-  if (!transfer.token) return NATIVE_TRANSFER_GAS;
   const estimate = await client.estimateGas({ account: from as Hex, ...callOf(transfer) });
+  if (!transfer.token && estimate === NATIVE_TRANSFER_GAS) return NATIVE_TRANSFER_GAS;
   return estimate + (estimate * GAS_ESTIMATE_MARGIN_PERCENT) / 100n;
 }
 
@@ -92,7 +96,16 @@ function nodeMessage(err: unknown): string | null {
  * caller releases its nonce); AmbiguousBroadcastError otherwise (no answer, a timeout, a competing transaction
  * with our nonce in the pool, an unknown error).
  */
-export async function broadcastSigned(client: PublicClient, signed: SignedTransaction): Promise<BroadcastOutcome> {
+export async function broadcastSigned(
+  client: PublicClient,
+  signed: SignedTransaction,
+  /**
+   * What "nonce too low" without a receipt of our hash means: `rejected` (the sweeper's reading: the nonce went
+   * to another transaction), or `ambiguous` (a payout's: a lagging node may lack the receipt of our own mined
+   * transaction, and the core proves a conflict before it calls a payout dead).
+   */
+  nonceTaken: 'rejected' | 'ambiguous' = 'rejected',
+): Promise<BroadcastOutcome> {
   let message: string | null;
   try {
     await client.request({ method: 'eth_sendRawTransaction', params: [signed.bytes as Hex] });
@@ -102,7 +115,9 @@ export async function broadcastSigned(client: PublicClient, signed: SignedTransa
     if (message === null) throw new AmbiguousBroadcastError(`broadcast of ${signed.txHash} got no answer`, { cause: err });
     const refusal = classifyBroadcastRefusal(message);
     if (refusal === 'known') return { kind: 'accepted' };
-    if (refusal === 'rejected') return { kind: 'rejected', reason: `the node refused ${signed.txHash}: ${message}` };
+    if (refusal === 'rejected' || refusal === 'passing') {
+      return { kind: 'rejected', reason: `the node refused ${signed.txHash}: ${message}`, passing: refusal === 'passing' };
+    }
     if (refusal === 'ambiguous') throw new AmbiguousBroadcastError(`broadcast of ${signed.txHash}: ${message}`, { cause: err });
   }
   // The nonce is spent: by this transaction (mined: its receipt exists), or by another one.
@@ -113,5 +128,8 @@ export async function broadcastSigned(client: PublicClient, signed: SignedTransa
     throw new AmbiguousBroadcastError(`broadcast of ${signed.txHash}: ${message}, and its receipt could not be read`, { cause: err });
   }
   if (receipt) return { kind: 'accepted' };
-  return { kind: 'rejected', reason: `the nonce of ${signed.txHash} was spent by another transaction (${message})` };
+  if (nonceTaken === 'ambiguous') {
+    throw new AmbiguousBroadcastError(`broadcast of ${signed.txHash}: ${message}, and the node has no receipt of it (yet)`);
+  }
+  return { kind: 'rejected', reason: `the nonce of ${signed.txHash} was spent by another transaction (${message})`, passing: false };
 }

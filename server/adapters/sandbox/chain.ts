@@ -182,7 +182,7 @@ export function createSimulatedChain(deps: { knex: Knex; catalog: Catalog; block
         },
         async broadcast(order, signed) {
           if (order.key.endsWith(':payout') && (await isPayoutFailureArmed(knex, order.swapId))) {
-            return { kind: 'rejected', reason: 'the sandbox refused this payout (a payout failure was armed)' };
+            return { kind: 'rejected', reason: 'the sandbox refused this payout (a payout failure was armed)', passing: false };
           }
           const stored = await insertPayoutOnce(knex, {
             idempotencyKey: order.key,
@@ -197,7 +197,7 @@ export function createSimulatedChain(deps: { knex: Knex; catalog: Catalog; block
           });
           // Other bytes for the same payment would spend the same funds: the chain refuses them.
           if (stored.txHash !== signed.txHash) {
-            return { kind: 'rejected', reason: `another transaction (${stored.txHash}) already pays ${order.key}` };
+            return { kind: 'rejected', reason: `another transaction (${stored.txHash}) already pays ${order.key}`, passing: false };
           }
           return { kind: 'accepted' };
         },

@@ -101,7 +101,7 @@ export function createZanoPayoutSender(options: ZanoSenderOptions): PayoutSender
       throw new AmbiguousBroadcastError(`could not tell whether ${txHash} is in the wallet: ${(err as Error).message}`, { cause: err });
     }
     if (has) return { kind: 'accepted' };
-    return { kind: 'rejected', reason: `its inputs are spent by another transaction (${rpcMessage})` };
+    return { kind: 'rejected', reason: `its inputs are spent by another transaction (${rpcMessage})`, passing: false };
   }
 
   return {
@@ -158,7 +158,7 @@ export function createZanoPayoutSender(options: ZanoSenderOptions): PayoutSender
           (err.code === ZanoErrorCode.WRONG_ARGUMENT || err.code === ZanoErrorCode.GENERIC_TRANSFER_ERROR) &&
           UNUSABLE_BLOB.test(err.rpcMessage)
         ) {
-          return { kind: 'rejected', reason: `the wallet cannot use the signed tx: ${err.rpcMessage}` };
+          return { kind: 'rejected', reason: `the wallet cannot use the signed tx: ${err.rpcMessage}`, passing: false };
         }
         throw new AmbiguousBroadcastError(`broadcast of ${signed.txHash}: ${err.message}`, { cause: err });
       }

@@ -30,6 +30,7 @@ import * as sandboxArmedExchangeVersion from './0023_sandbox_armed_exchange_vers
 import * as sandboxExchangeFiredVersion from './0024_sandbox_exchange_fired_version.js';
 import * as webhookSetFunction from './0025_webhook_set_function.js';
 import * as expectWindowFunction from './0026_expect_window_function.js';
+import * as payoutVersions from './0027_payout_versions.js';
 
 /** What a migration may need besides the database: data migrations that re-seal secrets need the key. */
 export interface MigrationContext {
@@ -67,6 +68,7 @@ const migrations: Array<[name: string, migration: Migration]> = [
   ['0024_sandbox_exchange_fired_version', sandboxExchangeFiredVersion],
   ['0025_webhook_set_function', webhookSetFunction],
   ['0026_expect_window_function', expectWindowFunction],
+  ['0027_payout_versions', payoutVersions],
 ];
 
 /** A knex migration source over the static list above, handing each migration `context`. */
