@@ -132,10 +132,17 @@ export interface SignedPayout {
   /** The signed transaction (hex or the family's encoding): a retry broadcasts these bytes again. */
   bytes: string;
   /**
-   * The fee it offers, in the family's terms (EVM: max fee per gas in gwei; Bitcoin family: coin per kvB), as a
-   * decimal string; absent where the family has no fee market (Zano's fee is fixed).
+   * The fee it offers, in the family's terms (EVM: max fee per gas in gwei; Bitcoin family: coin per kvB, of
+   * the package with its ancestors for a boost), as a decimal string; absent where the family has no fee market
+   * (Zano's fee is fixed).
    */
   fee?: string;
+  /**
+   * `boost`: not a version of the payment but a child that pays for it (CPFP: it spends the payout's change, or
+   * the last boost's output, to the hot wallet, its fee raising the package's rate). A boost never becomes the
+   * payout's hash; the payment it pays for does.
+   */
+  kind?: 'payment' | 'boost';
 }
 
 /** The answer to a broadcast. */
@@ -184,11 +191,12 @@ export interface PayoutSender {
   /** Broadcasts `signed`; idempotent. Throws AmbiguousBroadcastError when the outcome is unknown. */
   broadcast(order: PayoutOrder, signed: SignedPayout): Promise<BroadcastOutcome>;
   /**
-   * A new version of the payout whose versions so far are `versions` (oldest first), paying exactly the same
-   * outputs and amounts, and conflicting with every earlier version (Bitcoin family: BIP125, the same inputs;
-   * EVM: the same nonce), at a fee priced from the chain's level now and at least the node's replacement
-   * minimum above the last; never above the network's fee cap. Null when the cap leaves no room above the last
-   * version. Absent on a family without a fee market.
+   * A new version of the payout whose versions so far are `versions` (oldest first, boosts among them),
+   * paying exactly the same outputs and amounts, and conflicting with every earlier version (Bitcoin family:
+   * BIP125, the same inputs; EVM: the same nonce), at a fee priced from the chain's level now and at least the
+   * node's replacement minimum above the last; never above the network's fee cap. Where the node accepts no
+   * replacement (Litecoin Core), a boost instead (`kind: 'boost'`, CPFP). Null when the cap leaves no room above
+   * the last version. Absent on a family without a fee market.
    */
   replace?(order: PayoutOrder, versions: SignedPayout[]): Promise<SignedPayout | null>;
   /**

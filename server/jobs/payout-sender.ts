@@ -30,6 +30,7 @@ import type { Logger } from 'pino';
 import { AmbiguousBroadcastError, PayoutBuildError, type AdapterRegistry, type PayoutOrder, type SignedPayout } from '../adapters/chain.js';
 import { findAsset, type Catalog } from '../domain/catalog.js';
 import { transaction } from '../store/after-commit.js';
+import { releaseEvmNonce } from '../store/evm-nonces.js';
 import {
   findPayout,
   findPayoutByKey,
@@ -81,7 +82,12 @@ export interface PayoutSenderDeps {
 /** The wait before the next try after `refusals` refusals or failed builds. */
 export const backoffMs = (refusals: number) => Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** Math.max(0, refusals));
 
-const asSigned = (version: PayoutVersion): SignedPayout => ({ txHash: version.txHash, bytes: version.bytes, fee: version.fee });
+const asSigned = (version: PayoutVersion): SignedPayout => ({
+  txHash: version.txHash,
+  bytes: version.bytes,
+  fee: version.fee,
+  kind: version.kind === 'boost' ? 'boost' : 'payment',
+});
 
 /** Creates the sender. */
 export function createPayoutSender(deps: PayoutSenderDeps) {
@@ -113,10 +119,15 @@ export function createPayoutSender(deps: PayoutSenderDeps) {
     });
   }
 
-  /** Holds `payout` for an operator: `failed` when it provably never went out, else `review`. */
+  /**
+   * Holds `payout` for an operator: `failed` when it provably never went out (its hash then names nothing: it
+   * is cleared from the payout, kept with its versions, and a payout paid again may sign the same bytes), else
+   * `review`.
+   */
   async function hold(payout: PayoutRecord, to: 'failed' | 'review', reason: string) {
     deps.logger.error({ payoutId: payout.id, txHash: payout.txHash, reason }, 'payout held for an operator');
-    await record(payout, payout.status, to, { lastError: reason, heldReason: reason, retryAt: null });
+    const cleared = to === 'failed' ? { txHash: null, signedBytes: null } : {};
+    await record(payout, payout.status, to, { lastError: reason, heldReason: reason, retryAt: null, ...cleared });
   }
 
   // A refusal or a failed build whose reason can pass: tried again after a backoff (from pending, so it is
@@ -151,7 +162,7 @@ export function createPayoutSender(deps: PayoutSenderDeps) {
       return;
     }
     if (outcome.kind === 'accepted') {
-      await markVersionBroadcast(deps.knex, version.txHash, deps.now());
+      await markVersionBroadcast(deps.knex, payout.id, version.txHash, deps.now());
       // The wait for a block starts again (and the attempt is counted); the swap has nothing to decide.
       await movePayout(deps.knex, payout.id, 'broadcast', 'broadcast', {}, deps.now());
       deps.logger.warn({ payoutId: payout.id, txHash: version.txHash }, why);
@@ -183,7 +194,8 @@ export function createPayoutSender(deps: PayoutSenderDeps) {
   async function follow(payout: PayoutRecord, order: PayoutOrder): Promise<void> {
     if (payout.blockHeight !== null) return;
     const adapters = deps.adapters.of(payout.network);
-    const versions = (await listPayoutVersions(deps.knex, payout.id)).filter((v) => v.kind === 'payment');
+    // The payment's versions, and the boosts that pay for it (CPFP), in the order they were made.
+    const versions = (await listPayoutVersions(deps.knex, payout.id)).filter((v) => v.kind !== 'cancel');
     const newest = versions.at(-1);
     if (!newest) return;
     if (newest.broadcastAt === null) return broadcastAgain(payout, order, asSigned(newest), 'stored version broadcast');
@@ -205,19 +217,25 @@ export function createPayoutSender(deps: PayoutSenderDeps) {
             .forUpdate()
             .first('id');
           if (!current) return false;
-          await insertPayoutVersion(trx, payout.id, { kind: 'payment', ...replacement }, deps.now());
+          await insertPayoutVersion(trx, payout.id, { ...replacement, kind: replacement.kind ?? 'payment' }, deps.now());
           return true;
         });
         if (!stored) return;
+        const what = replacement.kind === 'boost' ? 'bumped by a child that pays for it (CPFP)' : 'replaced at a higher fee';
         deps.logger.warn(
-          { payoutId: payout.id, replaces: newest.txHash, txHash: replacement.txHash, fee: replacement.fee },
-          'payout unmined; replaced at a higher fee',
+          { payoutId: payout.id, after: newest.txHash, txHash: replacement.txHash, fee: replacement.fee },
+          `payout unmined; ${what}`,
         );
-        return broadcastAgain(payout, order, replacement, 'payout replaced at a higher fee');
+        return broadcastAgain(payout, order, replacement, `payout ${what}`);
       }
     }
     if (now - Math.max(payout.updatedAt.getTime(), newest.broadcastAt.getTime()) >= rebroadcastAfterMs) {
-      return broadcastAgain(payout, order, asSigned(newest), 'payout was in no block; broadcast again');
+      // The payment (its newest version), then the boosts that pay for it, in order: a child needs its parent.
+      const payment = versions.filter((v) => v.kind === 'payment').at(-1)!;
+      await broadcastAgain(payout, order, asSigned(payment), 'payout was in no block; broadcast again');
+      for (const boost of versions.filter((v) => v.kind === 'boost' && v.version > payment.version)) {
+        await broadcastAgain(payout, order, asSigned(boost), 'boost of a payout in no block; broadcast again');
+      }
     }
   }
 
@@ -260,7 +278,7 @@ export function createPayoutSender(deps: PayoutSenderDeps) {
     }
     crash('after-broadcast');
     if (outcome.kind === 'accepted') {
-      await markVersionBroadcast(deps.knex, signed.txHash, deps.now());
+      await markVersionBroadcast(deps.knex, payout.id, signed.txHash, deps.now());
       await record(payout, 'signed', 'broadcast', { retryAt: null });
       deps.broadcasted?.(payout.network);
     } else if (payout.acceptedAt !== null) {
@@ -296,7 +314,16 @@ export function createPayoutSender(deps: PayoutSenderDeps) {
         continue;
       }
       const payout = await findPayoutByKey(deps.knex, key);
-      if (!payout || payout.network !== network || (payout.status !== 'review' && payout.status !== 'failed')) continue;
+      if (!payout || payout.network !== network) continue;
+      if (payout.status === 'failed') {
+        // Proved never taken, yet still holding its nonce (a build that failed after the nonce was given):
+        // the nonce is freed and filled.
+        await releaseEvmNonce(deps.knex, network, key);
+        await sender.fillNonce(nonce);
+        done.filled.push(nonce);
+        continue;
+      }
+      if (payout.status !== 'review') continue;
       const versions = await listPayoutVersions(deps.knex, payout.id);
       if (versions.some((v) => v.kind === 'cancel')) {
         const cancel = versions.filter((v) => v.kind === 'cancel').at(-1)!;
@@ -340,7 +367,7 @@ export function createPayoutSender(deps: PayoutSenderDeps) {
     try {
       const outcome = await deps.adapters.of(payout.network).sender.broadcast(orderOf(payout), asSigned(cancel));
       if (outcome.kind === 'accepted') {
-        await markVersionBroadcast(deps.knex, cancel.txHash, deps.now());
+        await markVersionBroadcast(deps.knex, payout.id, cancel.txHash, deps.now());
         deps.broadcasted?.(payout.network);
       } else {
         deps.logger.warn({ payoutId: payout.id, txHash: cancel.txHash, reason: outcome.reason }, 'nonce cancellation refused');

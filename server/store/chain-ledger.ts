@@ -147,7 +147,9 @@ export async function recordPayoutBlocks(
        -- One row per payout: a version in a block wins over one a reorganisation took out.
        select distinct on (v.payout_id) s.tx_hash, s.block_height, s.failed, v.payout_id, v.kind, v.signed_bytes
          from unnest(?::text[], ?::bigint[], ?::boolean[]) as s(tx_hash, block_height, failed)
-         join payout_versions v on v.tx_hash = s.tx_hash
+         join payout_versions v on v.tx_hash = s.tx_hash and v.kind <> 'boost'
+         -- A payout proved never taken is not paid by its bytes: a payout paid again may have signed the same.
+         join payouts live on live.id = v.payout_id and live.status <> 'failed'
         order by v.payout_id, s.block_height is null, s.block_height desc
      ), before as (
        select p.id, p.status, p.block_height, s.status as swap_status from payouts p join swaps s on s.id = p.swap_id

@@ -236,7 +236,7 @@ export async function movePayout(
 /** A signed version of a payout (store: payout_versions). */
 export interface PayoutVersion {
   version: number;
-  kind: 'payment' | 'cancel';
+  kind: 'payment' | 'cancel' | 'boost';
   txHash: string;
   bytes: string;
   fee: string;
@@ -268,9 +268,12 @@ export async function insertPayoutVersion(
   version: { kind: PayoutVersion['kind']; txHash: string; bytes: string; fee?: string },
   at: Date,
 ): Promise<number> {
+  // Signed again after a refusal that proved it never went out, a transaction can come out byte for byte the
+  // same (the same nonce or inputs, the same fees: signatures are deterministic): it is that version again.
   const { rows } = await trx.raw(
     `insert into payout_versions (payout_id, version, kind, tx_hash, signed_bytes, fee, created_at)
      select ?, coalesce(max(version), 0) + 1, ?, ?, ?, ?, ? from payout_versions where payout_id = ?
+     on conflict (payout_id, tx_hash) do update set created_at = excluded.created_at
      returning version`,
     [payoutId, version.kind, version.txHash, version.bytes, version.fee ?? '0', at, payoutId],
   );
@@ -280,9 +283,9 @@ export async function insertPayoutVersion(
   return (rows as Array<{ version: number }>)[0]!.version;
 }
 
-/** Records that the chain accepted version `txHash` (the first time only). */
-export async function markVersionBroadcast(db: Knex, txHash: string, at: Date): Promise<void> {
-  await db('payout_versions').where({ tx_hash: txHash }).whereNull('broadcast_at').update({ broadcast_at: at });
+/** Records that the chain accepted version `txHash` of payout `payoutId` (the first time only). */
+export async function markVersionBroadcast(db: Knex, payoutId: string, txHash: string, at: Date): Promise<void> {
+  await db('payout_versions').where({ payout_id: payoutId, tx_hash: txHash }).whereNull('broadcast_at').update({ broadcast_at: at });
 }
 
 /** Moves the swap's payout `key` from `from` to `to`; false when it was not in `from`. */

@@ -7,7 +7,8 @@
  *   (the PSS_TEST_EVM_NATIVE_GAS hook) the payout reverts, is held, and the ops CLI pays it again;
  * - an EVM payout stuck behind a base-fee spike is replaced at the same nonce and mined while the spike lasts;
  *   killed between storing a replacement and broadcasting it, a restart broadcasts it: one version is mined;
- * - a Litecoin payout under the mining node's -blockmintxfee is bumped by BIP125 until it is mined;
+ * - a Litecoin payout under the mining node's -blockmintxfee is bumped until it is mined (by children that pay
+ *   for it: litecoind 0.21 accepts no BIP125 replacement into its mempool);
  * - a payout held after taking a nonce has its nonce cancelled, and the next swap's payout is mined;
  * - a refusal that can pass is retried and succeeds; one that cannot holds the swap, and the ops CLI's pay
  *   again and refund each end it, the other then refused;
@@ -37,6 +38,7 @@ const ROOT = new URL('../..', import.meta.url).pathname;
 /** The Litecoin node that mines leaves out anything paying less than this (coin per kvB). */
 const BLOCK_MIN_TX_FEE = '0.0005';
 /** What every server here is told: replace an unmined payout two seconds after its last broadcast. */
+const SPIKE = parseGwei('100');
 const FAST_REPLACEMENT = { ETH_REPLACE_AFTER_SECONDS: '2', LTC_REPLACE_AFTER_SECONDS: '2', LTC_FALLBACK_FEE_RATE: '0.001' };
 
 interface VersionRow {
@@ -76,9 +78,23 @@ describe('payouts that always end, on real nodes (the server process in producti
     await devnet?.stop();
   });
 
-  afterEach(async () => {
+  afterEach(async function () {
+    // A failed test shows what its servers logged.
+    if (this.currentTest?.state === 'failed') {
+      for (const server of servers) console.log(server.child.output().slice(-6000));
+      const payouts = await db.query(
+        'select idempotency_key, status, tx_hash, refusals, held_reason, (select count(*) from payout_versions v where v.payout_id = p.id) as versions from payouts p order by created_at',
+      );
+      const nonces = await db.query('select nonce, key from evm_nonces order by nonce');
+      const mined = await devnet.anvil.client.getTransactionCount({ address: devnet.hotWallet, blockTag: 'latest' });
+      console.log(JSON.stringify({ payouts: payouts.rows, nonces: nonces.rows, mined }, null, 1));
+    }
     // Each test starts its own servers; those left running are stopped (their leases given up).
-    while (servers.length > 0) await servers.pop()!.stop().catch(() => undefined);
+    while (servers.length > 0)
+      await servers
+        .pop()!
+        .stop()
+        .catch(() => undefined);
   });
 
   async function startServer(env: Record<string, string> = {}) {
@@ -95,17 +111,26 @@ describe('payouts that always end, on real nodes (the server process in producti
 
   /** Runs the ops CLI on the devnet's database; resolves with its exit code and output. */
   async function ops(...args: string[]): Promise<{ code: number | null; output: string }> {
-    const child = spawnGroup(process.execPath, ['--import', 'tsx', 'scripts/ops.ts', ...args], { ...devnet.env(0), ...FAST_REPLACEMENT }, ROOT);
+    const child = spawnGroup(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/ops.ts', ...args],
+      { ...devnet.env(0), ...FAST_REPLACEMENT },
+      ROOT,
+    );
     const code = await new Promise<number | null>((resolve) => child.process.once('exit', resolve));
     return { code, output: child.output() };
   }
 
   const payoutsOf = async (swapId: string) =>
     (
-      await db.query<{ id: string; idempotency_key: string; status: string; tx_hash: string | null; held_reason: string | null; refusals: number }>(
-        'select id, idempotency_key, status, tx_hash, held_reason, refusals from payouts where swap_id = $1 order by created_at',
-        [swapId],
-      )
+      await db.query<{
+        id: string;
+        idempotency_key: string;
+        status: string;
+        tx_hash: string | null;
+        held_reason: string | null;
+        refusals: number;
+      }>('select id, idempotency_key, status, tx_hash, held_reason, refusals from payouts where swap_id = $1 order by created_at', [swapId])
     ).rows;
   const versionsOf = async (payoutId: string) =>
     (
@@ -118,7 +143,11 @@ describe('payouts that always end, on real nodes (the server process in producti
   const transfersTo = (to: string, fromBlock: bigint) =>
     devnet.anvil.client.getLogs({ address: devnet.usdt, event: TRANSFER, args: { to: to as Hex }, fromBlock: fromBlock + 1n });
   const ended = (client: ReturnType<typeof swapClient>, id: string, timeoutMs = 90_000) =>
-    client.waitFor(id, (o) => o.status === 'finished' || o.status === 'review' || o.status === 'refunded' || o.status === 'failed', timeoutMs);
+    client.waitFor(
+      id,
+      (o) => o.status === 'finished' || o.status === 'review' || o.status === 'refunded' || o.status === 'failed',
+      timeoutMs,
+    );
 
   /** An LTC -> `destinationAsset` swap paid and mined; resolves with the order once its payout is signed or it ended. */
   async function ltcSwap(client: ReturnType<typeof swapClient>, destinationAsset: 'USDT' | 'ETH', destination: string, amount = '0.5') {
@@ -132,15 +161,20 @@ describe('payouts that always end, on real nodes (the server process in producti
     return { order, quote, depositAddress: ready.order.depositAddress! };
   }
 
-  /** Mines an anvil block every `ms` with its base fee set to `baseFee()` first (none: anvil's own). */
-  function ethMiner(baseFee: () => bigint | null, ms = 300) {
+  /**
+   * Mines an anvil block every `ms` while `baseFee()` is not undefined, its base fee set to it first (null:
+   * anvil's own); no block while it is undefined.
+   */
+  function ethMiner(baseFee: () => bigint | null | undefined, ms = 300) {
     let stopped = false;
     const loop = (async () => {
       await devnet.anvil.rpc('evm_setAutomine', [false]);
       while (!stopped) {
         const fee = baseFee();
-        if (fee !== null) await devnet.anvil.rpc('anvil_setNextBlockBaseFeePerGas', [numberToHex(fee)]);
-        await devnet.anvil.rpc('evm_mine', []);
+        if (fee !== undefined) {
+          if (fee !== null) await devnet.anvil.rpc('anvil_setNextBlockBaseFeePerGas', [numberToHex(fee)]);
+          await devnet.anvil.rpc('evm_mine', []);
+        }
         await new Promise((resolve) => setTimeout(resolve, ms));
       }
       await devnet.anvil.rpc('evm_setAutomine', [true]);
@@ -149,6 +183,26 @@ describe('payouts that always end, on real nodes (the server process in producti
       stopped = true;
       await loop;
     };
+  }
+
+  /**
+   * An LTC -> USDT swap whose first payout version the node accepts at the fees of now, after which every block
+   * has a base fee of 100 gwei: the version stays in the pool (anvil refuses a transaction below the base fee
+   * of the block it would join, so the spike starts once it is in).
+   */
+  async function stuckBehindSpike(eth: RpcProxy, client: ReturnType<typeof swapClient>, destination: string) {
+    let spike: bigint | null | undefined = null;
+    const stopMiner = ethMiner(() => spike);
+    const release = eth.hold('eth_sendRawTransaction');
+    const { order } = await ltcSwap(client, 'USDT', destination);
+    const payout = await eventually(async () => (await payoutsOf(order.id)).find((p) => p.tx_hash !== null), 60_000);
+    // No block while the first version goes in.
+    spike = undefined;
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    release();
+    await eventually(async () => ((await versionsOf(payout.id))[0]?.broadcast_at ? true : undefined), 30_000);
+    spike = SPIKE;
+    return { order, payout, stopMiner };
   }
 
   const printVersions = (label: string, versions: VersionRow[], mined: string, unit: string) =>
@@ -219,16 +273,8 @@ describe('payouts that always end, on real nodes (the server process in producti
     const { client } = await startServer({ ETH_RPC_URL: eth.url });
     const destination = freshAddress();
     const startBlock = await devnet.anvil.client.getBlockNumber();
-    let spike: bigint | null = null;
-    const stopMiner = ethMiner(() => spike);
+    const { order, payout, stopMiner } = await stuckBehindSpike(eth, client, destination);
     try {
-      // The first version is signed at the fees of now; the spike starts before it reaches the node.
-      const release = eth.hold('eth_sendRawTransaction');
-      const { order } = await ltcSwap(client, 'USDT', destination);
-      const payout = await eventually(async () => (await payoutsOf(order.id)).find((p) => p.tx_hash !== null), 60_000);
-      spike = parseGwei('100');
-      await new Promise((resolve) => setTimeout(resolve, 700));
-      release();
       const done = await ended(client, order.id);
       expect(done.order.status, JSON.stringify(done.order)).to.equal('finished');
       const versions = await versionsOf(payout.id);
@@ -241,7 +287,7 @@ describe('payouts that always end, on real nodes (the server process in producti
       const receipts = await Promise.all(versions.map((v) => receiptOf(v.tx_hash)));
       expect(receipts.filter((r) => r !== null).map((r) => r!.transactionHash)).to.deep.equal([mined]);
       const minedBlock = await devnet.anvil.client.getBlock({ blockNumber: receipts.find((r) => r)!.blockNumber });
-      expect(minedBlock.baseFeePerGas).to.equal(parseGwei('100'));
+      expect(minedBlock.baseFeePerGas).to.equal(SPIKE);
       const transfers = await transfersTo(destination, startBlock);
       expect(transfers.map((t) => t.transactionHash)).to.deep.equal([mined]);
       printVersions('base-fee spike to 100 gwei', versions, mined, 'gwei');
@@ -255,19 +301,11 @@ describe('payouts that always end, on real nodes (the server process in producti
     const first = await startServer({ ETH_RPC_URL: eth.url });
     const destination = freshAddress();
     const startBlock = await devnet.anvil.client.getBlockNumber();
-    let spike: bigint | null = null;
-    const stopMiner = ethMiner(() => spike);
+    const { order, payout, stopMiner } = await stuckBehindSpike(eth, first.client, destination);
     try {
-      const release = eth.hold('eth_sendRawTransaction');
-      const { order } = await ltcSwap(first.client, 'USDT', destination);
-      const payout = await eventually(async () => (await payoutsOf(order.id)).find((p) => p.tx_hash !== null), 60_000);
-      spike = parseGwei('100');
-      await new Promise((resolve) => setTimeout(resolve, 700));
-      // The first version goes out; the next broadcast (the replacement) kills the server before the node sees it.
-      const killed = eth.arm('eth_sendRawTransaction', 'before', () => first.server.stop('SIGKILL'));
-      release();
-      await eventually(async () => ((await versionsOf(payout.id))[0]?.broadcast_at ? true : undefined), 30_000);
-      await killed;
+      // The first version went out (ETH_REPLACE_AFTER_SECONDS ago at most); the next broadcast, the replacement,
+      // kills the server before the node sees it.
+      await eth.arm('eth_sendRawTransaction', 'before', () => first.server.stop('SIGKILL'));
       const left = await versionsOf(payout.id);
       expect(left).to.have.length(2);
       expect(left[1]!.broadcast_at).to.equal(null);
@@ -289,8 +327,8 @@ describe('payouts that always end, on real nodes (the server process in producti
     }
   });
 
-  it('bumps a Litecoin payout left out of blocks by -blockmintxfee, by BIP125, until it is mined; the destination is paid once', async () => {
-    const { client } = await startServer({ LTC_FALLBACK_FEE_RATE: '0.0002', LTC_MAX_FEE_RATE: '0.01' });
+  it('bumps a Litecoin payout left out of blocks by -blockmintxfee until it is mined (CPFP: litecoind takes no replacement)', async () => {
+    const { client } = await startServer({ LTC_FALLBACK_FEE_RATE: '0.0003', LTC_MAX_FEE_RATE: '0.01' });
     const destination = await devnet.litecoin.call<string>('getnewaddress', ['', 'bech32'], devnet.wallets.customer);
     const { order, quote } = await client.create(usdtToLtc('40'), { destinationAddress: destination });
     const ready = await client.waitFor(order.id, (o) => typeof o.depositAddress === 'string', 30_000);
@@ -302,15 +340,20 @@ describe('payouts that always end, on real nodes (the server process in producti
       const [payout] = await payoutsOf(order.id);
       const versions = await versionsOf(payout!.id);
       const mined = done.order.settlementTxHash!;
-      expect(versions.length).to.be.at.least(2);
-      expect(versions.at(-1)!.tx_hash).to.equal(mined);
+      // One payment, and the children that paid for it: the swap names the payment.
+      expect(versions.filter((v) => v.kind === 'payment').map((v) => v.tx_hash)).to.deep.equal([mined]);
+      expect(versions.filter((v) => v.kind === 'boost').length).to.be.at.least(1);
       expect(new Decimal(versions[0]!.fee).lessThan(BLOCK_MIN_TX_FEE)).to.equal(true);
       expect(new Decimal(versions.at(-1)!.fee).greaterThanOrEqualTo(BLOCK_MIN_TX_FEE)).to.equal(true);
-      // Every earlier version conflicts with the mined one (the same inputs): none is in the chain.
+      // The package was mined together: every version is in the chain, each a step on from the one before.
       const fees: string[] = [];
       for (const version of versions) {
-        const tx = await devnet.litecoin.call<{ confirmations: number; fee: string }>('gettransaction', [version.tx_hash, true], devnet.wallets.watch);
-        expect(tx.confirmations > 0, version.tx_hash).to.equal(version.tx_hash === mined);
+        const tx = await devnet.litecoin.call<{ confirmations: number; fee: string }>(
+          'gettransaction',
+          [version.tx_hash, true],
+          devnet.wallets.watch,
+        );
+        expect(tx.confirmations, version.tx_hash).to.be.above(0);
         fees.push(new Decimal(tx.fee).abs().toFixed());
       }
       const received = await devnet.litecoin.call<Array<{ txids: string[]; amount: string }>>(
@@ -321,8 +364,8 @@ describe('payouts that always end, on real nodes (the server process in producti
       expect(received).to.have.length(1);
       expect(received[0]!.txids).to.deep.equal([mined]);
       expect(new Decimal(received[0]!.amount).eq(quote.receiveAmount)).to.equal(true);
-      printVersions('LTC under -blockmintxfee=0.0005', versions, mined, 'LTC/kvB');
-      console.log(`      absolute fees: ${fees.join(', ')} LTC`);
+      printVersions(`LTC under -blockmintxfee=${BLOCK_MIN_TX_FEE} (package rate)`, versions, mined, 'LTC/kvB');
+      console.log(`      absolute fee of each: ${fees.join(', ')} LTC`);
     } finally {
       clearInterval(miner);
     }
@@ -334,8 +377,9 @@ describe('payouts that always end, on real nodes (the server process in producti
     const [a, b] = [freshAddress(), freshAddress()];
     const startBlock = await devnet.anvil.client.getBlockNumber();
     const nonce = await devnet.anvil.client.getTransactionCount({ address: devnet.hotWallet, blockTag: 'latest' });
-    // The first payout's broadcast never reaches the node, and its sender hears nothing: held, holding a nonce.
-    const cut = eth.arm('eth_sendRawTransaction', 'before', async () => undefined);
+    // The first payout's broadcast (and its client's retry) never reaches the node, and its sender hears nothing:
+    // held, holding a nonce.
+    const cut = eth.drop('eth_sendRawTransaction', 2);
     const first = await ltcSwap(client, 'USDT', a);
     await cut;
     const held = await ended(client, first.order.id);
@@ -376,7 +420,8 @@ describe('payouts that always end, on real nodes (the server process in producti
     expect(retriedDone.order.status, JSON.stringify(retriedDone.order)).to.equal('finished');
     const [retriedPayout] = await payoutsOf(retried.order.id);
     expect(retriedPayout!.refusals).to.equal(1);
-    expect(await versionsOf(retriedPayout!.id)).to.have.length(2);
+    // Signed again at the fees of then (the same bytes if nothing changed: the same version); the mined one is stored.
+    expect((await versionsOf(retriedPayout!.id)).map((v) => v.tx_hash)).to.include(retriedDone.order.settlementTxHash);
     expect((await transfersTo(c, startBlock)).map((t) => t.transactionHash)).to.deep.equal([retriedDone.order.settlementTxHash]);
 
     // Refused for good: held; pay again pays, and a refund after it is refused.
@@ -426,8 +471,8 @@ describe('payouts that always end, on real nodes (the server process in producti
     const ready = await client.waitFor(order.id, (o) => typeof o.depositAddress === 'string', 30_000);
     const customer = devnet.wallets.customer;
     // Two spends of one coin of the customer's: the deposit, and one back to the customer.
-    const coin = (await devnet.litecoin.call<Array<{ txid: string; vout: number; amount: string }>>('listunspent', [1], customer)).find((u) =>
-      new Decimal(u.amount).greaterThan(1),
+    const coin = (await devnet.litecoin.call<Array<{ txid: string; vout: number; amount: string }>>('listunspent', [1], customer)).find(
+      (u) => new Decimal(u.amount).greaterThan(1),
     )!;
     const back = await devnet.litecoin.call<string>('getnewaddress', ['', 'bech32'], customer);
     const sign = async (outputs: Record<string, string>) => {
@@ -456,7 +501,9 @@ describe('payouts that always end, on real nodes (the server process in producti
     expect(alert.kind).to.equal('deposit_removed');
     const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
     expect(metrics).to.match(/pss_chain_alerts_open\{network="LTC",kind="deposit_removed"\} 1/);
-    console.log(`      chain alert ${alert.id}: ${alert.kind} of swap ${order.id}; pss_chain_alerts_open{network="LTC",kind="deposit_removed"} 1`);
+    console.log(
+      `      chain alert ${alert.id}: ${alert.kind} of swap ${order.id}; pss_chain_alerts_open{network="LTC",kind="deposit_removed"} 1`,
+    );
     const resolved = await ops('alerts', 'resolve', alert.id, '--reason', 'customer contacted');
     expect(resolved.code, resolved.output).to.equal(0);
     expect((await ops('alerts', 'list')).output).to.not.contain(alert.id);

@@ -82,7 +82,10 @@ export async function deployToken(
  * Deploys test/fixtures/ContractWallet.sol (a smart account whose `receive` writes storage: a native transfer
  * to it needs more than 21,000 gas) from `walletClient`'s account; returns its address.
  */
-export async function deployContractWallet(walletClient: WalletClient<Transport, Chain | undefined, Account>, publicClient: PublicClient): Promise<Hex> {
+export async function deployContractWallet(
+  walletClient: WalletClient<Transport, Chain | undefined, Account>,
+  publicClient: PublicClient,
+): Promise<Hex> {
   const { abi, bytecode } = await compileFixture('ContractWallet');
   const hash = await walletClient.deployContract({ abi, bytecode, chain: walletClient.chain ?? null });
   const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 });

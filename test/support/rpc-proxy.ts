@@ -35,6 +35,11 @@ export interface RpcProxy {
    * node never sees them): a node's refusal, as a test needs it. Resolves once they were all answered.
    */
   refuse(method: string, error: { code: number; message: string }, times?: number): Promise<RpcCall[]>;
+  /**
+   * Cuts the connection of the next `times` calls of `method` without forwarding them (the node never sees
+   * them, and the caller hears nothing: its client's own retries are cut too). Resolves once they were cut.
+   */
+  drop(method: string, times: number): Promise<RpcCall[]>;
   close(): Promise<void>;
 }
 
@@ -60,7 +65,9 @@ export async function startRpcProxy(targetUrl: string): Promise<RpcProxy> {
   const calls: RpcCall[] = [];
   let armed: Armed | undefined;
   const held = new Map<string, Promise<void>>();
-  let refusing: { method: string; error: { code: number; message: string }; left: number; seen: RpcCall[]; done: (calls: RpcCall[]) => void } | undefined;
+  let refusing:
+    | { method: string; error: { code: number; message: string } | null; left: number; seen: RpcCall[]; done: (calls: RpcCall[]) => void }
+    | undefined;
 
   async function forward(req: IncomingMessage, body: Buffer): Promise<{ status: number; type: string; body: Buffer }> {
     const headers: Record<string, string> = { 'content-type': req.headers['content-type'] ?? 'application/json' };
@@ -93,6 +100,10 @@ export async function startRpcProxy(targetUrl: string): Promise<RpcProxy> {
       if (--current.left === 0) {
         refusing = undefined;
         current.done(current.seen);
+      }
+      if (current.error === null) {
+        res.destroy();
+        return;
       }
       const id = (parsed as { id?: unknown }).id ?? null;
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, error: current.error }));
@@ -137,6 +148,11 @@ export async function startRpcProxy(targetUrl: string): Promise<RpcProxy> {
     refuse(method, error, times = 1) {
       return new Promise<RpcCall[]>((done) => {
         refusing = { method, error, left: times, seen: [], done };
+      });
+    },
+    drop(method, times) {
+      return new Promise<RpcCall[]>((done) => {
+        refusing = { method, error: null, left: times, seen: [], done };
       });
     },
     hold(method) {

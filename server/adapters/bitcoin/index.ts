@@ -81,6 +81,7 @@ export function createBitcoinAdapters(options: BitcoinAdapterOptions): NetworkAd
       now: options.now ?? (() => new Date()),
       maxFeeRate: options.maxFeeRate ?? '0.01',
       minConfirmations: options.payoutConfirmations,
+      bump: params.bump,
     }),
     payoutConfirmations: options.payoutConfirmations,
     replaceAfterSeconds: options.replaceAfterSeconds ?? 600,

@@ -1,6 +1,6 @@
 /**
  * What differs between the chains of the Bitcoin Core family: the bech32 prefix of their addresses, which
- * extended-key versions belong to the network, and how often a block comes.
+ * extended-key versions belong to the network, how often a block comes, and how a waiting payout is bumped.
  */
 
 /** The parameters of one chain. */
@@ -15,6 +15,12 @@ export interface BitcoinParams {
   blockSeconds: number;
   /** Decimal places of the native coin. */
   decimals: number;
+  /**
+   * How a payout that waits is bumped: `bip125` (a replacement spending the same inputs: Bitcoin Core), or
+   * `cpfp` (a child spending its change pays for both: Litecoin Core 0.21 accepts no replacement into its
+   * mempool, measured on regtest: bumpfee's replacement is refused, the original stays).
+   */
+  bump: 'bip125' | 'cpfp';
 }
 
 /** Extended public key versions (BIP32 and SLIP-132). */
@@ -34,13 +40,21 @@ const TESTNET_BTC = [KEY_VERSIONS.tpub, KEY_VERSIONS.vpub];
 
 /** The chains this adapter knows, by `<network>:<chain>`. */
 export const BITCOIN_PARAMS: Readonly<Record<string, BitcoinParams>> = Object.freeze({
-  'LTC:main': { name: 'LTC main', hrp: 'ltc', publicKeyVersions: [...MAINNET_BTC, KEY_VERSIONS.Ltub], blockSeconds: 150, decimals: 8 },
+  'LTC:main': {
+    name: 'LTC main',
+    hrp: 'ltc',
+    publicKeyVersions: [...MAINNET_BTC, KEY_VERSIONS.Ltub],
+    blockSeconds: 150,
+    decimals: 8,
+    bump: 'cpfp',
+  },
   'LTC:testnet': {
     name: 'LTC testnet',
     hrp: 'tltc',
     publicKeyVersions: [...TESTNET_BTC, KEY_VERSIONS.ttub],
     blockSeconds: 150,
     decimals: 8,
+    bump: 'cpfp',
   },
   'LTC:regtest': {
     name: 'LTC regtest',
@@ -48,11 +62,12 @@ export const BITCOIN_PARAMS: Readonly<Record<string, BitcoinParams>> = Object.fr
     publicKeyVersions: [...TESTNET_BTC, KEY_VERSIONS.ttub],
     blockSeconds: 150,
     decimals: 8,
+    bump: 'cpfp',
   },
-  'BTC:main': { name: 'BTC main', hrp: 'bc', publicKeyVersions: MAINNET_BTC, blockSeconds: 600, decimals: 8 },
-  'BTC:testnet': { name: 'BTC testnet', hrp: 'tb', publicKeyVersions: TESTNET_BTC, blockSeconds: 600, decimals: 8 },
-  'BTC:signet': { name: 'BTC signet', hrp: 'tb', publicKeyVersions: TESTNET_BTC, blockSeconds: 600, decimals: 8 },
-  'BTC:regtest': { name: 'BTC regtest', hrp: 'bcrt', publicKeyVersions: TESTNET_BTC, blockSeconds: 600, decimals: 8 },
+  'BTC:main': { name: 'BTC main', hrp: 'bc', publicKeyVersions: MAINNET_BTC, blockSeconds: 600, decimals: 8, bump: 'bip125' },
+  'BTC:testnet': { name: 'BTC testnet', hrp: 'tb', publicKeyVersions: TESTNET_BTC, blockSeconds: 600, decimals: 8, bump: 'bip125' },
+  'BTC:signet': { name: 'BTC signet', hrp: 'tb', publicKeyVersions: TESTNET_BTC, blockSeconds: 600, decimals: 8, bump: 'bip125' },
+  'BTC:regtest': { name: 'BTC regtest', hrp: 'bcrt', publicKeyVersions: TESTNET_BTC, blockSeconds: 600, decimals: 8, bump: 'bip125' },
 });
 
 /**

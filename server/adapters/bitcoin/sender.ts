@@ -19,8 +19,11 @@
  *
  * Payouts are sent replaceable (BIP125) and funded only from outputs with at least `minConfirmations`
  * (a deposit with one confirmation that is double-spent away must not take other payouts with it). One that
- * waits is replaced with `psbtbumpfee` on the watch-only wallet: the same inputs, the same payment output,
- * the fee taken from the change, then signed by the signer wallet like the first version.
+ * waits is bumped (params.ts `bump`): on Bitcoin Core replaced with `psbtbumpfee` on the watch-only wallet
+ * (the same inputs, the same payment output, the fee taken from the change, then signed by the signer wallet
+ * like the first version); on Litecoin Core, whose mempool accepts no replacement, a child spends the payout's
+ * change (then each further one the last child's output) back to the hot wallet, paying enough that the
+ * package with its ancestors reaches the new rate (CPFP: blocks take transactions by their ancestors' rate).
  */
 import { Decimal } from 'decimal.js';
 import { AmbiguousBroadcastError, PayoutBuildError, type BroadcastOutcome, type PayoutSender } from '../chain.js';
@@ -53,6 +56,8 @@ export interface BitcoinSenderOptions {
   maxFeeRate: string;
   /** Inputs need at least this many confirmations (the network's deposit confirmations). */
   minConfirmations: number;
+  /** How a waiting payout is bumped (params.ts): BIP125 replacement, or a child that pays for it (CPFP). */
+  bump: 'bip125' | 'cpfp';
 }
 
 /** A replacement's fee rate is at least this much above the last version's (BIP125 asks for more fee, not rate). */
@@ -62,6 +67,10 @@ const INCREMENTAL_RELAY_FEE = '0.00001';
 /** An input's, and the fixed part's, virtual size for coin selection (P2WPKH). */
 const INPUT_VBYTES = 68;
 const BASE_VBYTES = 11 + 2 * 31;
+/** A boost's virtual size: one P2WPKH input, one P2WPKH output. */
+const BOOST_VBYTES = 11 + INPUT_VBYTES + 31;
+/** The least fee rate a transaction relays at (coin per kvB): a boost pays at least this for itself. */
+const MIN_RELAY_FEE_RATE = '0.00001';
 
 interface Outpoint {
   txid: string;
@@ -201,6 +210,40 @@ export function createPayoutSender(options: BitcoinSenderOptions): PayoutSender 
     return final.hex;
   }
 
+  // A child of `last` (the payment, or the last boost) that spends its output to the hot wallet's change address,
+  // paying what brings the package of its unconfirmed ancestors and itself to `rate`.
+  async function boost(order: { key: string }, last: { txHash: string; bytes: string }, rate: Decimal) {
+    const entry = await rpc.call<{ ancestorsize: number; fees: { ancestor: string } }>('getmempoolentry', [last.txHash]);
+    const changeTo = await change();
+    const tx = await rpc.call<{ vout: Array<{ n: number; value: string; scriptPubKey: { address?: string; addresses?: string[] } }> }>(
+      'decoderawtransaction',
+      [last.bytes],
+    );
+    const output = tx.vout.find((o) => (o.scriptPubKey.address ?? o.scriptPubKey.addresses?.[0]) === changeTo);
+    if (!output) throw new Error(`payout ${order.key}: ${last.txHash} has no change output to pay for it from`);
+    const packageFee = rate.times(entry.ancestorsize + BOOST_VBYTES).dividedBy(1000);
+    const own = Decimal.max(packageFee.minus(entry.fees.ancestor), new Decimal(MIN_RELAY_FEE_RATE).times(BOOST_VBYTES).dividedBy(1000));
+    const childRate = own.times(1000).dividedBy(BOOST_VBYTES).toDecimalPlaces(options.decimals, Decimal.ROUND_UP);
+    const funded = await rpc.call<{ psbt: string }>('walletcreatefundedpsbt', [
+      [{ txid: last.txHash, vout: output.n }],
+      [{ [changeTo]: output.value }],
+      0,
+      {
+        add_inputs: false,
+        includeWatching: true,
+        lockUnspents: true,
+        changeAddress: changeTo,
+        feeRate: childRate.toFixed(),
+        subtractFeeFromOutputs: [0],
+        replaceable: true,
+      },
+      true,
+    ]);
+    const hex = await signAndFinalise(funded.psbt, order.key);
+    const { txid } = await rpc.call<{ txid: string }>('decoderawtransaction', [hex]);
+    return { txHash: txid, bytes: hex, fee: rate.toFixed(), kind: 'boost' as const };
+  }
+
   return {
     async prepare(order) {
       await releaseStale();
@@ -244,6 +287,7 @@ export function createPayoutSender(options: BitcoinSenderOptions): PayoutSender 
       const next = replacementRate(last.fee ?? estimate, estimate, options.maxFeeRate, options.decimals);
       if (next === null) return null;
       const rate = new Decimal(next);
+      if (options.bump === 'cpfp') return boost(order, last, rate);
       // sat/vB, as psbtbumpfee's fee_rate takes it: coin per kvB times 10^8 / 1000.
       const satPerVbyte = rate.times(new Decimal(10).pow(options.decimals)).dividedBy(1000).toDecimalPlaces(3, Decimal.ROUND_UP);
       const bumped = await rpc.call<{ psbt: string }>('psbtbumpfee', [last.txHash, { fee_rate: satPerVbyte.toFixed() }]);

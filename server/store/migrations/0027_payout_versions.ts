@@ -25,17 +25,22 @@ export async function up(knex: Knex): Promise<void> {
     create table payout_versions (
       payout_id uuid not null references payouts(id) on delete cascade,
       version integer not null,
-      -- 'payment': pays the payout's outputs; 'cancel': an EVM zero-value self-transfer at the payout's nonce.
-      kind text not null check (kind in ('payment', 'cancel')),
-      tx_hash text not null unique,
+      -- 'payment': pays the payout's outputs; 'cancel': an EVM zero-value self-transfer at the payout's nonce;
+      -- 'boost': a child paying for the payment (CPFP, where the node accepts no replacement).
+      kind text not null check (kind in ('payment', 'cancel', 'boost')),
+      tx_hash text not null,
       signed_bytes text not null,
       -- The fee it offers, in the family's terms: EVM max fee per gas in gwei, Bitcoin family coin per kvB.
       fee text not null,
       created_at timestamptz not null,
       -- When the chain first accepted it; null while never broadcast (a crash after it was stored).
       broadcast_at timestamptz,
-      primary key (payout_id, version)
+      primary key (payout_id, version),
+      -- A payout paid again after one proved never taken can sign the very same transaction (the same nonce or
+      -- inputs, the same fees): the hash is then a version of both, and only the live payout can be mined.
+      unique (payout_id, tx_hash)
     )`);
+  await knex.raw('create index payout_versions_tx on payout_versions (tx_hash)');
   await knex.raw(`
     insert into payout_versions (payout_id, version, kind, tx_hash, signed_bytes, fee, created_at, broadcast_at)
     select id, 1, 'payment', tx_hash, signed_bytes, '0', updated_at, accepted_at from payouts where tx_hash is not null and signed_bytes is not null`);
