@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
+import { parse as parseYaml } from 'yaml';
 import { countSwapTransition } from '../../server/metrics.js';
 import { transaction } from '../../server/store/after-commit.js';
 import { expectError, readJson } from '../support/http.js';
@@ -162,6 +163,25 @@ describe('Prometheus metrics', function () {
       expect(valueOf(samples, 'process_cpu_seconds_total')).to.be.greaterThan(0);
       expect(valueOf(samples, 'process_resident_memory_bytes')).to.be.greaterThan(0);
       expect(valueOf(samples, 'nodejs_eventloop_lag_seconds')).to.be.a('number');
+    });
+
+    it('serves every metric the shipped alerting rules name (deploy/prometheus/alerts.yml)', async () => {
+      const rules = parseYaml(await fs.readFile(path.join(root, 'deploy/prometheus/alerts.yml'), 'utf8')) as {
+        groups: Array<{ rules: Array<{ alert: string; expr: string }> }>;
+      };
+      const named = new Set(rules.groups.flatMap((g) => g.rules.flatMap((r) => [...r.expr.matchAll(/\bpss_\w+/g)].map((m) => m[0]))));
+      expect([...named]).to.include.members([
+        'pss_payouts_at_fee_cap',
+        'pss_evm_oldest_unmined_nonce_seconds',
+        'pss_payout_oldest_unmined_seconds',
+        'pss_payouts_held',
+        'pss_chain_alerts_open',
+      ]);
+      const text = await (await fetch(server.metricsUrl!)).text();
+      for (const name of named) expect(text, name).to.contain(`# TYPE ${name} gauge`);
+      // Nothing is held, waiting or taken back here: the gauges have no series above zero.
+      const samples = parseSamples(text);
+      for (const name of named) expect(samples.filter((s) => s.name === name && s.value > 0), name).to.deep.equal([]);
     });
 
     it('declares the job failure counter before any job failed', async () => {

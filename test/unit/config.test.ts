@@ -250,6 +250,43 @@ describe('loadConfig', () => {
       expect(problems).to.match(/ETH_TOKENS: token entry "USDT:0x123" is not SYMBOL:0x<40 hex digits>/);
     });
 
+    it('reads the fee bumping settings with their defaults, and refuses malformed ones (DESIGN 11)', () => {
+      const networks = {
+        NETWORKS: 'LTC,ETH',
+        LTC_RPC_URL: 'http://u:p@127.0.0.1:19443/wallet/watch',
+        LTC_SIGNER_RPC_URL: 'http://u:p@127.0.0.1:19443/wallet/signer',
+        LTC_XPUB: 'tpubX',
+        LTC_CHAIN: 'regtest',
+        ETH_RPC_URL: 'http://127.0.0.1:8545',
+        ETH_XPUB: 'xpubY',
+        ETH_HOT_WALLET_KEY_FILE: hotKey,
+      };
+      const defaults = loadConfig({ ...base, ...networks }).production!.networks;
+      expect(defaults[0]).to.include({ replaceAfterSeconds: 600, maxFeeRate: '0.01' });
+      expect(defaults[1]).to.include({ replaceAfterSeconds: 180, maxFeeGwei: '500', testNativeGas: undefined });
+      const set = loadConfig({
+        ...base,
+        ...networks,
+        LTC_REPLACE_AFTER_SECONDS: '300',
+        LTC_MAX_FEE_RATE: '0.002',
+        ETH_REPLACE_AFTER_SECONDS: '60',
+        ETH_MAX_FEE_GWEI: '150.5',
+      }).production!.networks;
+      expect(set[0]).to.include({ replaceAfterSeconds: 300, maxFeeRate: '0.002' });
+      expect(set[1]).to.include({ replaceAfterSeconds: 60, maxFeeGwei: '150.5' });
+      const problems = problemsOf({
+        ...networks,
+        LTC_REPLACE_AFTER_SECONDS: '0',
+        LTC_MAX_FEE_RATE: '0',
+        ETH_MAX_FEE_GWEI: 'lots',
+        PSS_TEST_EVM_NATIVE_GAS: '21k',
+      }).join('\n');
+      expect(problems).to.match(/LTC_REPLACE_AFTER_SECONDS="0" must be a whole number of seconds of at least 1/);
+      expect(problems).to.match(/LTC_MAX_FEE_RATE="0" must be a fee rate in coin per kvB above 0/);
+      expect(problems).to.match(/ETH_MAX_FEE_GWEI="lots" must be a fee in gwei per gas above 0/);
+      expect(problems).to.match(/PSS_TEST_EVM_NATIVE_GAS="21k" must be a gas limit/);
+    });
+
     it('refuses a hot wallet key file that cannot be read or holds no private key, and never shows its content', async () => {
       const malformed = path.join(keysDir, 'not-a-key');
       await writeFile(malformed, 'xprv-looking-secret-text', { mode: 0o600 });

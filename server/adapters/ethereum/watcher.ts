@@ -5,8 +5,10 @@
  * - token deposits: ERC-20 `Transfer` logs of the configured contracts (`eth_getLogs` over the batch) whose
  *   `to` is a watched address;
  * - our payouts: transactions from the hot wallet, `failed` when their receipt says reverted.
- * Output indexes: 0 for a native deposit (a transaction pays one value), `1 + logIndex` for a token transfer
- * (the log's index in its block), so both kinds share the ledger's (tx hash, output index) key.
+ * Output indexes: 0 for a native deposit (a transaction pays one value), 1 + the log's position among its
+ * transaction's logs for a token transfer (read from the receipt: the same when a reorganisation mines the
+ * transaction again at another position in a block, which the log's block index is not), so both kinds share
+ * the ledger's (tx hash, output index) key.
  *
  * Reorganisations are found by block hash, as NBXplorer does: the position keeps the last blocks scanned (height,
  * hash, and the outputs and payouts reported in each). A scan first compares the newest of them with the chain;
@@ -143,13 +145,13 @@ export function createEvmChainWatcher(options: EvmWatcherOptions): ChainWatcher 
       return entry;
     };
     const outputs: ObservedOutput[] = [];
-    const payoutTxs: Array<{ hash: Hex; height: number }> = [];
+    const payoutTxs: Array<{ hash: Hex; height: number; nonce: number }> = [];
     const native = await assets.of(assets.nativeSymbol);
     for (const block of blocks) {
       const height = Number(block.number);
       keep(height);
       for (const tx of block.transactions) {
-        if (tx.from.toLowerCase() === hotWallet) payoutTxs.push({ hash: tx.hash, height });
+        if (tx.from.toLowerCase() === hotWallet) payoutTxs.push({ hash: tx.hash, height, nonce: tx.nonce });
         if (!tx.to || tx.value <= 0n || !ours.has(getAddress(tx.to))) continue;
         outputs.push({
           txHash: tx.hash,
@@ -165,29 +167,43 @@ export function createEvmChainWatcher(options: EvmWatcherOptions): ChainWatcher 
         keep(height).outputs.push(outputId(tx.hash, 0));
       }
     }
+    // A token output's index is 1 + the log's position among its transaction's logs (not the log's index in
+    // its block, which changes when a reorganisation mines the same transaction at another position).
+    const ourLogs: typeof tokenLogs = [];
     for (const log of tokenLogs) {
-      const to = getAddress(log.args.to!);
       const token = await assets.byContract(log.address);
-      if (!token || !ours.has(to) || log.args.value === undefined || log.args.value <= 0n) continue;
+      if (token && ours.has(getAddress(log.args.to!)) && log.args.value !== undefined && log.args.value > 0n) ourLogs.push(log);
+    }
+    const firstLogOf = new Map<string, number>();
+    await Promise.all(
+      [...new Set(ourLogs.map((log) => log.transactionHash!))].map(async (hash) => {
+        const receipt = await client.getTransactionReceipt({ hash });
+        firstLogOf.set(hash, Math.min(...receipt.logs.map((l) => l.logIndex!)));
+      }),
+    );
+    for (const log of ourLogs) {
+      const to = getAddress(log.args.to!);
+      const token = (await assets.byContract(log.address))!;
       const height = Number(log.blockNumber);
+      const outputIndex = 1 + log.logIndex! - firstLogOf.get(log.transactionHash!)!;
       outputs.push({
         txHash: log.transactionHash!,
-        outputIndex: 1 + log.logIndex!,
+        outputIndex,
         address: to,
         memo: null,
         asset: token.symbol,
-        amount: formatUnits(log.args.value, token.decimals),
+        amount: formatUnits(log.args.value!, token.decimals),
         fromAddress: log.args.from ? getAddress(log.args.from) : null,
         block: refOf(height),
         seenAt: timeOf.get(height)!,
       });
-      keep(height).outputs.push(outputId(log.transactionHash!, 1 + log.logIndex!));
+      keep(height).outputs.push(outputId(log.transactionHash!, outputIndex));
     }
 
     const receipts = await Promise.all(payoutTxs.map((tx) => client.getTransactionReceipt({ hash: tx.hash })));
     const payouts: ObservedPayout[] = payoutTxs.map((tx, i) => {
       keep(tx.height).payouts.push(tx.hash);
-      return { txHash: tx.hash, block: refOf(tx.height), ...(receipts[i]!.status === 'reverted' ? { failed: true } : {}) };
+      return { txHash: tx.hash, block: refOf(tx.height), nonce: tx.nonce, ...(receipts[i]!.status === 'reverted' ? { failed: true } : {}) };
     });
     // Payouts of removed blocks that no block read here holds again wait for one.
     const remined = new Set(payouts.map((payout) => payout.txHash));
