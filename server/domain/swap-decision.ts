@@ -511,10 +511,11 @@ function refund(
 function exchange(swap: SwapRecord, seen: Observations, context: DecisionContext, deposits: SwapDepositRecord[]): Decision {
   const payout = currentPayout(seen);
   if (payout) {
-    // Held (never built, refused for good, or ambiguous): an operator decides, with the reason.
-    if (isHeld(payout)) return transition('review', { failureCode: FAILURE_CODES.payoutFailed });
-    // Signed: the swap is sending (then settle() follows the broadcast).
+    // Proved never taken (refused for good, or never buildable; its hash is cleared): an operator decides.
+    if (payout.status === 'failed') return transition('review', { failureCode: FAILURE_CODES.payoutFailed });
+    // Signed: the swap is sending (then settle() follows the broadcast, or holds it for review).
     if (payout.txHash !== null) return transition('sending', { settlementTxHash: payout.txHash });
+    if (isHeld(payout)) return transition('review', { failureCode: FAILURE_CODES.payoutFailed });
     return NOTHING; // the sender signs it
   }
   const { catalog, destination } = context;

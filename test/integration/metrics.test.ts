@@ -181,7 +181,11 @@ describe('Prometheus metrics', function () {
       for (const name of named) expect(text, name).to.contain(`# TYPE ${name} gauge`);
       // Nothing is held, waiting or taken back here: the gauges have no series above zero.
       const samples = parseSamples(text);
-      for (const name of named) expect(samples.filter((s) => s.name === name && s.value > 0), name).to.deep.equal([]);
+      for (const name of named)
+        expect(
+          samples.filter((s) => s.name === name && s.value > 0),
+          name,
+        ).to.deep.equal([]);
     });
 
     it('declares the job failure counter before any job failed', async () => {

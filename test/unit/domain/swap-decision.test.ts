@@ -884,17 +884,17 @@ const ROWS: Row[] = [
   },
   {
     status: 'exchanging',
-    when: 'the signed payout was refused for good: review (payout_failed), for an operator to pay again, refund or fail',
+    when: 'the signed payout was refused for good (its hash cleared): review (payout_failed), for an operator to pay again, refund or fail',
     swap: swapIn('exchanging'),
-    payouts: [payout('failed')],
+    payouts: [payout('failed', { txHash: null })],
     expect: { to: 'review', fields: { failureCode: FAILURE_CODES.payoutFailed } },
   },
   {
     status: 'exchanging',
-    when: 'the signed payout is held (ambiguous): review (payout_failed)',
+    when: 'the signed payout is held (ambiguous): sending (settle holds it next)',
     swap: swapIn('exchanging'),
     payouts: [payout('review')],
-    expect: { to: 'review', fields: { failureCode: FAILURE_CODES.payoutFailed } },
+    expect: { to: 'sending', fields: { settlementTxHash: PAYOUT_TX } },
   },
   {
     status: 'exchanging',
