@@ -154,7 +154,16 @@ export type BroadcastOutcome =
    * below what the node takes now, its mempool is full, the funds are not there yet): the payment is built
    * again later. Otherwise it never will be taken as it is (an invalid destination, a transfer that reverts).
    */
-  | { kind: 'rejected'; reason: string; passing: boolean };
+  | {
+      kind: 'rejected';
+      reason: string;
+      passing: boolean;
+      /**
+       * The refusal proves a conflicting transaction took the payment's place (its inputs spent by another
+       * transaction that is not it): even bytes that may have gone out before can never be mined.
+       */
+      conflict?: boolean;
+    };
 
 /** Raised for a broadcast whose outcome is unknown (a timeout, a dropped connection, an unknown error). */
 export class AmbiguousBroadcastError extends Error {

@@ -37,6 +37,8 @@ import {
   insertPayoutVersion,
   listPayoutVersions,
   listUnminedPayoutIds,
+  clearVersionAttempt,
+  markVersionAttempted,
   markVersionBroadcast,
   movePayout,
   type PayoutRecord,
@@ -138,6 +140,8 @@ export function createPayoutSender(deps: PayoutSenderDeps) {
       return;
     }
     const retryAt = new Date(deps.now().getTime() + backoffMs(payout.refusals));
+    // The refusal proved these bytes were not taken: signed again the same, they are a first try again.
+    if (payout.txHash) await clearVersionAttempt(deps.knex, payout.id, payout.txHash);
     deps.logger.warn({ payoutId: payout.id, reason, retryAt }, 'payout refused for a reason that can pass; built again later');
     await movePayout(
       deps.knex,
@@ -269,6 +273,9 @@ export function createPayoutSender(deps: PayoutSenderDeps) {
     if (payout.status === 'broadcast') return follow(payout, order);
     if (payout.status !== 'signed') return;
     const signed = { txHash: payout.txHash!, bytes: payout.signedBytes! };
+    // Marked before the call: from here on the bytes may have left the process, and a refusal on a later try
+    // (after a crash between the node taking them and our record of it) proves nothing by itself.
+    const triedBefore = await markVersionAttempted(deps.knex, payout.id, signed.txHash, deps.now());
     let outcome;
     try {
       outcome = await sender.broadcast(order, signed);
@@ -285,6 +292,10 @@ export function createPayoutSender(deps: PayoutSenderDeps) {
       // Accepted once (then held for review and approved): it may be on the chain, so a refusal now proves
       // nothing. Failed would let another payment be committed for it; it waits for an operator again.
       await hold(payout, 'review', `accepted before, refused now: ${outcome.reason}`);
+    } else if (triedBefore && !outcome.conflict) {
+      // Tried before (a crash between the node taking it and our record?): it may be out there, in a mempool
+      // or about to be mined, unless the refusal proves a conflicting transaction took its place.
+      await hold(payout, 'review', `refused after an earlier broadcast that may have gone out: ${outcome.reason}`);
     } else if (outcome.passing) {
       await backOff(payout, outcome.reason, REFUSAL_ATTEMPTS);
     } else {

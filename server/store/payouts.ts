@@ -283,6 +283,22 @@ export async function insertPayoutVersion(
   return (rows as Array<{ version: number }>)[0]!.version;
 }
 
+/**
+ * Records that a broadcast of version `txHash` of payout `payoutId` is about to be tried; true when one was
+ * tried before (its bytes may have left the process already, whatever the chain says now).
+ */
+export async function markVersionAttempted(db: Knex, payoutId: string, txHash: string, at: Date): Promise<boolean> {
+  const before = await db('payout_versions').where({ payout_id: payoutId, tx_hash: txHash }).first('attempted_at');
+  if (before?.attempted_at) return true;
+  await db('payout_versions').where({ payout_id: payoutId, tx_hash: txHash }).whereNull('attempted_at').update({ attempted_at: at });
+  return false;
+}
+
+/** Forgets the broadcast tries of version `txHash` of payout `payoutId` (a refusal proved it was not taken). */
+export async function clearVersionAttempt(db: Knex, payoutId: string, txHash: string): Promise<void> {
+  await db('payout_versions').where({ payout_id: payoutId, tx_hash: txHash }).whereNull('broadcast_at').update({ attempted_at: null });
+}
+
 /** Records that the chain accepted version `txHash` of payout `payoutId` (the first time only). */
 export async function markVersionBroadcast(db: Knex, payoutId: string, txHash: string, at: Date): Promise<void> {
   await db('payout_versions').where({ payout_id: payoutId, tx_hash: txHash }).whereNull('broadcast_at').update({ broadcast_at: at });

@@ -170,10 +170,10 @@ export function createPayoutSender(options: BitcoinSenderOptions): PayoutSender 
     }
   }
 
-  async function refused(txid: string, hex: string, reason: string, passing: boolean): Promise<BroadcastOutcome> {
+  async function refused(txid: string, hex: string, reason: string, passing: boolean, conflict = false): Promise<BroadcastOutcome> {
     prepared.delete(txid);
     await unlock(await inputsOf(hex)).catch(() => undefined);
-    return { kind: 'rejected', reason, passing };
+    return { kind: 'rejected', reason, passing, conflict };
   }
 
   // Spendable coins with at least minConfirmations, largest first, enough for `amount` at `rate` with a margin.
@@ -318,7 +318,7 @@ export function createPayoutSender(options: BitcoinSenderOptions): PayoutSender 
             prepared.delete(signed.txHash);
             return { kind: 'accepted' };
           }
-          return refused(signed.txHash, signed.bytes, `inputs missing or spent by another transaction (${rpcMessage})`, false);
+          return refused(signed.txHash, signed.bytes, `inputs missing or spent by another transaction (${rpcMessage})`, false, true);
         }
         if (
           code === RpcCode.VERIFY_REJECTED ||

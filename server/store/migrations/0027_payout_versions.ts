@@ -33,7 +33,9 @@ export async function up(knex: Knex): Promise<void> {
       -- The fee it offers, in the family's terms: EVM max fee per gas in gwei, Bitcoin family coin per kvB.
       fee text not null,
       created_at timestamptz not null,
-      -- When the chain first accepted it; null while never broadcast (a crash after it was stored).
+      -- When a broadcast of it was first tried (set before the call: the bytes may have left the process
+      -- from then on), and when the chain first accepted it; null while never tried / never accepted.
+      attempted_at timestamptz,
       broadcast_at timestamptz,
       primary key (payout_id, version),
       -- A payout paid again after one proved never taken can sign the very same transaction (the same nonce or
@@ -42,8 +44,9 @@ export async function up(knex: Knex): Promise<void> {
     )`);
   await knex.raw('create index payout_versions_tx on payout_versions (tx_hash)');
   await knex.raw(`
-    insert into payout_versions (payout_id, version, kind, tx_hash, signed_bytes, fee, created_at, broadcast_at)
-    select id, 1, 'payment', tx_hash, signed_bytes, '0', updated_at, accepted_at from payouts where tx_hash is not null and signed_bytes is not null`);
+    insert into payout_versions (payout_id, version, kind, tx_hash, signed_bytes, fee, created_at, attempted_at, broadcast_at)
+    select id, 1, 'payment', tx_hash, signed_bytes, '0', updated_at, case when status = 'signed' and accepted_at is null then null else updated_at end, accepted_at
+      from payouts where tx_hash is not null and signed_bytes is not null`);
   await knex.raw(`create index payouts_held on payouts (network) where status in ('review', 'reverted', 'cancelled')`);
   // What the chain took back after it counted (a confirmed payout, a credited deposit, after its swap ended):
   // an operator item and an alert, until an operator marks it seen.
