@@ -4,7 +4,8 @@
  * operator with a remedy, and no swap is finished on a transaction that paid nothing.
  *
  * - a native ETH payout to a contract wallet is paid (its gas is estimated); with native gas fixed at 21,000
- *   (the PSS_TEST_EVM_NATIVE_GAS hook) the payout reverts, is held, and the ops CLI pays it again;
+ *   (the PSS_TEST_EVM_NATIVE_GAS hook) the payout reverts, is held, and the ops CLI pays it again; one to a
+ *   contract that refuses payments cannot be built (its estimate reverts) and is held at once;
  * - an EVM payout stuck behind a base-fee spike is replaced at the same nonce and mined while the spike lasts;
  *   killed between storing a replacement and broadcasting it, a restart broadcasts it: one version is mined;
  * - a Litecoin payout under the mining node's -blockmintxfee is bumped until it is mined (by children that pay
@@ -212,7 +213,7 @@ describe('payouts that always end, on real nodes (the server process in producti
         .join(', ')}`,
     );
 
-  it('pays a contract wallet in ETH (gas estimated); with 21,000 gas the payout reverts, is held, and is paid again', async () => {
+  it('pays a contract wallet in ETH (gas estimated); with 21,000 gas the payout reverts, is held, and is paid again; one that refuses payments is held', async () => {
     const deployer = createWalletClient({
       account: privateKeyToAccount(ANVIL_KEY_1),
       chain: { ...foundry, id: devnet.anvil.chainId },
@@ -266,6 +267,24 @@ describe('payouts that always end, on real nodes (the server process in producti
     // Paid once: a refund now is refused (the swap is finished).
     const refund = await ops('review', 'decide', second.order.id, '--refund', '--reason', 'too late');
     expect(refund.code, refund.output).to.equal(4);
+
+    // A destination that refuses every payment: the gas estimate reverts, so the payout can never be built. It
+    // is held at once with the node's reason (never re-queued forever), and the deposit goes back.
+    const refusing = await deployContractWallet(deployer, devnet.anvil.client, 'RefusingWallet');
+    const third = await ltcSwap(normalAgain.client, 'ETH', refusing);
+    const unbuildable = await ended(normalAgain.client, third.order.id);
+    expect(unbuildable.order).to.include({ status: 'review', failureCode: 'payout_failed', settlementTxHash: null });
+    const [never] = await payoutsOf(third.order.id);
+    expect(never).to.include({ status: 'failed', tx_hash: null });
+    expect(never!.held_reason)
+      .to.match(/reverts in the node's estimate/)
+      .and.match(/payments refused/);
+    expect(await versionsOf(never!.id)).to.deep.equal([]);
+    console.log(`      unbuildable payout held: ${never!.held_reason}`);
+    const back = await ops('review', 'decide', third.order.id, '--refund', '--reason', 'the destination refuses payments');
+    expect(back.code, back.output).to.equal(0);
+    await devnet.mineLtc(1);
+    expect((await ended(normalAgain.client, third.order.id)).order.status).to.equal('refunded');
   });
 
   it('replaces an EVM payout stuck behind a base-fee spike within ETH_REPLACE_AFTER_SECONDS; it is mined while the spike lasts', async () => {

@@ -79,16 +79,18 @@ export async function deployToken(
 }
 
 /**
- * Deploys test/fixtures/ContractWallet.sol (a smart account whose `receive` writes storage: a native transfer
- * to it needs more than 21,000 gas) from `walletClient`'s account; returns its address.
+ * Deploys test/fixtures/`name`.sol (no constructor arguments) from `walletClient`'s account; returns its
+ * address. ContractWallet: a smart account whose `receive` writes storage (a native transfer to it needs more
+ * than 21,000 gas); RefusingWallet: one whose `receive` reverts.
  */
 export async function deployContractWallet(
   walletClient: WalletClient<Transport, Chain | undefined, Account>,
   publicClient: PublicClient,
+  name: 'ContractWallet' | 'RefusingWallet' = 'ContractWallet',
 ): Promise<Hex> {
-  const { abi, bytecode } = await compileFixture('ContractWallet');
+  const { abi, bytecode } = await compileFixture(name);
   const hash = await walletClient.deployContract({ abi, bytecode, chain: walletClient.chain ?? null });
   const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 });
-  if (!receipt.contractAddress) throw new Error(`deploying the contract wallet created no contract (${hash})`);
+  if (!receipt.contractAddress) throw new Error(`deploying ${name} created no contract (${hash})`);
   return receipt.contractAddress;
 }
