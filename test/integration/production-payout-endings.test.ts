@@ -13,6 +13,7 @@
  * - a payout held after taking a nonce has its nonce cancelled, and the next swap's payout is mined;
  * - a refusal that can pass is retried and succeeds; one that cannot holds the swap, and the ops CLI's pay
  *   again and refund each end it, the other then refused;
+ * - a confirmed payout reorganised out after its swap finished raises a chain alert and is mined again, once;
  * - a credited deposit double-spent away after its swap finished (two litecoind nodes, a deeper fork) raises a
  *   chain alert, an operator item and its metric.
  *
@@ -481,6 +482,37 @@ describe('payouts that always end, on real nodes (the server process in producti
     const payAfter = await ops('review', 'decide', refunded.order.id, '--pay-again', '--reason', 'pays twice');
     expect(payAfter.code, payAfter.output).to.equal(4);
     expect(await transfersTo(e, startBlock)).to.have.length(0);
+  });
+
+  it('raises a chain alert when a confirmed payout leaves the chain after its swap finished, and pays it again, once', async () => {
+    const { client } = await startServer();
+    const destination = freshAddress();
+    const startBlock = await devnet.anvil.client.getBlockNumber();
+    const { order } = await ltcSwap(client, 'USDT', destination);
+    const done = await ended(client, order.id);
+    expect(done.order.status, JSON.stringify(done.order)).to.equal('finished');
+    const mined = (await receiptOf(done.order.settlementTxHash!))!;
+    // The payout's block and the one after it are replaced by empty blocks: the payout is in no block.
+    await devnet.anvil.mine(1);
+    const depth = Number((await devnet.anvil.client.getBlockNumber()) - mined.blockNumber) + 1;
+    await devnet.anvil.reorg(depth);
+    expect(await receiptOf(done.order.settlementTxHash!)).to.equal(null);
+    const alert = await eventually(async () => {
+      const listed = await ops('alerts', 'list', '--json');
+      const alerts = JSON.parse(listed.output.slice(listed.output.indexOf('['))) as Array<{ id: string; kind: string; swapId: string }>;
+      return alerts.find((a) => a.swapId === order.id);
+    }, 60_000);
+    expect(alert.kind).to.equal('payout_removed');
+    // Followed again: the same payment (the same nonce, replaced at a higher fee if it waits) is mined, once.
+    const again = await eventually(async () => {
+      const [payout] = await payoutsOf(order.id);
+      return payout && payout.tx_hash && (await receiptOf(payout.tx_hash)) ? payout : undefined;
+    }, 60_000);
+    expect((await transfersTo(destination, startBlock)).map((t) => t.transactionHash)).to.deep.equal([again.tx_hash]);
+    expect((await client.get(order.id)).order.status).to.equal('finished');
+    console.log(
+      `      payout ${done.order.settlementTxHash} reorganised out after finished: chain alert ${alert.kind}; mined again as ${again.tx_hash}`,
+    );
   });
 
   it('raises a chain alert when a credited deposit is double-spent away after its swap finished (a deeper fork)', async () => {
