@@ -8,6 +8,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Knex } from 'knex';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { readPayoutGauges, type PayoutGauges } from './store/payouts.js';
 import { AppError } from './domain/errors.js';
 import { STREAM_LIMIT_SCOPES } from './domain/stream-limits.js';
 import { afterCommit } from './store/after-commit.js';
@@ -157,10 +158,10 @@ export function createMetrics(): Metrics {
 
   const payoutSources: Array<{ knex: Knex; evmNetworks: readonly string[] }> = [];
   // One read per scrape for the four payout gauges (each gauge's collect awaits the same sample).
-  let payoutSample: Promise<PayoutSample[]> | undefined;
+  let payoutSample: Promise<PayoutGauges[]> | undefined;
   const samplePayouts = () => {
-    payoutSample ??= withTimeout(Promise.all(payoutSources.map((source) => readPayoutSample(source.knex))), QUEUE_SAMPLE_TIMEOUT_MS)
-      .catch(() => [] as PayoutSample[])
+    payoutSample ??= withTimeout(Promise.all(payoutSources.map((source) => readPayoutGauges(source.knex))), QUEUE_SAMPLE_TIMEOUT_MS)
+      .catch(() => [] as PayoutGauges[])
       .finally(() => setTimeout(() => (payoutSample = undefined), 100).unref());
     return payoutSample;
   };
@@ -269,36 +270,6 @@ export function createMetrics(): Metrics {
       };
     },
   };
-}
-
-/** What one scrape reads of the payout outbox. */
-interface PayoutSample {
-  held: Array<{ network: string; status: string; count: number }>;
-  atCap: Array<{ network: string; count: number }>;
-  oldest: Array<{ network: string; seconds: number }>;
-  alerts: Array<{ network: string; kind: string; count: number }>;
-}
-
-async function readPayoutSample(knex: Knex): Promise<PayoutSample> {
-  const [held, atCap, oldest, alerts] = await Promise.all([
-    knex.raw(
-      `select network, status, count(*)::int as count from payouts
-        where status in ('failed', 'review', 'reverted', 'cancelled') and held_reason is not null
-          and (exists (select 1 from swaps s where s.id = payouts.swap_id and s.status = 'review') or (purpose = 'extra_refund' and status = 'review'))
-        group by network, status`,
-    ),
-    knex.raw(
-      `select network, count(*)::int as count from payouts where status = 'broadcast' and block_height is null and at_fee_cap group by network`,
-    ),
-    knex.raw(
-      `select p.network, extract(epoch from now() - min(coalesce(p.accepted_at, v.created_at)))::float8 as seconds
-         from payouts p join payout_versions v on v.payout_id = p.id and v.version = 1
-        where p.status in ('broadcast', 'review') and p.block_height is null
-        group by p.network`,
-    ),
-    knex.raw(`select network, kind, count(*)::int as count from chain_alerts where resolved_at is null group by network, kind`),
-  ]);
-  return { held: held.rows, atCap: atCap.rows, oldest: oldest.rows, alerts: alerts.rows };
 }
 
 /** Classifies a delivery attempt for `pss_webhook_deliveries_total`. */

@@ -17,6 +17,7 @@ import type { SwapService } from './services/swaps.js';
 import { runOperatorAction, type Acting } from './operator-actions.js';
 import { insertOperatorDecision, type OperatorDecision, type OperatorDecisionRecord } from './store/operator-decisions.js';
 import { listPartners } from './store/partners.js';
+import { listOpenChainAlerts, resolveChainAlertRecord, type ChainAlertRecord } from './store/chain-alerts.js';
 import { listHeldPayouts, listHeldRefundKeys, type PayoutRecord } from './store/payouts.js';
 import { listSwapsForOperator, lockSwap } from './store/swaps.js';
 import { findOutboxMessage, findWebhook, lastAttemptNumber } from './store/webhooks.js';
@@ -236,40 +237,19 @@ export async function listHeldPayoutsForOperator(db: Knex, finality: (network: s
   }));
 }
 
-/** A chain alert (store: chain_alerts): what a reorganisation took back after its swap ended. */
-export interface ChainAlertItem {
-  id: string;
-  network: string;
-  kind: 'payout_removed' | 'deposit_removed';
-  swapId: string | null;
-  txHash: string;
-  detail: string;
-  createdAt: string;
-}
+/** A chain alert as the ops CLI shows it (store/chain-alerts.ts). */
+export type ChainAlertItem = Omit<ChainAlertRecord, 'createdAt'> & { createdAt: string };
 
 /** The open chain alerts, oldest first. */
 export async function listChainAlerts(db: Knex): Promise<ChainAlertItem[]> {
-  const rows = await db('chain_alerts').whereNull('resolved_at').orderBy('created_at');
-  return rows.map((r: Record<string, unknown>) => ({
-    id: r.id as string,
-    network: r.network as string,
-    kind: r.kind as ChainAlertItem['kind'],
-    swapId: r.swap_id as string | null,
-    txHash: r.tx_hash as string,
-    detail: r.detail as string,
-    createdAt: (r.created_at as Date).toISOString(),
-  }));
+  return (await listOpenChainAlerts(db)).map((alert) => ({ ...alert, createdAt: alert.createdAt.toISOString() }));
 }
 
 /** Marks chain alert `id` seen (it leaves the open alerts and the metric), recorded as `alert.resolve`. */
 export async function resolveChainAlert(deps: Pick<OperatorDeps, 'knex' | 'now'>, input: { id: string } & Required<Acting>) {
   const { value } = await runOperatorAction(deps.knex, input, 'alert.resolve', input.id, async (trx) => {
     const at = deps.now();
-    const updated = await trx('chain_alerts')
-      .where({ id: input.id })
-      .whereNull('resolved_at')
-      .update({ resolved_at: at, resolved_by: input.actor.trim() });
-    if (updated !== 1) throw notFound(`No open chain alert with id ${input.id}.`);
+    if (!(await resolveChainAlertRecord(trx, input.id, input.actor.trim(), at))) throw notFound(`No open chain alert with id ${input.id}.`);
     return { value: { id: input.id, resolvedAt: at.toISOString() }, details: { id: input.id }, at };
   });
   return value;

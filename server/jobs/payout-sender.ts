@@ -37,6 +37,7 @@ import {
   insertPayoutVersion,
   listPayoutVersions,
   listUnminedPayoutIds,
+  lockUnminedPayout,
   clearVersionAttempt,
   markVersionAttempted,
   markVersionBroadcast,
@@ -215,12 +216,7 @@ export function createPayoutSender(deps: PayoutSenderDeps) {
       } else {
         // Stored before it is broadcast: a crash between the two leaves it to be broadcast on the next look.
         const stored = await transaction(deps.knex, async (trx) => {
-          const current = await trx('payouts')
-            .where({ id: payout.id, status: 'broadcast' })
-            .whereNull('block_height')
-            .forUpdate()
-            .first('id');
-          if (!current) return false;
+          if (!(await lockUnminedPayout(trx, payout.id, 'broadcast'))) return false;
           await insertPayoutVersion(trx, payout.id, { ...replacement, kind: replacement.kind ?? 'payment' }, deps.now());
           return true;
         });
@@ -345,13 +341,7 @@ export function createPayoutSender(deps: PayoutSenderDeps) {
       if (payments.length === 0) continue;
       const cancel = await sender.cancel(orderOf(payout), payments.map(asSigned));
       const stored = await transaction(deps.knex, async (trx) => {
-        const current = await trx('payouts')
-          .where({ id: payout.id })
-          .whereIn('status', ['review', 'failed'])
-          .whereNull('block_height')
-          .forUpdate()
-          .first('id');
-        if (!current) return undefined;
+        if (!(await lockUnminedPayout(trx, payout.id, 'review'))) return undefined;
         const version = await insertPayoutVersion(trx, payout.id, { kind: 'cancel', ...cancel }, deps.now());
         return {
           version,

@@ -173,6 +173,11 @@ export async function listUnminedPayoutIds(db: Knex, broadcastBefore: Date, netw
   return (rows as Array<{ id: string }>).map((r) => r.id);
 }
 
+// Held for an operator: failed, in review, reverted or cancelled, of a swap in review; or an extra payment's
+// refund held after an ambiguous broadcast (whatever its swap's status). One predicate for the CLI and the gauge.
+const HELD = `p.status in ('failed', 'review', 'reverted', 'cancelled')
+  and (exists (select 1 from swaps s where s.id = p.swap_id and s.status = 'review') or (p.purpose = 'extra_refund' and p.status = 'review'))`;
+
 /**
  * The payouts held for an operator (failed, review, reverted, cancelled) on `network`, or everywhere: those of
  * swaps in review, and extra payments' refunds held after an ambiguous broadcast.
@@ -180,9 +185,7 @@ export async function listUnminedPayoutIds(db: Knex, broadcastBefore: Date, netw
 export async function listHeldPayouts(db: Knex, network?: string): Promise<PayoutRecord[]> {
   const { rows } = await db.raw(
     `select ${SELECT} from payouts p left join chain_cursors c on c.network = p.network
-      where p.status in ('failed', 'review', 'reverted', 'cancelled') ${network ? 'and p.network = ?' : ''}
-        and (exists (select 1 from swaps s where s.id = p.swap_id and s.status = 'review')
-             or (p.purpose = 'extra_refund' and p.status = 'review'))
+      where ${HELD} ${network ? 'and p.network = ?' : ''}
       order by p.created_at`,
     network ? [network] : [],
   );
@@ -336,4 +339,40 @@ export async function sumCommittedPayouts(db: Knex, network: string, asset: stri
     [network, asset, network, asset, at, network, asset],
   );
   return String(rows[0].committed);
+}
+
+/**
+ * Locks payout `id` in `trx` while it is in `status` and no block holds it; false otherwise (it moved, or a
+ * watcher recorded its block): a version stored under the lock is stored for a payout still waiting.
+ */
+export async function lockUnminedPayout(trx: Knex.Transaction, id: string, status: PayoutRecord['status']): Promise<boolean> {
+  return (await trx('payouts').where({ id, status }).whereNull('block_height').forUpdate().first('id')) !== undefined;
+}
+
+/** What the payout gauges show (metrics.ts): held payouts, those at the fee cap, the oldest unmined, open chain alerts. */
+export interface PayoutGauges {
+  held: Array<{ network: string; status: string; count: number }>;
+  atCap: Array<{ network: string; count: number }>;
+  oldest: Array<{ network: string; seconds: number }>;
+  alerts: Array<{ network: string; kind: string; count: number }>;
+}
+
+/** Reads the payout gauges, in one round of four reads. */
+export async function readPayoutGauges(db: Knex): Promise<PayoutGauges> {
+  const [held, atCap, oldest, alerts] = await Promise.all([
+    db.raw(
+      `select p.network, p.status, count(*)::int as count from payouts p where ${HELD} and p.held_reason is not null group by p.network, p.status`,
+    ),
+    db.raw(
+      `select network, count(*)::int as count from payouts where status = 'broadcast' and block_height is null and at_fee_cap group by network`,
+    ),
+    db.raw(
+      `select p.network, extract(epoch from now() - min(coalesce(p.accepted_at, v.created_at)))::float8 as seconds
+         from payouts p join payout_versions v on v.payout_id = p.id and v.version = 1
+        where p.status in ('broadcast', 'review') and p.block_height is null
+        group by p.network`,
+    ),
+    db.raw(`select network, kind, count(*)::int as count from chain_alerts where resolved_at is null group by network, kind`),
+  ]);
+  return { held: held.rows, atCap: atCap.rows, oldest: oldest.rows, alerts: alerts.rows };
 }

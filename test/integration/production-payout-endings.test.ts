@@ -123,6 +123,14 @@ describe('payouts that always end, on real nodes (the server process in producti
     return { code, output: child.output() };
   }
 
+  /** The open chain alert of swap `swapId`, as `ops alerts list --json` shows it, once there is one. */
+  const chainAlertOf = (swapId: string, timeoutMs: number) =>
+    eventually(async () => {
+      const listed = await ops('alerts', 'list', '--json');
+      const alerts = JSON.parse(listed.output.slice(listed.output.indexOf('['))) as Array<{ id: string; kind: string; swapId: string }>;
+      return alerts.find((a) => a.swapId === swapId);
+    }, timeoutMs);
+
   const payoutsOf = async (swapId: string) =>
     (
       await db.query<{
@@ -497,11 +505,7 @@ describe('payouts that always end, on real nodes (the server process in producti
     const depth = Number((await devnet.anvil.client.getBlockNumber()) - mined.blockNumber) + 1;
     await devnet.anvil.reorg(depth);
     expect(await receiptOf(done.order.settlementTxHash!)).to.equal(null);
-    const alert = await eventually(async () => {
-      const listed = await ops('alerts', 'list', '--json');
-      const alerts = JSON.parse(listed.output.slice(listed.output.indexOf('['))) as Array<{ id: string; kind: string; swapId: string }>;
-      return alerts.find((a) => a.swapId === order.id);
-    }, 60_000);
+    const alert = await chainAlertOf(order.id, 60_000);
     expect(alert.kind).to.equal('payout_removed');
     // Followed again: the same payment (the same nonce, replaced at a higher fee if it waits) is mined, once.
     const again = await eventually(async () => {
@@ -544,11 +548,7 @@ describe('payouts that always end, on real nodes (the server process in producti
     await devnet.signerNode.call('generatetoaddress', [3, back]);
     await connectNodes(devnet.litecoin, devnet.signerNode);
 
-    const alert = await eventually(async () => {
-      const listed = await ops('alerts', 'list', '--json');
-      const alerts = JSON.parse(listed.output.slice(listed.output.indexOf('['))) as Array<{ id: string; kind: string; swapId: string }>;
-      return alerts.find((a) => a.swapId === order.id);
-    }, 90_000);
+    const alert = await chainAlertOf(order.id, 90_000);
     expect(alert.kind).to.equal('deposit_removed');
     const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
     expect(metrics).to.match(/pss_chain_alerts_open\{network="LTC",kind="deposit_removed"\} 1/);
