@@ -129,8 +129,8 @@ export async function recordRemovals(trx: Knex.Transaction, network: string, rem
 }
 
 /**
- * Records the blocks of our payouts a scan saw, matched against every version of each payout; returns the
- * swaps they pay for. A version in a block becomes the payout's hash (its swap shows it); a reverted one
+ * Records the blocks of our payouts a scan saw, matched against every version of each payout and every
+ * payment version of a batch (on each payout it pays); returns the swaps they pay for. A version in a block becomes the payout's hash (its swap shows it); a reverted one
  * marks the payout reverted, a cancellation marks it cancelled. A payout a reorganisation takes out of the
  * chain waits for a block again (the sender broadcasts the same bytes); one whose swap had ended on it
  * raises a chain alert.
@@ -143,11 +143,20 @@ export async function recordPayoutBlocks(
 ): Promise<string[]> {
   if (payouts.length === 0) return [];
   const { rows } = await trx.raw(
-    `with seen as (
+    `with s as (
+       select * from unnest(?::text[], ?::bigint[], ?::boolean[]) as s(tx_hash, block_height, failed)
+     ), versions as (
+       select v.tx_hash, v.payout_id, v.kind, v.signed_bytes from payout_versions v
+        where v.tx_hash in (select tx_hash from s) and v.kind <> 'boost'
+       union all
+       -- A batch's payment pays every payout its outputs name (its bytes stay the batch's).
+       select bv.tx_hash, o.payout_id::uuid, bv.kind, null from payout_batch_versions bv
+        cross join lateral jsonb_object_keys(bv.outputs) as o(payout_id)
+        where bv.tx_hash in (select tx_hash from s) and bv.kind = 'payment'
+     ), seen as (
        -- One row per payout: a version in a block wins over one a reorganisation took out.
        select distinct on (v.payout_id) s.tx_hash, s.block_height, s.failed, v.payout_id, v.kind, v.signed_bytes
-         from unnest(?::text[], ?::bigint[], ?::boolean[]) as s(tx_hash, block_height, failed)
-         join payout_versions v on v.tx_hash = s.tx_hash and v.kind <> 'boost'
+         from s join versions v on v.tx_hash = s.tx_hash
          -- A payout proved never taken is not paid by its bytes: a payout paid again may have signed the same.
          join payouts live on live.id = v.payout_id and live.status <> 'failed'
         order by v.payout_id, s.block_height is null, s.block_height desc
@@ -158,7 +167,7 @@ export async function recordPayoutBlocks(
        update payouts p set
          block_height = seen.block_height,
          tx_hash = case when seen.block_height is null then p.tx_hash else seen.tx_hash end,
-         signed_bytes = case when seen.block_height is null or seen.kind = 'cancel' then p.signed_bytes else seen.signed_bytes end,
+         signed_bytes = case when seen.block_height is null or seen.kind = 'cancel' then p.signed_bytes else coalesce(seen.signed_bytes, p.signed_bytes) end,
          status = case
            when seen.block_height is null and p.status in ('reverted', 'cancelled', 'confirmed') then 'broadcast'
            when seen.block_height is not null and seen.kind = 'cancel' and p.status in ('broadcast', 'review') then 'cancelled'
