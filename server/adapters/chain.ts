@@ -145,6 +145,23 @@ export interface SignedPayout {
   kind?: 'payment' | 'boost';
 }
 
+/** A batch built and signed: one transaction paying several orders, each at its own output. */
+export interface SignedBatch extends SignedPayout {
+  /** The output index paying each order, by order key (empty for a boost: it pays none of them). */
+  outputs: Record<string, number>;
+}
+
+/** What `prepareBatch` made of a list of orders. */
+export interface PreparedBatch {
+  /** The transaction paying every order not excluded; null when every order was excluded. */
+  signed: SignedBatch | null;
+  /**
+   * Orders left out, each with why it cannot be built (as `prepare` would have thrown it for that order alone):
+   * a destination the node refuses, an amount below dust. The others never wait for them.
+   */
+  excluded: Array<{ key: string; error: PayoutBuildError }>;
+}
+
 /** The answer to a broadcast. */
 export type BroadcastOutcome =
   /** The chain has it (now, or already: the same bytes again are no second payment). */
@@ -221,6 +238,21 @@ export interface PayoutSender {
   nonces?(): Promise<{ mined: number; held: Array<{ nonce: number; key: string }> }>;
   /** EVM: signs and broadcasts a zero-value self-transfer at `nonce` (a nonce no payout holds), priced now. */
   fillNonce?(nonce: number): Promise<string>;
+  /**
+   * Bitcoin family (batched payouts, `<NET>_PAYOUT_BATCH_SECONDS`): builds and signs one transaction paying every
+   * order of `orders` (distinct addresses; at most one output each, plus change). An order that cannot be built
+   * for a reason of its own (its destination, its amount) is excluded and named, and the rest are built; a
+   * reason of the whole (the hot wallet lacks the funds) throws PayoutBuildError, as `prepare` does.
+   */
+  prepareBatch?(orders: PayoutOrder[]): Promise<PreparedBatch>;
+  /**
+   * As `replace`, for a batch paying `orders` whose versions so far are `versions`: a replacement pays exactly
+   * the same outputs (checked: every order's address and amount), a boost (CPFP) pays for the batch from its
+   * change. Null at the fee cap.
+   */
+  replaceBatch?(orders: PayoutOrder[], versions: SignedPayout[]): Promise<SignedBatch | null>;
+  /** Releases what a prepared transaction reserved (inputs) when it will never be stored nor broadcast. */
+  discard?(signed: SignedPayout): Promise<void>;
   /**
    * What the hot wallet can pay in `asset` now (a decimal string in units of the asset): confirmed and
    * unlocked funds, less what the wallet itself holds back. The core subtracts open payouts and reservations.

@@ -26,7 +26,14 @@
  * package with its ancestors reaches the new rate (CPFP: blocks take transactions by their ancestors' rate).
  */
 import { Decimal } from 'decimal.js';
-import { AmbiguousBroadcastError, PayoutBuildError, type BroadcastOutcome, type PayoutSender } from '../chain.js';
+import {
+  AmbiguousBroadcastError,
+  PayoutBuildError,
+  type BroadcastOutcome,
+  type PayoutOrder,
+  type PayoutSender,
+  type SignedBatch,
+} from '../chain.js';
 import type { WatchImporter } from './addresses.js';
 import type { AccountKey } from './keys.js';
 import { RpcCode, RpcError, RpcTransportError, type RpcClient } from './rpc.js';
@@ -64,9 +71,10 @@ export interface BitcoinSenderOptions {
 const BUMP_FACTOR = '1.25';
 /** Bitcoin Core's default -incrementalrelayfee, coin per kvB (1 sat/vB): the least a replacement must add. */
 const INCREMENTAL_RELAY_FEE = '0.00001';
-/** An input's, and the fixed part's, virtual size for coin selection (P2WPKH). */
+/** An input's, an output's, and the fixed part's, virtual size for coin selection (P2WPKH). */
 const INPUT_VBYTES = 68;
-const BASE_VBYTES = 11 + 2 * 31;
+const OUTPUT_VBYTES = 31;
+const BASE_VBYTES = 11 + 2 * OUTPUT_VBYTES;
 /** A boost's virtual size: one P2WPKH input, one P2WPKH output. */
 const BOOST_VBYTES = 11 + INPUT_VBYTES + 31;
 /** The least fee rate a transaction relays at (coin per kvB): a boost pays at least this for itself. */
@@ -83,6 +91,17 @@ const FEE_TOO_HIGH = /fee exceeds maximum|absurdly-high-fee|max-fee-exceeded/i;
 /** Refusals of the mempool that pass as fees fall or the mempool drains. */
 const PASSING_REFUSAL =
   /min relay fee not met|mempool min fee not met|mempool full|insufficient fee|too-long-mempool-chain|too-long-mempool/i;
+/** What the node says of a destination it will not pay: an address it cannot read, an amount below dust. */
+const DESTINATION_REFUSAL = /dust|invalid address|invalid [a-z]+ address|amount too small/i;
+
+/** Whether `err` (from building a transaction) is the node refusing a destination or an amount, not the whole. */
+function isDestinationRefusal(err: unknown): err is RpcError {
+  return err instanceof RpcError && (err.code === RpcCode.INVALID_ADDRESS_OR_KEY || DESTINATION_REFUSAL.test(err.rpcMessage));
+}
+
+/** An address as the node prints it: bech32 in lower case (an all-upper-case one is the same address). */
+const normalAddress = (address: string) => (address === address.toUpperCase() ? address.toLowerCase() : address);
+
 /**
  * The fee rate (coin per kvB) of a BIP125 replacement of a version at `last`, the node estimating `estimate`,
  * under `cap`: 25% above the last and at least the estimate, clamped to the cap; null when the cap leaves less
@@ -176,8 +195,9 @@ export function createPayoutSender(options: BitcoinSenderOptions): PayoutSender 
     return { kind: 'rejected', reason, passing, conflict };
   }
 
-  // Spendable coins with at least minConfirmations, largest first, enough for `amount` at `rate` with a margin.
-  async function selectInputs(amount: string, rate: string): Promise<Outpoint[]> {
+  // Spendable coins with at least minConfirmations, largest first, enough for `amount` at `rate` with a margin
+  // (for `outputs` payment outputs and the change).
+  async function selectInputs(amount: string, rate: string, outputs = 1): Promise<Outpoint[]> {
     const unspent = await rpc.call<Array<{ txid: string; vout: number; amount: string; solvable?: boolean }>>('listunspent', [
       options.minConfirmations,
       9_999_999,
@@ -191,7 +211,7 @@ export function createPayoutSender(options: BitcoinSenderOptions): PayoutSender 
       chosen.push({ txid: coin.txid, vout: coin.vout });
       total = total.plus(coin.amount);
       const fee = new Decimal(rate)
-        .times(BASE_VBYTES + INPUT_VBYTES * chosen.length)
+        .times(BASE_VBYTES + OUTPUT_VBYTES * (outputs - 1) + INPUT_VBYTES * chosen.length)
         .dividedBy(1000)
         .times(2);
       if (total.greaterThanOrEqualTo(new Decimal(amount).plus(fee))) return chosen;
@@ -208,6 +228,95 @@ export function createPayoutSender(options: BitcoinSenderOptions): PayoutSender 
     const final = await signer.call<{ hex?: string; complete: boolean }>('finalizepsbt', [signed.psbt, true]);
     if (!final.complete || !final.hex) throw new Error(`the payout ${key} could not be finalised`);
     return final.hex;
+  }
+
+  // The output paying each of `orders` in the signed transaction `hex`, by order key; throws when one is not paid
+  // exactly its amount (a replacement must pay every output of the batch it replaces).
+  async function outputsOf(hex: string, orders: PayoutOrder[]): Promise<Record<string, number>> {
+    const tx = await rpc.call<{ vout: Array<{ n: number; value: string; scriptPubKey: { address?: string; addresses?: string[] } }> }>(
+      'decoderawtransaction',
+      [hex],
+    );
+    const outputs: Record<string, number> = {};
+    for (const order of orders) {
+      const paying = tx.vout.find(
+        (o) =>
+          (o.scriptPubKey.address ?? o.scriptPubKey.addresses?.[0]) === normalAddress(order.address) &&
+          new Decimal(String(o.value)).eq(order.amount),
+      );
+      if (!paying) throw new Error(`the batch transaction does not pay ${order.amount} to ${order.address} (payout ${order.key})`);
+      outputs[order.key] = paying.n;
+    }
+    return outputs;
+  }
+
+  // Builds `err` (from building a transaction for `what`) into the error `prepare` throws.
+  function buildError(err: unknown, what: string): unknown {
+    if (isDestinationRefusal(err)) return new PayoutBuildError(`${what} cannot be built: ${err.rpcMessage}`, false, { cause: err });
+    if (err instanceof RpcError && err.code === RpcCode.WALLET_INSUFFICIENT_FUNDS) {
+      return new PayoutBuildError(`${what}: the hot wallet cannot pay it now (${err.rpcMessage})`, true, { cause: err });
+    }
+    return err;
+  }
+
+  // One transaction paying every order (change last), funded from coins with minConfirmations, signed.
+  async function buildBatch(orders: PayoutOrder[], changeTo: string, rate: string): Promise<SignedBatch> {
+    const addresses = new Set(orders.map((o) => normalAddress(o.address)));
+    if (addresses.size !== orders.length) throw new Error('a batch pays each address once: the node refuses a duplicated address');
+    const total = orders.reduce((sum, o) => sum.plus(o.amount), new Decimal(0)).toFixed();
+    const selected = await selectInputs(total, rate, orders.length);
+    const funded = await rpc.call<{ psbt: string }>('walletcreatefundedpsbt', [
+      selected,
+      orders.map((o) => ({ [o.address]: o.amount })),
+      0,
+      {
+        add_inputs: false,
+        includeWatching: true,
+        lockUnspents: true,
+        changeAddress: changeTo,
+        changePosition: orders.length,
+        feeRate: rate,
+        replaceable: true,
+      },
+      true,
+    ]);
+    const decoded = await rpc.call<{ tx: { vin: Outpoint[] } }>('decodepsbt', [funded.psbt]);
+    const inputs = decoded.tx.vin.map(({ txid, vout }) => ({ txid, vout }));
+    try {
+      const hex = await signAndFinalise(funded.psbt, `batch of ${orders.length} (${orders[0]!.key}...)`);
+      const { txid } = await rpc.call<{ txid: string }>('decoderawtransaction', [hex]);
+      const outputs = await outputsOf(hex, orders);
+      prepared.set(txid, { inputs, at: options.now().getTime() });
+      return { txHash: txid, bytes: hex, fee: rate, outputs };
+    } catch (err) {
+      await unlock(inputs).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  // Which of `orders` the node refuses alone (its destination or its amount): each is funded on its own,
+  // nothing locked, nothing signed.
+  async function refusedAlone(orders: PayoutOrder[], changeTo: string, rate: string) {
+    const refused: Array<{ key: string; error: PayoutBuildError }> = [];
+    for (const order of orders) {
+      try {
+        await rpc.call('walletcreatefundedpsbt', [
+          [],
+          [{ [order.address]: order.amount }],
+          0,
+          { includeWatching: true, lockUnspents: false, changeAddress: changeTo, feeRate: rate },
+          true,
+        ]);
+      } catch (err) {
+        if (isDestinationRefusal(err)) {
+          refused.push({
+            key: order.key,
+            error: new PayoutBuildError(`payout ${order.key} cannot be built: ${err.rpcMessage}`, false, { cause: err }),
+          });
+        }
+      }
+    }
+    return refused;
   }
 
   // A child of `last` (the payment, or the last boost) that spends its output to the hot wallet's change address,
@@ -260,13 +369,7 @@ export function createPayoutSender(options: BitcoinSenderOptions): PayoutSender 
           true,
         ]);
       } catch (err) {
-        if (err instanceof RpcError && (err.code === RpcCode.INVALID_ADDRESS_OR_KEY || /dust|invalid address/i.test(err.rpcMessage))) {
-          throw new PayoutBuildError(`payout ${order.key} cannot be built: ${err.rpcMessage}`, false, { cause: err });
-        }
-        if (err instanceof RpcError && err.code === RpcCode.WALLET_INSUFFICIENT_FUNDS) {
-          throw new PayoutBuildError(`payout ${order.key}: the hot wallet cannot pay it now (${err.rpcMessage})`, true, { cause: err });
-        }
-        throw err;
+        throw buildError(err, `payout ${order.key}`);
       }
       const decoded = await rpc.call<{ tx: { vin: Outpoint[] } }>('decodepsbt', [funded.psbt]);
       const inputs = decoded.tx.vin.map(({ txid, vout }) => ({ txid, vout }));
@@ -294,6 +397,49 @@ export function createPayoutSender(options: BitcoinSenderOptions): PayoutSender 
       const hex = await signAndFinalise(bumped.psbt, order.key);
       const { txid } = await rpc.call<{ txid: string }>('decoderawtransaction', [hex]);
       return { txHash: txid, bytes: hex, fee: rate.toFixed() };
+    },
+
+    async prepareBatch(orders) {
+      await releaseStale();
+      const [changeTo, estimate] = await Promise.all([change(), feeRate()]);
+      const rate = Decimal.min(estimate, options.maxFeeRate).toFixed();
+      const excluded: Array<{ key: string; error: PayoutBuildError }> = [];
+      let remaining = [...orders];
+      for (;;) {
+        if (remaining.length === 0) return { signed: null, excluded };
+        try {
+          return { signed: await buildBatch(remaining, changeTo, rate), excluded };
+        } catch (err) {
+          const what = `the batch of ${remaining.length} payouts`;
+          if (!isDestinationRefusal(err)) throw buildError(err, what);
+          // The node refused a destination or an amount of the batch: each alone tells whose.
+          const refused = await refusedAlone(remaining, changeTo, rate);
+          if (refused.length === 0) throw new PayoutBuildError(`${what} cannot be built: ${err.rpcMessage}`, false, { cause: err });
+          excluded.push(...refused);
+          remaining = remaining.filter((o) => !refused.some((r) => r.key === o.key));
+        }
+      }
+    },
+
+    async replaceBatch(orders, versions) {
+      const last = versions.at(-1)!;
+      const estimate = await feeRate();
+      const next = replacementRate(last.fee ?? estimate, estimate, options.maxFeeRate, options.decimals);
+      if (next === null) return null;
+      const rate = new Decimal(next);
+      const key = `batch of ${orders.length} (${orders[0]?.key}...)`;
+      if (options.bump === 'cpfp') return { ...(await boost({ key }, last, rate)), outputs: {} };
+      const satPerVbyte = rate.times(new Decimal(10).pow(options.decimals)).dividedBy(1000).toDecimalPlaces(3, Decimal.ROUND_UP);
+      const bumped = await rpc.call<{ psbt: string }>('psbtbumpfee', [last.txHash, { fee_rate: satPerVbyte.toFixed() }]);
+      const hex = await signAndFinalise(bumped.psbt, key);
+      const { txid } = await rpc.call<{ txid: string }>('decoderawtransaction', [hex]);
+      // Exactly the same outputs: every payout of the batch is paid its amount by the replacement too.
+      return { txHash: txid, bytes: hex, fee: rate.toFixed(), outputs: await outputsOf(hex, orders) };
+    },
+
+    async discard(signed) {
+      prepared.delete(signed.txHash);
+      await unlock(await inputsOf(signed.bytes));
     },
 
     async broadcast(_order, signed) {
