@@ -38,7 +38,19 @@ export interface BitcoinNetworkConfig {
   readonly replaceAfterSeconds: number;
   /** The most a payout's version may pay, in coin per kvB (`<NET>_MAX_FEE_RATE`). */
   readonly maxFeeRate: string;
+  /** Payouts due within this many seconds go out in one transaction (`<NET>_PAYOUT_BATCH_SECONDS`); 0: each alone. */
+  readonly payoutBatchSeconds: number;
+  /** The most payouts one batch pays (`<NET>_PAYOUT_BATCH_MAX`). */
+  readonly payoutBatchMax: number;
 }
+
+/** Payouts one batch pays when `<NET>_PAYOUT_BATCH_MAX` is not set. */
+export const DEFAULT_PAYOUT_BATCH_MAX = 50;
+/**
+ * The most `<NET>_PAYOUT_BATCH_MAX` may be: a transaction of this many P2WPKH outputs is about 16,000 vbytes,
+ * far below the 100,000 a node relays.
+ */
+export const MAX_PAYOUT_BATCH_MAX = 500;
 
 /** An EVM network: a JSON-RPC node, a hot wallet whose key is read from a file, and ERC-20 tokens. */
 export interface EthereumNetworkConfig {
@@ -141,6 +153,43 @@ export function readProductionConfig(env: Env, problems: string[]): ProductionCo
     return found;
   };
 
+  // Batched payouts (Bitcoin family only): <NET>_PAYOUT_BATCH_SECONDS (0, the default: off) and <NET>_PAYOUT_BATCH_MAX.
+  const batchSeconds = (network: string): number => {
+    const name = `${network}_PAYOUT_BATCH_SECONDS`;
+    const found = value(name);
+    if (found === undefined) return 0;
+    if (!/^\d{1,5}$/.test(found)) {
+      problems.push(
+        `${name}=${JSON.stringify(found)} must be a whole number of seconds (0, the default, sends each payout alone), e.g. 60`,
+      );
+      return 0;
+    }
+    return Number(found);
+  };
+  const batchMax = (network: string): number => {
+    const name = `${network}_PAYOUT_BATCH_MAX`;
+    const found = value(name);
+    if (found === undefined) return DEFAULT_PAYOUT_BATCH_MAX;
+    if (!/^\d{1,7}$/.test(found) || Number(found) < 1 || Number(found) > MAX_PAYOUT_BATCH_MAX) {
+      problems.push(
+        `${name}=${JSON.stringify(found)} must be a whole number of payouts per transaction from 1 to ${MAX_PAYOUT_BATCH_MAX}, e.g. ${DEFAULT_PAYOUT_BATCH_MAX}`,
+      );
+      return DEFAULT_PAYOUT_BATCH_MAX;
+    }
+    return Number(found);
+  };
+  // EVM and Zano pay one destination per transaction (an EVM transfer has one recipient; a batch would need a
+  // contract): the variables are refused there rather than silently ignored.
+  const noBatching = (network: string, family: string) => {
+    for (const name of [`${network}_PAYOUT_BATCH_SECONDS`, `${network}_PAYOUT_BATCH_MAX`]) {
+      if (value(name) !== undefined) {
+        problems.push(
+          `${name} is for Bitcoin-family networks (LTC, BTC): ${network} (${family}) sends each payout in a transaction of its own; unset it`,
+        );
+      }
+    }
+  };
+
   const testNativeGas = () => {
     const found = value('PSS_TEST_EVM_NATIVE_GAS');
     if (found === undefined) return undefined;
@@ -164,6 +213,7 @@ export function readProductionConfig(env: Env, problems: string[]): ProductionCo
       problems.push(`NETWORKS names ${network}, which has no production adapter; the ones there are: ${Object.keys(FAMILIES).join(', ')}`);
       continue;
     }
+    if (family !== 'bitcoin') noBatching(network, family);
     if (family === 'zano') {
       const fusdAssetId = value(`${network}_FUSD_ASSET_ID`);
       if (fusdAssetId !== undefined && !/^[0-9a-f]{64}$/.test(fusdAssetId)) {
@@ -219,6 +269,8 @@ export function readProductionConfig(env: Env, problems: string[]): ProductionCo
           /^\d{1,3}(\.\d{1,8})?$/,
           'a fee rate in coin per kvB above 0, e.g. 0.01',
         ),
+        payoutBatchSeconds: batchSeconds(network),
+        payoutBatchMax: batchMax(network),
       });
     } else {
       let tokens: Record<string, TokenConfig> = {};

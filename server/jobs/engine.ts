@@ -25,7 +25,7 @@ import { allocateRouteAddresses, type RouteAddressSource } from './route-address
 import { startRoutePolling } from './route-deposits.js';
 import type { RouteService } from '../services/routes.js';
 import type { SwapService } from '../services/swaps.js';
-import type { PayoutSender } from './payout-sender.js';
+import type { PayoutBatching, PayoutSender } from './payout-sender.js';
 import { startDeliveryPump, type PumpJob } from './delivery-pump.js';
 import {
   createWebhookDelivery,
@@ -161,6 +161,8 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
     await boss.createQueue(ROUTE_ADDRESSES_QUEUE);
     await boss.createQueue(PAYOUT_SEND_QUEUE);
   });
+  // Which networks batch their payouts, told to the sender before any of its jobs runs.
+  deps.payoutSender.setBatching(payoutBatchingOf(deps.webhooks.config));
   const work = countingFailures(boss, deps.metrics);
   const unwatchQueues = deps.metrics?.watchQueues(
     [SWAP_ADVANCE_QUEUE, WEBHOOK_DELIVERY_QUEUE, ROUTE_ADDRESSES_QUEUE, PAYOUT_SEND_QUEUE],
@@ -259,6 +261,29 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
         .catch((err: unknown) => deps.logger.warn({ err, network }, 'keeping nonces failed; will retry'));
     }
   };
+  // Batched payouts (Bitcoin family, <NET>_PAYOUT_BATCH_SECONDS > 0; payout-sender.ts sendBatches): a timer
+  // looks for the batches due on each batching network, about ten times per window (0.25 to 1 s apart).
+  const batchNetworks = deps.payoutSender.batching();
+  let sendingBatches = false;
+  const batchTimer =
+    batchNetworks.length === 0
+      ? undefined
+      : setInterval(
+          () => {
+            if (sendingBatches) return;
+            sendingBatches = true;
+            Promise.all(
+              batchNetworks.map(([network]) =>
+                deps.payoutSender
+                  .sendBatches(network)
+                  .catch((err: unknown) => deps.logger.warn({ err, network }, 'sending payout batches failed; will retry')),
+              ),
+            ).finally(() => (sendingBatches = false));
+          },
+          Math.min(1_000, Math.max(250, Math.min(...batchNetworks.map(([, b]) => b.windowMs)) / 10)),
+        );
+  batchTimer?.unref();
+
   let sweepingPayouts = false;
   const payoutSweep = setInterval(() => {
     if (sweepingPayouts) return;
@@ -427,6 +452,7 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
     webhooks: webhooks.delivery,
     async stop() {
       clearInterval(payoutSweep);
+      clearInterval(batchTimer);
       clearInterval(startSweep);
       stopping = true;
       starting.length = 0; // left to the sweep, or to the next start
@@ -439,6 +465,21 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
       stopped.value = true;
     },
   };
+}
+
+/**
+ * The batching of each Bitcoin-family network of production's configuration whose `<NET>_PAYOUT_BATCH_SECONDS`
+ * is above 0 (none in the sandbox): payouts due within that window go out in one transaction of at most
+ * `<NET>_PAYOUT_BATCH_MAX` outputs.
+ */
+export function payoutBatchingOf(config: Pick<Config, 'production'>): Record<string, PayoutBatching> {
+  const batching: Record<string, PayoutBatching> = {};
+  for (const network of config.production?.networks ?? []) {
+    if (network.family === 'bitcoin' && network.payoutBatchSeconds > 0) {
+      batching[network.network] = { windowMs: network.payoutBatchSeconds * 1000, max: network.payoutBatchMax };
+    }
+  }
+  return batching;
 }
 
 // One delivery attempt as a pg-boss job. Its id is derived from the message and attempt number unless given,

@@ -25,6 +25,7 @@
  * zero-value self-transfer at its nonce (stored as its version first), and a nonce no key holds below a held
  * one is filled the same way.
  */
+import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { AmbiguousBroadcastError, PayoutBuildError, type AdapterRegistry, type PayoutOrder, type SignedPayout } from '../adapters/chain.js';
@@ -32,8 +33,21 @@ import { findAsset, type Catalog } from '../domain/catalog.js';
 import { transaction } from '../store/after-commit.js';
 import { releaseEvmNonce } from '../store/evm-nonces.js';
 import {
+  clearBatchVersionAttempt,
+  findBatch,
   findPayout,
   findPayoutByKey,
+  insertBatchVersion,
+  listBatchCandidates,
+  listBatchMembers,
+  listBatchVersions,
+  lockUnminedBatch,
+  markBatchVersionAttempted,
+  markBatchVersionBroadcast,
+  storeBatch,
+  touchBatch,
+  type PayoutBatch,
+  type PayoutBatchVersion,
   insertPayoutVersion,
   listPayoutVersions,
   listUnminedPayoutIds,
@@ -59,6 +73,37 @@ export const MAX_BACKOFF_MS = 10 * 60_000;
 /** A point at which a test kills the process (PAYOUT_CRASH_AT, sandbox only). */
 export type CrashPoint = 'after-sign' | 'after-broadcast';
 
+/** How a network's payouts are batched (`<NET>_PAYOUT_BATCH_SECONDS`, `<NET>_PAYOUT_BATCH_MAX`). */
+export interface PayoutBatching {
+  /** A payout waits at most this long after it came due for others to join its transaction. */
+  windowMs: number;
+  /** The most payouts (outputs besides the change) one transaction pays. */
+  max: number;
+}
+
+/**
+ * The payouts of `candidates` (oldest due first) that go out together now: up to `max`, one per address (the
+ * node pays an address once per transaction: a second payout to it waits for the next batch), once the oldest
+ * came due `windowMs` ago or `max` are there; null while the batch waits for more.
+ */
+export function pickBatch(candidates: PayoutRecord[], now: Date, batching: PayoutBatching): PayoutRecord[] | null {
+  if (candidates.length === 0) return null;
+  const members: PayoutRecord[] = [];
+  const addresses = new Set<string>();
+  for (const payout of candidates) {
+    const address = payout.address === payout.address.toUpperCase() ? payout.address.toLowerCase() : payout.address;
+    if (addresses.has(address)) continue;
+    addresses.add(address);
+    members.push(payout);
+    if (members.length === batching.max) return members;
+  }
+  const oldest = Math.min(...candidates.map(dueAt));
+  return now.getTime() - oldest >= batching.windowMs ? members : null;
+}
+
+/** When a payout came due: committed, or its retry time after a refusal that can pass. */
+const dueAt = (payout: PayoutRecord) => Math.max(payout.createdAt.getTime(), payout.retryAt?.getTime() ?? 0);
+
 /** What the sender needs. */
 export interface PayoutSenderDeps {
   knex: Knex;
@@ -80,17 +125,22 @@ export interface PayoutSenderDeps {
    * record the outcome, and broadcast again on its retry (or sign again, from pending).
    */
   ready?: () => Promise<unknown>;
+  /** The networks whose payouts are batched, and how (none: every payout goes out alone; see also `setBatching`). */
+  batching?: Record<string, PayoutBatching>;
 }
 
 /** The wait before the next try after `refusals` refusals or failed builds. */
 export const backoffMs = (refusals: number) => Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** Math.max(0, refusals));
 
-const asSigned = (version: PayoutVersion): SignedPayout => ({
+const asSigned = (version: PayoutVersion | PayoutBatchVersion): SignedPayout => ({
   txHash: version.txHash,
   bytes: version.bytes,
   fee: version.fee,
   kind: version.kind === 'boost' ? 'boost' : 'payment',
 });
+
+/** The most batches one look sends on a network (each full; a look after it sends the rest). */
+const BATCHES_PER_LOOK = 10;
 
 /** Creates the sender. */
 export function createPayoutSender(deps: PayoutSenderDeps) {
@@ -127,10 +177,10 @@ export function createPayoutSender(deps: PayoutSenderDeps) {
    * is cleared from the payout, kept with its versions, and a payout paid again may sign the same bytes), else
    * `review`.
    */
-  async function hold(payout: PayoutRecord, to: 'failed' | 'review', reason: string) {
+  async function hold(payout: PayoutRecord, to: 'failed' | 'review', reason: string, options: { unmined?: boolean } = {}) {
     deps.logger.error({ payoutId: payout.id, txHash: payout.txHash, reason }, 'payout held for an operator');
-    const cleared = to === 'failed' ? { txHash: null, signedBytes: null } : {};
-    await record(payout, payout.status, to, { lastError: reason, heldReason: reason, retryAt: null, ...cleared });
+    const cleared = to === 'failed' ? { txHash: null, signedBytes: null, batchId: null } : {};
+    await record(payout, payout.status, to, { lastError: reason, heldReason: reason, retryAt: null, ...cleared }, options);
   }
 
   // A refusal or a failed build whose reason can pass: tried again after a backoff (from pending, so it is
@@ -149,7 +199,8 @@ export function createPayoutSender(deps: PayoutSenderDeps) {
       payout.id,
       payout.status,
       'pending',
-      { txHash: null, signedBytes: null, lastError: reason, retryAt, refused: true },
+      // Out of its batch, if it was in one: the next batch is built at the fees and funds of then.
+      { txHash: null, signedBytes: null, batchId: null, lastError: reason, retryAt, refused: true },
       deps.now(),
     );
   }
@@ -239,11 +290,279 @@ export function createPayoutSender(deps: PayoutSenderDeps) {
     }
   }
 
-  async function send(id: string): Promise<void> {
+  // ---- Batches (Bitcoin family, `<NET>_PAYOUT_BATCH_SECONDS`): one transaction pays several payouts. ----
+
+  let batching: Record<string, PayoutBatching> = { ...deps.batching };
+  const batchesOn = (network: string) => batching[network] !== undefined && deps.adapters.of(network).sender.prepareBatch !== undefined;
+
+  // One operation at a time per batch in this process (its payouts' jobs may run at once).
+  const batchLocks = new Map<string, Promise<void>>();
+  function exclusive(batchId: string, work: () => Promise<void>): Promise<void> {
+    const before = batchLocks.get(batchId) ?? Promise.resolve();
+    const run = before.catch(() => undefined).then(work);
+    const settled = run.catch(() => undefined);
+    batchLocks.set(batchId, settled);
+    void settled.then(() => {
+      if (batchLocks.get(batchId) === settled) batchLocks.delete(batchId);
+    });
+    return run;
+  }
+
+  // Moves every one of `payouts` from `from` to `to` and wakes their swaps, in one transaction.
+  async function recordAll(
+    payouts: PayoutRecord[],
+    from: PayoutRecord['status'],
+    to: PayoutRecord['status'],
+    fields: Parameters<typeof movePayout>[4],
+  ) {
+    await transaction(deps.knex, async (trx) => {
+      for (const payout of payouts) {
+        if (await movePayout(trx, payout.id, from, to, fields, deps.now())) await deps.wakeSwap(payout.swapId, trx);
+      }
+    });
+  }
+
+  /**
+   * Sends the batches due on `network`: the payouts pending there go out together once the oldest came due the
+   * network's window ago, or as soon as a full batch waits. A look of the engine's batch timer.
+   */
+  async function sendBatches(network: string): Promise<void> {
+    const settings = batching[network];
+    if (!settings || !batchesOn(network)) return;
+    await deps.ready?.();
+    for (let look = 0; look < BATCHES_PER_LOOK; look++) {
+      // More than a batch: payouts to an address already in it are passed over, for the next.
+      const candidates = await listBatchCandidates(deps.knex, network, deps.now(), settings.max * 2);
+      const members = pickBatch(candidates, deps.now(), settings);
+      if (!members) return;
+      await sendBatch(network, members);
+      if (members.length < settings.max && candidates.length === members.length) return;
+    }
+  }
+
+  // Builds, stores and broadcasts one batch of `members` (pending, distinct addresses). One alone goes the
+  // single way (a batch of one is a payout of its own).
+  async function sendBatch(network: string, members: PayoutRecord[]): Promise<void> {
+    if (members.length === 1) return sendOne(members[0]!.id, true);
+    const { sender } = deps.adapters.of(network);
+    const byKey = new Map(members.map((m) => [m.idempotencyKey, m]));
+    let prepared;
+    try {
+      prepared = await sender.prepareBatch!(members.map(orderOf));
+    } catch (err) {
+      if (!(err instanceof PayoutBuildError)) throw err;
+      if (err.passing) {
+        // The whole cannot be paid now (the hot wallet's funds): every payout backs off, as one alone would.
+        for (const member of members) await backOff(member, err.message, BUILD_ATTEMPTS);
+        return;
+      }
+      // Refused for good, and no one destination to blame: each goes alone, where the refusal finds its own.
+      deps.logger.warn({ network, payouts: members.map((m) => m.id), reason: err.message }, 'batch cannot be built; its payouts go alone');
+      for (const member of members)
+        await movePayout(deps.knex, member.id, 'pending', 'pending', { solo: true, lastError: err.message }, deps.now());
+      for (const member of members) await sendOne(member.id, true);
+      return;
+    }
+    // A payout whose destination or amount the node refuses is taken out, held or backed off as it would be
+    // alone; the rest go out without it.
+    for (const { key, error } of prepared.excluded) {
+      const member = byKey.get(key)!;
+      deps.logger.warn({ payoutId: member.id, reason: error.message }, 'payout taken out of its batch');
+      if (error.passing) await backOff(member, error.message, BUILD_ATTEMPTS);
+      else await hold(member, 'failed', error.message);
+    }
+    const signed = prepared.signed;
+    if (!signed) return;
+    const paid = members.filter((m) => signed.outputs[m.idempotencyKey] !== undefined);
+    const batchId = randomUUID();
+    const outputs = Object.fromEntries(paid.map((m) => [m.id, signed.outputs[m.idempotencyKey]!]));
+    // Stored before anything is broadcast, every payout moved to signed with it, all in one transaction.
+    const stored = await transaction(deps.knex, async (trx) => {
+      const done = await storeBatch(
+        trx,
+        { id: batchId, network, members: paid.map((m) => m.id), version: { ...signed, outputs } },
+        deps.now(),
+      );
+      if (done) for (const member of paid) await deps.wakeSwap(member.swapId, trx);
+      return done;
+    });
+    if (!stored) {
+      // A payout of it moved meanwhile (another sender batched it, or its swap gave it up): never broadcast.
+      deps.logger.warn({ network, txHash: signed.txHash }, 'batch not stored: a payout of it moved; built again on the next look');
+      await sender.discard?.(signed).catch(() => undefined);
+      return;
+    }
+    deps.logger.info({ network, batchId, txHash: signed.txHash, payouts: paid.length }, 'payout batch signed and stored');
+    crash('after-sign');
+    await exclusive(batchId, () => broadcastBatch(batchId));
+  }
+
+  // Broadcasts the stored payment of batch `batchId` for its payouts still signed, and records the outcome on
+  // each of them (they share its fate: one transaction).
+  async function broadcastBatch(batchId: string): Promise<void> {
+    const members = await listBatchMembers(deps.knex, batchId);
+    const signedMembers = members.filter((m) => m.status === 'signed');
+    if (signedMembers.length === 0) return;
+    const versions = await listBatchVersions(deps.knex, batchId);
+    const payment = versions.filter((v) => v.kind === 'payment').at(-1);
+    if (!payment) return;
+    const network = signedMembers[0]!.network;
+    const { sender } = deps.adapters.of(network);
+    const triedBefore = await markBatchVersionAttempted(deps.knex, batchId, payment.txHash, deps.now());
+    let outcome;
+    try {
+      outcome = await sender.broadcast(orderOf(signedMembers[0]!), asSigned(payment));
+    } catch (err) {
+      if (!(err instanceof AmbiguousBroadcastError)) throw err;
+      for (const member of signedMembers) await hold(member, 'review', `the broadcast's outcome is unknown: ${err.message}`);
+      return;
+    }
+    crash('after-broadcast');
+    if (outcome.kind === 'accepted') {
+      await markBatchVersionBroadcast(deps.knex, batchId, payment.txHash, deps.now());
+      await recordAll(signedMembers, 'signed', 'broadcast', { retryAt: null });
+      deps.broadcasted?.(network);
+      return;
+    }
+    const reason = outcome.reason;
+    if (signedMembers.some((m) => m.acceptedAt !== null) || versions.some((v) => v.broadcastAt !== null)) {
+      for (const member of signedMembers) await hold(member, 'review', `accepted before, refused now: ${reason}`);
+      return;
+    }
+    if (triedBefore && !outcome.conflict) {
+      for (const member of signedMembers)
+        await hold(member, 'review', `refused after an earlier broadcast that may have gone out: ${reason}`);
+      return;
+    }
+    // Proved never taken: the batch is done with, its payouts leave it.
+    await clearBatchVersionAttempt(deps.knex, batchId, payment.txHash);
+    await touchBatch(deps.knex, batchId, { status: 'dissolved' }, deps.now());
+    if (outcome.passing) {
+      // Retried for the batch, as a payout alone would be: back to pending, batched again after the backoff.
+      for (const member of signedMembers) await backOff(member, reason, REFUSAL_ATTEMPTS);
+      return;
+    }
+    // Refused for good (a non-standard output?): each goes alone, where the refusal finds its own payout.
+    deps.logger.warn({ batchId, txHash: payment.txHash, reason }, 'batch refused for good; its payouts go alone');
+    for (const member of signedMembers) {
+      await movePayout(
+        deps.knex,
+        member.id,
+        'signed',
+        'pending',
+        { txHash: null, signedBytes: null, batchId: null, solo: true, lastError: reason },
+        deps.now(),
+      );
+    }
+    for (const member of signedMembers) await sendOne(member.id, true);
+  }
+
+  /** Broadcasts `version` of batch `batch`, some version of which the chain accepted, for its payouts `live`. */
+  async function broadcastBatchAgain(batch: PayoutBatch, live: PayoutRecord[], version: SignedPayout, why: string): Promise<void> {
+    let outcome;
+    try {
+      outcome = await deps.adapters.of(batch.network).sender.broadcast(orderOf(live[0]!), version);
+    } catch (err) {
+      if (!(err instanceof AmbiguousBroadcastError)) throw err;
+      deps.logger.warn({ err, batchId: batch.id, txHash: version.txHash }, `${why}: outcome unknown; tried again later`);
+      return;
+    }
+    if (outcome.kind === 'accepted') {
+      await markBatchVersionBroadcast(deps.knex, batch.id, version.txHash, deps.now());
+      for (const member of live) await movePayout(deps.knex, member.id, 'broadcast', 'broadcast', {}, deps.now());
+      deps.logger.warn({ batchId: batch.id, txHash: version.txHash, payouts: live.length }, why);
+      deps.broadcasted?.(batch.network);
+      return;
+    }
+    const versions = await listBatchVersions(deps.knex, batch.id);
+    if (
+      versions.filter((v) => v.broadcastAt !== null).length > 1 ||
+      versions.some((v) => v.broadcastAt !== null && v.txHash !== version.txHash)
+    ) {
+      deps.logger.warn({ batchId: batch.id, txHash: version.txHash, reason: outcome.reason }, `${why}: refused; another version is out`);
+      await touchBatch(deps.knex, batch.id, {}, deps.now());
+      for (const member of live)
+        await movePayout(deps.knex, member.id, 'broadcast', 'broadcast', { lastError: outcome.reason }, deps.now());
+      return;
+    }
+    deps.logger.error({ batchId: batch.id, txHash: version.txHash, reason: outcome.reason }, `${why}: refused; held for review`);
+    for (const member of live) {
+      await hold(member, 'review', `broadcast again and refused: ${outcome.reason}`, { unmined: true });
+    }
+  }
+
+  // A broadcast batch in no block, as `follow` for one payout: its newest version if never broadcast, else a
+  // bump once due (CPFP on Litecoin through the change, a BIP125 replacement paying the same outputs on Bitcoin
+  // Core), else the same bytes again once due.
+  async function followBatch(batchId: string): Promise<void> {
+    const batch = await findBatch(deps.knex, batchId);
+    if (!batch) return;
+    const members = await listBatchMembers(deps.knex, batchId);
+    if (members.some((m) => m.blockHeight !== null)) return;
+    const live = members.filter((m) => m.status === 'broadcast');
+    if (live.length === 0) return;
+    const adapters = deps.adapters.of(batch.network);
+    const versions = await listBatchVersions(deps.knex, batchId);
+    const newest = versions.at(-1);
+    if (!newest) return;
+    if (newest.broadcastAt === null) return broadcastBatchAgain(batch, live, asSigned(newest), 'stored batch version broadcast');
+    const payment = versions.filter((v) => v.kind === 'payment').at(-1)!;
+    const paid = members.filter((m) => payment.outputs[m.id] !== undefined);
+    const now = deps.now().getTime();
+    const replaceAfterMs = adapters.replaceAfterSeconds === undefined ? undefined : adapters.replaceAfterSeconds * 1000;
+    if (adapters.sender.replaceBatch && replaceAfterMs !== undefined && now - newest.broadcastAt.getTime() >= replaceAfterMs) {
+      const replacement = await adapters.sender.replaceBatch(paid.map(orderOf), versions.map(asSigned));
+      if (replacement === null) {
+        if (!batch.atFeeCap) {
+          deps.logger.error({ batchId, txHash: newest.txHash }, 'payout batch unmined at the fee cap; it waits (alert)');
+          await touchBatch(deps.knex, batchId, { atFeeCap: true }, deps.now());
+          for (const member of live) await movePayout(deps.knex, member.id, 'broadcast', 'broadcast', { atFeeCap: true }, deps.now());
+        }
+      } else {
+        const kind = replacement.kind ?? 'payment';
+        const outputs = kind === 'payment' ? Object.fromEntries(paid.map((m) => [m.id, replacement.outputs[m.idempotencyKey]!])) : {};
+        // Stored before it is broadcast, only on top of the version it was made from.
+        const stored = await transaction(deps.knex, async (trx) => {
+          if (!(await lockUnminedBatch(trx, batchId, newest.version))) return false;
+          await insertBatchVersion(trx, batchId, { ...replacement, kind, outputs }, deps.now());
+          return true;
+        });
+        if (!stored) {
+          await adapters.sender.discard?.(replacement).catch(() => undefined);
+          return;
+        }
+        const what = kind === 'boost' ? 'bumped by a child that pays for it (CPFP)' : 'replaced at a higher fee, the same outputs';
+        deps.logger.warn(
+          { batchId, after: newest.txHash, txHash: replacement.txHash, fee: replacement.fee, payouts: paid.length },
+          `payout batch unmined; ${what}`,
+        );
+        return broadcastBatchAgain(batch, live, replacement, `payout batch ${what}`);
+      }
+    }
+    if (now - Math.max(batch.updatedAt.getTime(), newest.broadcastAt.getTime()) >= rebroadcastAfterMs) {
+      await broadcastBatchAgain(batch, live, asSigned(payment), 'payout batch was in no block; broadcast again');
+      for (const boost of versions.filter((v) => v.kind === 'boost' && v.version > payment.version)) {
+        await broadcastBatchAgain(batch, live, asSigned(boost), 'boost of a payout batch in no block; broadcast again');
+      }
+    }
+  }
+
+  const send = (id: string) => sendOne(id, false);
+
+  // `alone`: a pending payout on a batching network is built on its own (a batch of one, or one sent alone).
+  async function sendOne(id: string, alone: boolean): Promise<void> {
     await deps.ready?.();
     let payout = await findPayout(deps.knex, id);
     if (!payout) return;
     if (payout.retryAt !== null && payout.retryAt > deps.now() && (payout.status === 'pending' || payout.status === 'signed')) return;
+    if (payout.batchId !== null) {
+      const { batchId, status } = payout;
+      if (status === 'signed') return exclusive(batchId, () => broadcastBatch(batchId));
+      if (status === 'broadcast') return exclusive(batchId, () => followBatch(batchId));
+      return;
+    }
+    // On a batching network a pending payout waits for the batch timer (sendBatches), unless it goes alone.
+    if (payout.status === 'pending' && !alone && !payout.solo && batchesOn(payout.network)) return;
     const order = orderOf(payout);
     const { sender } = deps.adapters.of(payout.network);
     if (payout.status === 'pending') {
@@ -401,6 +720,13 @@ export function createPayoutSender(deps: PayoutSenderDeps) {
 
   return {
     dueUnmined,
+    sendBatches,
+    /** Sets which networks batch their payouts, and how (the engine, from `<NET>_PAYOUT_BATCH_*`). */
+    setBatching(settings: Record<string, PayoutBatching>) {
+      batching = { ...settings };
+    },
+    /** The networks whose payouts are batched, with their settings. */
+    batching: () => Object.entries(batching).filter(([network]) => batchesOn(network)),
     /**
      * Moves payout `id` as far as it goes: signed and committed, then broadcast; replaced or broadcast again
      * while no block holds it. Safe to run twice at once.
