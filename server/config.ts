@@ -5,6 +5,8 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { readProductionConfig, type ProductionConfig } from './production-config.js';
+import { spreadFeeProblems } from './adapters/market/config.js';
+import { loadSandboxCatalog } from './adapters/sandbox/catalog.js';
 
 /** How the service talks to the outside world: simulated (sandbox) or real adapters (production). */
 export type ServiceMode = 'sandbox' | 'production';
@@ -222,6 +224,8 @@ export function loadConfig(env: Env = process.env): Config {
     if (!config.databaseUrl) problems.push('DATABASE_URL is required when SERVICE_MODE=production');
     if (!config.publicOrigin.startsWith('https://')) problems.push('PUBLIC_ORIGIN must be https when SERVICE_MODE=production');
   }
+  // Market prices must agree more tightly than the smallest fee the catalogue (the one production serves) charges.
+  if (config.production) problems.push(...spreadFeeProblems(config.production.rates.maxSpreadPercent, loadSandboxCatalog()));
   if (config.routePollMaxSeconds < config.routePollSeconds) {
     problems.push(
       `ROUTE_POLL_MAX_SECONDS=${config.routePollMaxSeconds} must be at least ROUTE_POLL_SECONDS=${config.routePollSeconds}: it caps the idle backoff`,

@@ -19,14 +19,15 @@ describe('market rates (createMarketRates against local providers)', () => {
       startFakeProvider('coinbase'),
     ]);
     clock = new Date(START);
-    // One valid world: every provider agrees within a few hundredths of a percent, USDT is worth 1.
-    kraken.markets.set('XXBTZUSD', { price: '68250.10000' });
-    kraken.markets.set('XETHZUSD', { price: '3410.50000' });
-    kraken.markets.set('USDTZUSD', { price: '1.00000000' });
-    kraken.markets.set('USDCUSD', { price: '0.99990000' });
-    binance.markets.set('BTCUSDT', { price: '68260.00000000' });
-    binance.markets.set('ETHUSDT', { price: '3411.00000000' });
-    binance.markets.set('USDCUSDT', { price: '0.99980000' });
+    // One valid world: every provider agrees within a few hundredths of a percent, USDT is worth 1, and every
+    // last trade is a second or two old by the provider's own clock.
+    kraken.markets.set('XXBTZUSD', { price: '68250.10000', time: new Date(START.getTime() - 1000) });
+    kraken.markets.set('XETHZUSD', { price: '3410.50000', time: new Date(START.getTime() - 1000) });
+    kraken.markets.set('USDTZUSD', { price: '1.00000000', time: new Date(START.getTime() - 1000) });
+    kraken.markets.set('USDCUSD', { price: '0.99990000', time: new Date(START.getTime() - 1000) });
+    binance.markets.set('BTCUSDT', { price: '68260.00000000', time: new Date(START.getTime() - 1500) });
+    binance.markets.set('ETHUSDT', { price: '3411.00000000', time: new Date(START.getTime() - 1500) });
+    binance.markets.set('USDCUSDT', { price: '0.99980000', time: new Date(START.getTime() - 1500) });
     coinbase.markets.set('BTC-USD', { price: '68255.55', time: new Date(START.getTime() - 2000) });
     coinbase.markets.set('ETH-USD', { price: '3410.91', time: new Date(START.getTime() - 2000) });
     coinbase.markets.set('USDT-USD', { price: '1.0000', time: new Date(START.getTime() - 2000) });
@@ -45,6 +46,8 @@ describe('market rates (createMarketRates against local providers)', () => {
       ...options,
     });
 
+  const ago = (seconds: number) => new Date(clock.getTime() - seconds * 1000);
+
   const unavailable = async (promise: Promise<unknown>): Promise<AppError> => {
     try {
       await promise;
@@ -62,13 +65,13 @@ describe('market rates (createMarketRates against local providers)', () => {
     it('answers the median of the three sources', async () => {
       const price = await rates().priceUsd('BTC', 'BTC', clock);
       expect(price.toFixed()).to.equal('68255.55');
-      expect(kraken.requests.get('/0/public/Ticker?pair=XXBTZUSD')).to.equal(1);
-      expect(binance.requests.get('/api/v3/ticker/price?symbol=BTCUSDT')).to.equal(1);
+      expect(kraken.requests.get('/0/public/Trades?pair=XXBTZUSD&count=1')).to.equal(1);
+      expect(binance.requests.get('/api/v3/aggTrades?symbol=BTCUSDT&limit=1')).to.equal(1);
       expect(coinbase.requests.get('/products/BTC-USD/ticker')).to.equal(1);
     });
 
     it('prices stablecoins from their markets, not at 1', async () => {
-      kraken.markets.set('USDTZUSD', { price: '0.99950000' });
+      kraken.markets.set('USDTZUSD', { price: '0.99950000', time: clock });
       coinbase.markets.set('USDT-USD', { price: '0.9997', time: clock });
       expect((await rates().priceUsd('USDT', 'TRX', clock)).toFixed()).to.equal('0.9996');
       // USDC: Kraken 0.9999, Coinbase 1.0000, Binance 0.9998 USDT x 0.9996 = 0.99940008.
@@ -96,6 +99,38 @@ describe('market rates (createMarketRates against local providers)', () => {
       expect((await rates().priceUsd('BTC', 'BTC', clock)).toFixed()).to.equal('68255.05');
     });
 
+    it("leaves out a Kraken price whose last trade, by Kraken's time, is older than maxAgeSeconds", async () => {
+      // The answer is new; the trade it reports is not. Its price is within the spread, so only its age leaves it
+      // out: with it, the median would be Coinbase's 68255.55. (Binance converts with Coinbase's USDT/USD alone.)
+      kraken.markets.set('XXBTZUSD', { price: '68100.00000', time: ago(61) });
+      expect((await rates().priceUsd('BTC', 'BTC', clock)).toFixed()).to.equal('68257.775');
+    });
+
+    it("leaves out a Binance price whose last trade, by Binance's time, is older than maxAgeSeconds", async () => {
+      // Within the spread too: with it, the median would be Coinbase's 68255.55.
+      binance.markets.set('BTCUSDT', { price: '68400.00000000', time: ago(61) });
+      expect((await rates().priceUsd('BTC', 'BTC', clock)).toFixed()).to.equal('68252.825');
+    });
+
+    it('names a stale Kraken price in the 503 when too few sources are left', async () => {
+      kraken.markets.set('XXBTZUSD', { price: '68250.10000', time: ago(300) });
+      coinbase.mode = 500;
+      const err = await unavailable(rates().priceUsd('BTC', 'BTC', clock));
+      expect(err.message).to.match(/^No market price for BTC right now: 1 fresh source, 2 needed/);
+      expect(err.message).to.include('kraken: its price is 300 s old, over 60 s');
+      expect(err.message).to.include('coinbase answered HTTP 500');
+      expect(err.headers['Retry-After']).to.equal('5');
+    });
+
+    it('names a stale Binance price in the 503 when too few sources are left', async () => {
+      binance.markets.set('BTCUSDT', { price: '68260.00000000', time: ago(75) });
+      kraken.mode = 500;
+      const err = await unavailable(rates().priceUsd('BTC', 'BTC', clock));
+      expect(err.message).to.match(/^No market price for BTC right now: 1 fresh source, 2 needed/);
+      expect(err.message).to.include('binance: its price is 75 s old, over 60 s');
+      expect(err.message).to.include('kraken answered HTTP 500');
+    });
+
     it('names the stale source in the 503 when too few are left', async () => {
       coinbase.markets.set('BTC-USD', { price: '68255.55', time: new Date(clock.getTime() - 120_000) });
       binance.mode = 500;
@@ -107,17 +142,55 @@ describe('market rates (createMarketRates against local providers)', () => {
     });
 
     it('leaves out a source further than maxSpreadPercent from the median', async () => {
-      binance.markets.set('BTCUSDT', { price: '70000.00000000' });
+      binance.markets.set('BTCUSDT', { price: '70000.00000000', time: ago(1) });
       expect((await rates().priceUsd('BTC', 'BTC', clock)).toFixed()).to.equal('68252.825');
     });
 
     it('answers 503 when the sources disagree and no two are within the spread', async () => {
-      binance.markets.set('BTCUSDT', { price: '70000.00000000' });
+      binance.markets.set('BTCUSDT', { price: '70000.00000000', time: ago(1) });
       coinbase.markets.set('BTC-USD', { price: '66000.00', time: clock });
       const err = await unavailable(rates().priceUsd('BTC', 'BTC', clock));
-      expect(err.message).to.match(/1 of 3 fresh sources within 1% of their median, 2 needed/);
-      expect(err.message).to.include('binance: its price 70000 is 2.56% from the median 68250.1, over 1%');
-      expect(err.message).to.include('coinbase: its price 66000 is 3.3% from the median 68250.1, over 1%');
+      expect(err.message).to.match(/1 of 3 fresh sources within 0.4% of their median, 2 needed/);
+      expect(err.message).to.include('binance: its price 70000 is 2.56% from the median 68250.1, over 0.4%');
+      expect(err.message).to.include('coinbase: its price 66000 is 3.3% from the median 68250.1, over 0.4%');
+    });
+
+    describe('with exactly two fresh sources', () => {
+      beforeEach(() => {
+        coinbase.mode = 500;
+      });
+
+      it('answers their mean when they are within maxSpreadPercent of each other', async () => {
+        // 68500 is 0.366% above 68250.1 (Binance converts with Kraken's USDT/USD, 1).
+        binance.markets.set('BTCUSDT', { price: '68500.00000000', time: ago(1) });
+        expect((await rates().priceUsd('BTC', 'BTC', clock)).toFixed()).to.equal('68375.05');
+      });
+
+      it('answers 503 naming both when they are further apart than maxSpreadPercent, though each is within it of their mean', async () => {
+        // 0.51% apart: each is 0.26% from their mean, which the median rule of three would have accepted.
+        binance.markets.set('BTCUSDT', { price: '68600.00000000', time: ago(1) });
+        const err = await unavailable(rates().priceUsd('BTC', 'BTC', clock));
+        expect(err.message).to.match(
+          /^No market price for BTC right now: the only 2 fresh sources, kraken and binance, are 0.51% apart \(of the lower price\), over 0.4% \(/,
+        );
+        expect(err.message).to.include("kraken: its price 68250.1 disagrees with binance's 68600");
+        expect(err.message).to.include('coinbase answered HTTP 500');
+        expect(err.headers).to.deep.equal({ 'Retry-After': '5' });
+      });
+
+      it('holds a configured spread: 1% lets the same two agree', async () => {
+        binance.markets.set('BTCUSDT', { price: '68600.00000000', time: ago(1) });
+        expect((await rates({ maxSpreadPercent: '1' }).priceUsd('BTC', 'BTC', clock)).toFixed()).to.equal('68425.05');
+      });
+
+      it('answers 503 when the two left after a stale one disagree', async () => {
+        coinbase.mode = 'ok';
+        coinbase.markets.set('BTC-USD', { price: '68255.55', time: ago(90) });
+        kraken.markets.set('XXBTZUSD', { price: '67900.00000', time: ago(2) });
+        const err = await unavailable(rates().priceUsd('BTC', 'BTC', clock));
+        expect(err.message).to.include('the only 2 fresh sources, kraken and binance, are 0.53% apart');
+        expect(err.message).to.include('coinbase: its price is 90 s old, over 60 s');
+      });
     });
 
     it('answers 503 service_unavailable with Retry-After when every source is down', async () => {
@@ -145,10 +218,10 @@ describe('market rates (createMarketRates against local providers)', () => {
 
     describe('Binance USDT quotes', () => {
       it('converts them to USD with the USDT/USD median of the other sources', async () => {
-        kraken.markets.set('USDTZUSD', { price: '0.99800000' });
+        kraken.markets.set('USDTZUSD', { price: '0.99800000', time: ago(1) });
         coinbase.markets.set('USDT-USD', { price: '0.9980', time: clock });
-        kraken.markets.set('XXBTZUSD', { price: '67870.00000' });
-        binance.markets.set('BTCUSDT', { price: '68000.00000000' });
+        kraken.markets.set('XXBTZUSD', { price: '67870.00000', time: ago(1) });
+        binance.markets.set('BTCUSDT', { price: '68000.00000000', time: ago(1) });
         // Binance: 68000 x 0.998 = 67864; the median of Kraken's and Binance's is 67867.
         const price = await rates({ sources: ['kraken', 'binance'] }).priceUsd('BTC', 'BTC', clock);
         expect(price.toFixed()).to.equal('67867');
@@ -205,9 +278,9 @@ describe('market rates (createMarketRates against local providers)', () => {
           adapter.priceUsd('BTC', 'BTC', clock),
           adapter.priceUsd('ETH', 'ETH', clock),
         ]);
-        expect(kraken.requests.get('/0/public/Ticker?pair=XXBTZUSD')).to.equal(1);
-        expect(kraken.requests.get('/0/public/Ticker?pair=USDTZUSD')).to.equal(1);
-        expect(binance.requests.get('/api/v3/ticker/price?symbol=BTCUSDT')).to.equal(1);
+        expect(kraken.requests.get('/0/public/Trades?pair=XXBTZUSD&count=1')).to.equal(1);
+        expect(kraken.requests.get('/0/public/Trades?pair=USDTZUSD&count=1')).to.equal(1);
+        expect(binance.requests.get('/api/v3/aggTrades?symbol=BTCUSDT&limit=1')).to.equal(1);
         expect(coinbase.requests.get('/products/USDT-USD/ticker')).to.equal(1);
       });
 

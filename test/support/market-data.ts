@@ -1,16 +1,21 @@
 /**
  * Local stand-ins for the market-data providers the production rates adapter asks (Kraken, Binance,
  * Coinbase Exchange): node:http servers on 127.0.0.1 answering in each provider's documented format, with
- * prices a test sets, a switch to fail with HTTP 500 or never answer, and a count of requests per path.
+ * the last trade's price and time a test sets, a switch to fail with HTTP 500 or never answer, and a count of
+ * requests per path. Each serves the endpoint server/adapters/market/sources.ts asks: Kraken's recent trades,
+ * Binance's aggregate trades, Coinbase's product ticker.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { MarketSource } from '../../server/adapters/market/pairs.js';
 
-/** One market's state on a fake provider: its last price and (Coinbase) the time of the last trade. */
+/** One market's state on a fake provider: its last trade's price and time. */
 export interface FakeMarket {
   price: string;
-  /** Coinbase's `time`; ignored by the other providers, which give none. */
+  /**
+   * When the last trade was, served in the provider's format (Kraken: unix seconds with a fraction; Binance: unix
+   * milliseconds; Coinbase: ISO 8601); the moment of each answer when absent, so a market left alone stays fresh.
+   */
   time?: Date;
 }
 
@@ -22,7 +27,7 @@ export interface FakeProvider {
   markets: Map<string, FakeMarket>;
   /** 'ok' answers from `markets`; 500 answers an HTTP 500; 'hang' never answers. */
   mode: 'ok' | 500 | 'hang';
-  /** Requests received per path and query (e.g. `/api/v3/ticker/price?symbol=BTCUSDT`). */
+  /** Requests received per path and query (e.g. `/api/v3/aggTrades?symbol=BTCUSDT&limit=1`). */
   requests: Map<string, number>;
   requestCount(): number;
   close(): Promise<void>;
@@ -66,41 +71,34 @@ export async function refusedUrl(): Promise<string> {
   return `http://127.0.0.1:${port}`;
 }
 
-// The documented answers: https://docs.kraken.com/api/docs/rest-api/get-ticker-information,
-// https://developers.binance.com/docs/binance-spot-api-docs/rest-api/market-data-endpoints (Symbol price ticker),
+// The documented answers: https://docs.kraken.com/api/docs/rest-api/get-recent-trades,
+// https://developers.binance.com/docs/binance-spot-api-docs/rest-api/market-data-endpoints (Compressed/Aggregate trades list),
 // https://docs.cdp.coinbase.com/api-reference/exchange-api/rest-api/products/get-product-ticker.
 function answer(source: MarketSource, url: URL, markets: Map<string, FakeMarket>): [number, unknown] {
   switch (source) {
     case 'kraken': {
       const pair = url.searchParams.get('pair') ?? '';
-      const market = url.pathname === '/0/public/Ticker' ? markets.get(pair) : undefined;
+      const market = url.pathname === '/0/public/Trades' ? markets.get(pair) : undefined;
       if (!market) return [200, { error: ['EQuery:Unknown asset pair'] }];
-      const p = market.price;
+      const time = market.time ?? new Date();
       return [
         200,
         {
           error: [],
           result: {
-            [pair]: {
-              a: [p, '1', '1.000'],
-              b: [p, '2', '2.000'],
-              c: [p, '0.00100000'],
-              v: ['1500.1', '3200.4'],
-              p: [p, p],
-              t: [21000, 45000],
-              l: [p, p],
-              h: [p, p],
-              o: p,
-            },
+            // Oldest first: the last entry is the last trade; [price, volume, time, buy/sell, market/limit, misc, trade_id].
+            [pair]: [[market.price, '0.00100000', time.getTime() / 1000, 'b', 'm', '', 61044956]],
+            last: `${time.getTime()}000000`,
           },
         },
       ];
     }
     case 'binance': {
       const symbol = url.searchParams.get('symbol') ?? '';
-      const market = url.pathname === '/api/v3/ticker/price' ? markets.get(symbol) : undefined;
+      const market = url.pathname === '/api/v3/aggTrades' ? markets.get(symbol) : undefined;
       if (!market) return [400, { code: -1121, msg: 'Invalid symbol.' }];
-      return [200, { symbol, price: market.price }];
+      const time = market.time ?? new Date();
+      return [200, [{ a: 26129, p: market.price, q: '4.70443515', f: 27781, l: 27781, T: time.getTime(), m: true, M: true }]];
     }
     case 'coinbase': {
       const match = /^\/products\/([^/]+)\/ticker$/.exec(url.pathname);

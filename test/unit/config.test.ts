@@ -236,6 +236,25 @@ describe('loadConfig', () => {
       expect(config.production!.rates.sources).to.deep.equal(['kraken', 'coinbase']);
     });
 
+    it('refuses a market spread that is not below the smallest percentage fee of the catalogue, and takes the default 0.4%', () => {
+      const ltc = {
+        NETWORKS: 'LTC',
+        LTC_RPC_URL: 'http://u:p@127.0.0.1:19443/wallet/watch',
+        LTC_SIGNER_RPC_URL: 'http://u:p@127.0.0.1:19443/wallet/signer',
+        LTC_XPUB: 'tpubX',
+      };
+      // The sandbox catalogue's smallest: 0.5% on floating swaps (fixed 1%, routes 1% before the markup).
+      for (const spread of ['0.5', '1']) {
+        expect(problemsOf({ ...ltc, RATES_MAX_SPREAD_PERCENT: spread })).to.deep.equal([
+          `RATES_MAX_SPREAD_PERCENT=${spread} must be below the smallest percentage fee the catalogue charges (fees.floatingPercent = 0.5): two sources that agree within the spread could differ by a whole fee`,
+        ]);
+      }
+      expect(loadConfig({ ...base, ...ltc, RATES_MAX_SPREAD_PERCENT: '0.49' }).production!.rates.maxSpreadPercent).to.equal('0.49');
+      expect(loadConfig({ ...base, ...ltc }).production!.rates.maxSpreadPercent).to.equal('0.4');
+      // The sandbox does not price from markets: the variable is not checked there.
+      expect(() => loadConfig({ RATES_MAX_SPREAD_PERCENT: '1' })).not.to.throw();
+    });
+
     it('refuses malformed tokens, chains and counts', () => {
       const problems = problemsOf({
         NETWORKS: 'LTC,ETH',

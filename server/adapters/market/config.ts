@@ -2,10 +2,12 @@
  * Reads the market-rates variables (DESIGN section 10) into createMarketRates options, for server/config.ts
  * to call with the environment it was given: RATES_SOURCES, KRAKEN_URL, BINANCE_URL, COINBASE_URL,
  * RATES_MAX_AGE_SECONDS, RATES_MAX_SPREAD_PERCENT and RATES_PEGGED. Every bad value is a problem naming the variable,
- * to be reported with the others at start-up.
+ * to be reported with the others at start-up. spreadFeeProblems checks the spread against the catalogue's fees.
  */
+import type { Catalog } from '../../domain/catalog.js';
+import { Money } from '../../domain/money.js';
 import { MARKET_PAIRS, MARKET_SOURCES, type MarketSource } from './pairs.js';
-import { DEFAULT_CACHE_SECONDS } from './rates.js';
+import { DEFAULT_CACHE_SECONDS, DEFAULT_MAX_SPREAD_PERCENT } from './rates.js';
 import { DEFAULT_MARKET_URLS } from './sources.js';
 
 /** The options the environment decides; the rest of MarketRatesOptions keeps its defaults. */
@@ -68,11 +70,12 @@ export function parseMarketRatesEnv(env: Record<string, string | undefined>): { 
       );
   }
 
-  let maxSpreadPercent = '1';
+  let maxSpreadPercent = DEFAULT_MAX_SPREAD_PERCENT;
   const spread = value('RATES_MAX_SPREAD_PERCENT');
   if (spread !== undefined) {
     if (/^\d{1,2}(\.\d{1,4})?$/.test(spread) && /[1-9]/.test(spread)) maxSpreadPercent = spread;
-    else problems.push(`RATES_MAX_SPREAD_PERCENT=${JSON.stringify(spread)} must be a positive decimal percentage below 100, e.g. 1 or 0.5`);
+    else
+      problems.push(`RATES_MAX_SPREAD_PERCENT=${JSON.stringify(spread)} must be a positive decimal percentage below 100, e.g. 0.4 or 0.25`);
   }
 
   const pegged: Record<string, string> = {};
@@ -87,4 +90,22 @@ export function parseMarketRatesEnv(env: Record<string, string | undefined>): { 
   }
 
   return { options: { sources, urls, maxAgeSeconds, maxSpreadPercent, pegged }, problems };
+}
+
+/**
+ * The spread limit must be tighter than the smallest percentage fee the catalogue charges (fixed and floating
+ * swaps, permanent routes before the partner's markup, which only adds): sources that agree within it could
+ * otherwise differ by a whole fee, and a price that far off would cost the service the fee. Empty when it is.
+ */
+export function spreadFeeProblems(maxSpreadPercent: string, catalog: Pick<Catalog, 'fees' | 'routes'>): string[] {
+  const fees: Array<[string, string]> = [
+    ['fees.fixedPercent', catalog.fees.fixedPercent],
+    ['fees.floatingPercent', catalog.fees.floatingPercent],
+    ['routes.feePercent', catalog.routes.feePercent],
+  ];
+  const [name, smallest] = fees.reduce((min, fee) => (new Money(fee[1]).lessThan(min[1]) ? fee : min));
+  if (new Money(maxSpreadPercent).lessThan(smallest)) return [];
+  return [
+    `RATES_MAX_SPREAD_PERCENT=${maxSpreadPercent} must be below the smallest percentage fee the catalogue charges (${name} = ${smallest}): two sources that agree within the spread could differ by a whole fee`,
+  ];
 }

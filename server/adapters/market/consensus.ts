@@ -1,7 +1,15 @@
 /**
- * The rule that turns several market sources' prices into one (DESIGN section 10, "Prices"): drop the
- * stale ones, take the median of the rest, drop those further than the spread from that median, and
- * answer the median of what is left when at least `minSources` remain. Pure: the clock is passed in.
+ * The rule that turns several market sources' prices into one (DESIGN section 10, "Prices"; docs/prices.md).
+ * Pure: the clock is passed in.
+ *
+ * 1. Drop the stale observations: older than `maxAgeSeconds` at `now`, by the provider's own trade time.
+ * 2. Exactly two fresh and `minSources` 2: the median of two is their mean, so each would be within half
+ *    their gap of it and one bad source could move the price by about the spread. Instead the two must
+ *    agree with each other: |a - b| relative to the lower of the two (the stricter reading: it is never
+ *    below the gap relative to their mean) at most `maxSpreadPercent`. Then the price is their mean (off
+ *    by at most half the spread from either); otherwise there is no price, and the reason names both.
+ * 3. Otherwise (three or more fresh, or `minSources` 1): take their median, drop those further than the
+ *    spread from it, and answer the median of what is left when at least `minSources` remain.
  */
 import { Money, type Amount } from '../../domain/money.js';
 
@@ -17,7 +25,10 @@ export interface PriceObservation {
 export interface ConsensusRule {
   /** An observation older than this, judged at `now`, is stale. */
   maxAgeSeconds: number;
-  /** Largest distance from the median, in percent of the median, that still agrees (decimal string). */
+  /**
+   * Largest distance from the median, in percent of the median, that still agrees; with exactly two sources, the
+   * largest gap between them, in percent of the lower (decimal string).
+   */
   maxSpreadPercent: string;
   /** Fresh, agreeing observations needed for a price. */
   minSources: number;
@@ -26,8 +37,9 @@ export interface ConsensusRule {
 /** Why an observation was left out. */
 export interface Rejection {
   source: string;
-  reason: 'stale' | 'outlier';
-  /** Human-readable: how old, or how far from the median. */
+  /** Too old; too far from the median; or one of exactly two sources too far apart to tell which is right. */
+  reason: 'stale' | 'outlier' | 'disagreement';
+  /** Human-readable: how old, how far from the median, or how far from the other source. */
   detail: string;
 }
 
@@ -60,15 +72,39 @@ export function consensusPrice(observations: readonly PriceObservation[], now: D
     return { ok: false, reason: `${fresh.length} fresh source${fresh.length === 1 ? '' : 's'}, ${rule.minSources} needed`, rejected };
   }
 
-  const center = median(fresh.map((o) => o.price));
   const maxSpread = new Money(rule.maxSpreadPercent);
+  if (fresh.length === 2 && rule.minSources === 2) {
+    const [a, b] = fresh;
+    const gapPercent = a.price.minus(b.price).abs().div(Money.min(a.price, b.price)).times(100);
+    if (gapPercent.lessThanOrEqualTo(maxSpread))
+      return { ok: true, price: median([a.price, b.price]), sources: [a.source, b.source], rejected };
+    const gap = above(gapPercent, maxSpread);
+    // Neither can be told right: both are left out.
+    for (const [one, other] of [
+      [a, b],
+      [b, a],
+    ]) {
+      rejected.push({
+        source: one.source,
+        reason: 'disagreement',
+        detail: `its price ${one.price.toFixed()} disagrees with ${other.source}'s ${other.price.toFixed()}`,
+      });
+    }
+    return {
+      ok: false,
+      reason: `the only 2 fresh sources, ${a.source} and ${b.source}, are ${gap}% apart (of the lower price), over ${rule.maxSpreadPercent}%`,
+      rejected,
+    };
+  }
+
+  const center = median(fresh.map((o) => o.price));
   const agreeing = fresh.filter((o) => {
     const spreadPercent = o.price.minus(center).abs().div(center).times(100);
     if (spreadPercent.lessThanOrEqualTo(maxSpread)) return true;
     rejected.push({
       source: o.source,
       reason: 'outlier',
-      detail: `its price ${o.price.toFixed()} is ${spreadPercent.toDecimalPlaces(2).toFixed()}% from the median ${center.toFixed()}, over ${rule.maxSpreadPercent}%`,
+      detail: `its price ${o.price.toFixed()} is ${above(spreadPercent, maxSpread)}% from the median ${center.toFixed()}, over ${rule.maxSpreadPercent}%`,
     });
     return false;
   });
@@ -80,4 +116,11 @@ export function consensusPrice(observations: readonly PriceObservation[], now: D
     };
   }
   return { ok: true, price: median(agreeing.map((o) => o.price)), sources: agreeing.map((o) => o.source), rejected };
+}
+
+// `percent`, known to be above `limit`, with two decimals, or as many more (up to eight) as it takes to show it above.
+function above(percent: Amount, limit: Amount): string {
+  let places = 2;
+  while (places < 8 && percent.toDecimalPlaces(places).lessThanOrEqualTo(limit)) places++;
+  return percent.toDecimalPlaces(places).toFixed();
 }

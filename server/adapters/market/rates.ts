@@ -1,8 +1,10 @@
 /**
- * Production prices from public market data (DESIGN section 10, "Prices"): each asset's USD price is the
- * median of what Kraken, Binance and Coinbase Exchange say, by the rule in consensus.ts (at least two
- * sources, each younger than `maxAgeSeconds` and within `maxSpreadPercent` of the median). Otherwise
- * priceUsd throws AppError 503 `service_unavailable` naming each source's problem, with Retry-After.
+ * Production prices from public market data (DESIGN section 10, "Prices"; docs/prices.md): each asset's USD
+ * price is the median of what Kraken, Binance and Coinbase Exchange say, by the rule in consensus.ts (at least
+ * two sources, each younger than `maxAgeSeconds` by the provider's own trade time; with three, those within
+ * `maxSpreadPercent` of the median; with exactly two, only when they are within `maxSpreadPercent` of each
+ * other). Otherwise priceUsd throws AppError 503 `service_unavailable` naming each source's problem, with
+ * Retry-After.
  *
  * Binance quotes in USDT, not USD. Its price becomes USD by multiplying with the USDT/USD median of the
  * other sources (Kraken USDTZUSD, Coinbase USDT-USD), fresh and agreeing by the same rule but needing only
@@ -25,6 +27,12 @@ import { createSourceClient, DEFAULT_MARKET_URLS, MarketSourceError, type Source
 /** Fresh, agreeing sources an asset's price needs. */
 export const MIN_PRICE_SOURCES = 2;
 
+/**
+ * The default RATES_MAX_SPREAD_PERCENT: below the smallest percentage fee of the catalogue (0.5 %, floating
+ * swaps), which start-up checks (server/config.ts), so that sources that agree cannot differ by a fee.
+ */
+export const DEFAULT_MAX_SPREAD_PERCENT = '0.4';
+
 /** How long one answer of a provider is reused by default. */
 export const DEFAULT_CACHE_SECONDS = 5;
 
@@ -36,7 +44,10 @@ export interface MarketRatesOptions {
   urls?: Partial<Record<MarketSource, string>>;
   /** A source price older than this is not used (RATES_MAX_AGE_SECONDS); 60 by default. */
   maxAgeSeconds?: number;
-  /** A source price further than this from the median, in percent, is not used (RATES_MAX_SPREAD_PERCENT, decimal string); '1' by default. */
+  /**
+   * A source price further than this from the median, in percent, is not used, and two sources further apart than
+   * this give no price (RATES_MAX_SPREAD_PERCENT, decimal string); DEFAULT_MAX_SPREAD_PERCENT by default.
+   */
   maxSpreadPercent?: string;
   /** How long one answer of a provider (price or failure) is reused; DEFAULT_CACHE_SECONDS by default, must be below maxAgeSeconds. */
   cacheSeconds?: number;
@@ -69,7 +80,7 @@ export function createMarketRates(options: MarketRatesOptions = {}): RatesAdapte
     sources = MARKET_SOURCES,
     urls = {},
     maxAgeSeconds = 60,
-    maxSpreadPercent = '1',
+    maxSpreadPercent = DEFAULT_MAX_SPREAD_PERCENT,
     cacheSeconds = DEFAULT_CACHE_SECONDS,
     fetchTimeoutSeconds = 3,
     now = () => new Date(),
@@ -86,7 +97,6 @@ export function createMarketRates(options: MarketRatesOptions = {}): RatesAdapte
         baseUrl: urls[source] ?? DEFAULT_MARKET_URLS[source],
         fetch: fetchImpl,
         timeoutMs: fetchTimeoutSeconds * 1000,
-        now,
       }),
     ]),
   );

@@ -1,13 +1,23 @@
 /**
- * One client per market-data provider: asks one market's last price over the provider's public REST API
- * and reads the provider's documented answer, nothing more. Every failure (unreachable, timeout, HTTP
- * error, provider error, unexpected body) becomes a MarketSourceError whose message says what went wrong.
+ * One client per market-data provider: asks one market's last trade over the provider's public REST API
+ * and reads the provider's documented answer, nothing more. Every answer carries the provider's own time of
+ * that trade, so a provider serving an old price is refused as stale (RATES_MAX_AGE_SECONDS, consensus.ts)
+ * however new its answer is; none is stamped with the local clock. Every failure (unreachable, timeout, HTTP
+ * error, provider error, unexpected body, a price that is not a positive decimal, a missing or invalid time)
+ * becomes a MarketSourceError whose message says what went wrong.
  *
- * - Kraken `GET /0/public/Ticker?pair=XXBTZUSD`: `{ error: [], result: { XXBTZUSD: { c: [price, lot volume], ... } } }`;
- *   `c[0]` is the last trade price. No timestamp: the price is as old as the answer.
- * - Binance `GET /api/v3/ticker/price?symbol=BTCUSDT`: `{ symbol, price }`, in USDT. No timestamp either.
+ * - Kraken `GET /0/public/Trades?pair=XXBTZUSD&count=1`: `{ error: [], result: { XXBTZUSD: [[price, volume,
+ *   time, buy/sell, market/limit, misc, trade_id]], last } }`, oldest first; the last entry is the last trade,
+ *   its `time` in unix seconds (a float) and `price` a decimal string; `last` is a polling cursor, not a time.
+ *   (Its `Ticker`, used before, carries no time at all.)
+ * - Binance `GET /api/v3/aggTrades?symbol=BTCUSDT&limit=1`: `[{ a, p, q, f, l, T, m, M }]`, the most recent
+ *   aggregate trade: `p` its price in USDT, `T` its time in unix milliseconds. (`/api/v3/ticker/price` has no
+ *   time; the `closeTime` of `/api/v3/ticker` and `/api/v3/ticker/24hr` is the end of their statistics window,
+ *   documented as the time of the request, so it says nothing of how old `lastPrice` is.)
  * - Coinbase Exchange `GET /products/BTC-USD/ticker`: `{ trade_id, price, size, time, bid, ask, volume }`;
- *   `time` is the last trade's, so a quiet market's price ages even when the answer is new.
+ *   `time` (ISO 8601) is the last trade's.
+ *
+ * So on every provider a quiet market's price ages even when the answer is new.
  */
 import { toAmount, type Amount } from '../../domain/money.js';
 import type { MarketSource } from './pairs.js';
@@ -17,7 +27,7 @@ export interface SourceQuote {
   price: Amount;
   /** The currency `price` is in: USD, or USDT for Binance. */
   currency: 'USD' | 'USDT';
-  /** When the price was true: the provider's trade time, or when its answer arrived. */
+  /** When the price was true: the time of the provider's last trade, as the provider gives it. */
   at: Date;
 }
 
@@ -29,8 +39,6 @@ export interface SourceClientOptions {
   fetch: typeof fetch;
   /** Time limit of one request, connect to last byte. */
   timeoutMs: number;
-  /** The clock that stamps answers without a timestamp of their own. */
-  now: () => Date;
 }
 
 /** Asks one market's price; throws MarketSourceError. */
@@ -58,28 +66,32 @@ export function createSourceClient(source: MarketSource, options: SourceClientOp
   switch (source) {
     case 'kraken':
       return async (pair) => {
-        const body = await getJson(options, `/0/public/Ticker?pair=${encodeURIComponent(pair)}`);
+        const body = await getJson(options, `/0/public/Trades?pair=${encodeURIComponent(pair)}&count=1`);
         const errors = (body as { error?: unknown }).error;
         if (Array.isArray(errors) && errors.length > 0) throw new MarketSourceError(`answered ${errors.join('; ')}`);
-        const ticker = (body as { result?: Record<string, { c?: unknown }> }).result?.[pair];
-        const last = Array.isArray(ticker?.c) ? ticker.c[0] : undefined;
-        return { price: parsePrice(last, `result.${pair}.c[0]`), currency: 'USD', at: options.now() };
+        const trades = (body as { result?: Record<string, unknown> }).result?.[pair];
+        if (!Array.isArray(trades)) throw new MarketSourceError(`answered without result.${pair}, the list of its trades`);
+        if (trades.length === 0) throw new MarketSourceError(`answered no trade of ${pair}`);
+        const field = `result.${pair}[${trades.length - 1}]`;
+        const last: unknown = trades[trades.length - 1];
+        if (!Array.isArray(last)) throw new MarketSourceError(`answered ${field} = ${JSON.stringify(last)}, not a trade`);
+        return { price: parsePrice(last[0], `${field}[0]`), currency: 'USD', at: parseUnixTime(last[2], `${field}[2]`, 1000) };
       };
     case 'binance':
       return async (symbol) => {
-        const body = (await getJson(options, `/api/v3/ticker/price?symbol=${encodeURIComponent(symbol)}`)) as {
-          symbol?: unknown;
-          price?: unknown;
-        };
-        if (body.symbol !== symbol) throw new MarketSourceError(`answered for symbol ${JSON.stringify(body.symbol)}, not ${symbol}`);
-        return { price: parsePrice(body.price, 'price'), currency: 'USDT', at: options.now() };
+        const body = await getJson(options, `/api/v3/aggTrades?symbol=${encodeURIComponent(symbol)}&limit=1`);
+        if (!Array.isArray(body)) throw new MarketSourceError(`answered ${JSON.stringify(body).slice(0, 200)}, not a list of trades`);
+        if (body.length === 0) throw new MarketSourceError(`answered no trade of ${symbol}`);
+        const field = `[${body.length - 1}]`;
+        const last = body[body.length - 1] as { p?: unknown; T?: unknown } | null;
+        if (typeof last !== 'object' || last === null)
+          throw new MarketSourceError(`answered ${field} = ${JSON.stringify(last)}, not a trade`);
+        return { price: parsePrice(last.p, `${field}.p`), currency: 'USDT', at: parseUnixTime(last.T, `${field}.T`, 1) };
       };
     case 'coinbase':
       return async (product) => {
         const body = (await getJson(options, `/products/${encodeURIComponent(product)}/ticker`)) as { price?: unknown; time?: unknown };
-        const at = typeof body.time === 'string' ? new Date(body.time) : undefined;
-        if (!at || Number.isNaN(at.getTime())) throw new MarketSourceError(`answered without a valid time: ${JSON.stringify(body.time)}`);
-        return { price: parsePrice(body.price, 'price'), currency: 'USD', at };
+        return { price: parsePrice(body.price, 'price'), currency: 'USD', at: parseIsoTime(body.time, 'time') };
       };
   }
 }
@@ -117,6 +129,29 @@ function parsePrice(value: unknown, field: string): Amount {
     if (price.greaterThan(0)) return price;
   }
   throw new MarketSourceError(`answered ${field} = ${JSON.stringify(value)}, not a positive decimal price`);
+}
+
+// A time the provider gives as a number of units since 1970 (Kraken: seconds, with a fraction; Binance: whole
+// milliseconds), `msPerUnit` milliseconds each.
+function parseUnixTime(value: unknown, field: string, msPerUnit: number): Date {
+  const valid = typeof value === 'number' && value > 0 && (msPerUnit === 1 ? Number.isSafeInteger(value) : Number.isFinite(value));
+  const at = valid ? new Date(Math.round(value * msPerUnit)) : undefined;
+  if (!at || Number.isNaN(at.getTime()))
+    throw new MarketSourceError(
+      `answered ${field} = ${JSON.stringify(value)}, not a valid time (${msPerUnit === 1 ? 'unix milliseconds' : 'unix seconds'})`,
+    );
+  return at;
+}
+
+// An ISO 8601 time with its zone (Coinbase: 2026-03-01T12:00:00.123456Z).
+function parseIsoTime(value: unknown, field: string): Date {
+  const at =
+    typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/.test(value)
+      ? new Date(value)
+      : undefined;
+  if (!at || Number.isNaN(at.getTime()))
+    throw new MarketSourceError(`answered ${field} = ${JSON.stringify(value)}, not a valid ISO 8601 time`);
+  return at;
 }
 
 function describeNetworkError(err: unknown): string {

@@ -1,10 +1,11 @@
 import { expect } from 'chai';
-import { parseMarketRatesEnv } from '../../../../server/adapters/market/config.js';
+import { parseMarketRatesEnv, spreadFeeProblems } from '../../../../server/adapters/market/config.js';
+import { loadSandboxCatalog } from '../../../../server/adapters/sandbox/catalog.js';
 
 describe('parseMarketRatesEnv(env)', () => {
-  it('defaults to all three sources, their public URLs, 60 s and 1%', () => {
+  it('defaults to all three sources, their public URLs, 60 s and 0.4%', () => {
     expect(parseMarketRatesEnv({})).to.deep.equal({
-      options: { sources: ['kraken', 'binance', 'coinbase'], urls: {}, maxAgeSeconds: 60, maxSpreadPercent: '1', pegged: {} },
+      options: { sources: ['kraken', 'binance', 'coinbase'], urls: {}, maxAgeSeconds: 60, maxSpreadPercent: '0.4', pegged: {} },
       problems: [],
     });
   });
@@ -54,6 +55,38 @@ describe('parseMarketRatesEnv(env)', () => {
       const { problems } = parseMarketRatesEnv(env);
       expect(problems).to.have.length(1);
       expect(problems[0]).to.match(problem);
+    });
+  }
+});
+
+describe('spreadFeeProblems(maxSpreadPercent, catalog)', () => {
+  const catalog = (fixedPercent: string, floatingPercent: string, feePercent: string) => ({
+    fees: { fixedPercent, floatingPercent, floatingSlippagePercent: '1.5' },
+    routes: { feePercent, feeFloorUsd: '1', minSwapUsd: '25', maxAutoSwapUsd: '10000' },
+  });
+
+  it('accepts the default spread against the catalogue production serves', () => {
+    expect(spreadFeeProblems(parseMarketRatesEnv({}).options.maxSpreadPercent, loadSandboxCatalog())).to.deep.equal([]);
+  });
+
+  it('accepts a spread below every percentage fee', () => {
+    expect(spreadFeeProblems('0.49', catalog('1.0', '0.5', '1.0'))).to.deep.equal([]);
+  });
+
+  const refused: Array<[string, string, ReturnType<typeof catalog>, RegExp]> = [
+    ['equal to the smallest fee', '0.5', catalog('1.0', '0.5', '1.0'), /\(fees.floatingPercent = 0.5\)/],
+    ['above the smallest fee, the fixed one', '0.8', catalog('0.75', '0.9', '1.0'), /\(fees.fixedPercent = 0.75\)/],
+    ['above the smallest fee, the route one', '0.3', catalog('1.0', '0.5', '0.25'), /\(routes.feePercent = 0.25\)/],
+    ['against a free rate type', '0.01', catalog('1.0', '0', '1.0'), /\(fees.floatingPercent = 0\)/],
+  ];
+  for (const [name, spread, fees, smallest] of refused) {
+    it(`refuses a spread ${name}`, () => {
+      const problems = spreadFeeProblems(spread, fees);
+      expect(problems).to.have.length(1);
+      expect(problems[0]).to.match(
+        new RegExp(`^RATES_MAX_SPREAD_PERCENT=${spread} must be below the smallest percentage fee the catalogue charges`),
+      );
+      expect(problems[0]).to.match(smallest);
     });
   }
 });

@@ -136,8 +136,86 @@ describe('market consensus', () => {
           ['100', 1],
           ['103', 1],
         ],
-        reason: /0 of 2 fresh sources within 1% of their median, 2 needed/,
-        rejected: ['s1 outlier', 's2 outlier'],
+        reason: /^the only 2 fresh sources, s1 and s2, are 3% apart \(of the lower price\), over 1%$/,
+        rejected: ['s1 disagreement', 's2 disagreement'],
+      },
+      {
+        // The median of two is their mean: each is 0.74% from it, within 1%, which the median rule would accept.
+        name: 'refuses two prices apart by more than the spread, though each is within the spread of their mean',
+        input: [
+          ['100', 1],
+          ['101.5', 1],
+        ],
+        reason: /the only 2 fresh sources, s1 and s2, are 1.5% apart \(of the lower price\), over 1%/,
+        rejected: ['s1 disagreement', 's2 disagreement'],
+      },
+      {
+        // 1.004% of the lower price, 0.999% of their mean.
+        name: 'measures the gap of two prices against the lower one',
+        input: [
+          ['101.004', 1],
+          ['100', 1],
+        ],
+        reason: /s1 and s2, are 1.004% apart \(of the lower price\), over 1%/,
+      },
+      {
+        name: 'takes the mean of two prices exactly maxSpread apart, whichever comes first',
+        input: [
+          ['101', 1],
+          ['100', 1],
+        ],
+        price: '100.5',
+        sources: ['s1', 's2'],
+      },
+      {
+        name: 'holds the two left after a stale one goes to the same agreement',
+        input: [
+          ['100', 1],
+          ['100.5', 61],
+          ['101.5', 1],
+        ],
+        reason: /the only 2 fresh sources, s1 and s3, are 1.5% apart/,
+        rejected: ['s2 stale', 's1 disagreement', 's3 disagreement'],
+      },
+      {
+        name: 'shows as many decimals as it takes to show a gap above the spread',
+        input: [
+          ['100', 1],
+          ['100.4001', 1],
+        ],
+        rule: { maxSpreadPercent: '0.4' },
+        reason: /are 0.4001% apart \(of the lower price\), over 0.4%/,
+      },
+      {
+        // Three: the median rule, which a single bad source cannot move outside the other two.
+        name: 'takes the median of three whose extremes are further apart than the spread, each within it of the median',
+        input: [
+          ['99.1', 1],
+          ['100', 1],
+          ['100.9', 1],
+        ],
+        price: '100',
+        sources: ['s1', 's2', 's3'],
+      },
+      {
+        name: 'leaves out one outlier of three and takes the mean of the two left, by the median rule',
+        input: [
+          ['100', 1],
+          ['130', 1],
+          ['100.6', 1],
+        ],
+        price: '100.3',
+        sources: ['s1', 's3'],
+        rejected: ['s2 outlier'],
+      },
+      {
+        name: 'keeps the median rule for two sources when the rule needs only one (the USDT/USD conversion)',
+        input: [
+          ['100', 1],
+          ['101.5', 1],
+        ],
+        rule: { minSources: 1 },
+        price: '100.75',
       },
       {
         name: 'refuses when only one price is left after outliers go',
@@ -166,6 +244,25 @@ describe('market consensus', () => {
         if (c.rejected) expect(result.rejected.map((r) => `${r.source} ${r.reason}`)).to.deep.equal(c.rejected);
       });
     }
+
+    it('says which two sources disagree, with their prices', () => {
+      const result = consensusPrice(
+        [
+          { source: 'kraken', price: new Money('68250.1'), at: NOW },
+          { source: 'binance', price: new Money('68600'), at: NOW },
+        ],
+        NOW,
+        { ...RULE, maxSpreadPercent: '0.4' },
+      );
+      expect(result).to.deep.include({
+        ok: false,
+        reason: 'the only 2 fresh sources, kraken and binance, are 0.51% apart (of the lower price), over 0.4%',
+      });
+      expect(result.rejected.map((r) => `${r.source}: ${r.detail}`)).to.deep.equal([
+        "kraken: its price 68250.1 disagrees with binance's 68600",
+        "binance: its price 68600 disagrees with kraken's 68250.1",
+      ]);
+    });
 
     it('says how old a stale price is and how far an outlier is', () => {
       const result = consensusPrice(
