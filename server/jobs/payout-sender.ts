@@ -21,6 +21,13 @@
  * Once any version was accepted, a refusal proves nothing by itself (another version may be mined, or about
  * to be): the payout waits for the watcher, which matches blocks against every version's hash.
  *
+ * Batches (Bitcoin family, `<NET>_PAYOUT_BATCH_SECONDS` > 0; docs/payouts.md "Batching"): a pending payout there
+ * waits for the engine's batch timer (sendBatches), which builds one transaction for the payouts due within the
+ * window (at most `<NET>_PAYOUT_BATCH_MAX`, one per address), stores it (payout_batches and its version, every
+ * member moved from pending to signed in one transaction) and broadcasts it; its outcome is recorded on every
+ * member, and it is bumped and broadcast again as one. A payout the node refuses alone is taken out (held or
+ * backed off as alone), the others go out; a batch of one, and a payout marked `solo`, take the single path.
+ *
  * EVM nonces (keepNonces): a payout held for an operator whose nonce stalls later payouts is cancelled by a
  * zero-value self-transfer at its nonce (stored as its version first), and a nonce no key holds below a held
  * one is filled the same way.

@@ -24,6 +24,12 @@
  * like the first version); on Litecoin Core, whose mempool accepts no replacement, a child spends the payout's
  * change (then each further one the last child's output) back to the hot wallet, paying enough that the
  * package with its ancestors reaches the new rate (CPFP: blocks take transactions by their ancestors' rate).
+ *
+ * Batches (`prepareBatch`): one PSBT pays several orders (the change last), and each order's output is read
+ * back from the signed transaction. When the node refuses a destination or an amount of the batch, each order
+ * is funded alone (nothing locked, nothing signed) to find whose; that one is excluded and the rest built. A
+ * batch is bumped as one (`replaceBatch`): a child through its change, or `psbtbumpfee` checked to pay every
+ * order its amount.
  */
 import { Decimal } from 'decimal.js';
 import {
