@@ -133,6 +133,14 @@ export function createPayoutSender(options: BitcoinSenderOptions): PayoutSender 
   // Prepared and not yet broadcast: their inputs stay locked until broadcast or UNBROADCAST_LOCK_MS.
   const prepared = new Map<string, { inputs: Outpoint[]; at: number }>();
   let changeAddress: Promise<string> | undefined;
+  // Coin selection and funding, one at a time: two payouts prepared at once read the same unlocked coins
+  // (listunspent) before either locks its inputs, and the second would be refused as a conflict.
+  let funding: Promise<unknown> = Promise.resolve();
+  function oneAtATime<T>(work: () => Promise<T>): Promise<T> {
+    const run = funding.then(work, work);
+    funding = run.catch(() => undefined);
+    return run;
+  }
 
   function change(): Promise<string> {
     changeAddress ??= (async () => {
@@ -270,22 +278,23 @@ export function createPayoutSender(options: BitcoinSenderOptions): PayoutSender 
     const addresses = new Set(orders.map((o) => normalAddress(o.address)));
     if (addresses.size !== orders.length) throw new Error('a batch pays each address once: the node refuses a duplicated address');
     const total = orders.reduce((sum, o) => sum.plus(o.amount), new Decimal(0)).toFixed();
-    const selected = await selectInputs(total, rate, orders.length);
-    const funded = await rpc.call<{ psbt: string }>('walletcreatefundedpsbt', [
-      selected,
-      orders.map((o) => ({ [o.address]: o.amount })),
-      0,
-      {
-        add_inputs: false,
-        includeWatching: true,
-        lockUnspents: true,
-        changeAddress: changeTo,
-        changePosition: orders.length,
-        feeRate: rate,
-        replaceable: true,
-      },
-      true,
-    ]);
+    const funded = await oneAtATime(async () =>
+      rpc.call<{ psbt: string }>('walletcreatefundedpsbt', [
+        await selectInputs(total, rate, orders.length),
+        orders.map((o) => ({ [o.address]: o.amount })),
+        0,
+        {
+          add_inputs: false,
+          includeWatching: true,
+          lockUnspents: true,
+          changeAddress: changeTo,
+          changePosition: orders.length,
+          feeRate: rate,
+          replaceable: true,
+        },
+        true,
+      ]),
+    );
     const decoded = await rpc.call<{ tx: { vin: Outpoint[] } }>('decodepsbt', [funded.psbt]);
     const inputs = decoded.tx.vin.map(({ txid, vout }) => ({ txid, vout }));
     try {
@@ -364,19 +373,20 @@ export function createPayoutSender(options: BitcoinSenderOptions): PayoutSender 
       await releaseStale();
       const [changeTo, estimate] = await Promise.all([change(), feeRate()]);
       const rate = Decimal.min(estimate, options.maxFeeRate).toFixed();
-      const selected = await selectInputs(order.amount, rate);
-      let funded: { psbt: string };
-      try {
-        funded = await rpc.call<{ psbt: string }>('walletcreatefundedpsbt', [
-          selected,
-          [{ [order.address]: order.amount }],
-          0,
-          { add_inputs: false, includeWatching: true, lockUnspents: true, changeAddress: changeTo, feeRate: rate, replaceable: true },
-          true,
-        ]);
-      } catch (err) {
-        throw buildError(err, `payout ${order.key}`);
-      }
+      const funded = await oneAtATime(async () => {
+        const selected = await selectInputs(order.amount, rate);
+        try {
+          return await rpc.call<{ psbt: string }>('walletcreatefundedpsbt', [
+            selected,
+            [{ [order.address]: order.amount }],
+            0,
+            { add_inputs: false, includeWatching: true, lockUnspents: true, changeAddress: changeTo, feeRate: rate, replaceable: true },
+            true,
+          ]);
+        } catch (err) {
+          throw buildError(err, `payout ${order.key}`);
+        }
+      });
       const decoded = await rpc.call<{ tx: { vin: Outpoint[] } }>('decodepsbt', [funded.psbt]);
       const inputs = decoded.tx.vin.map(({ txid, vout }) => ({ txid, vout }));
       try {
