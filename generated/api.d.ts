@@ -1235,7 +1235,11 @@ export interface components {
             rateType: components["schemas"]["RateType"];
             /** @description Pair minimum in source units, if any. */
             minimumSourceAmount?: string | null;
-            /** @description Pair maximum in source units, if any. */
+            /**
+             * @description Pair maximum in source units, if any. In production it is also bounded by what the hot wallet can still
+             *     promise to you (its balance less payouts under way, live reservations of every partner's quotes and
+             *     swaps, and your share limit), so a quote within it can be honoured.
+             */
             maximumSourceAmount?: string | null;
             /**
              * Format: int32
@@ -1347,6 +1351,16 @@ export interface components {
              */
             quoteExpiresAt?: string | null;
             /**
+             * Format: date-time
+             * @description Until when a deposit seen before `quoteExpiresAt` may be **confirmed** (3600 s after
+             *     `quoteExpiresAt` by default). A fixed rate holds only for a deposit seen before `quoteExpiresAt` and
+             *     given its `requiredConfirmations` before this; a deposit still unconfirmed at this moment is a late
+             *     deposit, and `lateDepositPolicy` decides (a fixed rate: refunded, `failureCode: late_deposit`). So a
+             *     customer cannot hold a fixed rate open with a deposit that is slow to confirm. For a floating swap it
+             *     only ends the hot wallet's reservation for it. `null` for an order of a permanent route.
+             */
+            confirmationDeadline?: string | null;
+            /**
              * Format: int32
              * @description Confirmations the source network needs before the deposit counts.
              */
@@ -1374,7 +1388,7 @@ export interface components {
              *     |---|---|
              *     | `amount_out_of_range` | the deposit was below the pair's minimum or above its maximum: refunded |
              *     | `amount_mismatch` | a fixed-rate deposit differed from `depositAmount`: refunded |
-             *     | `late_deposit` | the deposit arrived after `quoteExpiresAt` and `lateDepositPolicy` is `refund` |
+             *     | `late_deposit` | the deposit arrived after `quoteExpiresAt`, or a fixed-rate deposit was not confirmed before `confirmationDeadline`, and `lateDepositPolicy` is `refund` |
              *     | `slippage_exceeded` | a floating swap would pay out less than `minimumOutputAmount`: refunded |
              *     | `exchange_failed` | the conversion failed: refunded |
              *     | `payout_failed` | the payout paid nothing (refused for good, never buildable, reverted, its nonce cancelled) or its broadcast's outcome is unknown: `review` for an operator |

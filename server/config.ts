@@ -7,6 +7,7 @@ import path from 'node:path';
 import { readProductionConfig, type ProductionConfig } from './production-config.js';
 import { spreadFeeProblems } from './adapters/market/config.js';
 import { loadSandboxCatalog } from './adapters/sandbox/catalog.js';
+import { Money } from './domain/money.js';
 
 /** How the service talks to the outside world: simulated (sandbox) or real adapters (production). */
 export type ServiceMode = 'sandbox' | 'production';
@@ -50,6 +51,13 @@ export interface Config {
   readonly quoteTtlSeconds: number;
   readonly depositWindowSeconds: number;
   readonly overdueGraceSeconds: number;
+  /**
+   * A fixed rate holds for a deposit seen before the deposit deadline and confirmed before the deadline plus
+   * this (docs/treasury.md); a later confirmation is a late deposit.
+   */
+  readonly fixedRateConfirmationGraceSeconds: number;
+  /** The largest share of an asset's liquidity one partner's quotes and swaps may hold (percent, decimal string; production). */
+  readonly liquidityPartnerSharePercent: string;
   readonly idempotencyTtlSeconds: number;
   readonly challengeTtlSeconds: number;
   readonly expectDepositSeconds: number;
@@ -180,6 +188,8 @@ export function loadConfig(env: Env = process.env): Config {
     quoteTtlSeconds: read.integer('QUOTE_TTL_SECONDS', 120, { min: 1 }),
     depositWindowSeconds: read.integer('DEPOSIT_WINDOW_SECONDS', 1800, { min: 1 }),
     overdueGraceSeconds: read.integer('OVERDUE_GRACE_SECONDS', 86400, { min: 1 }),
+    fixedRateConfirmationGraceSeconds: read.integer('FIXED_RATE_CONFIRMATION_GRACE_SECONDS', 3600, { min: 0 }),
+    liquidityPartnerSharePercent: read.decimal('LIQUIDITY_PARTNER_SHARE_PERCENT', '50'),
     idempotencyTtlSeconds: read.integer('IDEMPOTENCY_TTL_SECONDS', 86400, { min: 1 }),
     challengeTtlSeconds: read.integer('CHALLENGE_TTL_SECONDS', 600, { min: 1 }),
     expectDepositSeconds: read.integer('EXPECT_DEPOSIT_SECONDS', 1800, { min: 1 }),
@@ -226,6 +236,12 @@ export function loadConfig(env: Env = process.env): Config {
   }
   // Market prices must agree more tightly than the smallest fee the catalogue (the one production serves) charges.
   if (config.production) problems.push(...spreadFeeProblems(config.production.rates.maxSpreadPercent, loadSandboxCatalog()));
+  const share = new Money(config.liquidityPartnerSharePercent);
+  if (!(share.greaterThan(0) && share.lessThanOrEqualTo(100))) {
+    problems.push(
+      `LIQUIDITY_PARTNER_SHARE_PERCENT=${config.liquidityPartnerSharePercent} must be above 0 and at most 100: the share of an asset's liquidity one partner may hold`,
+    );
+  }
   if (config.routePollMaxSeconds < config.routePollSeconds) {
     problems.push(
       `ROUTE_POLL_MAX_SECONDS=${config.routePollMaxSeconds} must be at least ROUTE_POLL_SECONDS=${config.routePollSeconds}: it caps the idle backoff`,

@@ -107,7 +107,9 @@ async function main(): Promise<void> {
       'network',
     );
   }
-  const liquidity = networkStatus ? createHotWalletLiquidity({ knex: db.knex, status: networkStatus }) : undefined;
+  const liquidity = networkStatus
+    ? createHotWalletLiquidity({ catalog, status: networkStatus, partnerSharePercent: config.liquidityPartnerSharePercent })
+    : undefined;
   const engine = await startSwapEngine({
     config,
     knex: db.knex,

@@ -397,6 +397,7 @@ function routeOrderOf(
     feeUsd: estimate.feeUsd,
     requiredConfirmations: first.requiredConfirmations,
     quoteExpiresAt: at,
+    confirmationDeadline: null,
     expiresAt: at,
     lateDepositPolicy: 'market_rate',
     termsVersion: TERMS_VERSION,

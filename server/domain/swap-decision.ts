@@ -297,13 +297,16 @@ function extraRefundDestination(
 }
 
 function decideStatus(swap: SwapRecord, seen: Observations, context: DecisionContext, deposits: SwapDepositRecord[]): Decision {
-  // Confirmed extra deposits without a refund yet: one refund each (or review where none is safe).
+  // Confirmed extra deposits without a refund yet: one refund each (or review where none is safe, or the
+  // amount is below the dust floor).
   const extraRefunds: PayoutIntent[] = [];
   for (const deposit of deposits) {
     if (deposit.role !== 'extra' || deposit.status !== 'confirming' || deposit.confirmationCount < deposit.requiredConfirmations) continue;
     const output = seen.outputs.find((o) => o.txHash === deposit.txHash && o.outputIndex === deposit.outputIndex)!;
     const destination = extraRefundDestination(swap, output, context.source);
-    if (!destination) {
+    // Below the asset's dust floor a refund costs the hot wallet more than it returns (or cannot be built at
+    // all): the payment is kept, recorded, for an operator to return or keep.
+    if (!destination || new Money(deposit.amount).lessThan(context.source.dustFloor)) {
       deposit.status = 'review';
       continue;
     }
@@ -376,9 +379,15 @@ function decideSwap(swap: SwapRecord, seen: Observations, context: DecisionConte
       const refunding = refundStep(swap, seen, context);
       if (refunding) return refunding;
       const confirmations = own?.confirmationCount ?? 0;
+      // A fixed rate is no free option: it holds only for a deposit confirmed before the confirmation
+      // deadline. One still unconfirmed then is late, and lateDepositPolicy decides once it is confirmed.
+      const rateHeld = swap.rateType === 'fixed' && !swap.lateDeposit && swap.confirmationDeadline !== null;
+      if (rateHeld && at >= swap.confirmationDeadline!) {
+        return transition('confirming', { lateDeposit: true });
+      }
       if (confirmations < swap.requiredConfirmations) {
         if (confirmations > (swap.confirmationCount ?? 0)) return transition('confirming', { confirmationCount: confirmations });
-        return NOTHING;
+        return rateHeld ? { ...NOTHING, wakeAt: swap.confirmationDeadline! } : NOTHING;
       }
       return decideConfirmed(swap, seen, context, deposits);
     }

@@ -53,6 +53,11 @@ export interface SwapRecord {
   refundTxHash: string | null;
   refundAmount: string | null;
   quoteExpiresAt: Date;
+  /**
+   * One-time swaps: a deposit seen before `quoteExpiresAt` must be confirmed before this for a fixed rate to
+   * hold (later, it is a late deposit), and the swap's liquidity reservation ends then. Null: a route order.
+   */
+  confirmationDeadline: Date | null;
   expiresAt: Date;
   lateDepositPolicy: 'refund' | 'market_rate';
   status: SwapStatus;
@@ -139,6 +144,7 @@ export function toSwapBody(swap: SwapRecord): SwapBody {
     refundAmount: swap.refundAmount,
     feeUsd: swap.feeUsd,
     quoteExpiresAt: swap.quoteExpiresAt.toISOString(),
+    confirmationDeadline: swap.confirmationDeadline?.toISOString() ?? null,
     requiredConfirmations: swap.requiredConfirmations,
     lateDepositPolicy: swap.lateDepositPolicy,
     status: swap.status,

@@ -1,10 +1,11 @@
 /** POST /quotes: an executable quote for a pair and amount, persisted and bound to the partner (DESIGN 6.4). */
 import { estimatedMinutes } from '../domain/catalog.js';
 import { AppError } from '../domain/errors.js';
-import { formatDown, Money } from '../domain/money.js';
+import { formatDown, Money, type Amount } from '../domain/money.js';
 import { bestTerms, priceTerms, rateTypesOf, sourceLimits, type PricedTerms } from '../domain/pricing.js';
 import type { Handlers } from '../http/handler-types.js';
-import { createQuoteWriter, type IssuedQuotes } from '../store/quotes.js';
+import { transaction } from '../store/after-commit.js';
+import { createQuoteWriter, insertQuote, type IssuedQuotes, type NewQuote } from '../store/quotes.js';
 import type { HandlerDeps } from './deps.js';
 import { requirePartner } from './partner.js';
 import { checkRefund, parseSourceAmount, resolvePair } from './request-rules.js';
@@ -34,72 +35,87 @@ export function createQuoteHandlers(deps: HandlerDeps, issued: IssuedQuotes): Pi
       deps.networkStatus?.requireHealthy(source.network);
       deps.networkStatus?.requireHealthy(destination.network);
       const at = deps.now();
-      const [sourcePriceUsd, destinationPriceUsd, available] = await Promise.all([
+      const [sourcePriceUsd, destinationPriceUsd] = await Promise.all([
         deps.rates.priceUsd(source.symbol, source.network, at),
         deps.rates.priceUsd(destination.symbol, destination.network, at),
-        deps.liquidity?.available(destination, at),
       ]);
-      const limits = sourceLimits(deps.catalog, source, sourcePriceUsd);
-      if (available !== undefined) {
-        // The hot wallet's liquidity bounds the maximum: what it can still pay, valued in the source asset.
-        const payable = formatDown(available.times(destinationPriceUsd).div(sourcePriceUsd), source.precision);
-        if (new Money(payable).lessThan(limits.minimumSourceAmount)) {
-          throw new AppError(
-            409,
-            'pair_unavailable',
-            `The service cannot pay out ${destination.symbol} on ${destination.network} now: its hot wallet holds less than a minimum swap needs. Try again later or another pair.`,
+
+      // Checks the amount against the pair's limits (the maximum bounded by `payable`, what the hot wallet can
+      // still promise this partner, when it is bounded) and prices it.
+      const terms = (payable: Amount | undefined): NewQuote => {
+        const limits = sourceLimits(deps.catalog, source, sourcePriceUsd);
+        if (payable !== undefined) {
+          // What the hot wallet can still pay, valued in the source asset.
+          const payableSource = formatDown(payable.times(destinationPriceUsd).div(sourcePriceUsd), source.precision);
+          if (new Money(payableSource).lessThan(limits.minimumSourceAmount)) {
+            throw new AppError(
+              409,
+              'pair_unavailable',
+              `The service cannot pay out ${destination.symbol} on ${destination.network} now: what its hot wallet can still promise is less than a minimum swap needs. Try again later or another pair.`,
+            );
+          }
+          if (new Money(payableSource).lessThan(limits.maximumSourceAmount)) limits.maximumSourceAmount = payableSource;
+        }
+        const outOfRange = (code: 'amount_below_minimum' | 'amount_above_maximum', message: string) =>
+          new AppError(409, code, message, { ...limits });
+        if (sourceAmount.lessThan(limits.minimumSourceAmount)) {
+          throw outOfRange(
+            'amount_below_minimum',
+            `sourceAmount is below the minimum of ${limits.minimumSourceAmount} ${source.symbol} for this pair.`,
           );
         }
-        if (new Money(payable).lessThan(limits.maximumSourceAmount)) limits.maximumSourceAmount = payable;
-      }
-      const outOfRange = (code: 'amount_below_minimum' | 'amount_above_maximum', message: string) =>
-        new AppError(409, code, message, { ...limits });
-      if (sourceAmount.lessThan(limits.minimumSourceAmount)) {
-        throw outOfRange(
-          'amount_below_minimum',
-          `sourceAmount is below the minimum of ${limits.minimumSourceAmount} ${source.symbol} for this pair.`,
-        );
-      }
-      if (sourceAmount.greaterThan(limits.maximumSourceAmount)) {
-        throw outOfRange(
-          'amount_above_maximum',
-          `sourceAmount is above the maximum of ${limits.maximumSourceAmount} ${source.symbol} for this pair.`,
-        );
-      }
+        if (sourceAmount.greaterThan(limits.maximumSourceAmount)) {
+          throw outOfRange(
+            'amount_above_maximum',
+            `sourceAmount is above the maximum of ${limits.maximumSourceAmount} ${source.symbol} for this pair.`,
+          );
+        }
 
-      const price = (rateType: 'fixed' | 'floating'): PricedTerms =>
-        priceTerms(deps.catalog, { destination, sourceAmount, sourcePriceUsd, destinationPriceUsd, rateType });
-      const terms = requested === 'best' ? bestTerms(offered.map(price)) : price(requested);
-      if (terms.receiveAmount === '0') {
-        throw outOfRange(
-          'amount_below_minimum',
-          `sourceAmount does not cover the fees of this pair; send at least ${limits.minimumSourceAmount} ${source.symbol}.`,
-        );
-      }
+        const price = (rateType: 'fixed' | 'floating'): PricedTerms =>
+          priceTerms(deps.catalog, { destination, sourceAmount, sourcePriceUsd, destinationPriceUsd, rateType });
+        const priced = requested === 'best' ? bestTerms(offered.map(price)) : price(requested);
+        if (priced.receiveAmount === '0') {
+          throw outOfRange(
+            'amount_below_minimum',
+            `sourceAmount does not cover the fees of this pair; send at least ${limits.minimumSourceAmount} ${source.symbol}.`,
+          );
+        }
+        return {
+          partnerId,
+          sourceAsset: source.symbol,
+          sourceNetwork: source.network,
+          destinationAsset: destination.symbol,
+          destinationNetwork: destination.network,
+          sourceAmount: sourceAmount.toFixed(),
+          // Fees come out of the receive amount, so the customer deposits exactly the amount quoted.
+          depositAmount: sourceAmount.toFixed(),
+          receiveAmount: priced.receiveAmount,
+          minimumReceiveAmount: priced.minimumReceiveAmount,
+          feeUsd: priced.feeUsd,
+          rate: priced.rate,
+          rateType: priced.rateType,
+          minimumSourceAmount: limits.minimumSourceAmount,
+          maximumSourceAmount: limits.maximumSourceAmount,
+          estimatedMinutes: estimatedMinutes(deps.catalog, source),
+          // A fixed rate cannot be honoured after the deadline; a floating one simply takes the market then.
+          lateDepositPolicy: priced.rateType === 'fixed' ? 'refund' : 'market_rate',
+          refundMode: body.refundMode,
+          ...refund,
+          expiresAt: new Date(at.getTime() + deps.config.quoteTtlSeconds * 1000),
+          reservedAmount:
+            payable === undefined ? null : (deps.liquidity?.reservationOf(destination, priced.receiveAmount, priced.rateType) ?? null),
+        };
+      };
 
-      const quote = await writeQuote({
-        partnerId,
-        sourceAsset: source.symbol,
-        sourceNetwork: source.network,
-        destinationAsset: destination.symbol,
-        destinationNetwork: destination.network,
-        sourceAmount: sourceAmount.toFixed(),
-        // Fees come out of the receive amount, so the customer deposits exactly the amount quoted.
-        depositAmount: sourceAmount.toFixed(),
-        receiveAmount: terms.receiveAmount,
-        minimumReceiveAmount: terms.minimumReceiveAmount,
-        feeUsd: terms.feeUsd,
-        rate: terms.rate,
-        rateType: terms.rateType,
-        minimumSourceAmount: limits.minimumSourceAmount,
-        maximumSourceAmount: limits.maximumSourceAmount,
-        estimatedMinutes: estimatedMinutes(deps.catalog, source),
-        // A fixed rate cannot be honoured after the deadline; a floating one simply takes the market then.
-        lateDepositPolicy: terms.rateType === 'fixed' ? 'refund' : 'market_rate',
-        refundMode: body.refundMode,
-        ...refund,
-        expiresAt: new Date(at.getTime() + deps.config.quoteTtlSeconds * 1000),
-      });
+      const liquidity = deps.liquidity;
+      // The sandbox's hot wallet pays anything: its quotes are written in groups. In production the check and
+      // the quote's reservation are one transaction holding the destination asset's lock (services/liquidity.ts).
+      const quote = liquidity
+        ? await transaction(deps.knex, async (trx) => {
+            const room = await liquidity.lock(trx, destination, at, { partnerId });
+            return insertQuote(trx, terms(room.forPartner));
+          })
+        : await writeQuote(terms(undefined));
       issued.add(quote);
       return {
         status: 200,

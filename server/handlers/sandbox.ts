@@ -206,8 +206,18 @@ export function createSandboxHandlers(
       return withSwap(requirePartner(partner).partnerId, path.id, wanted, async (trx, swap) => {
         const at = deps.now();
         if (body.deadline === 'deposit') {
-          const graceMs = swap.expiresAt.getTime() - swap.quoteExpiresAt.getTime();
-          return updateSwapFields(trx, swap.id, { quoteExpiresAt: at, expiresAt: new Date(at.getTime() + graceMs) }, at);
+          // The later deadlines keep their distance from the deposit deadline.
+          const after = (later: Date) => new Date(at.getTime() + later.getTime() - swap.quoteExpiresAt.getTime());
+          return updateSwapFields(
+            trx,
+            swap.id,
+            {
+              quoteExpiresAt: at,
+              expiresAt: after(swap.expiresAt),
+              ...(swap.confirmationDeadline ? { confirmationDeadline: after(swap.confirmationDeadline) } : {}),
+            },
+            at,
+          );
         }
         return updateSwapFields(trx, swap.id, { expiresAt: at }, at);
       });

@@ -88,6 +88,9 @@ export function createSwapHandlers(deps: HandlerDeps, issued: IssuedQuotes): Pic
         refundTxHash: null,
         refundAmount: null,
         quoteExpiresAt: new Date(at.getTime() + deps.config.depositWindowSeconds * 1000),
+        confirmationDeadline: new Date(
+          at.getTime() + (deps.config.depositWindowSeconds + deps.config.fixedRateConfirmationGraceSeconds) * 1000,
+        ),
         expiresAt: new Date(at.getTime() + (deps.config.depositWindowSeconds + deps.config.overdueGraceSeconds) * 1000),
         lateDepositPolicy: quote.lateDepositPolicy,
         status: 'waiting',

@@ -32,6 +32,11 @@ export interface NetworkState {
   checkedAt: Date;
   /** Spendable balance per asset symbol (decimal strings), as last read. */
   spendable: Record<string, string>;
+  /**
+   * The tip height read just before `spendable` (the balances show at least every block up to it): a payout
+   * mined above it may not show in them yet (services/liquidity.ts).
+   */
+  spendableHeight?: number;
   /** The dearest payout's fee on the network (of any of its assets), in its native asset, as last estimated. */
   feeEstimate?: string;
 }
@@ -42,6 +47,8 @@ export interface NetworkStatus {
   requireHealthy(network: string): void;
   /** The spendable balance of `asset` as last read, or undefined when unknown. */
   spendable(asset: CatalogAsset): string | undefined;
+  /** The spendable balance of `asset` as last read with the tip height read before it; undefined when unknown. */
+  balance(asset: CatalogAsset): { spendable: string; height: number } | undefined;
   /** The last fee estimate of `network`, in its native asset. */
   feeEstimate(network: string): string | undefined;
   /** Every network's state, for /health. */
@@ -75,8 +82,10 @@ export function startNetworkStatus(deps: {
     const previous = states.get(network)!;
     const checkedAt = deps.now();
     let next: NetworkState;
+    let height: number | undefined;
     try {
       const tip = await watcher.tip();
+      height = tip.height;
       const tipAgeSeconds = Math.max(0, Math.floor((checkedAt.getTime() - tip.time.getTime()) / 1000));
       const limit = deps.maxTipAgeSeconds(network);
       const stale = tipAgeSeconds > limit;
@@ -89,12 +98,15 @@ export function startNetworkStatus(deps: {
         ...(stale ? { reason: `the node's tip is ${tipAgeSeconds} s old (the limit is ${limit} s)` } : {}),
         checkedAt,
         spendable: previous.spendable,
+        spendableHeight: previous.spendableHeight,
         feeEstimate: previous.feeEstimate,
       };
     } catch (err) {
       next = { ...previous, status: 'fail', reason: `the node did not answer: ${messageOf(err)}`, checkedAt };
     }
     try {
+      // Balances without the height before them could hide a payout mined meanwhile: kept as they were.
+      if (height === undefined) throw new Error('the tip could not be read first');
       const read = await Promise.all(
         assets.map(async (asset) => ({
           symbol: asset.symbol,
@@ -103,6 +115,7 @@ export function startNetworkStatus(deps: {
         })),
       );
       next.spendable = Object.fromEntries(read.map((r) => [r.symbol, r.spendable]));
+      next.spendableHeight = height;
       // Every payout's fee is paid in the native asset, a token's (gas for a contract call) as much as the
       // coin's: the dearest is what the reserve counts.
       next.feeEstimate = read.reduce<string | undefined>(
@@ -143,6 +156,11 @@ export function startNetworkStatus(deps: {
       );
     },
     spendable: (asset) => states.get(asset.network)?.spendable[asset.symbol],
+    balance(asset) {
+      const state = states.get(asset.network);
+      const spendable = state?.spendable[asset.symbol];
+      return spendable === undefined || state?.spendableHeight === undefined ? undefined : { spendable, height: state.spendableHeight };
+    },
     feeEstimate: (network) => states.get(network)?.feeEstimate,
     states: () => [...states.values()],
     probeAll,

@@ -55,7 +55,7 @@ export interface SwapServiceDeps {
   /** Bound once the job engine runs (it needs the service first). */
   jobs: () => SwapJobs;
   now: () => Date;
-  /** What the hot wallets can still pay (asked before the step's transaction, in `exchanging`); none: no limit. */
+  /** What the hot wallets can still pay (read under the asset's lock in the step's transaction, in `exchanging`); none: no limit. */
   liquidity?: Liquidity;
 }
 
@@ -124,14 +124,13 @@ export function createSwapService(deps: SwapServiceDeps) {
     return deps.exchange.refusal({ swapId: swap.id, swapVersion: swap.updatedAt });
   }
 
-  // What the hot wallet can still pay in the destination asset for `swap` (asked only in `exchanging`, before
-  // the step's transaction; undefined: no limit). A fixed swap's own promise is counted as promised, so it is
-  // given back here.
-  async function payableFor(swap: SwapRecord, at: Date): Promise<Amount | undefined> {
+  // What the hot wallet can still pay in the destination asset for `swap`, in `exchanging` (undefined: no
+  // limit): read under the asset's lock in the step's transaction, which commits the payout intent, without
+  // the swap's own reservation (the payout is what it was for).
+  async function payableFor(trx: Knex.Transaction, swap: SwapRecord, at: Date): Promise<Amount | undefined> {
     if (swap.status !== 'exchanging' || !deps.liquidity) return undefined;
-    const available = await deps.liquidity.available(assetOf(swap.destinationAsset, swap.destinationNetwork), at);
-    if (available === undefined || swap.rateType !== 'fixed' || swap.expectedOutputAmount === null) return available;
-    return available.plus(swap.expectedOutputAmount);
+    const room = await deps.liquidity.lock(trx, assetOf(swap.destinationAsset, swap.destinationNetwork), at, { exceptSwapId: swap.id });
+    return room.available;
   }
 
   async function observe(
@@ -289,7 +288,7 @@ export function createSwapService(deps: SwapServiceDeps) {
       if (allocated)
         return { kind: 'idle', swap: allocated, wakeAt: allocated.status === 'waiting' ? allocated.quoteExpiresAt : allocated.expiresAt };
     }
-    const [prices, exchangeRefusal, payable] = await Promise.all([pricesFor(read, at), exchangeRefusalFor(read), payableFor(read, at)]);
+    const [prices, exchangeRefusal] = await Promise.all([pricesFor(read, at), exchangeRefusalFor(read)]);
     return transaction(deps.knex, async (trx) => {
       const swap = await lockSwap(trx, swapId);
       if (!swap) return { kind: 'missing' as const };
@@ -297,7 +296,7 @@ export function createSwapService(deps: SwapServiceDeps) {
       // attempt it read, which a change since, such as an armed failure, replaced): read it again.
       if (swap.status !== read.status || swap.depositAddress === null) return { kind: 'again' as const };
       if (swap.status === 'exchanging' && swap.updatedAt.getTime() !== read.updatedAt.getTime()) return { kind: 'again' as const };
-      const seen = await observe(trx, swap, prices, exchangeRefusal, payable);
+      const seen = await observe(trx, swap, prices, exchangeRefusal, await payableFor(trx, swap, at));
       const context = contextOf(swap, at);
       const decision = decide(swap, seen, context);
       const change = await apply(trx, swap, decision, seen, context, at);

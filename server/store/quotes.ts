@@ -26,6 +26,11 @@ export interface QuoteRecord {
   refundAddress: string | null;
   refundMemo: string | null;
   expiresAt: Date;
+  /**
+   * What the quote holds back of its destination asset while unused and unexpired, and the swap made from it
+   * after (services/liquidity.ts); null: nothing (the sandbox).
+   */
+  reservedAmount: string | null;
   usedAt: Date | null;
   createdAt: Date;
 }
@@ -55,6 +60,7 @@ const COLUMNS: Record<keyof QuoteRecord, string> = {
   refundAddress: 'refund_address',
   refundMemo: 'refund_memo',
   expiresAt: 'expires_at',
+  reservedAmount: 'reserved_amount',
   usedAt: 'used_at',
   createdAt: 'created_at',
 };
@@ -87,6 +93,7 @@ const NEW_QUOTE_TYPES: Record<'id' | keyof NewQuote, string> = {
   refundAddress: 'text',
   refundMemo: 'text',
   expiresAt: 'timestamptz',
+  reservedAmount: 'numeric',
 };
 const NEW_QUOTE_FIELDS = Object.keys(NEW_QUOTE_TYPES) as Array<'id' | keyof NewQuote>;
 const INSERT_QUOTES = unnestInsert(
@@ -102,13 +109,20 @@ const INSERT_QUOTES = unnestInsert(
  * gets back the row with that id.
  */
 export function createQuoteWriter(db: Knex): (quote: NewQuote) => Promise<QuoteRecord> {
-  return groupCommit(async (quotes: NewQuote[]) => {
-    const rows = quotes.map((quote) => ({ ...quote, id: randomUUID() }));
-    const stored = new Map(
-      ((await db.raw(INSERT_QUOTES, columnArrays(rows, NEW_QUOTE_FIELDS))).rows as QuoteRecord[]).map((row) => [row.id, row]),
-    );
-    return rows.map((row) => stored.get(row.id)!);
-  });
+  return groupCommit((quotes: NewQuote[]) => insertQuotes(db, quotes));
+}
+
+async function insertQuotes(db: Knex | Knex.Transaction, quotes: NewQuote[]): Promise<QuoteRecord[]> {
+  const rows = quotes.map((quote) => ({ ...quote, id: randomUUID() }));
+  const stored = new Map(
+    ((await db.raw(INSERT_QUOTES, columnArrays(rows, NEW_QUOTE_FIELDS))).rows as QuoteRecord[]).map((row) => [row.id, row]),
+  );
+  return rows.map((row) => stored.get(row.id)!);
+}
+
+/** Stores one quote in `trx` (a quote whose reservation is checked under its asset's lock in the same transaction). */
+export async function insertQuote(trx: Knex.Transaction, quote: NewQuote): Promise<QuoteRecord> {
+  return (await insertQuotes(trx, [quote]))[0];
 }
 
 /** Most quotes IssuedQuotes keeps: 10,000 quote records took 15 MB of heap (measured), so at most about that. */

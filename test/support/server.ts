@@ -19,6 +19,7 @@ import { createMetrics } from '../../server/metrics.js';
 import { provisionPartner, type IssuedCredentials } from '../../server/partners.js';
 import { createSecretBox, type SecretBox } from '../../server/store/secret-box.js';
 import { startSwapEngine, type SwapEngine } from '../../server/swap-engine.js';
+import type { Liquidity } from '../../server/services/liquidity.js';
 import type { SignerOptions } from './signer.js';
 
 /** A running test server. */
@@ -67,6 +68,8 @@ export interface TestServerOptions {
   startSweepMs?: number;
   /** How long a broadcast payout stays in no block before it is broadcast again (default jobs/payout-sender.ts PAYOUT_REBROADCAST_MS). */
   payoutRebroadcastMs?: number;
+  /** Bounds quotes and payouts by this liquidity (production's, on balances the test gives) instead of the sandbox's none. */
+  liquidity?: Liquidity;
 }
 
 /** The environment tests run with unless they override it. */
@@ -121,6 +124,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     webhookLookup: options.webhookLookup,
     startSweepMs: options.startSweepMs,
     payoutRebroadcastMs: options.payoutRebroadcastMs,
+    liquidity: options.liquidity,
   });
   const app = createApp({
     config,
@@ -142,6 +146,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     now,
     handlers: options.deps?.handlers,
     metrics,
+    liquidity: options.liquidity,
   });
   const server = createHttpServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

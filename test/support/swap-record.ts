@@ -51,6 +51,7 @@ const WAITING: SwapRecord = {
   refundTxHash: null,
   refundAmount: null,
   quoteExpiresAt: SWAP_QUOTE_EXPIRES,
+  confirmationDeadline: null,
   expiresAt: SWAP_EXPIRES,
   lateDepositPolicy: 'refund',
   status: 'waiting',

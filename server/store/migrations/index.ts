@@ -31,6 +31,7 @@ import * as sandboxExchangeFiredVersion from './0024_sandbox_exchange_fired_vers
 import * as webhookSetFunction from './0025_webhook_set_function.js';
 import * as expectWindowFunction from './0026_expect_window_function.js';
 import * as payoutVersions from './0027_payout_versions.js';
+import * as treasury from './0028_treasury.js';
 import * as payoutBatches from './0029_payout_batches.js';
 
 /** What a migration may need besides the database: data migrations that re-seal secrets need the key. */
@@ -70,6 +71,7 @@ const migrations: Array<[name: string, migration: Migration]> = [
   ['0025_webhook_set_function', webhookSetFunction],
   ['0026_expect_window_function', expectWindowFunction],
   ['0027_payout_versions', payoutVersions],
+  ['0028_treasury', treasury],
   ['0029_payout_batches', payoutBatches],
 ];
 

@@ -40,6 +40,8 @@ const BEFORE_DEADLINE = new Date('2026-06-14T10:20:00.000Z');
 const QUOTE_EXPIRES = SWAP_QUOTE_EXPIRES;
 const SEEN_LATE = new Date('2026-06-14T10:45:00.000Z');
 const AFTER_DEADLINE = new Date('2026-06-14T11:00:00.000Z');
+// The confirmation deadline, an hour after the deposit deadline.
+const CONFIRM_BY = new Date('2026-06-14T11:30:00.000Z');
 const EXPIRES = SWAP_EXPIRES;
 const AFTER_EXPIRY = new Date('2026-06-15T11:00:00.000Z');
 
@@ -521,6 +523,47 @@ const ROWS: Row[] = [
   },
   {
     status: 'confirming',
+    when: 'a fixed-rate deposit still unconfirmed: looked at again at its confirmation deadline',
+    swap: swapIn('confirming', { confirmationDeadline: CONFIRM_BY }),
+    outputs: [own(2)],
+    expect: { wakeAt: CONFIRM_BY, retryable: false },
+  },
+  {
+    status: 'confirming',
+    when: 'a fixed-rate deposit unconfirmed at its confirmation deadline: late (lateDepositPolicy decides)',
+    swap: swapIn('confirming', { confirmationDeadline: CONFIRM_BY }),
+    outputs: [own(2)],
+    now: CONFIRM_BY,
+    expect: { to: 'confirming', fields: { lateDeposit: true }, pricesAsked: false },
+  },
+  {
+    status: 'confirming',
+    when: 'a fixed-rate deposit confirmed inside the grace: the fixed rate holds',
+    swap: swapIn('confirming', { confirmationDeadline: CONFIRM_BY }),
+    outputs: [own(6)],
+    now: new Date(CONFIRM_BY.getTime() - 1000),
+    expect: {
+      to: 'exchanging',
+      fields: { confirmationCount: 6 },
+      deposits: [OWN('credited', { confirmationCount: 6 })],
+      pricesAsked: true,
+    },
+  },
+  {
+    status: 'confirming',
+    when: 'a floating deposit past the confirmation deadline: no rate to hold, it waits for its confirmations',
+    swap: swapIn('confirming', { ...FLOATING, confirmationDeadline: CONFIRM_BY }),
+    outputs: [own(4)],
+    now: new Date(CONFIRM_BY.getTime() + 1000),
+    expect: {
+      to: 'confirming',
+      fields: { confirmationCount: 4 },
+      deposits: [OWN('confirming', { confirmationCount: 4 })],
+      pricesAsked: false,
+    },
+  },
+  {
+    status: 'confirming',
     when: 'the deposit is confirmed (fixed, exact amount)',
     swap: swapIn('confirming'),
     outputs: [own(6)],
@@ -567,6 +610,15 @@ const ROWS: Row[] = [
     }),
     outputs: [own(2), extra(6)],
     expect: { payouts: [EXTRA_REFUND()], deposits: [OWN('confirming'), EXTRA('refunding', { refundAmount: '0.4', confirmationCount: 6 })] },
+  },
+  {
+    status: 'confirming',
+    when: 'a second payment below the dust floor (0.0001 LTC) is confirmed: kept for an operator, not refunded',
+    swap: swapIn('confirming', {
+      deposits: [depositRecord('swap', 'confirming'), depositRecord('extra', 'confirming', { amount: '0.00009', confirmationCount: 3 })],
+    }),
+    outputs: [own(2), extra(6, { amount: '0.00009' })],
+    expect: { deposits: [OWN('confirming'), EXTRA('review', { amount: '0.00009', confirmationCount: 6 })] },
   },
   {
     status: 'confirming',

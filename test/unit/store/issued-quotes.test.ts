@@ -28,6 +28,7 @@ const quote = (id: string, created: number, partnerId = PARTNER): QuoteRecord =>
   refundAddress: null,
   refundMemo: null,
   expiresAt: at(created + 120),
+  reservedAmount: null,
   usedAt: null,
   createdAt: at(created),
 });
