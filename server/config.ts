@@ -58,6 +58,12 @@ export interface Config {
   readonly fixedRateConfirmationGraceSeconds: number;
   /** The largest share of an asset's liquidity one partner's quotes and swaps may hold (percent, decimal string; production). */
   readonly liquidityPartnerSharePercent: string;
+  /**
+   * Hot-wallet rules by asset key (`USDT/ETH`): below the minimum an alert; above the maximum the surplus is
+   * for cold storage (docs/treasury.md). Decimal strings; an asset not named has no rule.
+   */
+  readonly hotWalletMin: Readonly<Record<string, string>>;
+  readonly hotWalletMax: Readonly<Record<string, string>>;
   readonly idempotencyTtlSeconds: number;
   readonly challengeTtlSeconds: number;
   readonly expectDepositSeconds: number;
@@ -190,6 +196,8 @@ export function loadConfig(env: Env = process.env): Config {
     overdueGraceSeconds: read.integer('OVERDUE_GRACE_SECONDS', 86400, { min: 1 }),
     fixedRateConfirmationGraceSeconds: read.integer('FIXED_RATE_CONFIRMATION_GRACE_SECONDS', 3600, { min: 0 }),
     liquidityPartnerSharePercent: read.decimal('LIQUIDITY_PARTNER_SHARE_PERCENT', '50'),
+    hotWalletMin: read.assetAmounts('HOT_WALLET_MIN'),
+    hotWalletMax: read.assetAmounts('HOT_WALLET_MAX'),
     idempotencyTtlSeconds: read.integer('IDEMPOTENCY_TTL_SECONDS', 86400, { min: 1 }),
     challengeTtlSeconds: read.integer('CHALLENGE_TTL_SECONDS', 600, { min: 1 }),
     expectDepositSeconds: read.integer('EXPECT_DEPOSIT_SECONDS', 1800, { min: 1 }),
@@ -241,6 +249,14 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push(
       `LIQUIDITY_PARTNER_SHARE_PERCENT=${config.liquidityPartnerSharePercent} must be above 0 and at most 100: the share of an asset's liquidity one partner may hold`,
     );
+  }
+  for (const [key, max] of Object.entries(config.hotWalletMax)) {
+    const min = config.hotWalletMin[key];
+    if (min !== undefined && !new Money(max).greaterThan(min)) {
+      problems.push(
+        `HOT_WALLET_MAX of ${key} (${max}) must be above its HOT_WALLET_MIN (${min}): the surplus goes down to halfway between them`,
+      );
+    }
   }
   if (config.routePollMaxSeconds < config.routePollSeconds) {
     problems.push(
@@ -387,6 +403,23 @@ function createReader(env: Env, problems: string[]) {
         return undefined;
       }
       return value.toLowerCase();
+    },
+    /** `SYMBOL/NETWORK=amount,...` (HOT_WALLET_MIN, HOT_WALLET_MAX): decimal amounts by asset key. */
+    assetAmounts(name: string): Readonly<Record<string, string>> {
+      const value = raw(name);
+      if (value === undefined) return {};
+      const amounts: Record<string, string> = {};
+      for (const entry of value.split(',').map((s) => s.trim())) {
+        const match = /^([A-Za-z0-9]{2,12})\/([A-Z0-9]{2,10})=((?:0|[1-9]\d*)(?:\.\d{1,18})?)$/.exec(entry);
+        if (!match) {
+          problems.push(
+            `${name}=${JSON.stringify(value)} must list SYMBOL/NETWORK=amount entries, e.g. LTC/LTC=1,USDT/ETH=500; not one: ${JSON.stringify(entry)}`,
+          );
+          return {};
+        }
+        amounts[`${match[1]}/${match[2]}`] = match[3];
+      }
+      return Object.freeze(amounts);
     },
     secondsList(name: string, fallback: number[]): number[] {
       const value = raw(name);

@@ -108,8 +108,25 @@ async function main(): Promise<void> {
     );
   }
   const liquidity = networkStatus
-    ? createHotWalletLiquidity({ catalog, status: networkStatus, partnerSharePercent: config.liquidityPartnerSharePercent })
+    ? createHotWalletLiquidity({
+        catalog,
+        status: networkStatus,
+        partnerSharePercent: config.liquidityPartnerSharePercent,
+        hotWalletMin: config.hotWalletMin,
+        hotWalletMax: config.hotWalletMax,
+      })
     : undefined;
+  if (liquidity) {
+    const paid = catalog.assets.filter((asset) => chains.registry.networks.includes(asset.network));
+    const unknown = [...Object.keys(config.hotWalletMin), ...Object.keys(config.hotWalletMax)].filter(
+      (key) => !paid.some((asset) => `${asset.symbol}/${asset.network}` === key),
+    );
+    if (unknown.length > 0) {
+      process.stderr.write(`HOT_WALLET_MIN / HOT_WALLET_MAX name assets the service does not pay: ${unknown.join(', ')}\n`);
+      process.exit(78); // EX_CONFIG
+    }
+    metrics?.watchTreasury(() => liquidity.snapshot(db.knex, paid, now()));
+  }
   const engine = await startSwapEngine({
     config,
     knex: db.knex,

@@ -8,6 +8,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Knex } from 'knex';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { TreasuryState } from './services/liquidity.js';
 import { readPayoutGauges, type PayoutGauges } from './store/payouts.js';
 import { AppError } from './domain/errors.js';
 import { STREAM_LIMIT_SCOPES } from './domain/stream-limits.js';
@@ -47,6 +48,11 @@ export interface Metrics {
    * and the open chain alerts (deploy/prometheus/alerts.yml names each).
    */
   watchPayouts(knex: Knex, evmNetworks: readonly string[]): void;
+  /**
+   * Samples the hot wallets with `read` on every scrape: each asset's spendable balance, reservations, what can
+   * still be promised, whether it is below HOT_WALLET_MIN and its surplus above HOT_WALLET_MAX (docs/treasury.md).
+   */
+  watchTreasury(read: () => Promise<TreasuryState[]>): void;
 }
 
 // The transitions counter of the metrics watching a database, keyed by the knex configuration object, which
@@ -223,8 +229,50 @@ export function createMetrics(): Metrics {
     },
   });
 
+  let treasuryRead: (() => Promise<TreasuryState[]>) | undefined;
+  let treasurySample: Promise<TreasuryState[] | undefined> | undefined;
+  // One read per scrape for the hot-wallet gauges; an unreadable one leaves them absent, not stale.
+  const sampleTreasury = () => {
+    treasurySample ??= (treasuryRead ? withTimeout(treasuryRead(), QUEUE_SAMPLE_TIMEOUT_MS) : Promise.resolve([]))
+      .catch(() => undefined)
+      .finally(() => setTimeout(() => (treasurySample = undefined), 100).unref());
+    return treasurySample;
+  };
+  // Amounts are decimal strings everywhere else; a gauge is a float by nature, read by people and alerts only.
+  const treasuryGauge = (name: string, help: string, value: (state: TreasuryState) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['network', 'asset'] as const,
+      registers,
+      async collect() {
+        this.reset();
+        for (const state of (await sampleTreasury()) ?? []) this.set({ network: state.network, asset: state.asset }, value(state));
+      },
+    });
+  treasuryGauge('pss_hot_wallet_spendable', "The hot wallet's spendable balance of each asset, as the network board last read it.", (s) =>
+    Number(s.spendable),
+  );
+  treasuryGauge('pss_hot_wallet_reserved', 'What live quotes and swaps reserve of each asset.', (s) => Number(s.reserved));
+  treasuryGauge(
+    'pss_hot_wallet_available',
+    'What can still be promised of each asset (balance less payouts under way, reservations, fee reserve).',
+    (s) => Number(s.available),
+  );
+  treasuryGauge('pss_hot_wallet_below_minimum', '1 when the hot wallet holds less of the asset than HOT_WALLET_MIN, else 0.', (s) =>
+    s.rule === 'below_minimum' ? 1 : 0,
+  );
+  treasuryGauge(
+    'pss_hot_wallet_surplus',
+    'What the hot wallet holds above HOT_WALLET_MAX, down to halfway to HOT_WALLET_MIN: for cold storage.',
+    (s) => Number(s.surplus),
+  );
+
   return {
     registry,
+    watchTreasury(read) {
+      treasuryRead = read;
+    },
     watchPayouts(knex, evmNetworks) {
       payoutSources.push({ knex, evmNetworks });
     },

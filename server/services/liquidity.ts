@@ -16,7 +16,7 @@
  */
 import type { Knex } from 'knex';
 import { NATIVE_ASSET, type Catalog, type CatalogAsset } from '../domain/catalog.js';
-import { formatUp, Money, type Amount } from '../domain/money.js';
+import { formatDown, formatUp, Money, type Amount } from '../domain/money.js';
 import { lockLiquidity, readCommitments } from '../store/liquidity.js';
 import type { NetworkStatus } from './network-status.js';
 
@@ -40,6 +40,23 @@ export interface Liquidity {
   lock(trx: Knex.Transaction, asset: CatalogAsset, at: Date, options?: { partnerId?: string; exceptSwapId?: string }): Promise<Room>;
   /** What a quote paying `receiveAmount` of `asset` at `rateType` reserves. */
   reservationOf(asset: CatalogAsset, receiveAmount: string, rateType: 'fixed' | 'floating'): string;
+  /** Each asset's balance, what is promised of it and its hot-wallet rule's state, read without the lock (metrics). */
+  snapshot(db: Knex, assets: readonly CatalogAsset[], at: Date): Promise<TreasuryState[]>;
+}
+
+/** One asset of a hot wallet, as the metrics show it (decimal strings). */
+export interface TreasuryState {
+  network: string;
+  asset: string;
+  spendable: string;
+  /** Payouts the balance may not show yet. */
+  payouts: string;
+  reserved: string;
+  available: string;
+  /** HOT_WALLET_MIN / HOT_WALLET_MAX: `below_minimum` (an alert), `above_maximum` (surplus for cold storage), or `ok`. */
+  rule: 'ok' | 'below_minimum' | 'above_maximum';
+  /** Above the maximum: what goes to cold storage, down to halfway between the two; else '0'. */
+  surplus: string;
 }
 
 /** Production's liquidity, from the hot wallets' balances on `status` and what the database has promised. */
@@ -47,10 +64,44 @@ export function createHotWalletLiquidity(deps: {
   catalog: Catalog;
   status: Pick<NetworkStatus, 'balance' | 'feeEstimate'>;
   partnerSharePercent: string;
+  /** HOT_WALLET_MIN / HOT_WALLET_MAX by asset key (`USDT/ETH`). */
+  hotWalletMin?: Readonly<Record<string, string>>;
+  hotWalletMax?: Readonly<Record<string, string>>;
 }): Liquidity {
   const share = new Money(deps.partnerSharePercent).div(100);
   const slippage = new Money(deps.catalog.fees.floatingSlippagePercent).div(100);
+  const feeReserve = (asset: CatalogAsset) =>
+    NATIVE_ASSET[asset.network] === asset.symbol
+      ? new Money(deps.status.feeEstimate(asset.network) ?? 0).times(FEE_RESERVE_PAYOUTS)
+      : new Money(0);
   return {
+    async snapshot(db, assets, at) {
+      const states: TreasuryState[] = [];
+      for (const asset of assets) {
+        const balance = deps.status.balance(asset);
+        if (balance === undefined) continue;
+        const committed = await readCommitments(db, { network: asset.network, asset: asset.symbol, at, balanceHeight: balance.height });
+        const key = `${asset.symbol}/${asset.network}`;
+        // What the wallet holds for the service's own use: its balance less what it still owes.
+        const held = new Money(balance.spendable).minus(committed.payouts);
+        const min = deps.hotWalletMin?.[key];
+        const max = deps.hotWalletMax?.[key];
+        const rule =
+          min !== undefined && held.lessThan(min) ? 'below_minimum' : max !== undefined && held.greaterThan(max) ? 'above_maximum' : 'ok';
+        const target = max === undefined ? undefined : min === undefined ? new Money(max) : new Money(max).plus(min).div(2);
+        states.push({
+          network: asset.network,
+          asset: asset.symbol,
+          spendable: balance.spendable,
+          payouts: committed.payouts,
+          reserved: committed.reserved,
+          available: Money.max(0, held.minus(feeReserve(asset)).minus(committed.reserved)).toFixed(),
+          rule,
+          surplus: rule === 'above_maximum' && target ? formatDown(held.minus(target), asset.precision) : '0',
+        });
+      }
+      return states;
+    },
     async lock(trx, asset, at, options = {}) {
       await lockLiquidity(trx, asset.network, asset.symbol, at);
       const balance = deps.status.balance(asset);
@@ -63,9 +114,7 @@ export function createHotWalletLiquidity(deps: {
         partnerId: options.partnerId,
         exceptSwapId: options.exceptSwapId,
       });
-      const native = NATIVE_ASSET[asset.network] === asset.symbol;
-      const reserve = native ? new Money(deps.status.feeEstimate(asset.network) ?? 0).times(FEE_RESERVE_PAYOUTS) : new Money(0);
-      const base = new Money(balance.spendable).minus(committed.payouts).minus(reserve);
+      const base = new Money(balance.spendable).minus(committed.payouts).minus(feeReserve(asset));
       const available = Money.max(0, base.minus(committed.reserved));
       if (options.partnerId === undefined) return { available, forPartner: available };
       const partnerRoom = Money.max(0, base.times(share).minus(committed.partnerReserved));

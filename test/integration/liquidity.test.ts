@@ -10,7 +10,7 @@ import { Decimal } from 'decimal.js';
 import fc from 'fast-check';
 import { loadSandboxCatalog } from '../../server/adapters/sandbox/catalog.js';
 import { findAsset, type CatalogAsset } from '../../server/domain/catalog.js';
-import { createHotWalletLiquidity } from '../../server/services/liquidity.js';
+import { createHotWalletLiquidity, type Liquidity } from '../../server/services/liquidity.js';
 import { transaction } from '../../server/store/after-commit.js';
 import { readCommitments } from '../../server/store/liquidity.js';
 import { insertPayoutIntents } from '../../server/store/payouts.js';
@@ -58,11 +58,16 @@ describe('liquidity: quotes and payouts never promise more than the hot wallet h
     // What a fixed quote of 0.015 BTC receives, learned once.
     let receive: Decimal;
 
-    const start = async (sharePercent: string) => {
+    let liquidity: Liquidity;
+    const start = async (
+      sharePercent: string,
+      rules: { hotWalletMin?: Record<string, string>; hotWalletMax?: Record<string, string> } = {},
+    ) => {
       wallet = treasury();
+      liquidity = createHotWalletLiquidity({ catalog, status: wallet.status, partnerSharePercent: sharePercent, ...rules });
       server = await startTestServer({
         env: { RATE_LIMIT_QUOTES_PER_MINUTE: '10000', RATE_LIMIT_SWAPS_PER_MINUTE: '10000' },
-        liquidity: createHotWalletLiquidity({ catalog, status: wallet.status, partnerSharePercent: sharePercent }),
+        liquidity,
         deps: { now: () => wallet.now() },
       });
       wallet.set(USDT, '1000000000');
@@ -145,6 +150,22 @@ describe('liquidity: quotes and payouts never promise more than the hot wallet h
       expect(again.quoted.status, again.quoted.text).to.equal(409);
       expect(again.quoted.body.error?.code).to.equal('amount_above_maximum');
       expect((await tryQuoteAndCreate(second)).created?.status).to.equal(202);
+    });
+
+    it('reports each asset for the metrics: balance, reservations, what is left, below HOT_WALLET_MIN, the surplus above HOT_WALLET_MAX', async () => {
+      await start('100', { hotWalletMin: { 'USDT/ETH': '1000' }, hotWalletMax: { 'USDT/ETH': '5000' } });
+      wallet.set(USDT, '9000');
+      const client = swapClient(server.origin, await server.createSigner('Metered'));
+      const { order } = await client.create(btcToUsdt('0.015', { rateType: 'fixed' }));
+      const [state] = await liquidity.snapshot(server.knex, [USDT], wallet.now());
+      expect(state).to.deep.include({ network: 'ETH', asset: 'USDT', spendable: '9000', payouts: '0', rule: 'above_maximum' });
+      expect(state.reserved).to.equal(order.expectedOutputAmount);
+      expect(state.available).to.equal(new Decimal(9000).minus(order.expectedOutputAmount!).toFixed());
+      // Down to halfway between the two: 9000 - 3000.
+      expect(state.surplus).to.equal('6000');
+      wallet.set(USDT, '999');
+      const [low] = await liquidity.snapshot(server.knex, [USDT], wallet.now());
+      expect(low).to.deep.include({ rule: 'below_minimum', surplus: '0' });
     });
 
     it("ends a quote's reservation when it expires, and a swap's at its deposit deadline", async () => {

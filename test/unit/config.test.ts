@@ -57,6 +57,31 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ PORT: '9464', METRICS_PORT: '9464' })).to.throw(ConfigError, /must differ from PORT/);
   });
 
+  it('reads the treasury variables, with their defaults, and refuses bad ones', () => {
+    expect(loadConfig({})).to.deep.include({
+      fixedRateConfirmationGraceSeconds: 3600,
+      liquidityPartnerSharePercent: '50',
+      hotWalletMin: {},
+      hotWalletMax: {},
+    });
+    const rules = loadConfig({ HOT_WALLET_MIN: 'LTC/LTC=1, USDT/ETH=500', HOT_WALLET_MAX: 'USDT/ETH=2000.5' });
+    expect(rules.hotWalletMin).to.deep.equal({ 'LTC/LTC': '1', 'USDT/ETH': '500' });
+    expect(rules.hotWalletMax).to.deep.equal({ 'USDT/ETH': '2000.5' });
+    expect(() => loadConfig({ HOT_WALLET_MIN: 'USDT=500' })).to.throw(
+      ConfigError,
+      /HOT_WALLET_MIN="USDT=500" must list SYMBOL\/NETWORK=amount/,
+    );
+    expect(() => loadConfig({ HOT_WALLET_MIN: 'USDT/ETH=500', HOT_WALLET_MAX: 'USDT/ETH=500' })).to.throw(
+      ConfigError,
+      /HOT_WALLET_MAX of USDT\/ETH \(500\) must be above its HOT_WALLET_MIN/,
+    );
+    expect(() => loadConfig({ LIQUIDITY_PARTNER_SHARE_PERCENT: '0' })).to.throw(
+      ConfigError,
+      /LIQUIDITY_PARTNER_SHARE_PERCENT=0 must be above 0/,
+    );
+    expect(() => loadConfig({ LIQUIDITY_PARTNER_SHARE_PERCENT: '101' })).to.throw(ConfigError, /at most 100/);
+  });
+
   it('reads the permanent-route limits, with their defaults, and refuses a backoff cap below the poll interval', () => {
     expect(loadConfig({})).to.include({
       routeMaxPerPartner: 20_000,
