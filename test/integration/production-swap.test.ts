@@ -149,6 +149,44 @@ describe('production swaps on real nodes (the server process)', function () {
     expect(statuses(done.events)).to.deep.equal(['waiting', 'confirming', 'exchanging', 'sending', 'finished']);
   });
 
+  it('holds a fixed rate for a deposit confirmed inside the confirmation grace, and refunds one confirmed after it (late_deposit)', async () => {
+    // A second instance on the same devnet makes swaps with a deposit window of 8 s and a grace of 4 s; the
+    // deadlines are the swap's, so whichever instance steps it decides alike.
+    const short = await startDevnetServer(devnet, { env: { DEPOSIT_WINDOW_SECONDS: '8', FIXED_RATE_CONFIRMATION_GRACE_SECONDS: '4' } });
+    try {
+      const hurried = devnetClient(short, await createDevnetPartner(devnet, 'Confirmation deadlines'));
+      const fixed = (amount: string) => ({ ...ltcToUsdt(amount, devnet.wallets.customerAddress), rateType: 'fixed' });
+
+      // Confirmed at once: the fixed rate holds.
+      const onTime = await hurried.create(fixed('0.3'), { destinationAddress: CUSTOMER_ETH });
+      const created = new Date(onTime.order.createdAt).getTime();
+      expect(new Date(onTime.order.confirmationDeadline!).getTime() - created).to.equal(12_000);
+      const ready = await hurried.waitFor(onTime.order.id, (o) => typeof o.depositAddress === 'string', 30_000);
+      await devnet.payLtc(ready.order.depositAddress!, '0.3');
+      await hurried.waitFor(onTime.order.id, (o) => o.status === 'confirming', 30_000);
+      await devnet.mineLtc(2);
+      const paid = await hurried.waitFor(onTime.order.id, (o) => o.actualOutputAmount !== null, 60_000);
+      expect(paid.order.actualOutputAmount).to.equal(onTime.quote.receiveAmount);
+
+      // Seen in time, confirmed only after the confirmation deadline: late, and refunded.
+      const slow = await hurried.create(fixed('0.3'), { destinationAddress: CUSTOMER_ETH });
+      const waiting = await hurried.waitFor(slow.order.id, (o) => typeof o.depositAddress === 'string', 30_000);
+      await devnet.payLtc(waiting.order.depositAddress!, '0.3');
+      await hurried.waitFor(slow.order.id, (o) => o.status === 'confirming', 30_000);
+      const deadline = new Date(slow.order.confirmationDeadline!).getTime();
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline - Date.now()) + 1_500));
+      await devnet.mineLtc(2);
+      const late = await hurried.waitFor(slow.order.id, (o) => o.terminal === true || o.status === 'review', 60_000);
+      expect(late.order.status, JSON.stringify(late.order)).to.equal('refunded');
+      expect(late.order.failureCode).to.equal('late_deposit');
+      expect(late.order.actualOutputAmount).to.equal(null);
+      await devnet.mineLtc(1);
+      await devnet.anvil.mine(1);
+    } finally {
+      await short.stop();
+    }
+  });
+
   it('bounds quotes by the hot wallet: a smaller USDT balance is a smaller maximum, none is 409 pair_unavailable', async () => {
     const before = await client.quote(ltcToUsdt('0.5', devnet.wallets.customerAddress));
     const balance = await devnet.usdtBalance(devnet.hotWallet);
