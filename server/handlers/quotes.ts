@@ -80,6 +80,15 @@ export function createQuoteHandlers(deps: HandlerDeps, issued: IssuedQuotes): Pi
             `sourceAmount does not cover the fees of this pair; send at least ${limits.minimumSourceAmount} ${source.symbol}.`,
           );
         }
+        const reservedAmount =
+          payable === undefined ? null : (deps.liquidity?.reservationOf(destination, priced.receiveAmount, priced.rateType) ?? null);
+        // A floating quote reserves more than it quotes (its slippage bound): that too must fit.
+        if (payable !== undefined && reservedAmount !== null && payable.lessThan(reservedAmount)) {
+          throw outOfRange(
+            'amount_above_maximum',
+            `sourceAmount is above what the hot wallet can still promise at a ${priced.rateType} rate for this pair; send less than ${limits.maximumSourceAmount} ${source.symbol}.`,
+          );
+        }
         return {
           partnerId,
           sourceAsset: source.symbol,
@@ -102,8 +111,7 @@ export function createQuoteHandlers(deps: HandlerDeps, issued: IssuedQuotes): Pi
           refundMode: body.refundMode,
           ...refund,
           expiresAt: new Date(at.getTime() + deps.config.quoteTtlSeconds * 1000),
-          reservedAmount:
-            payable === undefined ? null : (deps.liquidity?.reservationOf(destination, priced.receiveAmount, priced.rateType) ?? null),
+          reservedAmount,
         };
       };
 

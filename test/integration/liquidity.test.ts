@@ -140,6 +140,30 @@ describe('liquidity: quotes and payouts never promise more than the hot wallet h
       expect(after.status, after.text).to.equal(200);
     });
 
+    it('makes a floating quote fit with its slippage bound (1.5 %), not only its receive amount', async () => {
+      await start('100');
+      const client = swapClient(server.origin, await server.createSigner('Floating'));
+      wallet.set(USDT, '1000000000');
+      const floating = new Decimal((await client.quote(btcToUsdt('0.015', { rateType: 'floating' }))).receiveAmount);
+      wallet.advance(server.config.quoteTtlSeconds + 1);
+      // Room for the receive amount, not for the bound above it.
+      wallet.set(USDT, floating.times('1.007').toFixed(6));
+      const refused = await client.send<{ error: { code: string } }>(
+        'POST',
+        '/api/v1/quotes',
+        btcToUsdt('0.015', { rateType: 'floating' }),
+      );
+      expect(refused.status, refused.text).to.equal(409);
+      expect(refused.body.error.code).to.equal('amount_above_maximum');
+      wallet.set(USDT, floating.times('1.022').toFixed(6));
+      const taken = await client.send<{ quote: Quote }>('POST', '/api/v1/quotes', btcToUsdt('0.015', { rateType: 'floating' }));
+      expect(taken.status, taken.text).to.equal(200);
+      const [{ reserved }] = (
+        await server.knex.raw('select reserved_amount::text as reserved from quotes where id = ?', [taken.body.quote.id])
+      ).rows;
+      expect(reserved).to.equal(new Decimal(taken.body.quote.receiveAmount).times('1.015').toDecimalPlaces(6, Decimal.ROUND_UP).toFixed());
+    });
+
     it('keeps one partner to LIQUIDITY_PARTNER_SHARE_PERCENT of an asset, leaving the rest to others', async () => {
       await start('50');
       wallet.set(USDT, receive.times('2.5').toFixed());
