@@ -280,13 +280,16 @@ describe('payouts across a killed server, on real nodes (the server process in p
     expect(new Set(heldNonces).size, `nonces ${heldNonces.join(', ')}`).to.equal(held.length);
     for (const nonce of heldNonces) expect(nonce).to.be.within(nonceBefore, nonceBefore + created.length - 1);
 
-    // Both instances pay out; wait until the chain holds all six payouts (one block each, on anvil).
+    // Both instances pay out; wait until the chain holds all six payouts (one block each, on anvil) and each swap
+    // has taken the step its signed payout wakes (to sending): the kill then comes with every swap mid-way.
     const hashes = await eventually(
       async () => {
         const rows = (await Promise.all(created.map((s) => payoutsOf(s.order.id)))).flat();
-        return rows.length === created.length && rows.every((r) => r.status === 'broadcast')
-          ? rows.map((r) => r.tx_hash as Hex)
-          : undefined;
+        if (rows.length !== created.length || !rows.every((r) => r.status === 'broadcast')) return undefined;
+        const swaps = await db.query("select id from swaps where id = any($1::uuid[]) and status <> 'sending'", [
+          created.map((s) => s.order.id),
+        ]);
+        return swaps.rows.length === 0 ? rows.map((r) => r.tx_hash as Hex) : undefined;
       },
       60_000,
       async () => {
