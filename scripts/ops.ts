@@ -4,6 +4,8 @@
  *   swaps list --action-required operator [--limit N] [--json]      swaps held for a person (review, failed)
  *   review decide ID --exchange|--refund|--fail --reason TEXT [--actor NAME] [--json]
  *   payments return SWAP_ID TXHASH:INDEX --to ADDRESS [--memo MEMO] | --rebroadcast  --reason TEXT [--actor NAME] [--json]
+ *   cold list [--limit N] [--json]                                   cold transfers (hot-wallet surplus), newest first
+ *   cold release ID [--rebroadcast] --reason TEXT [--actor NAME] [--json]   release a held cold transfer
  *   webhooks redeliver EVENT_ID [--reason TEXT] [--actor NAME] [--json]   send an outbox message again
  *   audit list [--action X] [--target T] [--limit N] [--json]       the operator action trail, newest first
  *
@@ -22,8 +24,10 @@ import {
   decideReview,
   listChainAlerts,
   listHeldPayoutsForOperator,
+  listColdTransfersForOperator,
   listOperatorQueue,
   redeliverWebhook,
+  releaseCold,
   resolveChainAlert,
   returnHeldPayment,
   type OperatorQueueItem,
@@ -54,6 +58,13 @@ const USAGE = `usage: npm run ops -- <command> [options]
   payouts held [--json]
       payouts held for an operator (never built or refused for good, ambiguous, reverted, cancelled), oldest
       first, with the reason and the review decide options that fit
+  cold list [--limit N] [--json]
+      cold transfers (a hot wallet's surplus above HOT_WALLET_MAX to <NET>_COLD_ADDRESS), newest first (default
+      limit 100): amount, status, hash, confirmations, and why one is held
+  cold release ID [--rebroadcast] --reason TEXT [--actor NAME] [--json]
+      release a cold transfer held for an operator (it stops the next one of its asset until then): one that
+      paid nothing (failed, reverted, cancelled) is released and the next surplus goes out anew; one held after
+      an ambiguous broadcast needs --rebroadcast (the same bytes again, which cannot pay twice)
   alerts list [--json]
       what a reorganisation took back after its swap ended (a confirmed payout, a credited deposit), oldest first
   alerts resolve ID --reason TEXT [--actor NAME] [--json]
@@ -194,9 +205,46 @@ async function run(argv: string[]): Promise<void> {
           : held
               .map(
                 (p) =>
-                  `${p.swapId} ${p.purpose} ${p.amount} ${p.asset}/${p.network} to ${p.address}: ${p.status}${p.txHash ? ` ${p.txHash}` : ''}\n  why: ${p.reason}\n  remedies: ${p.remedies.join(', ')}`,
+                  `${p.swapId ?? p.payoutId} ${p.purpose} ${p.amount} ${p.asset}/${p.network} to ${p.address}: ${p.status}${p.txHash ? ` ${p.txHash}` : ''}\n  why: ${p.reason}\n  remedies: ${p.remedies.join(', ')}`,
               )
               .join('\n'),
+      );
+      return;
+    }
+    case 'cold list': {
+      expectArgs(0, '');
+      const limit = listLimit();
+      const transfers = await withStore(loadConfig(), (db) => listColdTransfersForOperator(db.knex, limit));
+      print(
+        transfers,
+        transfers.length === 0
+          ? 'no cold transfer was made'
+          : transfers
+              .map(
+                (t) =>
+                  `${t.id} ${t.amount} ${t.asset}/${t.network} to ${t.address}: ${t.status}${t.txHash ? ` ${t.txHash}` : ''}` +
+                  ` (${t.confirmations} confirmations) ${t.createdAt}` +
+                  (t.heldReason && t.releasedAt === null ? `\n  held: ${t.heldReason}` : ''),
+              )
+              .join('\n'),
+      );
+      return;
+    }
+    case 'cold release': {
+      expectArgs(1, 'the cold transfer id: cold release ID');
+      if (!values.reason?.trim()) throw new UsageError('cold release needs --reason TEXT (what was done; it is kept with the action)');
+      const actor = actingActor();
+      const released = await withJobQueue(loadConfig(), (db, jobs) =>
+        releaseCold(
+          { knex: db.knex, jobs, now: () => new Date() },
+          { id: args[0], rebroadcast: values.rebroadcast === true, actor, reason: values.reason! },
+        ),
+      );
+      print(
+        released,
+        values.rebroadcast
+          ? `cold transfer ${released.id} is ${released.status}: a running server's payout sender broadcasts the same bytes again`
+          : `cold transfer ${released.id} released: the next surplus of ${released.asset}/${released.network} goes to cold storage anew`,
       );
       return;
     }

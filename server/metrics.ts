@@ -9,6 +9,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Knex } from 'knex';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { TreasuryState } from './services/liquidity.js';
+import { readColdTransferGauges, type ColdTransferGauges } from './store/cold-transfers.js';
 import { readPayoutGauges, type PayoutGauges } from './store/payouts.js';
 import { AppError } from './domain/errors.js';
 import { STREAM_LIMIT_SCOPES } from './domain/stream-limits.js';
@@ -164,10 +165,18 @@ export function createMetrics(): Metrics {
 
   const payoutSources: Array<{ knex: Knex; evmNetworks: readonly string[] }> = [];
   // One read per scrape for the four payout gauges (each gauge's collect awaits the same sample).
-  let payoutSample: Promise<PayoutGauges[]> | undefined;
+  let payoutSample: Promise<Array<PayoutGauges & { cold: ColdTransferGauges }>> | undefined;
   const samplePayouts = () => {
-    payoutSample ??= withTimeout(Promise.all(payoutSources.map((source) => readPayoutGauges(source.knex))), QUEUE_SAMPLE_TIMEOUT_MS)
-      .catch(() => [] as PayoutGauges[])
+    payoutSample ??= withTimeout(
+      Promise.all(
+        payoutSources.map(async (source) => {
+          const [payouts, cold] = await Promise.all([readPayoutGauges(source.knex), readColdTransferGauges(source.knex)]);
+          return { ...payouts, cold };
+        }),
+      ),
+      QUEUE_SAMPLE_TIMEOUT_MS,
+    )
+      .catch(() => [])
       .finally(() => setTimeout(() => (payoutSample = undefined), 100).unref());
     return payoutSample;
   };
@@ -217,6 +226,36 @@ export function createMetrics(): Metrics {
       });
     },
   });
+  // Cold transfers (jobs/cold-transfers.ts): on their way, held for an operator, and what reached cold storage.
+  const coldGauge = (
+    name: string,
+    help: string,
+    rows: (cold: ColdTransferGauges) => Array<{ network: string; asset: string; value: number }>,
+  ) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['network', 'asset'] as const,
+      registers,
+      async collect() {
+        this.reset();
+        for (const sample of await samplePayouts())
+          for (const row of rows(sample.cold)) this.set({ network: row.network, asset: row.asset }, row.value);
+      },
+    });
+  coldGauge(
+    'pss_cold_transfers_open',
+    'Cold transfers (surplus above HOT_WALLET_MAX to <NET>_COLD_ADDRESS) committed and not yet final.',
+    (c) => c.open.map((r) => ({ ...r, value: r.count })),
+  );
+  coldGauge(
+    'pss_cold_transfers_held',
+    'Cold transfers held for an operator and not released (ops cold list; they stop the next one).',
+    (c) => c.held.map((r) => ({ ...r, value: r.count })),
+  );
+  coldGauge('pss_cold_transferred', 'What confirmed cold transfers moved to <NET>_COLD_ADDRESS, in units of the asset (all time).', (c) =>
+    c.confirmed.map((r) => ({ network: r.network, asset: r.asset, value: Number(r.amount) })),
+  );
   new Gauge({
     name: 'pss_chain_alerts_open',
     help: 'What a reorganisation took back after its swap ended (a confirmed payout, a credited deposit), not yet resolved by an operator.',

@@ -37,6 +37,7 @@ export const OPERATOR_ACTIONS = {
   'review.decide': { reasonRequired: true },
   'payment.return': { reasonRequired: true },
   'alert.resolve': { reasonRequired: true },
+  'cold.release': { reasonRequired: true },
 } as const satisfies Record<string, { reasonRequired: boolean }>;
 
 /** An action the trail records. */

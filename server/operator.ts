@@ -18,7 +18,8 @@ import { runOperatorAction, type Acting } from './operator-actions.js';
 import { insertOperatorDecision, type OperatorDecision, type OperatorDecisionRecord } from './store/operator-decisions.js';
 import { listPartners } from './store/partners.js';
 import { listOpenChainAlerts, resolveChainAlertRecord, type ChainAlertRecord } from './store/chain-alerts.js';
-import { listHeldPayouts, listHeldRefundKeys, type PayoutRecord } from './store/payouts.js';
+import { listColdTransfers, lockColdTransfer, releaseColdTransfer, type ColdTransfer } from './store/cold-transfers.js';
+import { listHeldPayouts, listHeldRefundKeys, movePayout, type PayoutRecord } from './store/payouts.js';
 import { listSwapsForOperator, lockSwap } from './store/swaps.js';
 import { findOutboxMessage, findWebhook, lastAttemptNumber } from './store/webhooks.js';
 
@@ -191,7 +192,8 @@ export async function returnHeldPayment(
 /** A payout held for an operator, as `payouts held` shows it: why, and what the operator can do. */
 export interface HeldPayoutItem {
   payoutId: string;
-  swapId: string;
+  /** Null for a cold transfer (it pays for no swap). */
+  swapId: string | null;
   purpose: PayoutRecord['purpose'];
   network: string;
   asset: string;
@@ -207,6 +209,8 @@ export interface HeldPayoutItem {
 
 /** What an operator can do about a payout held in `status` with `confirmations` of `final`. */
 function remediesOf(payout: PayoutRecord, final: number): string[] {
+  if (payout.purpose === 'cold')
+    return [payout.status === 'review' ? `cold release ${payout.id} --rebroadcast` : `cold release ${payout.id}`];
   if (payout.purpose === 'extra_refund') return ['payments return SWAP_ID TXHASH:INDEX --rebroadcast'];
   if (payout.status === 'failed') return ['--pay-again', '--refund', '--fail'];
   if (payout.status === 'reverted' || payout.status === 'cancelled') {
@@ -298,6 +302,70 @@ export async function redeliverWebhook(
     await deps.jobs.redeliver(messageId, attempt, trx);
     const queued = { messageId, type: message.type, partnerId: message.partnerId, attempt, url: webhook.url };
     return { value: queued, details: { type: queued.type, partnerId: queued.partnerId, attempt, url: queued.url } };
+  });
+  return value;
+}
+
+/** A cold transfer as the ops CLI shows it (store/cold-transfers.ts). */
+export type ColdTransferItem = Omit<ColdTransfer, 'createdAt' | 'releasedAt'> & { createdAt: string; releasedAt: string | null };
+
+/** Cold transfers (a hot wallet's surplus to its cold address), newest first. */
+export async function listColdTransfersForOperator(db: Knex, limit: number): Promise<ColdTransferItem[]> {
+  return (await listColdTransfers(db, limit)).map((t) => ({
+    ...t,
+    createdAt: t.createdAt.toISOString(),
+    releasedAt: t.releasedAt?.toISOString() ?? null,
+  }));
+}
+
+/**
+ * Releases cold transfer `id`, held for an operator, recorded as `cold.release`: one proved to have paid
+ * nothing (failed, reverted, cancelled) no longer stops the next transfer of its asset (made from the surplus
+ * then); one held after an ambiguous broadcast (review) needs `rebroadcast`: the same bytes go out again,
+ * which cannot pay twice. 404 for an unknown id, 409 when it is not held or `rebroadcast` does not fit.
+ */
+export async function releaseCold(
+  deps: Pick<OperatorDeps, 'knex' | 'now'> & { jobs: Pick<JobQueue, 'sendPayouts'> },
+  input: { id: string; rebroadcast: boolean } & Required<Acting>,
+): Promise<ColdTransferItem> {
+  const { value } = await runOperatorAction(deps.knex, input, 'cold.release', input.id, async (trx) => {
+    const at = deps.now();
+    const transfer = await lockColdTransfer(trx, input.id);
+    if (!transfer) throw notFound(`No cold transfer with id ${input.id} (ops cold list names them).`);
+    const held = ['failed', 'review', 'reverted', 'cancelled'].includes(transfer.status) && transfer.releasedAt === null;
+    if (!held) {
+      throw new AppError(
+        409,
+        'invalid_state',
+        `Cold transfer ${input.id} is ${transfer.status}${transfer.releasedAt ? ', released already' : ''}: it is not held for an operator.`,
+      );
+    }
+    if ((transfer.status === 'review') !== input.rebroadcast) {
+      throw new AppError(
+        409,
+        'invalid_state',
+        transfer.status === 'review'
+          ? `Cold transfer ${input.id} is held after an ambiguous broadcast: it may have gone out. Release it with --rebroadcast (the same bytes again, which cannot pay twice).`
+          : `Cold transfer ${input.id} is ${transfer.status}: it paid nothing, and there is nothing to broadcast again. Release it without --rebroadcast.`,
+      );
+    }
+    if (input.rebroadcast) {
+      await movePayout(trx, transfer.id, 'review', 'signed', { heldReason: null }, at);
+      await deps.jobs.sendPayouts([transfer.id], trx);
+    } else {
+      await releaseColdTransfer(trx, transfer.id, at);
+    }
+    const released = (await lockColdTransfer(trx, input.id))!;
+    return {
+      value: { ...released, createdAt: released.createdAt.toISOString(), releasedAt: released.releasedAt?.toISOString() ?? null },
+      details: {
+        status: transfer.status,
+        rebroadcast: input.rebroadcast,
+        amount: transfer.amount,
+        asset: `${transfer.asset}/${transfer.network}`,
+      },
+      at,
+    };
   });
   return value;
 }

@@ -11,6 +11,7 @@ import { parseBitcoinParams } from './adapters/bitcoin/index.js';
 import { isAccountKeyOf } from './adapters/ethereum/addresses.js';
 import { parseTokens, type TokenConfig } from './adapters/ethereum/tokens.js';
 import { parseMarketRatesEnv, type MarketRatesEnvOptions } from './adapters/market/config.js';
+import { validateAddress, type AddressChain } from './domain/addresses.js';
 import { NATIVE_ASSET, type Catalog, type CatalogAsset } from './domain/catalog.js';
 import { Money } from './domain/money.js';
 
@@ -42,6 +43,8 @@ export interface BitcoinNetworkConfig {
   readonly payoutBatchSeconds: number;
   /** The most payouts one batch pays (`<NET>_PAYOUT_BATCH_MAX`). */
   readonly payoutBatchMax: number;
+  /** Where a hot wallet's surplus above HOT_WALLET_MAX goes (`<NET>_COLD_ADDRESS`); none: it stays, with an alert. */
+  readonly coldAddress: string | undefined;
 }
 
 /** Payouts one batch pays when `<NET>_PAYOUT_BATCH_MAX` is not set. */
@@ -77,6 +80,8 @@ export interface EthereumNetworkConfig {
   readonly maxFeeGwei: string;
   /** A test hook (`PSS_TEST_EVM_NATIVE_GAS`): the gas limit of native payouts instead of an estimate. */
   readonly testNativeGas: bigint | undefined;
+  /** As on the Bitcoin family (`<NET>_COLD_ADDRESS`). */
+  readonly coldAddress: string | undefined;
 }
 
 /** Zano: a watch-only wallet (deposits, building payouts) and a signer wallet, both over the wallet JSON-RPC. */
@@ -92,6 +97,8 @@ export interface ZanoNetworkConfig {
   readonly confirmations: number | undefined;
   readonly maxTipAgeSeconds: number | undefined;
   readonly scanSeconds: number | undefined;
+  /** As on the Bitcoin family (`<NET>_COLD_ADDRESS`). */
+  readonly coldAddress: string | undefined;
 }
 
 export type NetworkConfig = BitcoinNetworkConfig | EthereumNetworkConfig | ZanoNetworkConfig;
@@ -190,6 +197,16 @@ export function readProductionConfig(env: Env, problems: string[]): ProductionCo
     }
   };
 
+  // Hot-wallet rules: the surplus above HOT_WALLET_MAX goes to <NET>_COLD_ADDRESS, checked as a payout address is.
+  const coldAddress = (network: string, chain: AddressChain = 'main'): string | undefined => {
+    const name = `${network}_COLD_ADDRESS`;
+    const found = value(name);
+    if (found === undefined) return undefined;
+    const check = validateAddress(network, found, chain);
+    if (!check.ok) problems.push(`${name}=${JSON.stringify(found)}: ${check.reason}`);
+    return check.ok ? check.value : undefined;
+  };
+
   const testNativeGas = () => {
     const found = value('PSS_TEST_EVM_NATIVE_GAS');
     if (found === undefined) return undefined;
@@ -228,6 +245,7 @@ export function readProductionConfig(env: Env, problems: string[]): ProductionCo
         confirmations: confirmations(`${network}_CONFIRMATIONS`),
         maxTipAgeSeconds: maxTipAge(network),
         scanSeconds: scanSeconds(network),
+        coldAddress: coldAddress(network),
       });
       continue;
     }
@@ -271,6 +289,7 @@ export function readProductionConfig(env: Env, problems: string[]): ProductionCo
         ),
         payoutBatchSeconds: batchSeconds(network),
         payoutBatchMax: batchMax(network),
+        coldAddress: coldAddress(network, chain === 'test' || chain === 'regtest' ? chain : 'main'),
       });
     } else {
       let tokens: Record<string, TokenConfig> = {};
@@ -313,6 +332,7 @@ export function readProductionConfig(env: Env, problems: string[]): ProductionCo
         replaceAfterSeconds: replaceAfter(network, 180),
         maxFeeGwei: decimalSetting(`${network}_MAX_FEE_GWEI`, '500', /^\d{1,6}(\.\d{1,9})?$/, 'a fee in gwei per gas above 0, e.g. 500'),
         testNativeGas: testNativeGas(),
+        coldAddress: coldAddress(network),
       });
     }
   }

@@ -17,6 +17,7 @@ import { startJobEngine, type JobEngine } from './jobs/engine.js';
 import { startChainWatching, type ChainWatching } from './jobs/chain-watch.js';
 import { adapterRouteAddresses, sandboxRouteAddresses } from './jobs/route-addresses.js';
 import { startEvmSweeping, type EvmSweeping } from './jobs/evm-sweep.js';
+import { coldRulesOf, startColdTransfers } from './jobs/cold-transfers.js';
 import { createPayoutSender, type CrashPoint } from './jobs/payout-sender.js';
 import type { Metrics } from './metrics.js';
 import type { Liquidity } from './services/liquidity.js';
@@ -162,6 +163,27 @@ export async function startSwapEngine(deps: {
           logger: deps.logger,
         })
       : undefined;
+  // Hot wallets above HOT_WALLET_MAX send their surplus to <NET>_COLD_ADDRESS, as often as payouts are swept.
+  const cold = coldRulesOf(deps.config, deps.catalog);
+  if (cold.withoutAddress.length > 0) {
+    deps.logger.warn(
+      { assets: cold.withoutAddress },
+      'HOT_WALLET_MAX is set for assets whose network has no <NET>_COLD_ADDRESS: their surplus is only reported (pss_hot_wallet_surplus), never moved',
+    );
+  }
+  const coldTransfers =
+    deps.liquidity && cold.rules.length > 0
+      ? startColdTransfers({
+          knex: deps.knex,
+          liquidity: deps.liquidity,
+          rules: cold.rules,
+          sendPayouts: (ids, trx) => jobs.sendPayouts(ids, trx),
+          confirmations: (network) => deps.catalog.networks[network]!.confirmations,
+          intervalMs: payoutSender.sweepMs,
+          now: deps.now,
+          logger: deps.logger,
+        })
+      : undefined;
   return {
     lifecycle,
     watching,
@@ -173,6 +195,7 @@ export async function startSwapEngine(deps: {
     crypto,
     async stop() {
       await hub.close();
+      await coldTransfers?.stop();
       await sweeping?.stop();
       await watching.stop();
       await jobs.stop();

@@ -118,8 +118,8 @@ export interface AddressSource {
 export interface PayoutOrder {
   /** Unique per payment: the outbox's idempotency key. */
   key: string;
-  /** The swap it pays for. */
-  swapId: string;
+  /** The swap it pays for; null for a cold transfer (a hot wallet's surplus to its cold address). */
+  swapId: string | null;
   asset: CatalogAsset;
   address: string;
   memo: string | null;

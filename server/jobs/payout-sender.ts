@@ -164,6 +164,11 @@ export function createPayoutSender(deps: PayoutSenderDeps) {
     return { key: payout.idempotencyKey, swapId: payout.swapId, asset, address: payout.address, memo: payout.memo, amount: payout.amount };
   };
 
+  // A recorded outcome wakes the payout's swap; a cold transfer has none.
+  const wake = async (swapId: string | null, trx: Knex.Transaction) => {
+    if (swapId !== null) await deps.wakeSwap(swapId, trx);
+  };
+
   // Moves the payout and wakes its swap, together.
   async function record(
     payout: PayoutRecord,
@@ -174,7 +179,7 @@ export function createPayoutSender(deps: PayoutSenderDeps) {
   ) {
     return transaction(deps.knex, async (trx) => {
       const moved = await movePayout(trx, payout.id, from, to, fields, deps.now(), options);
-      if (moved) await deps.wakeSwap(payout.swapId, trx);
+      if (moved) await wake(payout.swapId, trx);
       return moved;
     });
   }
@@ -324,7 +329,7 @@ export function createPayoutSender(deps: PayoutSenderDeps) {
   ) {
     await transaction(deps.knex, async (trx) => {
       for (const payout of payouts) {
-        if (await movePayout(trx, payout.id, from, to, fields, deps.now())) await deps.wakeSwap(payout.swapId, trx);
+        if (await movePayout(trx, payout.id, from, to, fields, deps.now())) await wake(payout.swapId, trx);
       }
     });
   }
@@ -390,7 +395,7 @@ export function createPayoutSender(deps: PayoutSenderDeps) {
         { id: batchId, network, members: paid.map((m) => m.id), version: { ...signed, outputs } },
         deps.now(),
       );
-      if (done) for (const member of paid) await deps.wakeSwap(member.swapId, trx);
+      if (done) for (const member of paid) await wake(member.swapId, trx);
       return done;
     });
     if (!stored) {
@@ -585,7 +590,7 @@ export function createPayoutSender(deps: PayoutSenderDeps) {
         if (!(await movePayout(trx, payout!.id, 'pending', 'signed', { txHash: signed.txHash, signedBytes: signed.bytes }, deps.now())))
           return;
         await insertPayoutVersion(trx, payout!.id, { kind: 'payment', ...signed }, deps.now());
-        await deps.wakeSwap(payout!.swapId, trx);
+        await wake(payout!.swapId, trx);
       });
       crash('after-sign');
       // Signed here, or by another sender first: either way the committed bytes are the ones to send.

@@ -42,6 +42,11 @@ export interface Liquidity {
   reservationOf(asset: CatalogAsset, receiveAmount: string, rateType: 'fixed' | 'floating'): string;
   /** Each asset's balance, what is promised of it and its hot-wallet rule's state, read without the lock (metrics). */
   snapshot(db: Knex, assets: readonly CatalogAsset[], at: Date): Promise<TreasuryState[]>;
+  /**
+   * Locks `asset`'s liquidity in `trx` and reads what may go to cold storage at `at`: above HOT_WALLET_MAX, the
+   * surplus down to halfway between the two rules, never more than what nothing promised (0 when none).
+   */
+  coldSurplus(trx: Knex.Transaction, asset: CatalogAsset, at: Date): Promise<Amount>;
 }
 
 /** One asset of a hot wallet, as the metrics show it (decimal strings). */
@@ -74,21 +79,38 @@ export function createHotWalletLiquidity(deps: {
     NATIVE_ASSET[asset.network] === asset.symbol
       ? new Money(deps.status.feeEstimate(asset.network) ?? 0).times(FEE_RESERVE_PAYOUTS)
       : new Money(0);
+  // The hot-wallet rule of `asset` for what the wallet holds (its balance less what it still owes): below
+  // HOT_WALLET_MIN, above HOT_WALLET_MAX (with the surplus down to halfway between the two), or ok.
+  const ruleOf = (asset: CatalogAsset, held: Amount): { rule: TreasuryState['rule']; surplus: Amount } => {
+    const key = `${asset.symbol}/${asset.network}`;
+    const min = deps.hotWalletMin?.[key];
+    const max = deps.hotWalletMax?.[key];
+    if (min !== undefined && held.lessThan(min)) return { rule: 'below_minimum', surplus: new Money(0) };
+    if (max === undefined || !held.greaterThan(max)) return { rule: 'ok', surplus: new Money(0) };
+    const target = min === undefined ? new Money(max) : new Money(max).plus(min).div(2);
+    return { rule: 'above_maximum', surplus: held.minus(target) };
+  };
   return {
+    async coldSurplus(trx, asset, at) {
+      await lockLiquidity(trx, asset.network, asset.symbol, at);
+      const balance = deps.status.balance(asset);
+      if (balance === undefined) return new Money(0);
+      const committed = await readCommitments(trx, { network: asset.network, asset: asset.symbol, at, balanceHeight: balance.height });
+      const held = new Money(balance.spendable).minus(committed.payouts);
+      const { surplus } = ruleOf(asset, held);
+      // What no payout, reservation or fee reserve needs: the transfer never takes a promise away.
+      const free = held.minus(feeReserve(asset)).minus(committed.reserved);
+      return new Money(formatDown(Money.max(0, Money.min(surplus, free)), asset.precision));
+    },
     async snapshot(db, assets, at) {
       const states: TreasuryState[] = [];
       for (const asset of assets) {
         const balance = deps.status.balance(asset);
         if (balance === undefined) continue;
         const committed = await readCommitments(db, { network: asset.network, asset: asset.symbol, at, balanceHeight: balance.height });
-        const key = `${asset.symbol}/${asset.network}`;
         // What the wallet holds for the service's own use: its balance less what it still owes.
         const held = new Money(balance.spendable).minus(committed.payouts);
-        const min = deps.hotWalletMin?.[key];
-        const max = deps.hotWalletMax?.[key];
-        const rule =
-          min !== undefined && held.lessThan(min) ? 'below_minimum' : max !== undefined && held.greaterThan(max) ? 'above_maximum' : 'ok';
-        const target = max === undefined ? undefined : min === undefined ? new Money(max) : new Money(max).plus(min).div(2);
+        const { rule, surplus } = ruleOf(asset, held);
         states.push({
           network: asset.network,
           asset: asset.symbol,
@@ -97,7 +119,7 @@ export function createHotWalletLiquidity(deps: {
           reserved: committed.reserved,
           available: Money.max(0, held.minus(feeReserve(asset)).minus(committed.reserved)).toFixed(),
           rule,
-          surplus: rule === 'above_maximum' && target ? formatDown(held.minus(target), asset.precision) : '0',
+          surplus: formatDown(surplus, asset.precision),
         });
       }
       return states;

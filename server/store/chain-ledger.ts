@@ -161,7 +161,8 @@ export async function recordPayoutBlocks(
          join payouts live on live.id = v.payout_id and live.status <> 'failed'
         order by v.payout_id, s.block_height is null, s.block_height desc
      ), before as (
-       select p.id, p.status, p.block_height, s.status as swap_status from payouts p join swaps s on s.id = p.swap_id
+       -- A cold transfer pays for no swap (swap_status null).
+       select p.id, p.status, p.block_height, s.status as swap_status from payouts p left join swaps s on s.id = p.swap_id
         where p.id in (select payout_id from seen)
      ), moved as (
        update payouts p set
@@ -188,8 +189,11 @@ export async function recordPayoutBlocks(
        from moved m join before b on b.id = m.id`,
     [payouts.map((p) => p.txHash), payouts.map((p) => p.block?.height ?? null), payouts.map((p) => p.failed === true), network],
   );
-  const moved = rows as Array<{ swap_id: string; tx_hash: string; removed: boolean; swap_status: string; was: string }>;
-  const ended = moved.filter((r) => r.removed && (r.swap_status === 'finished' || r.swap_status === 'refunded'));
+  const moved = rows as Array<{ swap_id: string | null; tx_hash: string; removed: boolean; swap_status: string | null; was: string }>;
+  // A payout taken back after its swap ended, or a cold transfer after it was confirmed: an operator is told.
+  const ended = moved.filter(
+    (r) => r.removed && (r.swap_status === 'finished' || r.swap_status === 'refunded' || (r.swap_id === null && r.was === 'confirmed')),
+  );
   if (ended.length > 0) {
     await trx('chain_alerts').insert(
       ended.map((r) => ({
@@ -198,12 +202,15 @@ export async function recordPayoutBlocks(
         kind: 'payout_removed',
         swap_id: r.swap_id,
         tx_hash: r.tx_hash,
-        detail: `a reorganisation took payout ${r.tx_hash} out of the chain after swap ${r.swap_id} was ${r.swap_status}; it is broadcast again (the same bytes) and followed`,
+        detail:
+          r.swap_id === null
+            ? `a reorganisation took cold transfer ${r.tx_hash} out of the chain after it was confirmed; it is broadcast again (the same bytes) and followed`
+            : `a reorganisation took payout ${r.tx_hash} out of the chain after swap ${r.swap_id} was ${r.swap_status}; it is broadcast again (the same bytes) and followed`,
         created_at: at,
       })),
     );
   }
-  return [...new Set(moved.map((r) => r.swap_id))];
+  return [...new Set(moved.flatMap((r) => (r.swap_id === null ? [] : [r.swap_id])))];
 }
 
 /**
@@ -226,7 +233,7 @@ export async function listMovedByTip(
       .whereNull('removed_at')
       .andWhere('block_height', '>', previousTip - maxConfirmations)
       .andWhere('block_height', '<=', tip),
-    db('payouts').distinct('swap_id').where({ network, status: 'broadcast' }).andWhere('block_height', '<=', tip),
+    db('payouts').distinct('swap_id').where({ network, status: 'broadcast' }).whereNotNull('swap_id').andWhere('block_height', '<=', tip),
   ]);
   return { addresses: outputs.map((r: { address: string }) => r.address), swapIds: payouts.map((r: { swap_id: string }) => r.swap_id) };
 }

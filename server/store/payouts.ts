@@ -11,8 +11,10 @@ import type { Knex } from 'knex';
 export interface PayoutRecord {
   id: string;
   idempotencyKey: string;
-  swapId: string;
-  purpose: 'payout' | 'refund' | 'extra_refund';
+  /** The swap it pays for; null for a cold transfer (purpose `cold`), which pays for none. */
+  swapId: string | null;
+  /** `cold`: a hot wallet's surplus going to its network's cold address (jobs/cold-transfers.ts). */
+  purpose: 'payout' | 'refund' | 'extra_refund' | 'cold';
   network: string;
   asset: string;
   address: string;
@@ -59,7 +61,7 @@ const SELECT = `p.id, p.idempotency_key, p.swap_id, p.purpose, p.network, p.asse
 const toPayout = (row: Record<string, unknown>): PayoutRecord => ({
   id: row.id as string,
   idempotencyKey: row.idempotency_key as string,
-  swapId: row.swap_id as string,
+  swapId: (row.swap_id as string | null) ?? null,
   purpose: row.purpose as PayoutRecord['purpose'],
   network: row.network as string,
   asset: row.asset as string,
@@ -87,7 +89,7 @@ const toPayout = (row: Record<string, unknown>): PayoutRecord => ({
 /** A payout to commit. */
 export interface PayoutIntentRow {
   idempotencyKey: string;
-  swapId: string;
+  swapId: string | null;
   purpose: PayoutRecord['purpose'];
   network: string;
   asset: string;
@@ -127,13 +129,16 @@ export async function insertPayoutIntents(trx: Knex.Transaction, intents: Payout
   return rows.map((r: { id: string }) => r.id);
 }
 
+/** A payout for a swap (every purpose but `cold`). */
+export type SwapPayoutRecord = PayoutRecord & { swapId: string; purpose: Exclude<PayoutRecord['purpose'], 'cold'> };
+
 /** The payouts of a swap, oldest first. */
-export async function listSwapPayouts(db: Knex, swapId: string): Promise<PayoutRecord[]> {
+export async function listSwapPayouts(db: Knex, swapId: string): Promise<SwapPayoutRecord[]> {
   const { rows } = await db.raw(
     `select ${SELECT} from payouts p left join chain_cursors c on c.network = p.network where p.swap_id = ? order by p.created_at, p.idempotency_key`,
     [swapId],
   );
-  return (rows as Array<Record<string, unknown>>).map(toPayout);
+  return (rows as Array<Record<string, unknown>>).map(toPayout) as SwapPayoutRecord[];
 }
 
 /** One payout. */
@@ -193,9 +198,11 @@ export async function listUnminedPayoutIds(db: Knex, broadcastBefore: Date, netw
 }
 
 // Held for an operator: failed, in review, reverted or cancelled, of a swap in review; or an extra payment's
-// refund held after an ambiguous broadcast (whatever its swap's status). One predicate for the CLI and the gauge.
+// refund held after an ambiguous broadcast (whatever its swap's status); or a cold transfer no operator
+// released yet. One predicate for the CLI and the gauge.
 const HELD = `p.status in ('failed', 'review', 'reverted', 'cancelled')
-  and (exists (select 1 from swaps s where s.id = p.swap_id and s.status = 'review') or (p.purpose = 'extra_refund' and p.status = 'review'))`;
+  and (exists (select 1 from swaps s where s.id = p.swap_id and s.status = 'review') or (p.purpose = 'extra_refund' and p.status = 'review')
+       or (p.purpose = 'cold' and p.released_at is null))`;
 
 /**
  * The payouts held for an operator (failed, review, reverted, cancelled) on `network`, or everywhere: those of

@@ -176,6 +176,7 @@ describe('Prometheus metrics', function () {
         'pss_payout_oldest_unmined_seconds',
         'pss_payouts_held',
         'pss_chain_alerts_open',
+        'pss_cold_transfers_held',
       ]);
       const text = await (await fetch(server.metricsUrl!)).text();
       for (const name of named) expect(text, name).to.contain(`# TYPE ${name} gauge`);

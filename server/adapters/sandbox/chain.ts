@@ -181,7 +181,7 @@ export function createSimulatedChain(deps: { knex: Knex; catalog: Catalog; block
           return { txHash: sandboxTxHash(network, seedOf(`payout:${bytes}`)), bytes };
         },
         async broadcast(order, signed) {
-          if (order.key.endsWith(':payout') && (await isPayoutFailureArmed(knex, order.swapId))) {
+          if (order.key.endsWith(':payout') && order.swapId !== null && (await isPayoutFailureArmed(knex, order.swapId))) {
             return { kind: 'rejected', reason: 'the sandbox refused this payout (a payout failure was armed)', passing: false };
           }
           const stored = await insertPayoutOnce(knex, {

@@ -33,6 +33,7 @@ import * as expectWindowFunction from './0026_expect_window_function.js';
 import * as payoutVersions from './0027_payout_versions.js';
 import * as treasury from './0028_treasury.js';
 import * as payoutBatches from './0029_payout_batches.js';
+import * as coldTransfers from './0030_cold_transfers.js';
 
 /** What a migration may need besides the database: data migrations that re-seal secrets need the key. */
 export interface MigrationContext {
@@ -73,6 +74,7 @@ const migrations: Array<[name: string, migration: Migration]> = [
   ['0027_payout_versions', payoutVersions],
   ['0028_treasury', treasury],
   ['0029_payout_batches', payoutBatches],
+  ['0030_cold_transfers', coldTransfers],
 ];
 
 /** A knex migration source over the static list above, handing each migration `context`. */
