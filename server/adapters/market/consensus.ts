@@ -2,7 +2,8 @@
  * The rule that turns several market sources' prices into one (DESIGN section 10, "Prices"; docs/prices.md).
  * Pure: the clock is passed in.
  *
- * 1. Drop the stale observations: older than `maxAgeSeconds` at `now`, by the provider's own trade time.
+ * 1. Drop the stale observations: older than `maxAgeSeconds` at `now`, by the provider's own trade time, or
+ *    stamped more than FUTURE_TOLERANCE_SECONDS ahead of `now`.
  * 2. Exactly two fresh and `minSources` 2: the median of two is their mean, so each would be within half
  *    their gap of it and one bad source could move the price by about the spread. Instead the two must
  *    agree with each other: |a - b| relative to the lower of the two (the stricter reading: it is never
@@ -34,11 +35,17 @@ export interface ConsensusRule {
   minSources: number;
 }
 
+/** How far ahead of this host's clock a provider's trade time may be (clock skew) before it is refused. */
+export const FUTURE_TOLERANCE_SECONDS = 30;
+
 /** Why an observation was left out. */
 export interface Rejection {
   source: string;
-  /** Too old; too far from the median; or one of exactly two sources too far apart to tell which is right. */
-  reason: 'stale' | 'outlier' | 'disagreement';
+  /**
+   * Too old; stamped ahead of this host's clock by more than FUTURE_TOLERANCE_SECONDS; too far from the
+   * median; or one of exactly two sources too far apart to tell which is right.
+   */
+  reason: 'stale' | 'future' | 'outlier' | 'disagreement';
   /** Human-readable: how old, how far from the median, or how far from the other source. */
   detail: string;
 }
@@ -60,6 +67,16 @@ export function consensusPrice(observations: readonly PriceObservation[], now: D
   const rejected: Rejection[] = [];
   const fresh = observations.filter((o) => {
     const ageSeconds = (now.getTime() - o.at.getTime()) / 1000;
+    if (ageSeconds < -FUTURE_TOLERANCE_SECONDS) {
+      // A time ahead of ours is no proof of freshness: a provider (or a clock) that stamps the future would
+      // pass every age check for as long as it is ahead.
+      rejected.push({
+        source: o.source,
+        reason: 'future',
+        detail: `its price is stamped ${Math.round(-ageSeconds)} s ahead of this host's clock, over ${FUTURE_TOLERANCE_SECONDS} s`,
+      });
+      return false;
+    }
     if (ageSeconds <= rule.maxAgeSeconds) return true;
     rejected.push({
       source: o.source,

@@ -74,6 +74,17 @@ describe('market consensus', () => {
         rejected: ['s2 stale'],
       },
       {
+        name: 'leaves out a price stamped more than 30 s ahead of this clock, and keeps one within the skew',
+        input: [
+          ['100', 1],
+          ['150', -31],
+          ['100.4', -30],
+        ],
+        price: '100.2',
+        sources: ['s1', 's3'],
+        rejected: ['s2 future'],
+      },
+      {
         name: 'keeps a price exactly maxAge old',
         input: [
           ['100', 60],
