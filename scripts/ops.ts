@@ -4,6 +4,8 @@
  *   swaps list --action-required operator [--limit N] [--json]      swaps held for a person (review, failed)
  *   review decide ID --exchange|--refund|--fail --reason TEXT [--actor NAME] [--json]
  *   payments return SWAP_ID TXHASH:INDEX --to ADDRESS [--memo MEMO] | --rebroadcast  --reason TEXT [--actor NAME] [--json]
+ *   outputs held [--all] [--json]                                    outputs recorded but credited by nothing (held)
+ *   outputs resolve NETWORK:TXHASH:INDEX --reason TEXT [--actor NAME] [--json]   mark a held output dealt with
  *   cold list [--limit N] [--json]                                   cold transfers (hot-wallet surplus), newest first
  *   cold release ID [--rebroadcast] --reason TEXT [--actor NAME] [--json]   release a held cold transfer
  *   webhooks redeliver EVENT_ID [--reason TEXT] [--actor NAME] [--json]   send an outbox message again
@@ -25,9 +27,11 @@ import {
   listChainAlerts,
   listHeldPayoutsForOperator,
   listColdTransfersForOperator,
+  listHeldOutputsForOperator,
   listOperatorQueue,
   redeliverWebhook,
   releaseCold,
+  resolveOutput,
   resolveChainAlert,
   returnHeldPayment,
   type OperatorQueueItem,
@@ -58,6 +62,12 @@ const USAGE = `usage: npm run ops -- <command> [options]
   payouts held [--json]
       payouts held for an operator (never built or refused for good, ambiguous, reverted, cancelled), oldest
       first, with the reason and the review decide options that fit
+  outputs held [--all] [--json]
+      outputs to watched addresses that are recorded and credited by nothing, oldest first: a Zano transfer of an
+      unknown asset or with unlock_time, native value on an EVM deposit address no transaction explains (with
+      --all, resolved ones too). The service never moves them on its own
+  outputs resolve NETWORK:TXHASH:INDEX --reason TEXT [--actor NAME] [--json]
+      mark a held output dealt with (returned by hand, or left where it is): it leaves the list and pss_outputs_held
   cold list [--limit N] [--json]
       cold transfers (a hot wallet's surplus above HOT_WALLET_MAX to <NET>_COLD_ADDRESS), newest first (default
       limit 100): amount, status, hash, confirmations, and why one is held
@@ -99,6 +109,7 @@ async function run(argv: string[]): Promise<void> {
       fail: { type: 'boolean', default: false },
       to: { type: 'string' },
       rebroadcast: { type: 'boolean', default: false },
+      all: { type: 'boolean', default: false },
       memo: { type: 'string' },
       reason: { type: 'string' },
       actor: { type: 'string' },
@@ -209,6 +220,32 @@ async function run(argv: string[]): Promise<void> {
               )
               .join('\n'),
       );
+      return;
+    }
+    case 'outputs held': {
+      expectArgs(0, '');
+      const outputs = await withStore(loadConfig(), (db) => listHeldOutputsForOperator(db.knex, { all: values.all === true }));
+      print(
+        outputs,
+        outputs.length === 0
+          ? 'no output is held for an operator'
+          : outputs
+              .map(
+                (o) =>
+                  `${o.key} ${o.amount} ${o.asset} to ${o.address}${o.fromAddress ? ` from ${o.fromAddress}` : ''}${o.removed ? ' (removed by a reorganisation)' : ''}\n  why: ${o.reason}` +
+                  (o.resolvedAt ? `\n  resolved ${o.resolvedAt} by ${o.resolvedBy}: ${o.resolution}` : ''),
+              )
+              .join('\n'),
+      );
+      return;
+    }
+    case 'outputs resolve': {
+      expectArgs(1, 'the output: outputs resolve NETWORK:TXHASH:INDEX');
+      if (!values.reason?.trim()) throw new UsageError('outputs resolve needs --reason TEXT (what was done; it is kept with the action)');
+      const resolved = await withStore(loadConfig(), (db) =>
+        resolveOutput({ knex: db.knex, now: () => new Date() }, { key: args[0], actor: actingActor(), reason: values.reason! }),
+      );
+      print(resolved, `held output ${resolved.key} resolved at ${resolved.resolvedAt}`);
       return;
     }
     case 'cold list': {

@@ -10,6 +10,7 @@ import type { Knex } from 'knex';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { TreasuryState } from './services/liquidity.js';
 import { readColdTransferGauges, type ColdTransferGauges } from './store/cold-transfers.js';
+import { countHeldOutputs } from './store/held-outputs.js';
 import { readPayoutGauges, type PayoutGauges } from './store/payouts.js';
 import { AppError } from './domain/errors.js';
 import { STREAM_LIMIT_SCOPES } from './domain/stream-limits.js';
@@ -165,13 +166,18 @@ export function createMetrics(): Metrics {
 
   const payoutSources: Array<{ knex: Knex; evmNetworks: readonly string[] }> = [];
   // One read per scrape for the four payout gauges (each gauge's collect awaits the same sample).
-  let payoutSample: Promise<Array<PayoutGauges & { cold: ColdTransferGauges }>> | undefined;
+  let payoutSample:
+    Promise<Array<PayoutGauges & { cold: ColdTransferGauges; heldOutputs: Array<{ network: string; count: number }> }>> | undefined;
   const samplePayouts = () => {
     payoutSample ??= withTimeout(
       Promise.all(
         payoutSources.map(async (source) => {
-          const [payouts, cold] = await Promise.all([readPayoutGauges(source.knex), readColdTransferGauges(source.knex)]);
-          return { ...payouts, cold };
+          const [payouts, cold, heldOutputs] = await Promise.all([
+            readPayoutGauges(source.knex),
+            readColdTransferGauges(source.knex),
+            countHeldOutputs(source.knex),
+          ]);
+          return { ...payouts, cold, heldOutputs };
         }),
       ),
       QUEUE_SAMPLE_TIMEOUT_MS,
@@ -256,6 +262,16 @@ export function createMetrics(): Metrics {
   coldGauge('pss_cold_transferred', 'What confirmed cold transfers moved to <NET>_COLD_ADDRESS, in units of the asset (all time).', (c) =>
     c.confirmed.map((r) => ({ network: r.network, asset: r.asset, value: Number(r.amount) })),
   );
+  new Gauge({
+    name: 'pss_outputs_held',
+    help: 'Outputs to watched addresses recorded and credited by nothing (an unknown asset, a time lock, unexplained native value), not yet resolved by an operator (ops outputs held).',
+    labelNames: ['network'] as const,
+    registers,
+    async collect() {
+      this.reset();
+      for (const sample of await samplePayouts()) for (const row of sample.heldOutputs) this.set({ network: row.network }, row.count);
+    },
+  });
   new Gauge({
     name: 'pss_chain_alerts_open',
     help: 'What a reorganisation took back after its swap ended (a confirmed payout, a credited deposit), not yet resolved by an operator.',

@@ -38,6 +38,7 @@ export const OPERATOR_ACTIONS = {
   'payment.return': { reasonRequired: true },
   'alert.resolve': { reasonRequired: true },
   'cold.release': { reasonRequired: true },
+  'output.resolve': { reasonRequired: true },
 } as const satisfies Record<string, { reasonRequired: boolean }>;
 
 /** An action the trail records. */

@@ -19,6 +19,7 @@ import { insertOperatorDecision, type OperatorDecision, type OperatorDecisionRec
 import { listPartners } from './store/partners.js';
 import { listOpenChainAlerts, resolveChainAlertRecord, type ChainAlertRecord } from './store/chain-alerts.js';
 import { listColdTransfers, lockColdTransfer, releaseColdTransfer, type ColdTransfer } from './store/cold-transfers.js';
+import { listHeldOutputs, resolveHeldOutput, type HeldOutput } from './store/held-outputs.js';
 import { listHeldPayouts, listHeldRefundKeys, movePayout, type PayoutRecord } from './store/payouts.js';
 import { listSwapsForOperator, lockSwap } from './store/swaps.js';
 import { findOutboxMessage, findWebhook, lastAttemptNumber } from './store/webhooks.js';
@@ -366,6 +367,43 @@ export async function releaseCold(
       },
       at,
     };
+  });
+  return value;
+}
+
+/** A held output as the ops CLI shows it (store/held-outputs.ts): its key is `NETWORK:TXHASH:INDEX`. */
+export type HeldOutputItem = Omit<HeldOutput, 'seenAt' | 'resolvedAt'> & { key: string; seenAt: string; resolvedAt: string | null };
+
+/** The outputs held for an operator (recorded, credited by nothing), oldest first; with `all`, resolved ones too. */
+export async function listHeldOutputsForOperator(db: Knex, options: { all?: boolean } = {}): Promise<HeldOutputItem[]> {
+  return (await listHeldOutputs(db, options)).map((o) => ({
+    ...o,
+    key: `${o.network}:${o.txHash}:${o.outputIndex}`,
+    seenAt: o.seenAt.toISOString(),
+    resolvedAt: o.resolvedAt?.toISOString() ?? null,
+  }));
+}
+
+/**
+ * Marks held output `key` (`NETWORK:TXHASH:INDEX`) dealt with, recorded as `output.resolve` with the reason (what
+ * the operator did: returned it by hand, left it). The service never moves a held output itself. 404 when no
+ * unresolved held output has that key.
+ */
+export async function resolveOutput(deps: Pick<OperatorDeps, 'knex' | 'now'>, input: { key: string } & Required<Acting>) {
+  const parsed = /^([A-Z0-9]+):([^:]+):(\d+)$/.exec(input.key);
+  const { value } = await runOperatorAction(deps.knex, input, 'output.resolve', input.key, async (trx) => {
+    if (!parsed)
+      throw new AppError(
+        400,
+        'invalid_request',
+        `A held output is named NETWORK:TXHASH:INDEX (as ops outputs held shows it), not ${input.key}.`,
+      );
+    const at = deps.now();
+    const key = { network: parsed[1]!, txHash: parsed[2]!, outputIndex: Number(parsed[3]) };
+    if (!(await resolveHeldOutput(trx, key, input.actor.trim(), input.reason.trim(), at))) {
+      throw notFound(`No unresolved held output ${input.key} (ops outputs held lists them).`);
+    }
+    return { value: { key: input.key, resolvedAt: at.toISOString() }, details: { key: input.key }, at };
   });
   return value;
 }

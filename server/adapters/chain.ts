@@ -31,6 +31,11 @@ export interface ObservedOutput {
   block: BlockRef | null;
   /** When the chain first showed it. */
   seenAt: Date;
+  /**
+   * Set when the output cannot be credited as it is (an asset the service does not know, a time lock): it is
+   * recorded as held, with this reason in words for an operator, and no swap or route credits it.
+   */
+  heldReason?: string;
 }
 
 /** A payout or refund of ours, seen on the chain. */

@@ -92,6 +92,7 @@ async function insertOutputs(trx: Knex.Transaction, network: string, outputs: Ch
         block_height: o.block?.height ?? null,
         block_hash: o.block?.hash ?? null,
         seen_at: o.seenAt,
+        held_reason: o.heldReason ?? null,
       })),
     )
     .onConflict(['network', 'tx_hash', 'output_index'])
@@ -290,7 +291,7 @@ export async function listOutputsTo(db: Knex, network: string, address: string, 
   const { rows } = await db.raw(
     `select ${OUTPUT_COLUMNS}
        from chain_outputs o left join chain_cursors c on c.network = o.network
-      where o.network = ? and o.address = ? ${memo === null ? '' : 'and o.memo = ?'}
+      where o.network = ? and o.address = ? and o.held_reason is null ${memo === null ? '' : 'and o.memo = ?'}
       order by o.seen_at, o.tx_hash, o.output_index`,
     memo === null ? [network, address] : [network, address, memo],
   );
@@ -308,7 +309,7 @@ export async function listOutputsToAddresses(db: Knex, addresses: string[]): Pro
   const { rows } = await db.raw(
     `select ${OUTPUT_COLUMNS}
        from chain_outputs o left join chain_cursors c on c.network = o.network
-      where o.address = any(?::text[])
+      where o.address = any(?::text[]) and o.held_reason is null
       order by o.seen_at, o.tx_hash, o.output_index`,
     [addresses],
   );

@@ -177,6 +177,7 @@ describe('Prometheus metrics', function () {
         'pss_payouts_held',
         'pss_chain_alerts_open',
         'pss_cold_transfers_held',
+        'pss_outputs_held',
       ]);
       const text = await (await fetch(server.metricsUrl!)).text();
       for (const name of named) expect(text, name).to.contain(`# TYPE ${name} gauge`);

@@ -4,7 +4,8 @@
  * - an fUSD to LTC swap: its deposit address is an integrated address of the service's wallet, a payment with
  *   another payment id credits nothing, confirmations grow as the stand-in mines, the deposit is credited at
  *   ZANO_CONFIRMATIONS and the LTC payout (watch-only wallet, signer) finishes it;
- * - a deposit in an unknown asset and one with unlock_time set are never credited, and are logged for an operator;
+ * - a deposit in an unknown asset and one with unlock_time set are never credited: each is recorded held, listed
+ *   by `ops outputs held` (also after a restart, once), resolved by `ops outputs resolve`, and logged;
  * - an fUSD payout (an LTC payment to a permanent route) with the server killed between `sign_transfer` and
  *   `submit_transfer`: a restart submits the committed signed tx, once, and nothing is signed twice.
  *
@@ -16,6 +17,7 @@ import pg from 'pg';
 import { decodeZanoAddress } from '../../server/domain/zano-address.js';
 import { Money } from '../../server/domain/money.js';
 import { createDevnetPartner, startDevnet, startDevnetServer, type Devnet, type DevnetServer } from '../support/devnet.js';
+import { spawnGroup } from '../support/process.js';
 import { devnetClient, DEVNET_ADMIN_URL, eventually, skipWithoutDevnet } from '../support/production.js';
 import { startRpcProxy, type RpcProxy } from '../support/rpc-proxy.js';
 import { freshZanoWallet, signRouteRequest, waitForAddresses, type DepositList, type Route } from '../support/routes.js';
@@ -57,6 +59,8 @@ interface PayoutRow {
   signed_bytes: string | null;
   amount: string;
 }
+
+const ROOT = new URL('../..', import.meta.url).pathname;
 
 describe('Zano in production (fUSD in and out, through the server process)', function () {
   this.timeout(180_000);
@@ -159,7 +163,18 @@ describe('Zano in production (fUSD in and out, through the server process)', fun
     expect(new Money(String(received[0]!.amount)).eq(new Money(quote.receiveAmount))).to.equal(true);
   });
 
-  it('never credits an unknown asset or a transfer with unlock_time to a swap address, and logs both for an operator', async () => {
+  async function ops(...args: string[]): Promise<{ code: number | null; output: string }> {
+    const child = spawnGroup(process.execPath, ['--import', 'tsx', 'scripts/ops.ts', ...args], devnet.env(0), ROOT);
+    const code = await new Promise<number | null>((resolve) => child.process.once('exit', resolve));
+    return { code, output: child.output() };
+  }
+  const heldOutputs = async () => {
+    const listed = await ops('outputs', 'held', '--json');
+    expect(listed.code, listed.output).to.equal(0);
+    return JSON.parse(listed.output.slice(listed.output.indexOf('['))) as Array<Record<string, unknown>>;
+  };
+
+  it('never credits an unknown asset or a transfer with unlock_time to a swap address: both are held for an operator', async () => {
     const destination = await devnet.litecoin.call<string>('getnewaddress', ['', 'bech32'], devnet.wallets.customer);
     const { order } = await client.create(fusdToLtc('40'), { destinationAddress: destination });
     const ready = await waitForAddress(order);
@@ -198,8 +213,39 @@ describe('Zano in production (fUSD in and out, through the server process)', fun
     const after = await client.get(order.id);
     expect(after.order.status).to.equal('waiting');
     expect(after.order.deposits ?? []).to.deep.equal([]);
-    const ledger = await db.query("select tx_hash from chain_outputs where network = 'ZANO' and tx_hash = any($1)", [[strange, locked]]);
-    expect(ledger.rows).to.deep.equal([]);
+    // Both are in the ledger, held (credited by nothing), and the ops CLI lists them with their reasons.
+    const ledger = await db.query(
+      "select tx_hash, asset, held_reason from chain_outputs where network = 'ZANO' and tx_hash = any($1) order by tx_hash",
+      [[strange, locked]],
+    );
+    expect(ledger.rows.map((r) => [r.tx_hash, r.asset])).to.have.deep.members([
+      [strange, `zano-asset:${unknownAsset}`],
+      [locked, 'fUSD'],
+    ]);
+    const listed = await heldOutputs();
+    const entry = (hash: string) => listed.filter((o) => o.txHash === hash);
+    expect(entry(strange)).to.have.length(1);
+    expect(entry(strange)[0]).to.include({ network: 'ZANO', address: ready.order.depositAddress, amount: '400000' });
+    expect(String(entry(strange)[0]!.reason)).to.match(/unknown asset/);
+    expect(entry(locked)).to.have.length(1);
+    expect(entry(locked)[0]).to.include({ asset: 'fUSD', address: ready.order.depositAddress });
+    expect(String(entry(locked)[0]!.reason)).to.match(/unlock_time/);
+
+    // They survive a restart, once each (the new process scans the same history again).
+    expect(await server.stop()).to.equal(0);
+    ({ server, client } = await startServer());
+    zano.hot.control.mine(1);
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const again = await heldOutputs();
+    expect(again.filter((o) => o.txHash === strange || o.txHash === locked)).to.have.length(2);
+    expect((await client.get(order.id)).order.status).to.equal('waiting');
+
+    // An operator deals with one: it leaves the list, and the trail keeps who and why.
+    const key = String(entry(strange)[0]!.key);
+    const resolved = await ops('outputs', 'resolve', key, '--reason', 'sent back to the sender by hand');
+    expect(resolved.code, resolved.output).to.equal(0);
+    expect((await heldOutputs()).map((o) => o.txHash)).to.not.include(strange);
+    console.log(`      held: ${strange} (unknown asset), ${locked} (unlock_time); ${key} resolved`);
   });
 
   it('an fUSD payout killed between signing and submit_transfer: a restart submits the committed tx once, signed once', async () => {

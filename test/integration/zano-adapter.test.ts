@@ -192,7 +192,7 @@ describe('Zano adapter (wallet RPC stand-in)', function () {
       }
     });
 
-    it('does not report an unknown asset or an unlock_time transfer, and tells an operator', async function () {
+    it('reports an unknown asset and an unlock_time transfer held (never to credit), and tells an operator', async function () {
       await core.address(ZANO, 'swap:c');
       const pid = depositPaymentId(hot.control.address, 'swap:c');
       await core.scan();
@@ -201,7 +201,13 @@ describe('Zano adapter (wallet RPC stand-in)', function () {
       const locked = hot.control.receive({ paymentId: pid, amount: 2n * COIN, unlockTime: 5000, height: hot.control.height() });
       const fine = hot.control.receive({ paymentId: pid, amount: 1n * COIN, height: hot.control.height() });
       const scan = await core.scan();
-      expect(scan.outputs.map((o) => o.txHash)).to.deep.equal([fine]);
+      expect(scan.outputs.map((o) => o.txHash)).to.have.members([odd, locked, fine]);
+      const reported = (hash: string) => scan.outputs.find((o) => o.txHash === hash)!;
+      expect(reported(fine).heldReason).to.equal(undefined);
+      expect(reported(odd)).to.deep.include({ asset: `zano-asset:${unknownAsset}`, amount: String(3n * COIN) });
+      expect(reported(odd).heldReason).to.match(/unknown asset.*not credited/);
+      expect(reported(locked)).to.deep.include({ asset: 'ZANO', amount: '2' });
+      expect(reported(locked).heldReason).to.match(/unlock_time.*not credited/);
       await core.scan(); // surfaced once, not on every scan
       expect(warnings.map((w) => w.details.txHash)).to.have.members([odd, locked]);
       expect(warnings.find((w) => w.details.txHash === odd)!.message).to.match(/unknown asset/);

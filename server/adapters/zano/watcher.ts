@@ -8,8 +8,9 @@
  * integrated address the core watches, and whose asset id is a known one, is an output: one per (tx, payment id,
  * asset), its amount the subtransfer's. Its output index is the lowest `employed_entries.receive` index of that
  * asset and payment id (stable across scans). Transfers with `unlock_time ≠ 0` or an unknown asset paid to a
- * watched address are not reported: chain.ts has no place for them, so they are logged (warn) for an operator,
- * once per process.
+ * watched address are reported held (`heldReason`; an unknown asset as `zano-asset:<id>` in atomic units): the
+ * ledger records them, nothing credits them, and the ops CLI lists them (`outputs held`). Each is also logged
+ * (warn), once per process.
  *
  * Payouts: a transfer with an outgoing subtransfer is ours; it is reported with its block.
  *
@@ -164,39 +165,41 @@ export function createZanoChainWatcher(options: ZanoWatcherOptions): ChainWatche
           if (!sub.is_income || sub.amount <= 0n) continue;
           const asset = assets.byId(sub.asset_id);
           const unlockTime = tx.unlock_time ?? 0n;
-          if (!asset || unlockTime !== 0n) {
-            surface(
-              `${tx.tx_hash}:${pid}:${sub.asset_id}`,
-              {
-                txHash: tx.tx_hash,
-                address,
-                paymentId: pid,
-                assetId: sub.asset_id,
-                amountAtomic: sub.amount.toString(),
-                unlockTime: unlockTime.toString(),
-                height: Number(tx.height),
-              },
-              !asset
-                ? 'zano deposit in an unknown asset to a watched address: not credited, needs an operator'
-                : 'zano deposit with unlock_time set to a watched address: not credited, needs an operator',
-            );
-            continue;
-          }
           const indexes = receive
-            .filter((e) => e.asset_id.toLowerCase() === asset.assetId && e.payment_id === pidAsU64(pid))
+            .filter((e) => e.asset_id.toLowerCase() === sub.asset_id.toLowerCase() && e.payment_id === pidAsU64(pid))
             .map((e) => Number(e.index));
           const outputIndex = indexes.length > 0 ? Math.min(...indexes) : 1_000_000 + groupIndex * 1000 + subIndex;
           const seen = tx.timestamp && tx.timestamp > 0n ? new Date(Number(tx.timestamp) * 1000) : options.now();
+          // An unknown asset (its decimals unknown: the amount is in atomic units, under `zano-asset:<id>`) or a
+          // time-locked transfer is recorded held: no swap or route credits it, and the ops CLI lists it.
+          const heldReason = !asset
+            ? `zano deposit in an unknown asset (${sub.asset_id}, amount in atomic units) to a watched address: not credited, needs an operator`
+            : unlockTime !== 0n
+              ? `zano deposit with unlock_time set (${unlockTime}) to a watched address: not credited, needs an operator`
+              : undefined;
+          if (heldReason) {
+            const details = {
+              txHash: tx.tx_hash,
+              address,
+              paymentId: pid,
+              assetId: sub.asset_id,
+              amountAtomic: sub.amount.toString(),
+              unlockTime: unlockTime.toString(),
+              height: Number(tx.height),
+            };
+            surface(`${tx.tx_hash}:${pid}:${sub.asset_id}`, details, heldReason);
+          }
           current.set(outputKey(tx.tx_hash, outputIndex), {
             txHash: tx.tx_hash,
             outputIndex,
             address,
             memo: null,
-            asset: asset.symbol,
-            amount: formatAtomic(sub.amount, asset.decimals),
+            asset: asset ? asset.symbol : `zano-asset:${sub.asset_id.toLowerCase()}`,
+            amount: asset ? formatAtomic(sub.amount, asset.decimals) : sub.amount.toString(),
             fromAddress: null,
             block,
             seenAt: seen,
+            ...(heldReason ? { heldReason } : {}),
           });
         }
       }

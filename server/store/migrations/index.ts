@@ -34,6 +34,7 @@ import * as payoutVersions from './0027_payout_versions.js';
 import * as treasury from './0028_treasury.js';
 import * as payoutBatches from './0029_payout_batches.js';
 import * as coldTransfers from './0030_cold_transfers.js';
+import * as heldOutputs from './0031_held_outputs.js';
 
 /** What a migration may need besides the database: data migrations that re-seal secrets need the key. */
 export interface MigrationContext {
@@ -75,6 +76,7 @@ const migrations: Array<[name: string, migration: Migration]> = [
   ['0028_treasury', treasury],
   ['0029_payout_batches', payoutBatches],
   ['0030_cold_transfers', coldTransfers],
+  ['0031_held_outputs', heldOutputs],
 ];
 
 /** A knex migration source over the static list above, handing each migration `context`. */
