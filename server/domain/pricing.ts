@@ -1,7 +1,8 @@
 /**
  * Quote pricing (DESIGN 6.4): from the USD prices of two catalogue assets, the amount a deposit pays out
  * for each rate type, with the service fee and the destination network's payout fee folded into the
- * receive amount, and the pair's limits converted into the source asset. Pure and decimal throughout:
+ * receive amount, the pair's limits converted into the source asset, and what a refund returns (the deposit
+ * less the same network payout fee, in the source asset). Pure and decimal throughout:
  * amounts enter and leave as strings or Decimals, never as JS numbers.
  */
 import type { Catalog, CatalogAsset } from './catalog.js';
@@ -65,7 +66,7 @@ export function priceTerms(
   const payoutFeeUsd = new Money(catalog.networks[destination.network].payoutFeeUsd);
   const gross = sourceAmount.times(rate);
   const serviceFee = gross.times(feePercent).div(100);
-  const payoutFee = payoutFeeUsd.div(destinationPriceUsd);
+  const payoutFee = payoutFeeOf(catalog, destination, destinationPriceUsd);
   const net = Money.max(0, gross.minus(serviceFee).minus(payoutFee));
   const receive = formatDown(net, destination.precision);
   const feeUsd = sourceAmount.times(sourcePriceUsd).times(feePercent).div(100).plus(payoutFeeUsd);
@@ -78,6 +79,27 @@ export function priceTerms(
       rateType === 'floating' ? formatDown(new Money(receive).times(new Money(1).minus(slippage)), destination.precision) : null,
     feeUsd: formatUp(feeUsd, FEE_USD_DECIMALS),
   };
+}
+
+/** What a payout of `asset` costs on its network, in units of the asset: the network's `payoutFeeUsd` at `priceUsd` (unrounded). */
+export function payoutFeeOf(catalog: Catalog, asset: CatalogAsset, priceUsd: Amount): Amount {
+  return new Money(catalog.networks[asset.network].payoutFeeUsd).div(priceUsd);
+}
+
+/** What a refund of a deposit returns: the deposit less the network's payout fee, or why nothing is returned. */
+export type RefundTerms = { held: false; amount: string; fee: string } | { held: true; remainder: string; fee: string };
+
+/**
+ * A refund of `deposit` of `source` at the source's USD price `sourcePriceUsd`: the network's payout fee (as
+ * quotes take it from payouts, payoutFeeOf) rounded up to the asset's precision, so the service never bears
+ * more than the rule says, and the deposit less that fee, rounded down. Where that remainder does not exceed
+ * the asset's dust floor (or is not positive) nothing is refunded: `held`, the deposit kept for an operator.
+ */
+export function refundTerms(catalog: Catalog, source: CatalogAsset, deposit: string, sourcePriceUsd: Amount): RefundTerms {
+  const fee = formatUp(payoutFeeOf(catalog, source, sourcePriceUsd), source.precision);
+  const remainder = new Money(formatDown(new Money(deposit).minus(fee), source.precision));
+  if (remainder.lessThanOrEqualTo(source.dustFloor)) return { held: true, remainder: remainder.toFixed(), fee };
+  return { held: false, amount: remainder.toFixed(), fee };
 }
 
 /** Picks the terms with the higher receive amount; on a tie, fixed (it guarantees the amount). */

@@ -9,10 +9,14 @@
  * swap's deposit; any other is an extra, returned once confirmed to the refund destination (or held for an
  * operator where none is safe). A deposit a reorganisation removes before it is credited sends the swap
  * back to waiting; after, to review.
+ *
+ * A refund returns the deposit less the source network's payout fee at the source price when it is committed
+ * (pricing.ts refundTerms), fixed then in its payout intent; one whose remainder would not exceed the asset's
+ * dust floor is not made: the deposit is held for an operator (and the swap too, for its own deposit).
  */
 import type { Catalog, CatalogAsset } from './catalog.js';
 import { Money, type Amount } from './money.js';
-import { priceRouteOrder, priceTerms, sourceLimits, usdValue } from './pricing.js';
+import { priceRouteOrder, priceTerms, refundTerms, sourceLimits, usdValue } from './pricing.js';
 import { isAllowedTransition, type SwapStatus } from './swap-lifecycle.js';
 import type { SwapDepositRecord, SwapRecord } from './swap-view.js';
 
@@ -75,7 +79,11 @@ export interface Observations {
   payouts: PayoutObservation[];
   /** A route order's deposits. */
   routeDeposits: RouteDepositObservation[];
-  /** USD prices of the source and destination assets now (each throws when its price is unavailable). */
+  /**
+   * USD prices of the source and destination assets now (each throws when its price is unavailable). A
+   * refund reads the source's: the swap's own refund throws with it (the step is taken again), an extra
+   * payment's waits (it stays `confirming`, and the decision's wakeAt looks again).
+   */
   prices: { source(): Amount; destination(): Amount };
   /**
    * Why the exchange venue refused this swap's conversion (adapters/exchange.ts), or null: it did not, or
@@ -141,6 +149,9 @@ export const FAILURE_CODES = {
  * otherwise carries the swap on (a payout held after an ambiguous broadcast goes out again, the same bytes).
  */
 export type ReviewDecision = 'approve' | 'pay-again' | 'refund' | 'fail';
+
+/** How soon a swap is looked at again when an extra payment's refund could not be priced. */
+export const UNPRICED_REFUND_RETRY_MS = 60_000;
 
 const NOTHING: Decision = { transition: null, change: null, payouts: [], payoutUpdates: [], earn: false, wakeAt: undefined };
 
@@ -297,31 +308,58 @@ function extraRefundDestination(
 }
 
 function decideStatus(swap: SwapRecord, seen: Observations, context: DecisionContext, deposits: SwapDepositRecord[]): Decision {
-  // Confirmed extra deposits without a refund yet: one refund each (or review where none is safe, or the
-  // amount is below the dust floor).
+  // Confirmed extra deposits without a refund yet: one refund each, of the payment less the network's payout
+  // fee (or review where no destination is safe, or the remainder would not exceed the dust floor).
   const extraRefunds: PayoutIntent[] = [];
+  // The source price, read once when a refund needs it; null: unavailable now.
+  let price: Amount | null | undefined;
+  let unpriced = false;
   for (const deposit of deposits) {
     if (deposit.role !== 'extra' || deposit.status !== 'confirming' || deposit.confirmationCount < deposit.requiredConfirmations) continue;
     const output = seen.outputs.find((o) => o.txHash === deposit.txHash && o.outputIndex === deposit.outputIndex)!;
     const destination = extraRefundDestination(swap, output, context.source);
-    // Below the asset's dust floor a refund costs the hot wallet more than it returns (or cannot be built at
-    // all): the payment is kept, recorded, for an operator to return or keep.
-    if (!destination || new Money(deposit.amount).lessThan(context.source.dustFloor)) {
+    // Not above the asset's dust floor after the fee, a refund costs the hot wallet more than it returns (or
+    // cannot be built at all): the payment is kept, recorded, for an operator to return or keep. A payment
+    // not above the floor before the fee is held without a price.
+    if (!destination || new Money(deposit.amount).lessThanOrEqualTo(context.source.dustFloor)) {
+      deposit.status = 'review';
+      continue;
+    }
+    if (price === undefined) price = sourcePriceOrNull(seen);
+    if (price === null) {
+      // No price now: the payment stays confirming, and is refunded once one is (the swap's own step goes on).
+      unpriced = true;
+      continue;
+    }
+    const terms = refundTerms(context.catalog, context.source, deposit.amount, price);
+    if (terms.held) {
       deposit.status = 'review';
       continue;
     }
     deposit.status = 'refunding';
-    deposit.refundAmount = deposit.amount;
+    deposit.refundAmount = terms.amount;
     extraRefunds.push({
       key: extraRefundKey(swap.id, output),
       purpose: 'extra_refund',
       asset: context.source,
       ...destination,
-      amount: deposit.amount,
+      amount: terms.amount,
     });
   }
   const step = decideSwap(swap, seen, context, deposits);
-  return extraRefunds.length > 0 ? { ...step, payouts: [...extraRefunds, ...step.payouts] } : step;
+  const withRefunds = extraRefunds.length > 0 ? { ...step, payouts: [...extraRefunds, ...step.payouts] } : step;
+  if (!unpriced) return withRefunds;
+  const retry = new Date(context.now.getTime() + UNPRICED_REFUND_RETRY_MS);
+  return { ...withRefunds, wakeAt: step.wakeAt && step.wakeAt < retry ? step.wakeAt : retry };
+}
+
+// The source price now, or null where it is unavailable.
+function sourcePriceOrNull(seen: Observations): Amount | null {
+  try {
+    return seen.prices.source();
+  } catch {
+    return null;
+  }
 }
 
 function decideSwap(swap: SwapRecord, seen: Observations, context: DecisionContext, deposits: SwapDepositRecord[]): Decision {
@@ -431,7 +469,9 @@ function refundStep(swap: SwapRecord, seen: Observations, context: DecisionConte
   // Where a mined transaction can still pay nothing (EVM), the refund is made once a block holds it and its
   // receipt succeeded (a reverted one is `reverted`, held above); elsewhere once the chain accepted it.
   if (context.refundsNeedReceipts && live.some((p) => !(p.mined ?? p.confirmations > 0))) return NOTHING;
-  return transition('refunded', { refundTxHash: live[0].txHash, refundAmount: swap.receivedAmount });
+  // What the refunds returned (the deposit less the network fee, as each intent fixed it; a route order's, together).
+  const returned = swap.routeId !== null ? live.reduce((sum, p) => sum.plus(p.amount), new Money(0)).toFixed() : live[0].amount;
+  return transition('refunded', { refundTxHash: live[0].txHash, refundAmount: returned });
 }
 
 function decideConfirmed(swap: SwapRecord, seen: Observations, context: DecisionContext, deposits: SwapDepositRecord[]): Decision {
@@ -460,8 +500,10 @@ function credit(deposits: SwapDepositRecord[], status: SwapDepositRecord['status
   if (own) own.status = status;
 }
 
-// Commits the refund of the swap's deposit (each of a route order's deposits back to its sender); the swap
-// is refunded once the outbox has signed them (refundStep).
+// Commits the refund of the swap's deposit (each of a route order's deposits back to its sender), less the
+// network's payout fee; the swap is refunded once the outbox has signed them (refundStep). Where no refund
+// can be made (no sender to return it to, or a remainder not above the dust floor), the deposit is held
+// for an operator, and the swap goes to review with the code it would have been refunded with.
 function refund(
   swap: SwapRecord,
   seen: Observations,
@@ -470,50 +512,79 @@ function refund(
   failureCode: string,
   fields: Partial<SwapRecord> = {},
 ): Decision {
-  const { source } = context;
   const own = deposits.find((d) => d.role === 'swap' && d.status !== 'removed');
-  const address = swap.refundMode === 'address' ? swap.refundAddress : swap.receivedFrom;
-  if (swap.routeId === null && !address) {
-    // The network named no single sender to return it to: the deposit is held for an operator.
+  const address = refundAddressOf(swap);
+  const hold = () => {
     if (own) own.status = 'review';
     const held = { ...fields, failureCode };
     return swap.status === 'review' ? { ...NOTHING, change: held } : transition('review', held);
-  }
-  if (own) {
+  };
+  // The network named no single sender to return it to: the deposit is held for an operator.
+  if (swap.routeId === null && !address) return hold();
+  const payouts = refundIntents(swap, seen, context, address);
+  if (!Array.isArray(payouts)) return hold();
+  if (own && payouts.length > 0) {
     own.status = 'refunding';
-    own.refundAmount = swap.receivedAmount;
+    own.refundAmount = payouts[0].amount;
   }
-  // A refund once committed is followed by refundStep and followRefund; one committed again after a failed
-  // one (a review decision) is a new payment, under the next key.
   const refunds = seen.payouts.filter((p) => p.purpose === 'refund');
-  const attempt = refunds.length + 1;
-  // A route order returns each deposit that has no refund in play, under that deposit's next key.
-  const attemptOf = (depositId: string) => refunds.filter((p) => routeDepositOfRefund(p.key) === depositId).length + 1;
-  const unrefunded = seen.routeDeposits.filter((d) => !refunds.some((p) => p.status !== 'failed' && routeDepositOfRefund(p.key) === d.id));
-  const payouts: PayoutIntent[] =
-    swap.routeId !== null
-      ? unrefunded.map((deposit) => ({
-          key: refundKey(swap.id, deposit.id, attemptOf(deposit.id)),
-          purpose: 'refund' as const,
-          asset: source,
-          address: deposit.fromAddress,
-          memo: null,
-          amount: deposit.amount,
-          routeDepositId: deposit.id,
-        }))
-      : [
-          {
-            key: refundKey(swap.id, undefined, attempt),
-            purpose: 'refund' as const,
-            asset: source,
-            address: address!,
-            memo: swap.refundMode === 'address' ? swap.refundMemo : null,
-            amount: swap.receivedAmount!,
-          },
-        ];
   if (payouts.length === 0 && refunds.every((p) => p.status === 'failed'))
     return transition('refunded', { ...fields, failureCode, refundTxHash: null, refundAmount: swap.receivedAmount });
   return { ...NOTHING, change: { ...fields, failureCode }, payouts };
+}
+
+// Where the swap's own refund goes: the refund address, or the sender the network named (null: none).
+const refundAddressOf = (swap: SwapRecord) => (swap.refundMode === 'address' ? swap.refundAddress : swap.receivedFrom) || null;
+
+// The refunds of the swap's deposit (or of each of a route order's deposits that has no refund in play): each
+// the deposit less the source network's payout fee at the source price now (pricing.ts refundTerms; the
+// price throws when it is unavailable, and with it the step, which is taken again). `held`, with why, where
+// a remainder would not exceed the dust floor: then none is made.
+function refundIntents(
+  swap: SwapRecord,
+  seen: Observations,
+  context: DecisionContext,
+  address: string | null,
+): PayoutIntent[] | { held: string } {
+  const { catalog, source } = context;
+  const terms = (amount: string) => refundTerms(catalog, source, amount, seen.prices.source());
+  const dust = (what: string, amount: string, t: { fee: string; remainder: string }) =>
+    `${what} of ${amount} ${source.symbol} less the network fee of ${t.fee} ${source.symbol} leaves ${t.remainder}, not above the dust floor of ${source.dustFloor} ${source.symbol}`;
+  // A refund once committed is followed by refundStep and followRefund; one committed again after a failed
+  // one (a review decision) is a new payment, under the next key.
+  const refunds = seen.payouts.filter((p) => p.purpose === 'refund');
+  if (swap.routeId === null) {
+    const t = terms(swap.receivedAmount!);
+    if (t.held) return { held: dust('The deposit', swap.receivedAmount!, t) };
+    return [
+      {
+        key: refundKey(swap.id, undefined, refunds.length + 1),
+        purpose: 'refund',
+        asset: source,
+        address: address!,
+        memo: swap.refundMode === 'address' ? swap.refundMemo : null,
+        amount: t.amount,
+      },
+    ];
+  }
+  // A route order returns each deposit that has no refund in play, under that deposit's next key.
+  const attemptOf = (depositId: string) => refunds.filter((p) => routeDepositOfRefund(p.key) === depositId).length + 1;
+  const unrefunded = seen.routeDeposits.filter((d) => !refunds.some((p) => p.status !== 'failed' && routeDepositOfRefund(p.key) === d.id));
+  const payouts: PayoutIntent[] = [];
+  for (const deposit of unrefunded) {
+    const t = terms(deposit.amount);
+    if (t.held) return { held: dust(`Route deposit ${deposit.id}`, deposit.amount, t) };
+    payouts.push({
+      key: refundKey(swap.id, deposit.id, attemptOf(deposit.id)),
+      purpose: 'refund',
+      asset: source,
+      address: deposit.fromAddress,
+      memo: null,
+      amount: t.amount,
+      routeDepositId: deposit.id,
+    });
+  }
+  return payouts;
 }
 
 // In `exchanging`: prices the payout once and commits it; the swap is `sending` once the outbox signed it.
@@ -706,6 +777,12 @@ export function decideReview(
     };
   }
   if (decision === 'refund') {
+    // Nothing above the dust floor would go back after the network fee: the deposit stays held.
+    const address = refundAddressOf(swap);
+    const planned = swap.routeId !== null || address ? refundIntents(swap, seen, context, address) : [];
+    if (!Array.isArray(planned)) {
+      return { refused: `${planned.held}: a refund would return nothing. Fail the swap to keep the deposit for support, or approve it.` };
+    }
     const step = refund(swap, seen, context, deposits, FAILURE_CODES.refundedInReview);
     return step.transition ? step : { ...step, change: { ...step.change, deposits } };
   }

@@ -92,13 +92,21 @@ export function createSwapService(deps: SwapServiceDeps) {
     now: at,
   });
 
-  // Prices, asked before the step's transaction (only the statuses that price anything ask). A price that
-  // is unavailable fails only the decision that needs it (the job is then retried).
-  async function pricesFor(swap: SwapRecord, at: Date): Promise<Observations['prices']> {
-    const wanted = swap.status === 'confirming' || swap.status === 'exchanging';
+  // Prices, asked before the step's transaction: by the statuses that price the swap, or by any step
+  // (`always`) once one asked for a price it was not given (`unasked`: an extra payment's refund, which is
+  // the payment less the network fee). A price that is unavailable fails only the decision that needs it
+  // (the job is then retried; an extra payment's refund waits instead, swap-decision.ts).
+  async function pricesFor(
+    swap: SwapRecord,
+    at: Date,
+    always = false,
+  ): Promise<{ prices: Observations['prices']; unasked: () => boolean }> {
+    const wanted = always || swap.status === 'confirming' || swap.status === 'exchanging';
+    let missed = false;
     const ask = async (symbol: string, network: string): Promise<() => Amount> => {
       if (!wanted)
         return () => {
+          missed = true;
           throw new Error(`swap ${swap.id} in ${swap.status} asked for a price it was not given`);
         };
       try {
@@ -114,7 +122,7 @@ export function createSwapService(deps: SwapServiceDeps) {
       ask(swap.sourceAsset, swap.sourceNetwork),
       ask(swap.destinationAsset, swap.destinationNetwork),
     ]);
-    return { source, destination };
+    return { prices: { source, destination }, unasked: () => missed };
   }
 
   // The venue's answer for the conversion of `swap` as read (the attempt is named by the swap's last change,
@@ -269,14 +277,17 @@ export function createSwapService(deps: SwapServiceDeps) {
     return change?.swap;
   }
 
-  // One step of swap `swapId`: the change, or 'idle' with when to look again, or 'missing'.
+  // One step of swap `swapId`: the change, or 'idle' with when to look again, or 'missing'; 'unpriced': it
+  // needed a price it was not given (take it again with `priced`).
   async function step(
     swapId: string,
+    priced = false,
   ): Promise<
     | { kind: 'changed'; change: SwapChange }
     | { kind: 'idle'; swap: SwapRecord; wakeAt: Date | undefined }
     | { kind: 'missing' }
     | { kind: 'again' }
+    | { kind: 'unpriced' }
   > {
     const read = await readSwap(swapId);
     if (!read) return { kind: 'missing' };
@@ -288,7 +299,7 @@ export function createSwapService(deps: SwapServiceDeps) {
       if (allocated)
         return { kind: 'idle', swap: allocated, wakeAt: allocated.status === 'waiting' ? allocated.quoteExpiresAt : allocated.expiresAt };
     }
-    const [prices, exchangeRefusal] = await Promise.all([pricesFor(read, at), exchangeRefusalFor(read)]);
+    const [{ prices, unasked }, exchangeRefusal] = await Promise.all([pricesFor(read, at, priced), exchangeRefusalFor(read)]);
     return transaction(deps.knex, async (trx) => {
       const swap = await lockSwap(trx, swapId);
       if (!swap) return { kind: 'missing' as const };
@@ -299,6 +310,7 @@ export function createSwapService(deps: SwapServiceDeps) {
       const seen = await observe(trx, swap, prices, exchangeRefusal, await payableFor(trx, swap, at));
       const context = contextOf(swap, at);
       const decision = decide(swap, seen, context);
+      if (unasked()) return { kind: 'unpriced' as const };
       const change = await apply(trx, swap, decision, seen, context, at);
       return change ? { kind: 'changed' as const, change } : { kind: 'idle' as const, swap, wakeAt: decision.wakeAt };
     });
@@ -311,8 +323,10 @@ export function createSwapService(deps: SwapServiceDeps) {
      */
     async advance(swapId: string): Promise<AdvanceResult> {
       let last: SwapRecord | undefined;
+      let priced = false;
       for (let i = 0; i < MAX_STEPS; i++) {
-        const result = await step(swapId);
+        const result = await step(swapId, priced);
+        if (result.kind === 'unpriced') priced = true;
         if (result.kind === 'missing') return { swap: undefined, nextRunAt: undefined };
         if (result.kind === 'idle') return { swap: result.swap, nextRunAt: result.wakeAt };
         if (result.kind === 'changed') last = result.change.swap;
@@ -326,9 +340,12 @@ export function createSwapService(deps: SwapServiceDeps) {
      */
     async decideReview(trx: Knex.Transaction, swap: SwapRecord, decision: ReviewDecision, at: Date): Promise<SwapChange> {
       const unpriced = () => {
-        throw new Error('a review decision prices nothing');
+        throw new Error('a review decision other than refund prices nothing');
       };
-      const seen = await observe(trx, swap, { source: unpriced, destination: unpriced }, null, undefined);
+      // A refund returns the deposit less the network fee at the source price now: asked here, in the
+      // caller's transaction. Unavailable, the decision throws (503) and the swap stays in review.
+      const prices = decision === 'refund' ? (await pricesFor(swap, at, true)).prices : { source: unpriced, destination: unpriced };
+      const seen = await observe(trx, swap, prices, null, undefined);
       const context = contextOf(swap, at);
       const decided = decideReview(swap, decision, seen, context);
       if ('refused' in decided) throw new AppError(409, 'invalid_state', decided.refused, { status: swap.status });

@@ -1,5 +1,9 @@
 import { expect } from 'chai';
 import type { SwapUpdatedEvent } from '../../sdk/src/webhooks.js';
+import type { RatesAdapter } from '../../server/adapters/rates.js';
+import { loadSandboxCatalog } from '../../server/adapters/sandbox/catalog.js';
+import { findAsset } from '../../server/domain/catalog.js';
+import { Money } from '../../server/domain/money.js';
 import { expectError, readJson } from '../support/http.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { signedFetch } from '../support/signer.js';
@@ -12,10 +16,18 @@ import { createReceiver, LOCAL_RECEIVER_ENV, type Receiver } from '../support/we
 const BLOCK_SECONDS = '0.2';
 const BTC_REFUND_ADDRESS = 'bc1qxy2kgdygjrsqtzq2n0yrf2493p83kkfjhx0wlh';
 const XRP_REFUND_ADDRESS = 'rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh';
+// Prices fixed at the catalogue's reference, so a refund's amount is known: the payment less its network's
+// payout fee at that price, rounded up to the asset's places (LTC 0.10 USD at 81.30: 0.00123002 LTC; BTC 2.00
+// USD at 68250: 0.00002931 BTC; XRP 0.05 USD at 0.552: 0.09058 XRP).
+const catalog = loadSandboxCatalog();
+const fixedRates: RatesAdapter = { priceUsd: async (symbol, network) => new Money(findAsset(catalog, symbol, network)!.priceUsd) };
 
 /** A sandbox server with `blockSeconds` blocks, a partner of its own, and a local receiver of its webhooks. */
 async function startWithReceiver(blockSeconds: string, partnerName: string) {
-  const server = await startTestServer({ env: { ...LOCAL_RECEIVER_ENV, SANDBOX_BLOCK_SECONDS: blockSeconds } });
+  const server = await startTestServer({
+    env: { ...LOCAL_RECEIVER_ENV, SANDBOX_BLOCK_SECONDS: blockSeconds },
+    deps: { rates: fixedRates },
+  });
   const signer = await server.createSigner(partnerName);
   const receiver = await createReceiver();
   await receiver.listen();
@@ -53,20 +65,23 @@ describe('extra deposits: every payment to a swap address is listed and returned
       .map((e) => e.data.order as Swap);
 
   // Waits until the extra payment `txHash` is refunded, then checks what every such payment must show: in
-  // `deposits` as an extra, refunded with the refund's hash and amount; the refund on the chain once, to
-  // `destination`; webhooks that carried it unresolved (with retryable false) and refunded.
+  // `deposits` as an extra, refunded with the refund's hash and `refunded` (the payment less the network fee);
+  // the refund on the chain once, of that amount, to `destination`; webhooks that carried it unresolved (with
+  // retryable false) and refunded.
   async function expectRefundedExtra(
     order: Swap,
     payment: SandboxPayment,
     destination: { address: string; memo: string | null } | 'sender',
+    refunded: string,
   ) {
     const { order: after, events } = await client.waitFor(order.id, (o) => extraOf(o, payment.txHash)?.status === 'refunded');
     const extra = extraOf(after, payment.txHash)!;
-    expect(extra).to.include({ role: 'extra', status: 'refunded', amount: payment.amount, refundAmount: payment.amount, outputIndex: 0 });
+    expect(extra).to.include({ role: 'extra', status: 'refunded', amount: payment.amount, refundAmount: refunded, outputIndex: 0 });
     expect(extra.refundTxHash).to.match(/^[0-9a-zA-Z]+$/);
 
     const refunds = await server.knex('sandbox_payouts').where({ idempotency_key: `${order.id}:extra:${payment.txHash}:0` });
     expect(refunds.map((r) => r.tx_hash)).to.deep.equal([extra.refundTxHash]);
+    expect(new Money(refunds[0].amount).toFixed()).to.equal(refunded);
     const expected =
       destination === 'sender'
         ? {
@@ -98,7 +113,8 @@ describe('extra deposits: every payment to a swap address is listed and returned
     const second = await paid(order, '0.3');
     const { order: meanwhile } = await client.get(order.id);
     expect(meanwhile.status).to.be.oneOf(['waiting', 'confirming']);
-    await expectRefundedExtra(order, second, 'sender');
+    // 0.3 LTC less 0.00123002.
+    await expectRefundedExtra(order, second, 'sender', '0.29876998');
     const { order: done } = await client.waitFor(order.id, (o) => o.terminal);
     expect(done).to.include({ status: 'finished', sourceTxHash: first.txHash, actualOutputAmount: order.expectedOutputAmount });
     expect(done.deposits!.map((d) => [d.txHash, d.role, d.status])).to.deep.equal([
@@ -117,7 +133,8 @@ describe('extra deposits: every payment to a swap address is listed and returned
     const { events: before } = await client.get(order.id);
 
     const late = await paid(order);
-    const { after, events } = await expectRefundedExtra(order, late, 'sender');
+    // 0.015 BTC less 0.00002931.
+    const { after, events } = await expectRefundedExtra(order, late, 'sender', '0.01497069');
     expect(after).to.include({ status: 'expired', terminal: true, sourceTxHash: null, retryable: true });
     expect(after.deposits!.map((d) => [d.txHash, d.role, d.status])).to.deep.equal([[late.txHash, 'extra', 'refunded']]);
     // The timeline is unchanged: the extra deposit is no status change.
@@ -145,7 +162,7 @@ describe('extra deposits: every payment to a swap address is listed and returned
     expect(done.status).to.equal('finished');
 
     const late = await paid(order, '0.002');
-    const { after, events } = await expectRefundedExtra(order, late, { address: BTC_REFUND_ADDRESS, memo: null });
+    const { after, events } = await expectRefundedExtra(order, late, { address: BTC_REFUND_ADDRESS, memo: null }, '0.00197069');
     expect(after).to.include({ status: 'finished', sourceTxHash: first.txHash, settlementTxHash: done.settlementTxHash, retryable: false });
     expect(after.deposits!.map((d) => [d.txHash, d.role, d.status])).to.deep.equal([
       [first.txHash, 'swap', 'credited'],
@@ -172,7 +189,8 @@ describe('extra deposits: every payment to a swap address is listed and returned
     const first = await paid(order);
     await client.waitFor(order.id, (o) => o.terminal);
     const late = await paid(order, '5');
-    const { after } = await expectRefundedExtra(order, late, { address: XRP_REFUND_ADDRESS, memo: '12345' });
+    // 5 XRP less 0.09058.
+    const { after } = await expectRefundedExtra(order, late, { address: XRP_REFUND_ADDRESS, memo: '12345' }, '4.90942');
     expect(after).to.include({ status: 'finished', sourceTxHash: first.txHash });
     await expectNoPaymentLost(order.id);
   });
@@ -221,7 +239,14 @@ describe('extra deposits: a refunded swap with an unresolved payment is not retr
 
     const { order: refunded, events } = await client.waitFor(order.id, (o) => o.status === 'refunded');
     expect(extraOf(refunded)?.status, 'the extra payment is still unresolved').to.be.oneOf(['confirming', 'refunding']);
-    expect(refunded).to.include({ status: 'refunded', terminal: true, failureCode: 'amount_mismatch', retryable: false });
+    // 0.9 LTC less the 0.00123002 LTC network fee.
+    expect(refunded).to.include({
+      status: 'refunded',
+      terminal: true,
+      failureCode: 'amount_mismatch',
+      retryable: false,
+      refundAmount: '0.89876998',
+    });
     const entry = events.find((e) => e.status === 'refunded')!;
     expect(entry).to.include({ terminal: true, retryable: false });
 
@@ -243,7 +268,8 @@ describe('extra deposits: a refunded swap with an unresolved payment is not retr
 
     // Returned, the extra payment holds nothing: the order is retryable; the entry keeps what it recorded.
     const { order: after, events: later } = await client.waitFor(order.id, (o) => extraOf(o)?.status === 'refunded');
-    expect(after).to.include({ status: 'refunded', retryable: true });
+    expect(after).to.include({ status: 'refunded', retryable: true, refundAmount: '0.89876998' });
+    expect(extraOf(after)).to.include({ amount: '0.2', refundAmount: '0.19876998' });
     expect(later.map((e) => e.id)).to.deep.equal(events.map((e) => e.id));
     expect(later.find((e) => e.id === entry.id)).to.include({ retryable: false });
   });

@@ -1,6 +1,10 @@
 import { expect } from 'chai';
 import { AmbiguousBroadcastError } from '../../server/adapters/chain.js';
+import type { RatesAdapter } from '../../server/adapters/rates.js';
+import { loadSandboxCatalog } from '../../server/adapters/sandbox/catalog.js';
+import { findAsset } from '../../server/domain/catalog.js';
 import { AppError } from '../../server/domain/errors.js';
+import { Money } from '../../server/domain/money.js';
 import { listOperatorQueue, returnHeldPayment } from '../../server/operator.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { wrapBroadcast, type SandboxPayment } from '../support/chain.js';
@@ -8,6 +12,11 @@ import { btcToUsdt, swapClient, type Swap } from '../support/swaps.js';
 
 const BTC_REFUND_ADDRESS = 'bc1qxy2kgdygjrsqtzq2n0yrf2493p83kkfjhx0wlh';
 const OPERATOR_ADDRESS = 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq';
+// Prices fixed at the catalogue's reference: an automatic refund returns the payment less Bitcoin's 2.00 USD
+// network fee at 68250 USD, 0.00002931 BTC (8 places, rounded up). An operator's return to an address they
+// give returns the payment whole.
+const catalog = loadSandboxCatalog();
+const fixedRates: RatesAdapter = { priceUsd: async (symbol, network) => new Money(findAsset(catalog, symbol, network)!.priceUsd) };
 
 // A payment held for an operator (an extra payment whose refund the chain refused, or that no safe
 // destination could take back) is returned by an operator's decision to an address they give: a new refund
@@ -24,6 +33,7 @@ describe('payments held for an operator, returned by their decision (server/oper
   before(async () => {
     server = await startTestServer({
       env: { SANDBOX_BLOCK_SECONDS: '0.1' },
+      deps: { rates: fixedRates },
       wrapChains: wrapBroadcast('BTC', async (order, _signed, pass) => {
         if (!order.key.includes(':extra:')) return pass();
         if (ambiguousExtraRefunds) throw new AmbiguousBroadcastError('the node did not answer within its timeout');
@@ -100,9 +110,9 @@ describe('payments held for an operator, returned by their decision (server/oper
     const { order: returned } = await client.waitFor(order.id, (o) => extraOf(o, late.txHash)?.status === 'refunded');
     expect(returned.status).to.equal('finished');
     const refunds = await server.knex('payouts').where({ swap_id: order.id, purpose: 'extra_refund' }).orderBy('created_at');
-    expect(refunds.map((r) => [r.idempotency_key, r.status, r.address])).to.deep.equal([
-      [`${order.id}:extra:${late.txHash}:0`, 'failed', BTC_REFUND_ADDRESS],
-      [`${order.id}:extra:${late.txHash}:0#2`, refunds[1].status, OPERATOR_ADDRESS],
+    expect(refunds.map((r) => [r.idempotency_key, r.status, r.address, new Money(r.amount).toFixed()])).to.deep.equal([
+      [`${order.id}:extra:${late.txHash}:0`, 'failed', BTC_REFUND_ADDRESS, '0.00197069'],
+      [`${order.id}:extra:${late.txHash}:0#2`, refunds[1].status, OPERATOR_ADDRESS, '0.002'],
     ]);
     expect(['broadcast', 'confirmed']).to.include(refunds[1].status);
     expect(extraOf(returned, late.txHash)!.refundTxHash).to.equal(refunds[1].tx_hash);
@@ -119,6 +129,8 @@ describe('payments held for an operator, returned by their decision (server/oper
     const { order, late } = await heldExtra('0.003', 'ambiguous');
     const [heldRefund] = await server.knex('payouts').where({ swap_id: order.id, purpose: 'extra_refund' });
     expect(heldRefund).to.include({ status: 'review', address: BTC_REFUND_ADDRESS });
+    // 0.003 less the 0.00002931 BTC network fee.
+    expect(new Money(heldRefund.amount).toFixed()).to.equal('0.00297069');
 
     const queue = await listOperatorQueue(server.knex, 100);
     expect(queue.find((item) => item.id === order.id)?.heldPaymentList).to.deep.equal([
@@ -130,7 +142,8 @@ describe('payments held for an operator, returned by their decision (server/oper
     expect(elsewhere.message).to.contain('--rebroadcast');
 
     const { payment } = await returnHeldPayment(deps(), { ...input, to: 'rebroadcast' });
-    expect(payment).to.include({ status: 'refunding', refundAmount: '0.003' });
+    // The held refund, as it was committed: the payment less the network fee.
+    expect(payment).to.include({ status: 'refunding', refundAmount: '0.00297069' });
     const { order: returned } = await client.waitFor(order.id, (o) => extraOf(o, late.txHash)?.status === 'refunded');
     expect(extraOf(returned, late.txHash)!.refundTxHash).to.equal(heldRefund.tx_hash);
     const refunds = await server.knex('payouts').where({ swap_id: order.id, purpose: 'extra_refund' });

@@ -6,6 +6,9 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { verifyWebhook, type SwapUpdatedEvent } from '../../sdk/src/webhooks.js';
+import { loadSandboxCatalog } from '../../server/adapters/sandbox/catalog.js';
+import { createSandboxRates } from '../../server/adapters/sandbox/rates.js';
+import { Money } from '../../server/domain/money.js';
 import { createScratchDatabase, type ScratchDatabase } from '../support/postgres.js';
 import { openDatabase } from '../../server/store/database.js';
 import { freePort, startedDataDir, startServerChild, type ServerChild } from '../support/process.js';
@@ -202,7 +205,19 @@ describe('the ops CLI (npm run ops) next to a running server', function () {
         toStatus: 'refunded',
       });
       const refund = (await client.get(toRefund.id)).order;
-      expect(refund).to.include({ status: 'refunded', failureCode: 'refunded_by_review', refundAmount: '0.5' });
+      // The 0.5 BTC deposit less Bitcoin's network fee at the sandbox's BTC price at the decision's moment (the
+      // CLI prices the refund then), rounded up to 8 places.
+      const [decided] = await decisionsOf(toRefund.id);
+      const catalog = loadSandboxCatalog();
+      const price = await createSandboxRates(catalog).priceUsd('BTC', 'BTC', decided.created_at as Date);
+      const fee = new Money(catalog.networks.BTC.payoutFeeUsd).div(price).toDecimalPlaces(8, Money.ROUND_UP);
+      // About 0.0000293 BTC: 2 USD at 68250 USD within the sandbox's 1.5 % drift.
+      expect(fee.greaterThan('0.0000288') && fee.lessThan('0.0000298'), fee.toFixed()).to.equal(true);
+      expect(refund).to.include({
+        status: 'refunded',
+        failureCode: 'refunded_by_review',
+        refundAmount: new Money('0.5').minus(fee).toFixed(),
+      });
       expect(refund.refundTxHash).to.be.a('string');
 
       const failed = await cli('review', 'decide', toFail.id, '--fail', '--reason', 'funds frozen by the exchange');

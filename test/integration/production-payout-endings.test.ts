@@ -486,7 +486,13 @@ describe('payouts that always end, on real nodes (the server process in producti
       [back.order.refundTxHash, true],
       devnet.wallets.customer,
     );
-    expect(tx.details.some((d) => d.category === 'receive' && new Decimal(d.amount).eq('0.5'))).to.equal(true);
+    // The 0.5 deposit less Litecoin's 0.10 USD network fee at the market's LTC price, 80.05 USD (the median of the
+    // fake providers' 80.10, 80.00 x 1.00005 and 80.05): 0.00124922 LTC, rounded up.
+    expect(back.order.refundAmount).to.equal('0.49875078');
+    expect(
+      tx.details.some((d) => d.category === 'receive' && new Decimal(d.amount).eq('0.49875078')),
+      JSON.stringify(tx.details),
+    ).to.equal(true);
     const payAfter = await ops('review', 'decide', refunded.order.id, '--pay-again', '--reason', 'pays twice');
     expect(payAfter.code, payAfter.output).to.equal(4);
     expect(await transfersTo(e, startBlock)).to.have.length(0);

@@ -180,6 +180,10 @@ describe('production swaps on real nodes (the server process)', function () {
       expect(late.order.status, JSON.stringify(late.order)).to.equal('refunded');
       expect(late.order.failureCode).to.equal('late_deposit');
       expect(late.order.actualOutputAmount).to.equal(null);
+      // The deposit less Litecoin's 0.10 USD network fee at the market's LTC price, 80.05 USD (the median of
+      // the fake providers' 80.10, 80.00 x 1.00005 and 80.05): 0.00124922 LTC, rounded up.
+      expect(late.order.refundAmount).to.equal('0.29875078');
+      expect(late.order.deposits![0]).to.include({ amount: '0.3', status: 'refunded', refundAmount: '0.29875078' });
       await devnet.mineLtc(1);
       await devnet.anvil.mine(1);
     } finally {

@@ -6,10 +6,17 @@ import { expectError } from '../support/http.js';
 import { btcToUsdt, swapClient, type Swap, type SwapEvent } from '../support/swaps.js';
 import { loadSandboxCatalog } from '../../server/adapters/sandbox/catalog.js';
 import { createSimulatedExchange } from '../../server/adapters/sandbox/exchange.js';
-import { createSandboxRates } from '../../server/adapters/sandbox/rates.js';
 import type { RatesAdapter } from '../../server/adapters/rates.js';
+import { findAsset } from '../../server/domain/catalog.js';
 import { AppError } from '../../server/domain/errors.js';
+import { Money } from '../../server/domain/money.js';
 import { armSandboxFailure } from '../../server/store/sandbox-chain.js';
+
+// Prices fixed at the catalogue's reference (the sandbox's drift around it aside), so a refund's amount is known:
+// the deposit less Bitcoin's 2.00 USD network fee at 68250 USD, 0.00002931 BTC (8 places, rounded up).
+const catalog = loadSandboxCatalog();
+const referencePrice = (symbol: string, network: string) => new Money(findAsset(catalog, symbol, network)!.priceUsd);
+const fixedRates: RatesAdapter = { priceUsd: async (symbol, network) => referencePrice(symbol, network) };
 
 // DESIGN 6.5, written out again here so the test checks the code against the design, not against itself.
 const EXPECTED: Record<string, [terminal: boolean, actionRequired: string, reasonCode: string, retryable: boolean]> = {
@@ -60,6 +67,7 @@ describe('The swap lifecycle through the sandbox', function () {
   before(async () => {
     server = await startTestServer({
       env: { RATE_LIMIT_SWAPS_PER_MINUTE: '10000', RATE_LIMIT_QUOTES_PER_MINUTE: '10000', RATE_LIMIT_SIGNED_PER_MINUTE: '100000' },
+      deps: { rates: fixedRates },
     });
     client = swapClient(server.origin, await server.createSigner('Lifecycle'));
   });
@@ -129,16 +137,34 @@ describe('The swap lifecycle through the sandbox', function () {
     const { order } = await client.create(btcToUsdt('0.015', { rateType: 'fixed' }));
     await client.pay(order, '0.014');
     const { order: done } = await client.waitFor(order.id, terminal);
-    expect(done).to.include({ status: 'refunded', failureCode: 'amount_mismatch', refundAmount: '0.014' });
+    // 0.014 less the 0.00002931 BTC network fee.
+    expect(done).to.include({ status: 'refunded', failureCode: 'amount_mismatch', refundAmount: '0.01397069' });
     expect(done.refundTxHash).to.match(/^[0-9a-f]{64}$/);
+    expect(done.deposits![0]).to.include({ role: 'swap', status: 'refunded', amount: '0.014', refundAmount: '0.01397069' });
+    const [payout] = await server.knex('payouts').where({ swap_id: order.id, purpose: 'refund' }).select('amount');
+    expect(new Money(payout.amount).toFixed()).to.equal('0.01397069');
     expectAttributes(done);
   });
 
-  it('refunds a deposit below the limits', async () => {
+  it('refunds a deposit below the limits, less the network fee', async () => {
     const { order } = await client.create(btcToUsdt('0.015', { rateType: 'floating' }));
-    await client.pay(order, '0.00001');
+    // 13.65 USD, under the 20 USD minimum.
+    await client.pay(order, '0.0002');
     const { order: done } = await client.waitFor(order.id, terminal);
-    expect(done).to.include({ status: 'refunded', failureCode: 'amount_out_of_range', refundAmount: '0.00001' });
+    expect(done).to.include({ status: 'refunded', failureCode: 'amount_out_of_range', refundAmount: '0.00017069' });
+  });
+
+  it('holds for an operator a deposit the network fee would leave at dust, rather than refunding it', async () => {
+    const { order } = await client.create(btcToUsdt('0.015', { rateType: 'floating' }));
+    // 0.00001 BTC is less than the 0.00002931 BTC fee: nothing would go back.
+    await client.pay(order, '0.00001');
+    const { order: held } = await client.waitFor(order.id, (o) => o.status === 'review');
+    expect(held).to.include({ status: 'review', failureCode: 'amount_out_of_range', refundAmount: null, refundTxHash: null });
+    expect(held.deposits![0]).to.include({ role: 'swap', status: 'review', amount: '0.00001', refundAmount: null });
+    expect(await server.knex('payouts').where({ swap_id: order.id })).to.deep.equal([]);
+    expectAttributes(held);
+    // Nor does a refund decision make one: the operator fails it (the deposit kept for support) or approves it.
+    expectError(await sandbox(`${order.id}/review-decision`, { decision: 'refund' }), 409, 'invalid_state');
   });
 
   it('sends a deposit above the automatic maximum to review, where approve carries it on to finished', async () => {
@@ -240,6 +266,8 @@ describe('The swap lifecycle through the sandbox', function () {
       const decided = await sandbox(`${order.id}/review-decision`, { decision });
       expect(decided.status).to.equal(200);
       expect(decided.body.order.status).to.equal(status);
+      // 0.5 less the 0.00002931 BTC network fee.
+      expect(decided.body.order.refundAmount).to.equal(decision === 'refund' ? '0.49997069' : null);
       expectAttributes(decided.body.order);
     }
   });
@@ -272,7 +300,7 @@ describe('The swap lifecycle through the sandbox', function () {
     await sandbox(`${order.id}/clock`, { deadline: 'deposit' });
     await client.pay(order);
     const { order: done, events } = await client.waitFor(order.id, terminal);
-    expect(done).to.include({ status: 'refunded', failureCode: 'late_deposit' });
+    expect(done).to.include({ status: 'refunded', failureCode: 'late_deposit', refundAmount: '0.01497069' });
     expect(statuses(events)).to.deep.equal(['waiting', 'overdue', 'confirming', 'refunded']);
   });
 
@@ -292,7 +320,7 @@ describe('The swap lifecycle through the sandbox', function () {
     expect(armed.status, armed.text).to.equal(200);
     await client.pay(order);
     const { order: done } = await client.waitFor(order.id, terminal);
-    expect(done).to.include({ status: 'refunded', failureCode: 'exchange_failed' });
+    expect(done).to.include({ status: 'refunded', failureCode: 'exchange_failed', refundAmount: '0.01497069' });
   });
 
   it('fires an exchange failure armed in review on the exchange the approval starts, once', async () => {
@@ -475,11 +503,11 @@ describe('A sandbox failure armed on a swap already at its stage', function () {
   let broken = false;
 
   before(async () => {
-    const sandboxRates = createSandboxRates(loadSandboxCatalog());
+    // At the reference prices, so the refund's amount is known (the refund needs only the source's).
     const rates: RatesAdapter = {
-      priceUsd: async (symbol, network, at) => {
+      priceUsd: async (symbol, network) => {
         if (broken && symbol === 'USDT') throw new AppError(503, 'rates_unavailable', 'USDT has no price in this test.');
-        return sandboxRates.priceUsd(symbol, network, at);
+        return referencePrice(symbol, network);
       },
     };
     server = await startTestServer({ deps: { rates } });
@@ -496,7 +524,8 @@ describe('A sandbox failure armed on a swap already at its stage', function () {
     expect(armed.status, armed.text).to.equal(200);
     expect(armed.body.order).to.include({ status: 'refunded', failureCode: 'exchange_failed' });
     const { order: read, events } = await client.get(order.id);
-    expect(read).to.include({ status: 'refunded', failureCode: 'exchange_failed', refundAmount: order.depositAmount });
+    // The 0.015 deposit less the 0.00002931 BTC network fee.
+    expect(read).to.include({ status: 'refunded', failureCode: 'exchange_failed', refundAmount: '0.01497069' });
     expect(events.map((e) => e.status).slice(-2)).to.deep.equal(['exchanging', 'refunded']);
     broken = false;
   });

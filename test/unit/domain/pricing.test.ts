@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { loadSandboxCatalog } from '../../../server/adapters/sandbox/catalog.js';
 import { findAsset } from '../../../server/domain/catalog.js';
 import { Money, POSITIVE_AMOUNT_PATTERN, toAmount } from '../../../server/domain/money.js';
-import { bestTerms, marketRate, priceRouteOrder, priceTerms, sourceLimits } from '../../../server/domain/pricing.js';
+import { bestTerms, marketRate, priceRouteOrder, priceTerms, refundTerms, sourceLimits } from '../../../server/domain/pricing.js';
 
 const catalog = loadSandboxCatalog();
 const assets = catalog.assets;
@@ -138,5 +138,54 @@ describe('pricing a permanent-route order', () => {
   it('never pays out a negative amount and records no markup without one', () => {
     expect(terms('0.5').receiveAmount).to.equal('0');
     expect(terms('100', '1', '0')).to.include({ markupAmount: '0', markupUsd: '0' });
+  });
+});
+
+describe('what a refund returns (refundTerms)', () => {
+  const asset = (symbol: string, network: string) => findAsset(catalog, symbol, network)!;
+
+  it("returns the deposit less the source network's payout fee at the price, the fee rounded up and the rest down", () => {
+    // LTC: 0.10 USD / 81.30 = 0.0012300123... LTC, 0.00123002 rounded up to 8 places.
+    expect(refundTerms(catalog, asset('LTC', 'LTC'), '2.5', new Money('81.30'))).to.deep.equal({
+      held: false,
+      amount: '2.49876998',
+      fee: '0.00123002',
+    });
+    // USDT on Ethereum pays Ethereum's 1.50 USD: 1.5 USDT at 1, 1.500151 (6 places, up) at 0.9999.
+    expect(refundTerms(catalog, asset('USDT', 'ETH'), '100', new Money('0.9999'))).to.deep.equal({
+      held: false,
+      amount: '98.499849',
+      fee: '1.500151',
+    });
+    // BTC: 2.00 USD / 68250 = 0.0000293040... BTC, 0.00002931 up.
+    expect(refundTerms(catalog, asset('BTC', 'BTC'), '0.015', new Money('68250'))).to.include({ amount: '0.01497069', fee: '0.00002931' });
+  });
+
+  it('holds a refund whose remainder does not exceed the dust floor, or is not positive', () => {
+    const ltc = asset('LTC', 'LTC');
+    const at = new Money('81.30');
+    expect(refundTerms(catalog, ltc, '0.00133002', at)).to.deep.equal({ held: true, remainder: '0.0001', fee: '0.00123002' });
+    expect(refundTerms(catalog, ltc, '0.00133003', at)).to.deep.equal({ held: false, amount: '0.00010001', fee: '0.00123002' });
+    expect(refundTerms(catalog, ltc, '0.001', at)).to.include({ held: true, remainder: '-0.00023002' });
+    expect(refundTerms(catalog, ltc, '0.00123002', at)).to.include({ held: true, remainder: '0' });
+  });
+
+  it('never returns more than the deposit less the fee the rule gives, nor anything at or below the dust floor', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: assets.length - 1 }), decimalText, price, (index, deposit, priceUsd) => {
+        const source = assets[index];
+        const amount = new Money(deposit).toDecimalPlaces(source.precision, Money.ROUND_DOWN);
+        const terms = refundTerms(catalog, source, amount.toFixed(), priceUsd);
+        const exactFee = new Money(catalog.networks[source.network].payoutFeeUsd).div(priceUsd);
+        expect(new Money(terms.fee).greaterThanOrEqualTo(exactFee)).to.equal(true);
+        if (terms.held) {
+          expect(new Money(terms.remainder).lessThanOrEqualTo(source.dustFloor)).to.equal(true);
+        } else {
+          expect(new Money(terms.amount).plus(terms.fee).lessThanOrEqualTo(amount)).to.equal(true);
+          expect(new Money(terms.amount).greaterThan(source.dustFloor)).to.equal(true);
+          expect(new Money(terms.amount).decimalPlaces()).to.be.at.most(source.precision);
+        }
+      }),
+    );
   });
 });

@@ -60,6 +60,13 @@ const DESTINATION = SWAP_DESTINATION;
 const PAYOUT_CONFIRMATIONS = 3;
 // LTC at its catalogue price, USDT at 1: a fixed 2.5 LTC quote pays 199.7175 USDT (1% fee, 1.50 USD payout fee).
 const MARKET = { source: '81.30', destination: '1.00' };
+// A refund returns the deposit less LTC's network payout fee: 0.10 USD at the source price, rounded up to LTC's
+// 8 places (0.00123002 LTC at 81.30, 0.00125 at 80), the remainder rounded down. 2.5 LTC returns 2.49876998
+// and 0.4 LTC 0.39876998; a remainder not above the dust floor (0.0001 LTC) is held for an operator.
+const OWN_REFUNDED = '2.49876998';
+const EXTRA_REFUNDED = '0.39876998';
+// A minute after the step: when an extra payment whose refund found no price is looked at again.
+const RETRY_AT = new Date(BEFORE_DEADLINE.getTime() + 60_000);
 
 /** A 2.5 LTC -> USDT (ERC-20) fixed swap waiting for its deposit; refunds go to an address. */
 const WAITING: SwapRecord = swapRecord({ id: ID });
@@ -108,8 +115,8 @@ const PROGRESS: Record<SwapStatus, Partial<SwapRecord>> = {
     lateDeposit: true,
     failureCode: FAILURE_CODES.late,
     refundTxHash: REFUND_TX,
-    refundAmount: '2.5',
-    deposits: [depositRecord('swap', 'refunded', { refundTxHash: REFUND_TX, refundAmount: '2.5' })],
+    refundAmount: OWN_REFUNDED,
+    deposits: [depositRecord('swap', 'refunded', { refundTxHash: REFUND_TX, refundAmount: OWN_REFUNDED })],
   },
   accumulating: {},
 };
@@ -186,8 +193,8 @@ function outboxRow(key: string, purpose: PayoutObservation['purpose'], txHash: s
   });
 }
 const payout = outboxRow(PAYOUT_KEY, 'payout', PAYOUT_TX, '199.7175');
-const refund = outboxRow(REFUND_KEY, 'refund', REFUND_TX, '2.5');
-const extraRefund = outboxRow(EXTRA_KEY, 'extra_refund', EXTRA_REFUND_TX, '0.4');
+const refund = outboxRow(REFUND_KEY, 'refund', REFUND_TX, OWN_REFUNDED);
+const extraRefund = outboxRow(EXTRA_KEY, 'extra_refund', EXTRA_REFUND_TX, EXTRA_REFUNDED);
 
 /** What the ledger and the outbox show for a swap in each status when nothing new happened. */
 const LEDGER: Partial<Record<SwapStatus, OutputObservation[]>> = {
@@ -225,21 +232,23 @@ const REFUND = (amount: string, address = REFUND_ADDRESS): IntentShape => ({
   memo: null,
   amount,
 });
-const EXTRA_REFUND = (address = REFUND_ADDRESS, memo: string | null = null, asset = 'LTC/LTC'): IntentShape => ({
+const EXTRA_REFUND = (address = REFUND_ADDRESS, memo: string | null = null, asset = 'LTC/LTC', amount = EXTRA_REFUNDED): IntentShape => ({
   key: EXTRA_KEY,
   purpose: 'extra_refund',
   asset,
   address,
   memo,
-  amount: '0.4',
+  amount,
 });
+// Each route deposit less the fee: 0.6 and 0.4 LTC return 0.59876998 and 0.39876998.
+const ROUTE_REFUNDED: Record<string, string> = { 'rd-1': '0.59876998', 'rd-2': '0.39876998' };
 const ROUTE_REFUNDS: IntentShape[] = ROUTE_DEPOSITS.map((d) => ({
   key: `${ID}:refund:${d.id}`,
   purpose: 'refund',
   asset: 'LTC/LTC',
   address: d.fromAddress,
   memo: null,
-  amount: d.amount,
+  amount: ROUTE_REFUNDED[d.id],
   routeDepositId: d.id,
 }));
 
@@ -299,7 +308,10 @@ interface Row {
   payouts?: PayoutObservation[];
   routeDeposits?: RouteDepositObservation[];
   now?: Date;
-  /** USD prices; unavailable (null) by default outside confirming and exchanging, as the service gives them. */
+  /**
+   * USD prices (MARKET by default: the service asks for them in confirming and exchanging, and in any other
+   * step that turns out to need one, a refund); null: unavailable.
+   */
   prices?: { source: string | null; destination: string | null };
   /** The exchange venue's refusal of the conversion (none by default). */
   exchangeRefusal?: string;
@@ -362,7 +374,7 @@ const ROWS: Row[] = [
       to: 'confirming',
       fields: { sourceTxHash: OWN_TX, receivedAmount: '2.5', receivedFrom: SENDER, lateDeposit: false, confirmationCount: 6 },
       payouts: [EXTRA_REFUND()],
-      deposits: [OWN('confirming', { confirmationCount: 6 }), EXTRA('refunding', { refundAmount: '0.4' })],
+      deposits: [OWN('confirming', { confirmationCount: 6 }), EXTRA('refunding', { refundAmount: EXTRA_REFUNDED })],
     },
   },
   {
@@ -609,7 +621,10 @@ const ROWS: Row[] = [
       deposits: [depositRecord('swap', 'confirming'), depositRecord('extra', 'confirming', { confirmationCount: 3 })],
     }),
     outputs: [own(2), extra(6)],
-    expect: { payouts: [EXTRA_REFUND()], deposits: [OWN('confirming'), EXTRA('refunding', { refundAmount: '0.4', confirmationCount: 6 })] },
+    expect: {
+      payouts: [EXTRA_REFUND()],
+      deposits: [OWN('confirming'), EXTRA('refunding', { refundAmount: EXTRA_REFUNDED, confirmationCount: 6 })],
+    },
   },
   {
     status: 'confirming',
@@ -619,6 +634,37 @@ const ROWS: Row[] = [
     }),
     outputs: [own(2), extra(6, { amount: '0.00009' })],
     expect: { deposits: [OWN('confirming'), EXTRA('review', { amount: '0.00009', confirmationCount: 6 })] },
+  },
+  {
+    status: 'confirming',
+    when: 'a second payment the network fee leaves exactly at the dust floor (0.00133002 - 0.00123002): kept for an operator',
+    swap: swapIn('confirming', {
+      deposits: [depositRecord('swap', 'confirming'), depositRecord('extra', 'confirming', { amount: '0.00133002', confirmationCount: 3 })],
+    }),
+    outputs: [own(2), extra(6, { amount: '0.00133002' })],
+    expect: { deposits: [OWN('confirming'), EXTRA('review', { refundAmount: null, confirmationCount: 6 })], pricesAsked: true },
+  },
+  {
+    status: 'confirming',
+    when: 'a second payment the network fee leaves just above the dust floor: returned, less the fee',
+    swap: swapIn('confirming', {
+      deposits: [depositRecord('swap', 'confirming'), depositRecord('extra', 'confirming', { amount: '0.00133003', confirmationCount: 3 })],
+    }),
+    outputs: [own(2), extra(6, { amount: '0.00133003' })],
+    expect: {
+      payouts: [EXTRA_REFUND(REFUND_ADDRESS, null, 'LTC/LTC', '0.00010001')],
+      deposits: [OWN('confirming'), EXTRA('refunding', { refundAmount: '0.00010001', confirmationCount: 6 })],
+    },
+  },
+  {
+    status: 'confirming',
+    when: 'a second payment is confirmed while the source price is unavailable: it stays confirming, looked at again in a minute',
+    swap: swapIn('confirming', {
+      deposits: [depositRecord('swap', 'confirming'), depositRecord('extra', 'confirming', { confirmationCount: 3 })],
+    }),
+    outputs: [own(2), extra(6)],
+    prices: UNAVAILABLE,
+    expect: { deposits: [OWN('confirming'), EXTRA('confirming', { refundAmount: null, confirmationCount: 6 })], wakeAt: RETRY_AT },
   },
   {
     status: 'confirming',
@@ -646,8 +692,8 @@ const ROWS: Row[] = [
     outputs: [own(6, { amount: '2.4' })],
     expect: {
       change: { confirmationCount: 6, failureCode: FAILURE_CODES.mismatch },
-      payouts: [REFUND('2.4')],
-      deposits: [OWN('refunding', { refundAmount: '2.4' })],
+      payouts: [REFUND('2.39876998')],
+      deposits: [OWN('refunding', { refundAmount: '2.39876998' })],
       retryable: false,
     },
   },
@@ -663,8 +709,8 @@ const ROWS: Row[] = [
     outputs: [own(6, { amount: '2.4' })],
     expect: {
       change: { confirmationCount: 6, failureCode: FAILURE_CODES.mismatch },
-      payouts: [REFUND('2.4', SENDER)],
-      deposits: [OWN('refunding', { refundAmount: '2.4' })],
+      payouts: [REFUND('2.39876998', SENDER)],
+      deposits: [OWN('refunding', { refundAmount: '2.39876998' })],
     },
   },
   {
@@ -687,8 +733,20 @@ const ROWS: Row[] = [
     outputs: [own(6, { amount: '0.2' })],
     expect: {
       change: { confirmationCount: 6, failureCode: FAILURE_CODES.outOfRange },
-      payouts: [REFUND('0.2')],
-      deposits: [OWN('refunding', { refundAmount: '0.2' })],
+      payouts: [REFUND('0.19876998')],
+      deposits: [OWN('refunding', { refundAmount: '0.19876998' })],
+    },
+  },
+  {
+    status: 'confirming',
+    when: 'below the minimum, and the network fee would leave no more than the dust floor: held for an operator (review, amount_out_of_range)',
+    swap: swapIn('confirming', { receivedAmount: '0.0013', deposits: [depositRecord('swap', 'confirming', { amount: '0.0013' })] }),
+    outputs: [own(6, { amount: '0.0013' })],
+    expect: {
+      to: 'review',
+      fields: { confirmationCount: 6, failureCode: FAILURE_CODES.outOfRange },
+      deposits: [OWN('review', { refundAmount: null })],
+      retryable: false,
     },
   },
   {
@@ -709,8 +767,8 @@ const ROWS: Row[] = [
     outputs: [own(6)],
     expect: {
       change: { confirmationCount: 6, failureCode: FAILURE_CODES.late },
-      payouts: [REFUND('2.5')],
-      deposits: [OWN('refunding', { refundAmount: '2.5' })],
+      payouts: [REFUND(OWN_REFUNDED)],
+      deposits: [OWN('refunding', { refundAmount: OWN_REFUNDED })],
     },
   },
   {
@@ -760,7 +818,7 @@ const ROWS: Row[] = [
     when: `the refund is ${status}: the swap waits`,
     swap: swapIn('confirming', refundCommitted()),
     outputs: [own(8, { amount: '2.4' })],
-    payouts: [refund(status, { amount: '2.4' })],
+    payouts: [refund(status, { amount: '2.39876998' })],
     expect: status === 'pending' ? { retryable: false } : { deposits: [{ role: 'swap', status: 'refunding' }], retryable: false },
   })),
   {
@@ -768,11 +826,11 @@ const ROWS: Row[] = [
     when: 'the refund is broadcast: refunded',
     swap: swapIn('confirming', refundCommitted()),
     outputs: [own(8, { amount: '2.4' })],
-    payouts: [refund('broadcast', { amount: '2.4' })],
+    payouts: [refund('broadcast', { amount: '2.39876998' })],
     expect: {
       to: 'refunded',
-      fields: { refundTxHash: REFUND_TX, refundAmount: '2.4' },
-      deposits: [OWN('refunded', { refundTxHash: REFUND_TX, refundAmount: '2.4' })],
+      fields: { refundTxHash: REFUND_TX, refundAmount: '2.39876998' },
+      deposits: [OWN('refunded', { refundTxHash: REFUND_TX, refundAmount: '2.39876998' })],
       retryable: true,
     },
   },
@@ -781,12 +839,27 @@ const ROWS: Row[] = [
     when: 'the refund is confirmed: refunded',
     swap: swapIn('confirming', refundCommitted()),
     outputs: [own(8, { amount: '2.4' })],
-    payouts: [refund('confirmed', { amount: '2.4' })],
+    payouts: [refund('confirmed', { amount: '2.39876998' })],
+    expect: {
+      to: 'refunded',
+      fields: { refundTxHash: REFUND_TX, refundAmount: '2.39876998' },
+      deposits: [OWN('refunded', { refundTxHash: REFUND_TX })],
+      retryable: true,
+    },
+  },
+  {
+    status: 'confirming (refund committed)',
+    when: 'a refund committed before refunds paid the network fee (the whole 2.4) keeps its amount: refunded with it',
+    swap: swapIn('confirming', {
+      ...refundCommitted(),
+      deposits: [depositRecord('swap', 'refunding', { amount: '2.4', confirmationCount: 6, refundAmount: '2.4' })],
+    }),
+    outputs: [own(8, { amount: '2.4' })],
+    payouts: [refund('broadcast', { amount: '2.4' })],
     expect: {
       to: 'refunded',
       fields: { refundTxHash: REFUND_TX, refundAmount: '2.4' },
-      deposits: [OWN('refunded', { refundTxHash: REFUND_TX })],
-      retryable: true,
+      deposits: [OWN('refunded', { refundTxHash: REFUND_TX, refundAmount: '2.4' })],
     },
   },
   ...(['failed', 'review'] as const).map((status): Row => ({
@@ -794,7 +867,7 @@ const ROWS: Row[] = [
     when: `the refund ${status === 'failed' ? 'failed' : 'is held (ambiguous broadcast)'}: review (refund_failed)`,
     swap: swapIn('confirming', refundCommitted()),
     outputs: [own(8, { amount: '2.4' })],
-    payouts: [refund(status, { amount: '2.4' })],
+    payouts: [refund(status, { amount: '2.39876998' })],
     expect: {
       to: 'review',
       fields: { failureCode: FAILURE_CODES.refundFailed },
@@ -807,7 +880,7 @@ const ROWS: Row[] = [
     when: 'the signed refund is not yet broadcast: refundTxHash stays null',
     swap: swapIn('confirming', refundCommitted()),
     outputs: [own(8, { amount: '2.4' })],
-    payouts: [refund('signed', { amount: '2.4' })],
+    payouts: [refund('signed', { amount: '2.39876998' })],
     expect: {},
   },
   {
@@ -815,7 +888,7 @@ const ROWS: Row[] = [
     when: 'the refund failed: the deposit names no refund transaction',
     swap: swapIn('confirming', refundCommitted()),
     outputs: [own(8, { amount: '2.4' })],
-    payouts: [refund('failed', { amount: '2.4' })],
+    payouts: [refund('failed', { amount: '2.39876998' })],
     expect: { to: 'review', fields: { failureCode: FAILURE_CODES.refundFailed }, deposits: [OWN('review', { refundTxHash: null })] },
   },
   {
@@ -823,7 +896,7 @@ const ROWS: Row[] = [
     when: 'the deposit is removed before its refund was signed: the refund is cancelled and the swap waits again',
     swap: swapIn('confirming', refundCommitted()),
     outputs: [own(0, { amount: '2.4', removed: true })],
-    payouts: [refund('pending', { amount: '2.4' })],
+    payouts: [refund('pending', { amount: '2.39876998' })],
     expect: {
       to: 'waiting',
       fields: {
@@ -843,7 +916,7 @@ const ROWS: Row[] = [
     when: 'the deposit is removed after its refund was signed: review (deposit_removed), the deposit held',
     swap: swapIn('confirming', refundCommitted()),
     outputs: [own(0, { amount: '2.4', removed: true })],
-    payouts: [refund('signed', { amount: '2.4' })],
+    payouts: [refund('signed', { amount: '2.39876998' })],
     expect: { to: 'review', fields: { failureCode: FAILURE_CODES.depositRemoved }, deposits: [OWN('review')] },
   },
 
@@ -903,7 +976,7 @@ const ROWS: Row[] = [
     expect: {
       change: { actualOutputAmount: '199.7175' },
       payouts: [EXTRA_REFUND(), PAY('199.7175')],
-      deposits: [OWN('credited'), EXTRA('refunding', { refundAmount: '0.4' })],
+      deposits: [OWN('credited'), EXTRA('refunding', { refundAmount: EXTRA_REFUNDED })],
     },
   },
   {
@@ -981,13 +1054,13 @@ const ROWS: Row[] = [
     when: 'the refund after an armed exchange failure is broadcast: refunded',
     swap: swapIn('exchanging', {
       failureCode: FAILURE_CODES.exchangeFailed,
-      deposits: [depositRecord('swap', 'refunding', { refundAmount: '2.5' })],
+      deposits: [depositRecord('swap', 'refunding', { refundAmount: OWN_REFUNDED })],
     }),
     payouts: [refund('broadcast')],
     expect: {
       to: 'refunded',
-      fields: { refundTxHash: REFUND_TX, refundAmount: '2.5' },
-      deposits: [OWN('refunded', { refundTxHash: REFUND_TX, refundAmount: '2.5' })],
+      fields: { refundTxHash: REFUND_TX, refundAmount: OWN_REFUNDED },
+      deposits: [OWN('refunded', { refundTxHash: REFUND_TX, refundAmount: OWN_REFUNDED })],
       retryable: true,
     },
   },
@@ -996,7 +1069,7 @@ const ROWS: Row[] = [
     when: 'the refund after an armed exchange failure failed: review (refund_failed)',
     swap: swapIn('exchanging', {
       failureCode: FAILURE_CODES.exchangeFailed,
-      deposits: [depositRecord('swap', 'refunding', { refundAmount: '2.5' })],
+      deposits: [depositRecord('swap', 'refunding', { refundAmount: OWN_REFUNDED })],
     }),
     payouts: [refund('failed')],
     expect: { to: 'review', fields: { failureCode: FAILURE_CODES.refundFailed }, deposits: [{ role: 'swap', status: 'review' }] },
@@ -1034,8 +1107,8 @@ const ROWS: Row[] = [
     prices: { source: '80', destination: '1.00' },
     expect: {
       change: { failureCode: FAILURE_CODES.slippage },
-      payouts: [REFUND('2.5')],
-      deposits: [OWN('refunding', { refundAmount: '2.5' })],
+      payouts: [REFUND('2.49875')],
+      deposits: [OWN('refunding', { refundAmount: '2.49875' })],
     },
   },
   {
@@ -1053,8 +1126,8 @@ const ROWS: Row[] = [
     prices: { source: '80', destination: '1.00' },
     expect: {
       change: { failureCode: FAILURE_CODES.slippage },
-      payouts: [REFUND('2')],
-      deposits: [OWN('refunding', { refundAmount: '2' })],
+      payouts: [REFUND('1.99875')],
+      deposits: [OWN('refunding', { refundAmount: '1.99875' })],
     },
   },
   {
@@ -1087,10 +1160,26 @@ const ROWS: Row[] = [
     exchangeRefusal: 'an exchange failure was armed',
     expect: {
       change: { failureCode: FAILURE_CODES.exchangeFailed },
-      payouts: [REFUND('2.5')],
-      deposits: [OWN('refunding', { refundAmount: '2.5' })],
-      pricesAsked: false,
+      payouts: [REFUND(OWN_REFUNDED)],
+      deposits: [OWN('refunding', { refundAmount: OWN_REFUNDED })],
+      pricesAsked: true,
     },
+  },
+  {
+    status: 'exchanging',
+    when: 'the exchange venue refuses the conversion while the source price is unavailable: the decision throws (the step is taken again)',
+    swap: swapIn('exchanging'),
+    exchangeRefusal: 'an exchange failure was armed',
+    prices: UNAVAILABLE,
+    expect: { throws: /source price unavailable/ },
+  },
+  {
+    status: 'exchanging',
+    when: 'the exchange venue refuses a deposit the network fee would leave at dust: review (exchange_failed), the deposit held',
+    swap: swapIn('exchanging', { receivedAmount: '0.0013', deposits: [depositRecord('swap', 'credited', { amount: '0.0013' })] }),
+    outputs: [own(8, { amount: '0.0013' })],
+    exchangeRefusal: 'an exchange failure was armed',
+    expect: { to: 'review', fields: { failureCode: FAILURE_CODES.exchangeFailed }, deposits: [OWN('review', { refundAmount: null })] },
   },
   {
     status: 'exchanging',
@@ -1104,8 +1193,8 @@ const ROWS: Row[] = [
     outputs: [own(8, { amount: '0.01' })],
     expect: {
       change: { failureCode: FAILURE_CODES.outOfRange },
-      payouts: [REFUND('0.01')],
-      deposits: [OWN('refunding', { refundAmount: '0.01' })],
+      payouts: [REFUND('0.00876998')],
+      deposits: [OWN('refunding', { refundAmount: '0.00876998' })],
     },
   },
   {
@@ -1139,6 +1228,15 @@ const ROWS: Row[] = [
   },
   {
     status: 'exchanging (route order)',
+    when: 'the exchange venue refuses, and one route deposit would leave no more than the dust floor: the order is held (review), nothing refunded',
+    swap: swapIn('exchanging', ROUTE),
+    exchangeRefusal: 'an exchange failure was armed',
+    outputs: [],
+    routeDeposits: [ROUTE_DEPOSITS[0], { id: 'rd-3', amount: '0.0013', fromAddress: 'ltc1qthird', removed: false }],
+    expect: { to: 'review', fields: { failureCode: FAILURE_CODES.exchangeFailed } },
+  },
+  {
+    status: 'exchanging (route order)',
     when: 'the exchange venue refuses the conversion with no route deposits left: refunded at once',
     swap: swapIn('exchanging', ROUTE),
     exchangeRefusal: 'an exchange failure was armed',
@@ -1152,8 +1250,8 @@ const ROWS: Row[] = [
     outputs: [],
     routeDeposits: ROUTE_DEPOSITS,
     payouts: [
-      { key: `${ID}:refund:rd-1`, purpose: 'refund', status: 'broadcast', txHash: 'tx-r1', amount: '0.6', confirmations: 0 },
-      { key: `${ID}:refund:rd-2`, purpose: 'refund', status: 'signed', txHash: 'tx-r2', amount: '0.4', confirmations: 0 },
+      { key: `${ID}:refund:rd-1`, purpose: 'refund', status: 'broadcast', txHash: 'tx-r1', amount: '0.59876998', confirmations: 0 },
+      { key: `${ID}:refund:rd-2`, purpose: 'refund', status: 'signed', txHash: 'tx-r2', amount: '0.39876998', confirmations: 0 },
     ],
     expect: {},
   },
@@ -1164,10 +1262,11 @@ const ROWS: Row[] = [
     outputs: [],
     routeDeposits: ROUTE_DEPOSITS,
     payouts: [
-      { key: `${ID}:refund:rd-1`, purpose: 'refund', status: 'broadcast', txHash: 'tx-r1', amount: '0.6', confirmations: 0 },
-      { key: `${ID}:refund:rd-2`, purpose: 'refund', status: 'confirmed', txHash: 'tx-r2', amount: '0.4', confirmations: 3 },
+      { key: `${ID}:refund:rd-1`, purpose: 'refund', status: 'broadcast', txHash: 'tx-r1', amount: '0.59876998', confirmations: 0 },
+      { key: `${ID}:refund:rd-2`, purpose: 'refund', status: 'confirmed', txHash: 'tx-r2', amount: '0.39876998', confirmations: 3 },
     ],
-    expect: { to: 'refunded', fields: { refundTxHash: 'tx-r1', refundAmount: '1' } },
+    // What the two refunds returned, not the 1 LTC deposited.
+    expect: { to: 'refunded', fields: { refundTxHash: 'tx-r1', refundAmount: '0.99753996' } },
   },
 
   // sending. Unreachable: a refund (nothing commits one in sending, and review keeps its own).
@@ -1197,7 +1296,22 @@ const ROWS: Row[] = [
     when: 'a second payment is confirmed: returned',
     swap: swapIn('sending'),
     outputs: [own(8), extra(6)],
-    expect: { payouts: [EXTRA_REFUND()], deposits: [OWN('credited'), EXTRA('refunding', { refundAmount: '0.4' })] },
+    expect: { payouts: [EXTRA_REFUND()], deposits: [OWN('credited'), EXTRA('refunding', { refundAmount: EXTRA_REFUNDED })] },
+  },
+  {
+    status: 'sending',
+    when: 'a second payment is confirmed while the source price is unavailable: the payout still settles, the payment waits for a price',
+    swap: swapIn('sending'),
+    outputs: [own(8), extra(6)],
+    payouts: [payout('confirmed')],
+    prices: UNAVAILABLE,
+    expect: {
+      to: 'finished',
+      fields: {},
+      deposits: [OWN('credited'), EXTRA('confirming', { confirmationCount: 6 })],
+      wakeAt: RETRY_AT,
+      retryable: false,
+    },
   },
   { status: 'sending', when: 'the deadline passes', swap: swapIn('sending'), now: AFTER_DEADLINE, expect: {} },
   {
@@ -1307,7 +1421,7 @@ const ROWS: Row[] = [
     when: 'a second payment is confirmed: returned',
     swap: swapIn('review'),
     outputs: [own(8), extra(6)],
-    expect: { payouts: [EXTRA_REFUND()], deposits: [OWN('credited'), EXTRA('refunding', { refundAmount: '0.4' })] },
+    expect: { payouts: [EXTRA_REFUND()], deposits: [OWN('credited'), EXTRA('refunding', { refundAmount: EXTRA_REFUNDED })] },
   },
   { status: 'review', when: 'the deadline passes', swap: swapIn('review'), now: AFTER_EXPIRY, expect: {} },
   ...(['signed', 'broadcast', 'confirmed', 'failed'] as const).map((status): Row => ({
@@ -1331,7 +1445,7 @@ const ROWS: Row[] = [
     payouts: [payout('review'), refund('broadcast')],
     expect: {
       to: 'refunded',
-      fields: { refundTxHash: REFUND_TX, refundAmount: '2.5' },
+      fields: { refundTxHash: REFUND_TX, refundAmount: OWN_REFUNDED },
       deposits: [OWN('refunded', { refundTxHash: REFUND_TX })],
       retryable: true,
     },
@@ -1371,8 +1485,8 @@ const ROWS: Row[] = [
     review: 'refund',
     expect: {
       change: { failureCode: FAILURE_CODES.refundedInReview },
-      payouts: [REFUND('400')],
-      deposits: [OWN('refunding', { refundAmount: '400' })],
+      payouts: [REFUND('399.99876998')],
+      deposits: [OWN('refunding', { refundAmount: '399.99876998' })],
     },
   },
   {
@@ -1384,9 +1498,34 @@ const ROWS: Row[] = [
     review: 'refund',
     expect: {
       change: { failureCode: FAILURE_CODES.refundedInReview },
-      payouts: [REFUND('400', SENDER)],
-      deposits: [OWN('refunding', { refundAmount: '400' })],
+      payouts: [REFUND('399.99876998', SENDER)],
+      deposits: [OWN('refunding', { refundAmount: '399.99876998' })],
     },
+  },
+  {
+    status: 'review (above maximum)',
+    when: 'refund while the source price is unavailable: the decision throws, the swap stays in review',
+    swap: swapIn('review', aboveMaximum()),
+    outputs: [own(8, { amount: '400' })],
+    payouts: [],
+    prices: UNAVAILABLE,
+    review: 'refund',
+    expect: { throws: /source price unavailable/ },
+  },
+  {
+    status: 'review (held as dust)',
+    when: 'refund a deposit the network fee would leave at dust: refused, the deposit stays held',
+    swap: swapIn('review', {
+      receivedAmount: '0.0013',
+      settlementTxHash: null,
+      actualOutputAmount: null,
+      failureCode: FAILURE_CODES.outOfRange,
+      deposits: [depositRecord('swap', 'review', { amount: '0.0013' })],
+    }),
+    outputs: [own(8, { amount: '0.0013' })],
+    payouts: [],
+    review: 'refund',
+    expect: { throws: /0\.0013 LTC less the network fee of 0\.00123002 LTC leaves 0\.00006998, not above the dust floor/ },
   },
   {
     status: 'review (above maximum)',
@@ -1439,8 +1578,8 @@ const ROWS: Row[] = [
     review: 'refund',
     expect: {
       change: { failureCode: FAILURE_CODES.refundedInReview },
-      payouts: [REFUND('2.5')],
-      deposits: [OWN('refunding', { refundAmount: '2.5' })],
+      payouts: [REFUND(OWN_REFUNDED)],
+      deposits: [OWN('refunding', { refundAmount: OWN_REFUNDED })],
     },
   },
   {
@@ -1495,6 +1634,16 @@ const ROWS: Row[] = [
   },
   {
     status: 'review (route order)',
+    when: 'refund with a route deposit the network fee would leave at dust: refused',
+    swap: swapIn('review', { ...ROUTE, failureCode: FAILURE_CODES.payoutFailed }),
+    outputs: [],
+    routeDeposits: [ROUTE_DEPOSITS[0], { id: 'rd-3', amount: '0.001', fromAddress: 'ltc1qthird', removed: false }],
+    payouts: [payout('failed', { amount: '80.0805' })],
+    review: 'refund',
+    expect: { throws: /Route deposit rd-3 of 0\.001 LTC .* not above the dust floor/ },
+  },
+  {
+    status: 'review (route order)',
     when: 'refund with no route deposits: refunded at once',
     swap: swapIn('review', { ...ROUTE, failureCode: FAILURE_CODES.payoutFailed }),
     outputs: [],
@@ -1518,8 +1667,8 @@ const ROWS: Row[] = [
     review: 'refund',
     expect: {
       change: { failureCode: FAILURE_CODES.refundedInReview },
-      payouts: [{ ...REFUND('2.5'), key: `${REFUND_KEY}#2` }],
-      deposits: [OWN('refunding', { refundAmount: '2.5' })],
+      payouts: [{ ...REFUND(OWN_REFUNDED), key: `${REFUND_KEY}#2` }],
+      deposits: [OWN('refunding', { refundAmount: OWN_REFUNDED })],
     },
   },
   {
@@ -1558,8 +1707,8 @@ const ROWS: Row[] = [
     outputs: [],
     routeDeposits: ROUTE_DEPOSITS,
     payouts: [
-      outboxRow(`${ID}:refund:rd-1`, 'refund', 'tx-rd-1', '0.6')('failed'),
-      outboxRow(`${ID}:refund:rd-2`, 'refund', 'tx-rd-2', '0.4')('broadcast'),
+      outboxRow(`${ID}:refund:rd-1`, 'refund', 'tx-rd-1', '0.59876998')('failed'),
+      outboxRow(`${ID}:refund:rd-2`, 'refund', 'tx-rd-2', '0.39876998')('broadcast'),
     ],
     review: 'refund',
     expect: { change: { failureCode: FAILURE_CODES.refundedInReview }, payouts: [{ ...ROUTE_REFUNDS[0], key: `${ID}:refund:rd-1#2` }] },
@@ -1698,7 +1847,26 @@ const ROWS: Row[] = [
     when: 'a payment after it finished is confirmed: returned to the refund address',
     swap: swapIn('finished'),
     outputs: [own(8), extra(6)],
-    expect: { payouts: [EXTRA_REFUND()], deposits: [OWN('credited'), EXTRA('refunding', { refundAmount: '0.4' })], retryable: false },
+    expect: {
+      payouts: [EXTRA_REFUND()],
+      deposits: [OWN('credited'), EXTRA('refunding', { refundAmount: EXTRA_REFUNDED })],
+      retryable: false,
+    },
+  },
+  {
+    status: 'finished',
+    when: 'a payment after it finished is confirmed while the source price is unavailable: it stays confirming, looked at again in a minute',
+    swap: swapIn('finished'),
+    outputs: [own(8), extra(6)],
+    prices: UNAVAILABLE,
+    expect: { deposits: [OWN('credited'), EXTRA('confirming', { confirmationCount: 6 })], wakeAt: RETRY_AT, retryable: false },
+  },
+  {
+    status: 'finished',
+    when: 'a payment after it finished that the network fee leaves below the dust floor (0.0013 LTC): kept for an operator',
+    swap: swapIn('finished'),
+    outputs: [own(8), extra(6, { amount: '0.0013' })],
+    expect: { deposits: [OWN('credited'), EXTRA('review', { refundAmount: null })], retryable: false },
   },
   { status: 'finished', when: 'the deadline passes', swap: swapIn('finished'), now: AFTER_EXPIRY, expect: {} },
   {
@@ -1733,7 +1901,7 @@ const ROWS: Row[] = [
     outputs: [own(8), extra(6)],
     expect: {
       payouts: [EXTRA_REFUND()],
-      deposits: [OWN('refunded', { refundTxHash: REFUND_TX }), EXTRA('refunding', { refundAmount: '0.4' })],
+      deposits: [OWN('refunded', { refundTxHash: REFUND_TX }), EXTRA('refunding', { refundAmount: EXTRA_REFUNDED })],
       retryable: false,
     },
   },
@@ -1760,21 +1928,26 @@ const ROWS: Row[] = [
     when: 'a payment after expiry is confirmed: returned to the refund address',
     swap: swapIn('expired'),
     outputs: [extra(6)],
-    expect: { payouts: [EXTRA_REFUND()], deposits: [EXTRA('refunding', { refundAmount: '0.4' })], retryable: false },
+    expect: { payouts: [EXTRA_REFUND()], deposits: [EXTRA('refunding', { refundAmount: EXTRA_REFUNDED })], retryable: false },
   },
   {
     status: 'expired',
     when: 'refund address mode on a memo network: returned with the refund memo',
     swap: swapIn('expired', XRP_SWAP),
     outputs: [extra(1, { fromAddress: 'rSender' })],
-    expect: { payouts: [EXTRA_REFUND('rRefundAddress', '40213', 'XRP/XRP')], deposits: [EXTRA('refunding')] },
+    // XRP's network fee, 0.05 USD at 0.552, is 0.09058 XRP (6 places, rounded up).
+    prices: { source: '0.5520', destination: '1.00' },
+    expect: {
+      payouts: [EXTRA_REFUND('rRefundAddress', '40213', 'XRP/XRP', '0.30942')],
+      deposits: [EXTRA('refunding', { refundAmount: '0.30942' })],
+    },
   },
   {
     status: 'expired',
     when: 'sender mode on a network without memos: returned to the sender',
     swap: swapIn('expired', { refundMode: 'sender', refundAddress: null }),
     outputs: [extra(6, { fromAddress: 'ltc1qextrasender' })],
-    expect: { payouts: [EXTRA_REFUND('ltc1qextrasender')], deposits: [EXTRA('refunding', { refundAmount: '0.4' })] },
+    expect: { payouts: [EXTRA_REFUND('ltc1qextrasender')], deposits: [EXTRA('refunding', { refundAmount: EXTRA_REFUNDED })] },
   },
   {
     status: 'expired',
@@ -1812,21 +1985,21 @@ const ROWS: Row[] = [
   ).map(([status, deposit, refundTxHash, retryable]): Row => ({
     status: 'expired (extra refunding)',
     when: `the extra's refund is ${status}: the payment is ${deposit}`,
-    swap: swapIn('expired', { deposits: [depositRecord('extra', 'refunding', { refundAmount: '0.4' })] }),
+    swap: swapIn('expired', { deposits: [depositRecord('extra', 'refunding', { refundAmount: EXTRA_REFUNDED })] }),
     outputs: [extra(8)],
     payouts: [extraRefund(status)],
     expect: {
       deposits:
         status === 'pending'
           ? undefined
-          : [{ role: 'extra', status: deposit, refundAmount: '0.4', ...(refundTxHash === undefined ? {} : { refundTxHash }) }],
+          : [{ role: 'extra', status: deposit, refundAmount: EXTRA_REFUNDED, ...(refundTxHash === undefined ? {} : { refundTxHash }) }],
       retryable,
     },
   })),
   {
     status: 'expired (extra refunding)',
     when: "the extra's refund is signed, not broadcast: refundTxHash stays null",
-    swap: swapIn('expired', { deposits: [depositRecord('extra', 'refunding', { refundAmount: '0.4' })] }),
+    swap: swapIn('expired', { deposits: [depositRecord('extra', 'refunding', { refundAmount: EXTRA_REFUNDED })] }),
     outputs: [extra(8)],
     payouts: [extraRefund('signed')],
     expect: { deposits: [EXTRA('refunding', { refundTxHash: null })] },
@@ -1834,10 +2007,18 @@ const ROWS: Row[] = [
   {
     status: 'expired (extra refunding)',
     when: "the extra's refund failed: the deposit names no refund transaction",
-    swap: swapIn('expired', { deposits: [depositRecord('extra', 'refunding', { refundAmount: '0.4' })] }),
+    swap: swapIn('expired', { deposits: [depositRecord('extra', 'refunding', { refundAmount: EXTRA_REFUNDED })] }),
     outputs: [extra(8)],
     payouts: [extraRefund('failed')],
     expect: { deposits: [EXTRA('review', { refundTxHash: null })] },
+  },
+  {
+    status: 'expired (extra refunding)',
+    when: 'a refund committed before refunds paid the network fee (the whole 0.4) keeps its amount: the payment shows it',
+    swap: swapIn('expired', { deposits: [depositRecord('extra', 'refunding', { refundAmount: '0.4' })] }),
+    outputs: [extra(8)],
+    payouts: [extraRefund('broadcast', { amount: '0.4' })],
+    expect: { deposits: [EXTRA('refunded', { refundTxHash: EXTRA_REFUND_TX, refundAmount: '0.4' })], retryable: true },
   },
 
   // failed: terminal.
@@ -1862,7 +2043,7 @@ const ROWS: Row[] = [
     when: 'a payment after it failed is confirmed: returned',
     swap: swapIn('failed'),
     outputs: [own(8), extra(6)],
-    expect: { payouts: [EXTRA_REFUND()], deposits: [OWN('credited'), EXTRA('refunding', { refundAmount: '0.4' })] },
+    expect: { payouts: [EXTRA_REFUND()], deposits: [OWN('credited'), EXTRA('refunding', { refundAmount: EXTRA_REFUNDED })] },
   },
   { status: 'failed', when: 'the deadline passes', swap: swapIn('failed'), now: AFTER_EXPIRY, expect: {} },
 ];
@@ -1873,13 +2054,13 @@ function refundCommitted(): Partial<SwapRecord> {
     receivedAmount: '2.4',
     confirmationCount: 6,
     failureCode: FAILURE_CODES.mismatch,
-    deposits: [depositRecord('swap', 'refunding', { amount: '2.4', confirmationCount: 6, refundAmount: '2.4' })],
+    deposits: [depositRecord('swap', 'refunding', { amount: '2.4', confirmationCount: 6, refundAmount: '2.39876998' })],
   };
 }
 
 /** A held payout an operator decided to refund. */
 function reviewRefunded(): Partial<SwapRecord> {
-  return { failureCode: FAILURE_CODES.refundedInReview, deposits: [depositRecord('swap', 'refunding', { refundAmount: '2.5' })] };
+  return { failureCode: FAILURE_CODES.refundedInReview, deposits: [depositRecord('swap', 'refunding', { refundAmount: OWN_REFUNDED })] };
 }
 
 /** Held on confirmation: 400 LTC is above the automatic maximum. */
@@ -1897,8 +2078,7 @@ function aboveMaximum(): Partial<SwapRecord> {
 /** Runs a row: decide (or a review decision) on what the row's ledger and outbox show. */
 function run(row: Row): { decision: Decision; asked: string[] } {
   const { swap } = row;
-  const priced = swap.status === 'confirming' || swap.status === 'exchanging';
-  const prices = row.prices ?? (priced && !row.review ? MARKET : UNAVAILABLE);
+  const prices = row.prices ?? MARKET;
   const asked: string[] = [];
   const price = (side: 'source' | 'destination') => () => {
     asked.push(side);
@@ -1926,6 +2106,15 @@ function run(row: Row): { decision: Decision; asked: string[] } {
   if ('refused' in decided) throw new Error(decided.refused);
   const decision = decided;
   return { decision, asked };
+}
+
+/** `amount` of the source asset less its network's payout fee at the row's source price (the rule, computed here). */
+function lessTheFee(row: Row, amount: string): string {
+  const source = assetOf(row.swap.sourceAsset, row.swap.sourceNetwork);
+  const fee = new Money(catalog.networks[source.network].payoutFeeUsd)
+    .div((row.prices ?? MARKET).source!)
+    .toDecimalPlaces(source.precision, Money.ROUND_UP);
+  return new Money(amount).minus(fee).toDecimalPlaces(source.precision, Money.ROUND_DOWN).toFixed();
 }
 
 const withoutDeposits = (fields: Partial<SwapRecord>): Partial<SwapRecord> => {
@@ -2029,7 +2218,7 @@ describe('swap decision (decide, decideReview)', () => {
           .filter((p) => {
             const role = p.purpose === 'extra_refund' ? 'extra' : 'swap';
             return !deposits.some(
-              (d) => d.role === role && d.status === 'refunding' && d.amount === p.amount && d.refundAmount === p.amount,
+              (d) => d.role === role && d.status === 'refunding' && d.refundAmount === p.amount && lessTheFee(row, d.amount) === p.amount,
             );
           })
           .map((p) => `${row.status}: ${row.when} (${p.key})`);
@@ -2037,8 +2226,25 @@ describe('swap decision (decide, decideReview)', () => {
       expect(unbacked).to.deep.equal([]);
     });
 
-    it('asks for no price outside confirming and exchanging', () => {
-      const asked = decided.filter(({ row, asked }) => asked.length > 0 && !['confirming', 'exchanging'].includes(row.swap.status));
+    it('refunds every route deposit less the network fee at the price of the step', () => {
+      const wrong = decided.flatMap(({ row, decision }) =>
+        decision.payouts
+          .filter((p) => p.routeDepositId)
+          .filter((p) => lessTheFee(row, row.routeDeposits!.find((d) => d.id === p.routeDepositId)!.amount) !== p.amount)
+          .map((p) => `${row.status}: ${row.when} (${p.key})`),
+      );
+      expect(wrong).to.deep.equal([]);
+    });
+
+    it('asks for a price outside confirming and exchanging only to refund (the source price), or to hold a refund', () => {
+      const asked = decided.filter(({ row, decision, asked }) => {
+        if (asked.length === 0 || ['confirming', 'exchanging'].includes(row.swap.status)) return false;
+        const refunds = decision.payouts.some((p) => p.purpose !== 'payout');
+        const inReview = (deposits: SwapDepositRecord[]) => deposits.filter((d) => d.status === 'review').length;
+        const holds = inReview(depositsAfter(row, decision)) > inReview(row.swap.deposits);
+        const waits = decision.wakeAt !== undefined;
+        return asked.some((side) => side !== 'source') || !(refunds || holds || waits);
+      });
       expect(asked.map(({ row }) => `${row.status}: ${row.when}`)).to.deep.equal([]);
     });
   });
