@@ -628,7 +628,9 @@ export interface paths {
          *     address is `404`. The simulated chain then confirms the transaction block by block, so the swap or
          *     route moves through its statuses exactly as with a real payment (webhooks and stream included).
          *
-         *     To reach particular statuses: pay less or more than the quote to trigger refunds; pay above a
+         *     To reach particular statuses: pay less or more than the quote to trigger refunds (each returns the
+         *     payment less the network's payout fee; one too small to cover more than that fee and the dust floor
+         *     goes to `review` instead); pay above a
          *     route's `max_auto_swap_usd` to reach `review`; pay after the deposit deadline to test
          *     `lateDepositPolicy`; pay a route less than `min_swap_usd` to see `accumulating`.
          *
@@ -657,11 +659,13 @@ export interface paths {
         /**
          * Decide a swap in manual review (sandbox only)
          * @description Plays the operator for a swap in status `review`: `approve` continues the swap (`exchanging`),
-         *     `refund` returns the deposit (`refunded`; the answer comes once the refund is broadcast), `fail` ends it
-         *     as `failed`. A swap that is not in `review` is `409 invalid_state`, and so is a decision that would pay
-         *     twice: `approve` while a refund is committed, `refund` while the payout is signed (approve to broadcast
-         *     the same payout again, or fail), or `refund` of a deposit a reorganisation removed (for a route order,
-         *     `approve` or `refund` while any of its deposits is out of the chain). Mounted only when
+         *     `refund` returns the deposit less the network's payout fee at the market price then (`refunded`; the
+         *     answer comes once the refund is broadcast), `fail` ends it as `failed`. A swap that is not in `review`
+         *     is `409 invalid_state`, and so is a decision that would pay twice: `approve` while a refund is
+         *     committed, `refund` while the payout is signed (approve to broadcast the same payout again, or fail),
+         *     or `refund` of a deposit a reorganisation removed (for a route order, `approve` or `refund` while any
+         *     of its deposits is out of the chain); and `refund` of a deposit (for a route order, any of its deposits)
+         *     that the fee would leave at or below the asset's dust floor: nothing would go back. Mounted only when
          *     `SERVICE_MODE=sandbox`; otherwise `404`.
          */
         post: operations["decideSandboxReview"];
@@ -685,7 +689,8 @@ export interface paths {
          * @description Arms a one-shot simulated provider failure for the swap at `stage`. It fires when the swap reaches
          *     that stage, or at once if the swap is already there:
          *
-         *     - `exchange`: the exchange fails and the deposit is refunded (`exchanging` to `refunded`).
+         *     - `exchange`: the exchange fails and the deposit is refunded, less the network's payout fee
+         *       (`exchanging` to `refunded`).
          *     - `payout`: the chain refuses the payout's broadcast for good and an operator must act (to `review`,
          *       `actionRequired: operator`, `settlementTxHash` back to `null`). The refused payout paid nothing, so
          *       the review's `approve` pays again under a new payout, `refund` returns the deposit, `fail` fails it.
@@ -1061,7 +1066,9 @@ export interface components {
          *
          *     `waiting` becomes `overdue` at `quoteExpiresAt` (1800 s after creation by default); `overdue` becomes
          *     `expired` after a further 86400 s. A deposit outside the limits is refunded; one above the automatic
-         *     maximum goes to `review`.
+         *     maximum goes to `review`. A refund returns the deposit less the network's payout fee (see
+         *     `Swap.refundAmount`); a deposit that fee would leave at or below the asset's dust floor is held for an
+         *     operator instead (`review`).
          * @enum {string}
          */
         SwapStatus: "waiting" | "confirming" | "exchanging" | "sending" | "accumulating" | "finished" | "refunded" | "failed" | "expired" | "overdue" | "review";
@@ -1246,7 +1253,7 @@ export interface components {
              * @description Typical minutes from deposit to payout.
              */
             estimatedMinutes?: number | null;
-            /** @description What happens to a deposit after the deadline - `refund` (returned) or `market_rate` (swapped at the then current rate). */
+            /** @description What happens to a deposit after the deadline - `refund` (returned, less the network's payout fee) or `market_rate` (swapped at the then current rate). */
             lateDepositPolicy?: string;
         };
         /** @description Answer of `POST /quotes`. */
@@ -1331,8 +1338,14 @@ export interface components {
              */
             refundTxHash?: string | null;
             /**
-             * @description The amount of the swap's own deposit that was returned, in units of the source asset; `null` unless the
-             *     swap was refunded.
+             * @description What the refund of the swap's own deposit returned (for a permanent-route order, the refunds of all
+             *     its deposits together), in units of the source asset; `null` unless the swap was refunded. A refund
+             *     returns the deposit less the source network's payout fee (the fee quotes deduct for a payout on that
+             *     network, converted at the source asset's market price when the refund is committed, rounded up to the
+             *     asset's precision), the remainder rounded down; it is the amount of the refund's transaction, fixed
+             *     when the refund is committed. A deposit that fee would leave at or below the asset's dust floor is
+             *     not refunded: it is held for an operator (the swap goes to `review` with the `failureCode` it would
+             *     have been refunded with, and its `deposits` entry is `review`).
              */
             refundAmount?: string | null;
             /**
@@ -1382,7 +1395,9 @@ export interface components {
             reasonCode: components["schemas"]["SwapReasonCode"];
             /**
              * @description Machine-readable cause when the swap was refunded, failed, or went to `review`; `null` otherwise.
-             *     Within v1 new codes may be added: treat an unknown one as its status says. The codes:
+             *     Within v1 new codes may be added: treat an unknown one as its status says. A swap whose refund would
+             *     return nothing above the dust floor after the network fee (`refundAmount`) goes to `review` with the
+             *     code it would have been refunded with. The codes:
              *
              *     | code | meaning |
              *     |---|---|
@@ -1408,7 +1423,8 @@ export interface components {
              *     (`role: swap`) and any other payment (`role: extra`: a second payment, or one that arrived after
              *     the swap ended). No payment is ignored. Extra payments are returned automatically to the refund
              *     destination once confirmed (`refundAddress` with `refundMemo`, or the sender in `refundMode:
-             *     sender`), or wait for an operator (`status: review`) where no safe destination exists. The swap
+             *     sender`), less the network's payout fee (`refundAmount`), or wait for an operator (`status: review`)
+             *     where no safe destination exists or the fee would leave no more than the dust floor. The swap
              *     keeps its status while this happens (a terminal swap stays terminal); each change of an entry
              *     sends `swap.updated`. While an entry is `confirming`, `refunding` or `review`, `retryable` is
              *     false. Optional: absent where the server does not list deposits (records that predate it).
@@ -1457,8 +1473,9 @@ export interface components {
              *     - `credited` - the swap's own deposit, confirmed and counted by the swap.
              *     - `refunding` - a refund of this payment is on its way (`refundTxHash` once it is broadcast).
              *     - `refunded` - the refund was sent (`refundTxHash`, `refundAmount`).
-             *     - `review` - no safe destination for a refund, or its refund failed or was broadcast with an
-             *       unknown outcome; waits for an operator, who has it returned.
+             *     - `review` - no safe destination for a refund, or the payment less the network fee would not exceed
+             *       the asset's dust floor, or its refund failed or was broadcast with an unknown outcome; waits for an
+             *       operator, who has it returned.
              *     - `removed` - a chain reorganisation took the payment out; it counts for nothing (the swap went
              *       back to `waiting` or `overdue` if it was its deposit and not yet credited, or to `review` if it
              *       was credited).
@@ -1467,7 +1484,15 @@ export interface components {
             status: "confirming" | "credited" | "refunding" | "refunded" | "review" | "removed";
             /** @description The transaction returning this payment, once broadcast; otherwise `null`. */
             refundTxHash: string | null;
-            /** @description The amount returned (the payment less the network fee), once known; otherwise `null`. */
+            /**
+             * @description The amount returned, once the refund is committed; otherwise `null` (also for a payment held for an
+             *     operator). An automatic refund returns the payment less the source network's payout fee (the fee quotes
+             *     deduct for a payout on that network, converted at the source asset's market price when the refund is
+             *     committed, rounded up to the asset's precision), the remainder rounded down; a payment that fee would
+             *     leave at or below the asset's dust floor is held instead (`review`). It is the amount of the refund's
+             *     transaction, fixed when the refund is committed. An operator's return of a held payment to an address
+             *     they give returns it whole.
+             */
             refundAmount: string | null;
             /**
              * Format: date-time
@@ -1761,7 +1786,10 @@ export interface components {
             settlementTxHash?: string | null;
             /**
              * @description When the deposit's order was refunded: the transaction that returned this deposit to its sender
-             *     (each deposit of an order is returned to its own sender).
+             *     (each deposit of an order is returned to its own sender), less the network's payout fee at the
+             *     market price when the refund was committed (the order's `refundAmount` is what all its deposits'
+             *     refunds returned). An order with a deposit that fee would leave at or below the dust floor is not
+             *     refunded: it is held for an operator (`review`).
              */
             refundTxHash?: string | null;
             /**
@@ -2065,7 +2093,7 @@ export interface components {
         /** @description The operator's decision on a swap in `review`, played by the partner (sandbox only). */
         SandboxReviewDecision: {
             /**
-             * @description `approve` continues the swap (`exchanging`); `refund` returns the deposit (`refunded`); `fail` ends it as `failed`.
+             * @description `approve` continues the swap (`exchanging`); `refund` returns the deposit less the network's payout fee (`refunded`); `fail` ends it as `failed`.
              * @enum {string}
              */
             decision: "approve" | "refund" | "fail";
@@ -2081,7 +2109,7 @@ export interface components {
         /** @description A one-shot simulated provider failure to arm for a swap (sandbox only). */
         SandboxFailureInjection: {
             /**
-             * @description `exchange` - the exchange fails and the deposit is refunded; `payout` - the chain refuses the payout's
+             * @description `exchange` - the exchange fails and the deposit is refunded (less the network's payout fee); `payout` - the chain refuses the payout's
              *     broadcast and the swap becomes `failed`.
              * @enum {string}
              */
