@@ -18,6 +18,7 @@
  */
 import { parseArgs } from 'node:util';
 import { loadSandboxCatalog } from '../server/adapters/sandbox/catalog.js';
+import { createMarketRates } from '../server/adapters/market/index.js';
 import { createSandboxRates } from '../server/adapters/sandbox/rates.js';
 import { loadConfig, type Config } from '../server/config.js';
 import { AppError } from '../server/domain/errors.js';
@@ -388,9 +389,9 @@ async function createLifecycle(config: Config, db: Database, jobs: JobQueue) {
   return createSwapService({
     knex: db.knex,
     catalog,
-    // A review decision prices nothing (a refund returns what arrived); an approval's exchange is priced by
-    // the server's own step.
-    rates: createSandboxRates(catalog),
+    // A refund decision prices its network fee at the market, as the server does (an approval's exchange is
+    // priced by the server's own step).
+    rates: production ? createMarketRates({ ...production.rates, now }) : createSandboxRates(catalog),
     adapters: chains.registry,
     exchange: chains.exchange,
     jobs: () => jobs,
