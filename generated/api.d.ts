@@ -1441,7 +1441,13 @@ export interface components {
              */
             updatedAt: string;
         };
-        /** @description One payment to a swap's deposit address, with its confirmations and what became of it. */
+        /**
+         * @description One payment to a swap's deposit address, with its confirmations and what became of it. Every output to the
+         *     address is listed, whatever its asset: a payment of another asset than the swap's source asset (USDC to a
+         *     USDT swap's address, ETH to a token swap's) is never converted; it is an `extra`, returned to its sender in
+         *     its own asset where the network names one (EVM, Bitcoin family), less its network's payout fee, and
+         *     otherwise held for an operator (`review`).
+         */
         SwapDeposit: {
             /** @description The transaction that paid the deposit address. */
             txHash: components["schemas"]["TxHash"];
@@ -1450,7 +1456,11 @@ export interface components {
              * @description The output (or log) index of the payment within its transaction; `txHash` and `outputIndex` identify it.
              */
             outputIndex: number;
-            /** @description The amount paid, in units of the swap's source asset. */
+            /** @description The asset paid; the swap's `sourceAsset` for every payment it can convert. */
+            asset: components["schemas"]["AssetSymbol"];
+            /** @description The network of the payment (the swap's `sourceNetwork`). */
+            network: components["schemas"]["NetworkCode"];
+            /** @description The amount paid, in units of `asset`. */
             amount: components["schemas"]["DecimalAmount"];
             /**
              * Format: int32
@@ -2054,7 +2064,12 @@ export interface components {
             totals: components["schemas"]["EarningTotal"][];
             nextCursor: string | null;
         };
-        /** @description A simulated customer payment to an allocated deposit address (sandbox only). */
+        /**
+         * @description A simulated customer payment to an allocated deposit address (sandbox only). A swap's address takes any
+         *     asset of its network, as a real chain does: a payment of another asset than the swap's source asset is
+         *     listed in its `deposits` with that asset and returned to its sender (a payment of another network is
+         *     refused, 400 `invalid_request`, `details.field: asset`). A permanent route's address takes its route's assets.
+         */
         SandboxDepositRequest: {
             address: components["schemas"]["Address"];
             asset: components["schemas"]["AssetSymbol"];

@@ -14,7 +14,7 @@
  * (pricing.ts refundTerms), fixed then in its payout intent; one whose remainder would not exceed the asset's
  * dust floor is not made: the deposit is held for an operator (and the swap too, for its own deposit).
  */
-import type { Catalog, CatalogAsset } from './catalog.js';
+import { findAsset, type Catalog, type CatalogAsset } from './catalog.js';
 import { Money, type Amount } from './money.js';
 import { priceRouteOrder, priceTerms, refundTerms, sourceLimits, usdValue } from './pricing.js';
 import { isAllowedTransition, type SwapStatus } from './swap-lifecycle.js';
@@ -24,6 +24,8 @@ import type { SwapDepositRecord, SwapRecord } from './swap-view.js';
 export interface OutputObservation {
   txHash: string;
   outputIndex: number;
+  /** The asset paid (a catalogue symbol of the swap's source network); absent: the swap's source asset. */
+  asset?: string;
   amount: string;
   fromAddress: string | null;
   confirmations: number;
@@ -82,9 +84,10 @@ export interface Observations {
   /**
    * USD prices of the source and destination assets now (each throws when its price is unavailable). A
    * refund reads the source's: the swap's own refund throws with it (the step is taken again), an extra
-   * payment's waits (it stays `confirming`, and the decision's wakeAt looks again).
+   * payment's waits (it stays `confirming`, and the decision's wakeAt looks again). `of`: the price of another
+   * asset of the source network by symbol (a payment of another asset, refunded less its own network fee).
    */
-  prices: { source(): Amount; destination(): Amount };
+  prices: { source(): Amount; destination(): Amount; of?(symbol: string): Amount };
   /**
    * Why the exchange venue refused this swap's conversion (adapters/exchange.ts), or null: it did not, or
    * was not asked (it is asked only in `exchanging`).
@@ -187,7 +190,7 @@ export const payoutKeyOf = (swapId: string, attempt: number) => `${payoutKey(swa
 
 /** The next step of `swap`. */
 export function decide(swap: SwapRecord, seen: Observations, context: DecisionContext): Decision {
-  const { deposits, cancelled } = account(swap, seen);
+  const { deposits, cancelled } = account(swap, seen, context);
   const decided = decideStatus(swap, seen, context, deposits);
   const step =
     cancelled.length > 0
@@ -202,7 +205,7 @@ export function decide(swap: SwapRecord, seen: Observations, context: DecisionCo
 
 // The deposits' accounting with what the ledger and the outbox show now: new outputs join (as the swap's or
 // as extras), confirmations move, removals and refunds are recorded.
-function account(swap: SwapRecord, seen: Observations): { deposits: SwapDepositRecord[]; cancelled: string[] } {
+function account(swap: SwapRecord, seen: Observations, context: DecisionContext): { deposits: SwapDepositRecord[]; cancelled: string[] } {
   const cancelled: string[] = [];
   if (swap.routeId !== null) return { deposits: swap.deposits, cancelled };
   const required = swap.requiredConfirmations;
@@ -215,14 +218,18 @@ function account(swap: SwapRecord, seen: Observations): { deposits: SwapDepositR
     const before = known.get(id);
     // An output that left the chain before it was seen, or that pays nothing (token spam), is no payment.
     if (!before && (output.removed || new Money(output.amount).isZero())) continue;
-    // A swap that was confirming before deposits were accounted for names its deposit by hash.
-    const role = before?.role ?? (output.txHash === swap.sourceTxHash || (waiting && !swapDepositTaken) ? 'swap' : 'extra');
+    // A swap that was confirming before deposits were accounted for names its deposit by hash. A payment of
+    // another asset is never the swap's: it is an extra, returned in its own asset (or held).
+    const foreign = !isOwnAsset(output, context);
+    const role = before?.role ?? (!foreign && (output.txHash === swap.sourceTxHash || (waiting && !swapDepositTaken)) ? 'swap' : 'extra');
     if (role === 'swap' && !before) swapDepositTaken = true;
     const deposit: SwapDepositRecord = before
       ? { ...before }
       : {
           txHash: output.txHash,
           outputIndex: output.outputIndex,
+          asset: output.asset ?? context.source.symbol,
+          network: context.source.network,
           amount: output.amount,
           confirmationCount: 0,
           requiredConfirmations: required,
@@ -301,7 +308,11 @@ function extraRefundDestination(
   swap: SwapRecord,
   output: OutputObservation,
   source: CatalogAsset,
+  foreign: boolean,
 ): { address: string; memo: string | null } | null {
+  // A payment of another asset goes back to whoever sent it, where the network names one: the refund address
+  // is the customer's for the swap's asset, and nothing says it takes this one.
+  if (foreign) return output.fromAddress && !source.memoNeeded ? { address: output.fromAddress, memo: null } : null;
   if (swap.refundMode === 'address' && swap.refundAddress) return { address: swap.refundAddress, memo: swap.refundMemo };
   if (swap.refundMode === 'sender' && output.fromAddress && !source.memoNeeded) return { address: output.fromAddress, memo: null };
   return null;
@@ -312,26 +323,31 @@ function decideStatus(swap: SwapRecord, seen: Observations, context: DecisionCon
   // fee (or review where no destination is safe, or the remainder would not exceed the dust floor).
   const extraRefunds: PayoutIntent[] = [];
   // The source price, read once when a refund needs it; null: unavailable now.
-  let price: Amount | null | undefined;
+  let sourcePrice: Amount | null | undefined;
   let unpriced = false;
   for (const deposit of deposits) {
     if (deposit.role !== 'extra' || deposit.status !== 'confirming' || deposit.confirmationCount < deposit.requiredConfirmations) continue;
     const output = seen.outputs.find((o) => o.txHash === deposit.txHash && o.outputIndex === deposit.outputIndex)!;
-    const destination = extraRefundDestination(swap, output, context.source);
+    const foreign = !isOwnAsset(output, context);
+    // A payment of an asset the catalogue does not list on the network cannot be returned by the service.
+    const asset = foreign ? findAsset(context.catalog, output.asset!, context.source.network) : context.source;
+    const destination = asset ? extraRefundDestination(swap, output, asset, foreign) : null;
     // Not above the asset's dust floor after the fee, a refund costs the hot wallet more than it returns (or
     // cannot be built at all): the payment is kept, recorded, for an operator to return or keep. A payment
     // not above the floor before the fee is held without a price.
-    if (!destination || new Money(deposit.amount).lessThanOrEqualTo(context.source.dustFloor)) {
+    if (!asset || !destination || new Money(deposit.amount).lessThanOrEqualTo(asset.dustFloor)) {
       deposit.status = 'review';
       continue;
     }
-    if (price === undefined) price = sourcePriceOrNull(seen);
+    if (!foreign && sourcePrice === undefined) sourcePrice = sourcePriceOrNull(seen);
+    // A payment of another asset pays its own fee, priced in its own asset.
+    const price = foreign ? priceOrNull(() => seen.prices.of!(asset.symbol)) : sourcePrice!;
     if (price === null) {
       // No price now: the payment stays confirming, and is refunded once one is (the swap's own step goes on).
       unpriced = true;
       continue;
     }
-    const terms = refundTerms(context.catalog, context.source, deposit.amount, price);
+    const terms = refundTerms(context.catalog, asset, deposit.amount, price);
     if (terms.held) {
       deposit.status = 'review';
       continue;
@@ -341,12 +357,13 @@ function decideStatus(swap: SwapRecord, seen: Observations, context: DecisionCon
     extraRefunds.push({
       key: extraRefundKey(swap.id, output),
       purpose: 'extra_refund',
-      asset: context.source,
+      asset,
       ...destination,
       amount: terms.amount,
     });
   }
-  const step = decideSwap(swap, seen, context, deposits);
+  // The swap itself converts payments of its source asset only.
+  const step = decideSwap(swap, { ...seen, outputs: seen.outputs.filter((o) => isOwnAsset(o, context)) }, context, deposits);
   const withRefunds = extraRefunds.length > 0 ? { ...step, payouts: [...extraRefunds, ...step.payouts] } : step;
   if (!unpriced) return withRefunds;
   const retry = new Date(context.now.getTime() + UNPRICED_REFUND_RETRY_MS);
@@ -355,12 +372,21 @@ function decideStatus(swap: SwapRecord, seen: Observations, context: DecisionCon
 
 // The source price now, or null where it is unavailable.
 function sourcePriceOrNull(seen: Observations): Amount | null {
+  return priceOrNull(() => seen.prices.source());
+}
+
+// A price now, or null where it is unavailable (or none was given).
+function priceOrNull(read: () => Amount): Amount | null {
   try {
-    return seen.prices.source();
+    return read();
   } catch {
     return null;
   }
 }
+
+// Whether `output` pays the swap's source asset (the only one the swap converts).
+const isOwnAsset = (output: OutputObservation, context: DecisionContext) =>
+  output.asset === undefined || output.asset === context.source.symbol;
 
 function decideSwap(swap: SwapRecord, seen: Observations, context: DecisionContext, deposits: SwapDepositRecord[]): Decision {
   const at = context.now;
@@ -803,7 +829,7 @@ export function decideHeldPayment(
   seen: Observations,
   context: DecisionContext,
 ): Decision | { refused: string } {
-  const { deposits, cancelled } = account(swap, seen);
+  const { deposits, cancelled } = account(swap, seen, context);
   const name = `${payment.txHash}:${payment.outputIndex}`;
   const deposit = deposits.find((d) => d.txHash === payment.txHash && d.outputIndex === payment.outputIndex);
   if (!deposit) return { refused: `No payment ${name} to the deposit address of swap ${swap.id}.` };
@@ -834,6 +860,10 @@ export function decideHeldPayment(
   if (destination === 'rebroadcast') {
     return { refused: `Payment ${name} has no refund held after an ambiguous broadcast to send again; give the address to return it to.` };
   }
+  // A payment of another asset goes back in that asset.
+  const asset = deposit.asset === undefined ? context.source : findAsset(context.catalog, deposit.asset, context.source.network);
+  if (!asset)
+    return { refused: `Payment ${name} is of ${deposit.asset}, which the catalogue does not list: the service cannot pay it back.` };
   deposit.status = 'refunding';
   deposit.refundAmount = deposit.amount;
   deposit.refundTxHash = null;
@@ -845,7 +875,7 @@ export function decideHeldPayment(
       {
         key: extraRefundKey(swap.id, deposit, refunds.length + 1),
         purpose: 'extra_refund',
-        asset: context.source,
+        asset,
         address: destination.address,
         memo: destination.memo,
         amount: deposit.amount,

@@ -100,9 +100,10 @@ export interface SwapEventRecord {
 
 /**
  * One payment to a swap's deposit address, as the swap accounts for it (DESIGN 6.9): stored with the swap
- * (its `deposits` column) in the shape partners read.
+ * (its `deposits` column) in the shape partners read. `asset` and `network` are stored since payments of other
+ * assets are listed; a payment stored before has neither and is of the swap's source asset (the view says so).
  */
-export type SwapDepositRecord = SwapDepositBody;
+export type SwapDepositRecord = Omit<SwapDepositBody, 'asset' | 'network'> & Partial<Pick<SwapDepositBody, 'asset' | 'network'>>;
 
 /** Deposit statuses that hold customer funds not yet settled: while any is present, a swap is not retryable. */
 export const UNRESOLVED_DEPOSIT_STATUSES: ReadonlySet<SwapDepositStatus> = new Set(['confirming', 'refunding', 'review']);
@@ -152,7 +153,11 @@ export function toSwapBody(swap: SwapRecord): SwapBody {
     retryable: isRetryable(swap.status, swap.deposits),
     failureCode: swap.failureCode,
     termsVersion: swap.termsVersion,
-    deposits: swap.deposits,
+    deposits: swap.deposits.map((d) =>
+      d.asset !== undefined && d.network !== undefined
+        ? (d as SwapDepositBody)
+        : { ...d, asset: swap.sourceAsset, network: swap.sourceNetwork },
+    ),
     createdAt: swap.createdAt.toISOString(),
     updatedAt: swap.updatedAt.toISOString(),
   };

@@ -114,8 +114,10 @@ export function createSandboxHandlers(
     if (swap && swap.partnerId === partnerId) {
       return {
         memo: swap.depositMemo,
-        takes: (asset: string, network: string) => asset === swap.sourceAsset && network === swap.sourceNetwork,
-        wrongAsset: `This address takes ${swap.sourceAsset} on ${swap.sourceNetwork}.`,
+        // Any asset of its network, as a real chain takes it: one the swap does not take is listed in its
+        // deposits and returned to its sender (or held), never converted.
+        takes: (asset: string, network: string) => network === swap.sourceNetwork && findAsset(deps.catalog, asset, network) !== undefined,
+        wrongAsset: `This address is on ${swap.sourceNetwork}: pay it an asset of ${swap.sourceNetwork} (the swap takes ${swap.sourceAsset}).`,
       };
     }
     if (route && route.partnerId === partnerId) {

@@ -31,7 +31,7 @@ import {
 } from '../domain/swap-decision.js';
 import type { SwapRecord } from '../domain/swap-view.js';
 import { transaction } from '../store/after-commit.js';
-import { depositIndexOf, listOutputsTo, listRemovedOrderDeposits } from '../store/chain-ledger.js';
+import { depositIndexOf, listOutputsTo, listOwnFundingTxs, listRemovedOrderDeposits } from '../store/chain-ledger.js';
 import { groupCommit } from '../store/group-commit.js';
 import { insertPayoutIntents, listSwapPayouts, setPayoutStatus, type PayoutRecord } from '../store/payouts.js';
 import { insertEarning, listOrderDeposits, updateDeposit } from '../store/route-deposits.js';
@@ -118,11 +118,25 @@ export function createSwapService(deps: SwapServiceDeps) {
         };
       }
     };
-    const [source, destination] = await Promise.all([
+    // Other assets of the source network are priced only for a step that asked for one (a payment of another
+    // asset, refunded less its own network fee): the step is then taken again with them (`always`).
+    const others = always
+      ? deps.catalog.assets.filter((a) => a.network === swap.sourceNetwork && a.symbol !== swap.sourceAsset).map((a) => a.symbol)
+      : [];
+    const [source, destination, ...otherPrices] = await Promise.all([
       ask(swap.sourceAsset, swap.sourceNetwork),
       ask(swap.destinationAsset, swap.destinationNetwork),
+      ...others.map((symbol) => ask(symbol, swap.sourceNetwork)),
     ]);
-    return { prices: { source, destination }, unasked: () => missed };
+    const bySymbol = new Map(others.map((symbol, i) => [symbol, otherPrices[i]!]));
+    const of = (symbol: string): Amount => {
+      if (symbol === swap.sourceAsset) return source();
+      const price = bySymbol.get(symbol);
+      if (price) return price();
+      missed = true;
+      throw new Error(`swap ${swap.id} asked for the price of ${symbol}, which it was not given`);
+    };
+    return { prices: { source, destination, of }, unasked: () => missed };
   }
 
   // The venue's answer for the conversion of `swap` as read (the attempt is named by the swap's last change,
@@ -157,8 +171,15 @@ export function createSwapService(deps: SwapServiceDeps) {
       swap.routeId !== null ? listOrderDeposits(trx, swap.id) : Promise.resolve([]),
       swap.routeId !== null ? listRemovedOrderDeposits(trx, swap.id) : Promise.resolve([]),
     ]);
+    // Every payment to the address, whatever its asset (one of another asset is returned or held, never
+    // converted), but the service's own gas top-ups for sweeping it.
+    const ours = await listOwnFundingTxs(
+      trx,
+      swap.sourceNetwork,
+      outputs.filter((o) => o.asset !== swap.sourceAsset).map((o) => o.txHash),
+    );
     return {
-      outputs: outputs.filter((o) => o.asset === swap.sourceAsset),
+      outputs: outputs.filter((o) => o.asset === swap.sourceAsset || !ours.has(o.txHash)),
       payouts: payoutRows.map((p) => ({
         key: p.idempotencyKey,
         purpose: p.purpose,

@@ -364,3 +364,14 @@ export async function takeWatchLease(db: Knex, network: string, holder: string, 
 export async function releaseWatchLeases(db: Knex, holder: string): Promise<void> {
   await db('chain_watch_leases').where({ holder }).delete();
 }
+
+/**
+ * Which of `txHashes` on `network` are transactions of the service's own that pay a deposit address: the hot
+ * wallet's gas top-ups for token sweeps (evm_sweeps.funding_tx_hash). They are in the ledger (a sweep's gas is
+ * explained by them) and are nobody's payment: no swap credits or returns them.
+ */
+export async function listOwnFundingTxs(db: Knex, network: string, txHashes: string[]): Promise<Set<string>> {
+  if (txHashes.length === 0) return new Set();
+  const rows = await db('evm_sweeps').where({ network }).whereIn('funding_tx_hash', txHashes).distinct('funding_tx_hash');
+  return new Set(rows.map((r: { funding_tx_hash: string }) => r.funding_tx_hash));
+}

@@ -3,7 +3,7 @@ import type { SwapUpdatedEvent } from '../../sdk/src/webhooks.js';
 import type { RatesAdapter } from '../../server/adapters/rates.js';
 import { loadSandboxCatalog } from '../../server/adapters/sandbox/catalog.js';
 import { findAsset } from '../../server/domain/catalog.js';
-import { Money } from '../../server/domain/money.js';
+import { formatUp, Money } from '../../server/domain/money.js';
 import { expectError, readJson } from '../support/http.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { signedFetch } from '../support/signer.js';
@@ -121,6 +121,41 @@ describe('extra deposits: every payment to a swap address is listed and returned
       [first.txHash, 'swap', 'credited'],
       [second.txHash, 'extra', 'refunded'],
     ]);
+    await expectNoPaymentLost(order.id);
+  });
+
+  it('lists payments of other assets to a token swap address with their asset, and returns each to its sender in it', async () => {
+    const { order } = await client.create(
+      btcToUsdt('250', { sourceAsset: 'USDT', sourceNetwork: 'ETH', destinationAsset: 'BTC', destinationNetwork: 'BTC' }),
+      {
+        destinationAddress: BTC_REFUND_ADDRESS,
+      },
+    );
+    const ready = await client.waitFor(order.id, (o) => !!o.depositAddress);
+    const pay = async (asset: string, amount: string) => {
+      const res = await client.send('POST', '/api/v1/sandbox/deposits', {
+        address: ready.order.depositAddress,
+        asset,
+        network: 'ETH',
+        amount,
+      });
+      expect(res.status, res.text).to.equal(202);
+      return res.body as SandboxPayment;
+    };
+    const usdc = await pay('USDC', '40');
+    const eth = await pay('ETH', '0.5');
+    // Each less ETH's network payout fee (1.50 USD) at its own price: 1.5 USDC; 1.50 / 3410.50 ETH, rounded up.
+    const ethFee = formatUp(new Money('1.50').div('3410.50'), findAsset(catalog, 'ETH', 'ETH')!.precision);
+    await expectRefundedExtra(order, usdc, 'sender', '38.5');
+    await expectRefundedExtra(order, eth, 'sender', new Money('0.5').minus(ethFee).toFixed());
+    const { order: after } = await client.get(order.id);
+    expect(after.status, 'the swap never took them for its deposit').to.be.oneOf(['waiting', 'overdue']);
+    expect(after.deposits!.map((d) => [d.asset, d.network, d.role, d.status])).to.deep.equal([
+      ['USDC', 'ETH', 'extra', 'refunded'],
+      ['ETH', 'ETH', 'extra', 'refunded'],
+    ]);
+    const refunds = await server.knex('sandbox_payouts').where('idempotency_key', 'like', `${order.id}:extra:%`).orderBy('amount');
+    expect(refunds.map((r) => r.asset)).to.have.members(['USDC', 'ETH']);
     await expectNoPaymentLost(order.id);
   });
 

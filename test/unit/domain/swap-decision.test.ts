@@ -2327,3 +2327,102 @@ describe('returning a held payment (decideHeldPayment)', () => {
     expect(step('broadcast')).to.include({ status: 'refunded', refundTxHash: 'tx-operator', refundAmount: '0.4' });
   });
 });
+
+// Every output to the address is the swap's business, whatever its asset (the chain boundary): one of another
+// asset than the source is never converted; it is returned to its sender in its own asset, less its own
+// network fee, or held for an operator.
+describe('payments of another asset (decide)', () => {
+  const USDT_SWAP = swapRecord({
+    id: ID,
+    sourceAsset: 'USDT',
+    sourceNetwork: 'ETH',
+    destinationAsset: 'LTC',
+    destinationNetwork: 'LTC',
+    depositAmount: '250',
+    sourceAmount: '250',
+    requiredConfirmations: 6,
+    refundMode: 'address',
+    refundAddress: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
+  });
+  const EVM_SENDER = '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359';
+  const prices: Record<string, string> = { USDT: '1.00', ETH: '3000', USDC: '1.00', LTC: '81.30' };
+  const asked: string[] = [];
+  const seenWith = (outputs: OutputObservation[], unavailable: string[] = []) => ({
+    outputs,
+    payouts: [],
+    routeDeposits: [],
+    prices: {
+      source: () => new Money(prices.USDT!),
+      destination: () => new Money(prices.LTC!),
+      of: (symbol: string) => {
+        asked.push(symbol);
+        if (unavailable.includes(symbol)) throw new Error(`${symbol} price unavailable`);
+        return new Money(prices[symbol]!);
+      },
+    },
+    exchangeRefusal: null,
+  });
+  const context = (now = BEFORE_DEADLINE) => ({
+    catalog,
+    source: assetOf('USDT', 'ETH'),
+    destination: assetOf('LTC', 'LTC'),
+    payoutConfirmations: PAYOUT_CONFIRMATIONS,
+    now,
+  });
+  const eth = (confirmations: number, more: Partial<OutputObservation> = {}) =>
+    output('tx-eth', confirmations, { asset: 'ETH', amount: '0.5', fromAddress: EVM_SENDER, ...more });
+  const depositsOf = (decision: Decision) => (decision.transition?.fields.deposits ?? decision.change?.deposits) as SwapDepositRecord[];
+
+  beforeEach(() => (asked.length = 0));
+
+  it('never takes a payment of another asset as the swap deposit: the swap keeps waiting, the payment is an extra', () => {
+    const decision = decide(USDT_SWAP, seenWith([eth(1)]), context());
+    expect(decision.transition).to.equal(null);
+    expect(depositsOf(decision).map((d) => [d.asset, d.network, d.role, d.status])).to.deep.equal([['ETH', 'ETH', 'extra', 'confirming']]);
+  });
+
+  it('returns a confirmed one to its sender in its own asset, less its own network fee at its own price', () => {
+    const decision = decide(USDT_SWAP, seenWith([eth(6)]), context());
+    // ETH's network payout fee: 1.50 USD at 3000 USD = 0.0005 ETH.
+    expect(decision.payouts.map((p) => [p.purpose, p.asset.symbol, p.address, p.amount])).to.deep.equal([
+      ['extra_refund', 'ETH', EVM_SENDER, '0.4995'],
+    ]);
+    expect(asked).to.deep.equal(['ETH']);
+    expect(depositsOf(decision)[0]).to.include({ asset: 'ETH', status: 'refunding', refundAmount: '0.4995' });
+  });
+
+  it('sends it to its sender even when the swap refunds to an address (that address is for the source asset)', () => {
+    const usdc = output('tx-usdc', 6, { asset: 'USDC', amount: '40', fromAddress: EVM_SENDER });
+    const decision = decide(USDT_SWAP, seenWith([usdc]), context());
+    expect(decision.payouts.map((p) => [p.asset.symbol, p.address, p.amount])).to.deep.equal([['USDC', EVM_SENDER, '38.5']]);
+  });
+
+  it('holds it for an operator where no sender is named, or the asset is not in the catalogue', () => {
+    for (const held of [eth(6, { fromAddress: null }), output('tx-odd', 6, { asset: 'WBTC', amount: '1', fromAddress: EVM_SENDER })]) {
+      const decision = decide(USDT_SWAP, seenWith([held]), context());
+      expect(decision.payouts).to.deep.equal([]);
+      expect(depositsOf(decision)[0]!.status, held.asset).to.equal('review');
+    }
+  });
+
+  it('holds it when its own fee would leave dust, and waits for its price when there is none', () => {
+    const tiny = decide(USDT_SWAP, seenWith([eth(6, { amount: '0.0005' })]), context());
+    expect(tiny.payouts).to.deep.equal([]);
+    expect(depositsOf(tiny)[0]!.status).to.equal('review');
+    const unpriced = decide(USDT_SWAP, seenWith([eth(6)], ['ETH']), context());
+    expect(unpriced.payouts).to.deep.equal([]);
+    expect(depositsOf(unpriced)[0]!.status).to.equal('confirming');
+    expect(unpriced.wakeAt).to.deep.equal(new Date(BEFORE_DEADLINE.getTime() + 60_000));
+  });
+
+  it('credits the swap with its own asset beside it: the USDT payment is the deposit, the ETH one an extra', () => {
+    const usdt = output(OWN_TX, 6, { asset: 'USDT', amount: '250', fromAddress: EVM_SENDER });
+    const confirming = { ...USDT_SWAP, status: 'confirming' as const, sourceTxHash: OWN_TX, receivedAmount: '250' };
+    const decision = decide(confirming, seenWith([eth(6, { seenAt: new Date(SEEN.getTime() - 1000) }), usdt]), context());
+    expect(depositsOf(decision).map((d) => [d.asset, d.role])).to.deep.equal([
+      ['ETH', 'extra'],
+      ['USDT', 'swap'],
+    ]);
+    expect(decision.payouts.map((p) => p.asset.symbol)).to.deep.equal(['ETH']);
+  });
+});

@@ -74,6 +74,9 @@ describe('swap view', () => {
         {
           txHash: '4e7b1c9a2d5f8e3b6a0c9d2f5e8b1a4c7d0e3f6a9b2c5d8e1f4a7b0c3d6e9f2a',
           outputIndex: 1,
+          // Stored before payments of other assets were listed: the swap's source asset, said so.
+          asset: 'LTC',
+          network: 'LTC',
           amount: '2.5',
           confirmationCount: 6,
           requiredConfirmations: 6,
@@ -85,6 +88,11 @@ describe('swap view', () => {
         },
       ]);
       expect(body.retryable).to.equal(true);
+    });
+
+    it('names the asset and network a deposit stored them with (a payment of another asset)', () => {
+      const body = toSwapBody(swapRecordIn('expired', [{ ...deposit('refunded'), asset: 'USDC', network: 'LTC' }]));
+      expect(body.deposits?.[0]).to.include({ asset: 'USDC', network: 'LTC' });
     });
 
     it('is not retryable while an extra payment to an expired swap is being refunded', () => {
