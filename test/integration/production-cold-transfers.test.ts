@@ -129,11 +129,28 @@ describe('hot-wallet rules on litecoind (the server process in production mode)'
     const metricsPort = await freePort();
     const second = await startServer({ ...rules, LTC_RPC_URL: proxy.url, METRICS_PORT: String(metricsPort) });
     await eventually(async () => ((await coldTransfers())[0]?.status === 'broadcast' ? true : undefined), 30_000);
-    await devnet.mineLtc(1);
-    const [done] = await eventually(async () => {
-      const rows = await coldTransfers();
-      return rows[0]?.status === 'confirmed' ? rows : undefined;
-    }, 30_000);
+    // A block every 2 s until the watcher has recorded one holding it (a loaded machine may be slow to scan).
+    let mined = 0;
+    const [done] = await eventually(
+      async () => {
+        const rows = await coldTransfers();
+        if (rows[0]?.status === 'confirmed') return rows;
+        if (Date.now() - mined > 2_000) {
+          await devnet.mineLtc(1);
+          mined = Date.now();
+        }
+        return undefined;
+      },
+      90_000,
+      async () =>
+        JSON.stringify(
+          (
+            await db.query(
+              "select status, tx_hash, block_height, (select tip_height from chain_cursors where network = 'LTC') as tip from payouts where purpose = 'cold'",
+            )
+          ).rows,
+        ),
+    );
     expect(done!.tx_hash).to.equal(stored!.tx_hash);
     expect(await receivedBy(coldAddress)).to.equal('6');
     const broadcasts = new Set(proxy.calls.filter((c) => c.method === 'sendrawtransaction').map((c) => c.params[0]));
