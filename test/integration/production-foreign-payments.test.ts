@@ -76,12 +76,10 @@ describe('payments of any asset to a swap address, on real nodes (the server pro
 
   it('returns a payment to a swap address after the swap was refunded, listed with its asset; the swap still refunded', async () => {
     const refundAddress = await devnet.litecoin.call<string>('getnewaddress', ['', 'bech32'], devnet.wallets.customer);
-    const { order } = await client.create(
-      { ...ltcToUsdt('0.5', refundAddress), rateType: 'fixed' },
-      {
-        destinationAddress: privateKeyToAccount(generatePrivateKey()).address,
-      },
-    );
+    const fixed = { ...ltcToUsdt('0.5', refundAddress), rateType: 'fixed' };
+    const { order } = await client.create(fixed as ReturnType<typeof ltcToUsdt>, {
+      destinationAddress: privateKeyToAccount(generatePrivateKey()).address,
+    });
     const ready = await client.waitFor(order.id, (o) => typeof o.depositAddress === 'string', 30_000);
     const address = ready.order.depositAddress!;
     // Another amount than the fixed deposit: refunded (amount_mismatch).
