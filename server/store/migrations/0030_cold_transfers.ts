@@ -10,7 +10,9 @@ import type { Knex } from 'knex';
 export async function up(knex: Knex): Promise<void> {
   await knex.raw('alter table payouts alter column swap_id drop not null');
   await knex.raw('alter table payouts drop constraint payouts_purpose_check');
-  await knex.raw(`alter table payouts add constraint payouts_purpose_check check (purpose in ('payout', 'refund', 'extra_refund', 'cold'))`);
+  await knex.raw(
+    `alter table payouts add constraint payouts_purpose_check check (purpose in ('payout', 'refund', 'extra_refund', 'cold'))`,
+  );
   await knex.raw(`alter table payouts add constraint payouts_cold_no_swap check ((purpose = 'cold') = (swap_id is null))`);
   await knex.raw('alter table payouts add column released_at timestamptz');
   await knex.raw(`create index payouts_cold on payouts (network, asset, created_at) where purpose = 'cold'`);

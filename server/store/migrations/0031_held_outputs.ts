@@ -13,5 +13,7 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw('alter table chain_outputs add column resolved_at timestamptz');
   await knex.raw('alter table chain_outputs add column resolved_by text');
   await knex.raw('alter table chain_outputs add column resolution text');
-  await knex.raw('create index chain_outputs_held on chain_outputs (network, seen_at) where held_reason is not null and resolved_at is null');
+  await knex.raw(
+    'create index chain_outputs_held on chain_outputs (network, seen_at) where held_reason is not null and resolved_at is null',
+  );
 }
