@@ -2,13 +2,21 @@
  * The chain watcher of an EVM network (DESIGN 10): walks blocks from the stored position to the tip, a bounded
  * batch per scan, and reports
  * - native deposits: transactions of each block whose `to` is a watched address and whose value is > 0;
+ * - internal native transfers: value a contract sends a watched address by a call or a SELFDESTRUCT inside a
+ *   transaction, read from the block's call traces (traces.ts: `trace_block`, else `debug_traceBlockByNumber`),
+ *   its `fromAddress` the contract that sent it. A node that serves no traces is told once in the log; what it
+ *   hides is found by reconciling the address's balance before a sweep (jobs/evm-sweep.ts) and held;
  * - token deposits: ERC-20 `Transfer` logs of the configured contracts (`eth_getLogs` over the batch) whose
  *   `to` is a watched address;
  * - our payouts: transactions from the hot wallet, `failed` when their receipt says reverted.
  * Output indexes: 0 for a native deposit (a transaction pays one value), 1 + the log's position among its
  * transaction's logs for a token transfer (read from the receipt: the same when a reorganisation mines the
- * transaction again at another position in a block, which the log's block index is not), so both kinds share
- * the ledger's (tx hash, output index) key.
+ * transaction again at another position in a block, which the log's block index is not), and
+ * INTERNAL_OUTPUT_BASE (900,000) + the transfer's position among its transaction's value-moving internal
+ * frames for an internal transfer (traces.ts; the same when the transaction is mined again), so all three share
+ * the ledger's (tx hash, output index) key. They cannot meet: 900,000 logs in one transaction would take more
+ * than 337 M gas (a log costs at least 375), and 100,000 value-moving frames more than 500 M (a value call
+ * costs 9,000 more than a call, a SELFDESTRUCT at least 5,000), beyond any block gas limit of the networks served.
  *
  * Reorganisations are found by block hash, as NBXplorer does: the position keeps the last blocks scanned (height,
  * hash, and the outputs and payouts reported in each). A scan first compares the newest of them with the chain;
@@ -16,13 +24,21 @@
  * before, then rescans from the fork point. A batch is also cut where a block's parent is not the block before
  * it (the chain moved during the scan): the next scan finds the fork.
  *
- * Internal transfers (value sent by a contract call) and contract-created deposits are not seen.
+ * Value that arrives with no frame at all (a beacon-chain withdrawal, a block reward) is not seen here either:
+ * reconciliation finds it.
  */
 import { getAddress, parseAbiItem, formatUnits, type Block, type Hex, type PublicClient } from 'viem';
+import type { Logger } from 'pino';
 import type { BlockRef, ChainScan, ChainWatcher, ObservedOutput, ObservedPayout, ScanCursor } from '../chain.js';
 import type { AssetBook } from './context.js';
+import { createTraceReader, type InternalTransfer, type TraceChoice } from './traces.js';
 
 const TRANSFER_EVENT = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
+
+/** The output index of a transaction's first internal transfer (the next are 1 more each). */
+export const INTERNAL_OUTPUT_BASE = 900_000;
+/** Internal transfers of one transaction that can have an output index (up to the ledger's 1,000,000). */
+const INTERNAL_OUTPUTS_MAX = 100_000;
 
 /** What the watcher needs. */
 export interface EvmWatcherOptions {
@@ -42,6 +58,12 @@ export interface EvmWatcherOptions {
   idleScanMs?: number;
   /** Scan pace while something confirms (default: the block time, at least 1 s). */
   busyScanMs?: number;
+  /** Which call traces attribute internal transfers (default `auto`: `trace_block`, else `debug_traceBlockByNumber`). */
+  traces?: TraceChoice;
+  /** Where the trace method chosen, or a node without traces, is told once. */
+  logger?: Pick<Logger, 'info' | 'warn'>;
+  /** The network, for log lines. */
+  network?: string;
 }
 
 /** A block the position remembers, with what was reported in it. */
@@ -61,6 +83,19 @@ interface Position {
 }
 
 const parsePosition = (position: string): Position => JSON.parse(position) as Position;
+
+/**
+ * The last block a stored position says was scanned (the ledger holds every output up to it), with its hash
+ * where the position keeps it; null for a watcher that never scanned (sweeper.ts reconciles at this block).
+ */
+export function scannedBlockOf(position: string | null): { height: number; hash: string | null } | null {
+  if (position === null) return null;
+  const { next, blocks } = parsePosition(position);
+  const last = blocks.at(-1);
+  if (last && last.height === next - 1) return { height: last.height, hash: last.hash };
+  return next > 0 ? { height: next - 1, hash: null } : null;
+}
+
 const outputId = (txHash: string, outputIndex: number) => `${txHash}:${outputIndex}`;
 
 /** The watcher over `options.client`. */
@@ -74,7 +109,27 @@ export function createEvmChainWatcher(options: EvmWatcherOptions): ChainWatcher 
   // position it started from, and the next scan from that same position continues from it.
   let quiet: { from: string; to: string } | undefined;
 
+  const traces = createTraceReader({ client, choice: options.traces, logger: options.logger, network: options.network });
+
   const blockAt = (height: number) => client.getBlock({ blockNumber: BigInt(height) });
+
+  // The internal transfers of `blocks` (none where traces are not read), with the block hash the traces name
+  // (null where they name none): the first block alone, so that the node is asked once which method it serves,
+  // then the others at once.
+  async function internalTransfersOf(blocks: Block<bigint, true>[]) {
+    const byHeight = new Map<number, { transfers: InternalTransfer[]; blockHash: string | null }>();
+    const read = async (block: Block<bigint, true>) => {
+      // A block without transactions has no frames to trace.
+      if (block.transactions.length === 0) return;
+      const traced = await traces.transfersIn(Number(block.number));
+      byHeight.set(Number(block.number), traced ?? { transfers: [], blockHash: null });
+    };
+    if (blocks.length === 0) return byHeight;
+    const [first, ...rest] = blocks;
+    await read(first!);
+    if (traces.method() !== 'none') await Promise.all(rest.map(read));
+    return byHeight;
+  }
 
   // Drops the kept blocks the chain no longer has, newest first; what they reported is returned.
   async function unwind(position: Position, tipHeight: number) {
@@ -124,8 +179,16 @@ export function createEvmChainWatcher(options: EvmWatcherOptions): ChainWatcher 
             toBlock: blocks.at(-1)!.number!,
           })
         : [];
-    // A log from a block other than the one read (the chain moved between the two reads): the batch ends before it.
-    const moved = logs.filter((log) => hashAt.get(Number(log.blockNumber)) !== log.blockHash).map((log) => Number(log.blockNumber));
+    const internal = await internalTransfersOf(blocks);
+    // A log or a trace from a block other than the one read (the chain moved between the reads): the batch ends
+    // before it. (A callTracer answer names no block: a trace of a block that replaced the one read is reported
+    // with the block read, which the next scan finds gone, reports removed, and reads again.)
+    const moved = [
+      ...logs.filter((log) => hashAt.get(Number(log.blockNumber)) !== log.blockHash).map((log) => Number(log.blockNumber)),
+      ...[...internal]
+        .filter(([height, read]) => read.blockHash !== null && read.blockHash !== hashAt.get(height))
+        .map(([height]) => height),
+    ];
     if (moved.length > 0) blocks = blocks.filter((block) => Number(block.number) < Math.min(...moved));
     const scannedTo = blocks.length > 0 ? Number(blocks.at(-1)!.number) : position.next - 1;
     const tokenLogs = logs.filter((log) => Number(log.blockNumber) <= scannedTo && log.args.to !== undefined);
@@ -134,6 +197,7 @@ export function createEvmChainWatcher(options: EvmWatcherOptions): ChainWatcher 
     const candidates = new Set<string>();
     for (const block of blocks) for (const tx of block.transactions) if (tx.to && tx.value > 0n) candidates.add(getAddress(tx.to));
     for (const log of tokenLogs) candidates.add(getAddress(log.args.to!));
+    for (const block of blocks) for (const transfer of internal.get(Number(block.number))?.transfers ?? []) candidates.add(transfer.to);
     const ours = candidates.size > 0 ? await watched([...candidates]) : new Set<string>();
 
     const kept = new Map<number, KeptBlock>();
@@ -165,6 +229,22 @@ export function createEvmChainWatcher(options: EvmWatcherOptions): ChainWatcher 
           seenAt: timeOf.get(height)!,
         });
         keep(height).outputs.push(outputId(tx.hash, 0));
+      }
+      for (const transfer of internal.get(height)?.transfers ?? []) {
+        if (!ours.has(transfer.to) || transfer.position >= INTERNAL_OUTPUTS_MAX) continue;
+        const outputIndex = INTERNAL_OUTPUT_BASE + transfer.position;
+        outputs.push({
+          txHash: transfer.txHash,
+          outputIndex,
+          address: transfer.to,
+          memo: null,
+          asset: native.symbol,
+          amount: formatUnits(transfer.value, native.decimals),
+          fromAddress: transfer.from,
+          block: refOf(height),
+          seenAt: timeOf.get(height)!,
+        });
+        keep(height).outputs.push(outputId(transfer.txHash, outputIndex));
       }
     }
     // A token output's index is 1 + the log's position among its transaction's logs (not the log's index in
