@@ -17,6 +17,13 @@
  * for an operator with its hash and bytes, its nonce still held (signed again, the first transaction could
  * still be mined elsewhere, and the one recorded would not be the one that moved the deposit).
  *
+ * Before a step signs anything, the address's native balance is reconciled with its ledger
+ * (store/evm-reconcile.ts, adapters/ethereum/reconcile.ts): value no recorded output explains is recorded as a
+ * held output (store/held-outputs.ts, listed by `ops outputs held`) and left on the address; the step moves only
+ * what the ledger explains. The held value never moves by itself, in this sweep or a later one. A ledger that
+ * cannot be compared yet (no scan, its last block left the chain) waits; an address that sent transactions the
+ * ledger does not know is left `failed` for an operator.
+ *
  * A sweep is our own bookkeeping: it never reads or writes a swap or a route, nor their events. Node calls run
  * outside every transaction; a step's result is written only if the sweep is still in the state it was read in.
  * Each sweep's transactions hold nonces by its key (`<key>:sweep`, `<key>:gas`), so a step retried after a crash
@@ -25,7 +32,9 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { EvmSweeper, SignedSweep } from '../adapters/ethereum/index.js';
+import type { UnexplainedValue } from '../adapters/ethereum/sweeper.js';
 import type { Catalog } from '../domain/catalog.js';
+import { readAddressLedger } from '../store/evm-reconcile.js';
 import {
   addSweepableDeposits,
   listDueSweeps,
@@ -35,6 +44,7 @@ import {
   type EvmSweepChange,
   type EvmSweepRecord,
 } from '../store/evm-sweeps.js';
+import { recordHeldOutput } from '../store/held-outputs.js';
 
 /** How often a network is swept when its configuration does not say (`<NET>_SCAN_SECONDS` does, on devnets). */
 export const SWEEP_INTERVAL_MS = 60_000;
@@ -56,6 +66,28 @@ export const SWEEP_DROPPED_AFTER_MS = 10 * 60_000;
 
 /** The key a sweep's nonces are held by (the sweeper adds `:sweep` and `:gas`): one per deposit output. */
 const sweepKey = (sweep: EvmSweepRecord) => `sweep:${sweep.txHash}:${sweep.outputIndex}`;
+
+/**
+ * The held output of value found on `found.address`, named `unexplained-<height>-<address>` (index 0): one per
+ * address and ledger block, so a step that records it and dies is not recorded twice.
+ */
+export function heldOutputOf(network: string, nativeSymbol: string, found: UnexplainedValue, at: Date) {
+  return {
+    network,
+    address: found.address,
+    asset: nativeSymbol,
+    amount: found.amount,
+    txHash: `unexplained-${found.block.height}-${found.address}`,
+    outputIndex: 0,
+    fromAddress: null,
+    reason:
+      `${found.amount} ${nativeSymbol} on this deposit address that no recorded transaction explains: its balance at block ` +
+      `${found.block.height} (${found.block.hash}) was ${found.balance} and the ledger explains ${found.explained}. ` +
+      'It came without a transaction of its own (an internal transfer the node did not trace, a SELFDESTRUCT, a withdrawal): ' +
+      'left on the address, never swept; the deposit key can move it, and the sender is unknown',
+    at,
+  };
+}
 
 /** The sweeping of one network: its sweeper and pace. */
 export interface NetworkSweeping {
@@ -181,9 +213,22 @@ export function startEvmSweeping(deps: EvmSweepDeps): EvmSweeping {
           throw new Error('the sweep changed meanwhile; its transaction was not broadcast');
         recorded = { ...sweep, ...change, updatedAt: at };
       };
+      // Value the address's ledger cannot explain: held for an operator, committed before anything is signed.
+      const hold = async (found: UnexplainedValue) => {
+        await recordHeldOutput(deps.knex, heldOutputOf(network, sweeper.nativeSymbol, found, at));
+        deps.logger.error(
+          { ...context, amount: found.amount, block: found.block, balance: found.balance, explained: found.explained },
+          'native value no recorded transaction explains is on a deposit address: held for an operator, not swept',
+        );
+      };
       let result;
       try {
-        result = await sweeper.sweep({ key: sweepKey(sweep), index: sweep.derivationIndex, asset, address: sweep.address }, record);
+        const ledger = await readAddressLedger(deps.knex, network, sweep.address, sweeper.nativeSymbol);
+        result = await sweeper.sweep(
+          { key: sweepKey(sweep), index: sweep.derivationIndex, asset, address: sweep.address, ledger },
+          record,
+          hold,
+        );
       } catch (err) {
         // No answer, or an ambiguous broadcast: tried again later with the same nonces. A recorded transaction is
         // followed from its state on the node instead (broadcast again if the node does not know it).
@@ -204,6 +249,15 @@ export function startEvmSweeping(deps: EvmSweepDeps): EvmSweeping {
       switch (result.kind) {
         case 'nothing':
           return save(sweep, { state: 'empty', lastError: result.reason });
+        case 'waiting':
+          deps.logger.info({ ...context, reason: result.reason }, 'sweep waits for the ledger to be reconciled');
+          return save(sweep, { lastError: result.reason, nextAttemptAt: new Date(at.getTime() + intervalMs) });
+        case 'unreconciled':
+          deps.logger.error(
+            { ...context, reason: result.reason },
+            'deposit address cannot be reconciled with its ledger; left for an operator',
+          );
+          return save(sweep, { state: 'failed', lastError: result.reason });
         case 'funding':
           deps.logger.info({ ...context, fundingTxHash: result.txHash }, 'gas sent to a token deposit address for its sweep');
           return save(sweep, { state: 'funding', fundingTxHash: result.txHash });

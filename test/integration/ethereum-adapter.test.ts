@@ -8,9 +8,11 @@ import {
   AmbiguousBroadcastError,
   type ChainScan,
   type NetworkAdapters,
+  type ObservedOutput,
   type PayoutOrder,
   type ScanCursor,
 } from '../../server/adapters/chain.js';
+import type { AddressLedger } from '../../server/adapters/ethereum/reconcile.js';
 import { createEthereumAdapters, createEthereumSweeper, type SignedSweep } from '../../server/adapters/ethereum/index.js';
 import type { CatalogAsset } from '../../server/domain/catalog.js';
 import { migrate, openDatabase, type Database } from '../../server/store/database.js';
@@ -55,6 +57,8 @@ describe('ethereum adapters (anvil)', function () {
   let payer: ReturnType<typeof payerOf>;
   let cursor: ScanCursor | null = null;
   let indexes = 0;
+  /** Every output the scans reported, as the ledger would record them. */
+  const seen: ObservedOutput[] = [];
 
   before(async function () {
     if (reason) {
@@ -91,8 +95,25 @@ describe('ethereum adapters (anvil)', function () {
   async function scan(watched = watchedAll): Promise<ChainScan> {
     const result = await adapters.watcher.scan(cursor, watched);
     cursor = { tip: result.tip, position: result.position };
+    seen.push(...result.outputs);
     return result;
   }
+  /** What the ledger says of `address` after a scan (store/evm-reconcile.ts reads the same from the database). */
+  async function ledgerOf(address: string, ours: { sent?: string[]; funded?: string[] } = {}): Promise<AddressLedger> {
+    await scan();
+    return {
+      position: cursor!.position,
+      received: seen
+        .filter((o) => o.address === address && o.asset === 'ETH')
+        .map((o) => ({ txHash: o.txHash, outputIndex: o.outputIndex, value: parseEther(o.amount), height: o.block!.height })),
+      held: 0n,
+      sent: ours.sent ?? [],
+      funded: ours.funded ?? [],
+    };
+  }
+  const noHold = async () => {
+    throw new Error('nothing here is unexplained');
+  };
   async function depositAddress(symbol: CatalogAsset = ETH) {
     const index = indexes++;
     return (await adapters.addresses.depositAddress(symbol, { key: `swap-${index}`, index: async () => index })).address;
@@ -309,7 +330,9 @@ describe('ethereum adapters (anvil)', function () {
       await receiptOf(await payer.sendTransaction({ to: address as Hex, value: parseEther('2') }));
       const before = await anvil.client.getBalance({ address: hot });
       recorded.length = 0;
-      const step = await (await sweeperOf()).sweep({ key: `sweep-${index}`, index, asset: ETH }, record);
+      const step = await (
+        await sweeperOf()
+      ).sweep({ key: `sweep-${index}`, index, asset: ETH, ledger: await ledgerOf(address) }, record, noHold);
       expect(step.kind).to.equal('swept');
       if (step.kind !== 'swept') return;
       expect(recorded).to.have.length(1);
@@ -328,13 +351,19 @@ describe('ethereum adapters (anvil)', function () {
       );
       const sweeper = await sweeperOf();
       recorded.length = 0;
-      const funding = await sweeper.sweep({ key: `sweep-${index}`, index, asset: USDT }, record);
+      const request = { key: `sweep-${index}`, index, asset: USDT };
+      const funding = await sweeper.sweep({ ...request, ledger: await ledgerOf(address) }, record, noHold);
       expect(funding.kind).to.equal('funding');
       if (funding.kind !== 'funding') return;
       // The gas top-up is the hot wallet's, not the sweep transaction: nothing to record yet.
       expect(recorded).to.deep.equal([]);
       await receiptOf(funding.txHash);
-      const swept = await sweeper.sweep({ key: `sweep-${index}`, index, asset: USDT }, record);
+      // The top-up is mined, and the sweep knows it (evm_sweeps.funding_tx_hash) before the watcher records it.
+      const swept = await sweeper.sweep(
+        { ...request, ledger: { ...(await ledgerOf(address)), received: [], funded: [funding.txHash] } },
+        record,
+        noHold,
+      );
       expect(swept).to.deep.include({ kind: 'swept', amount: '7' });
       if (swept.kind !== 'swept') return;
       expect(recorded.map((r) => [r.txHash, r.amount, r.nodeKnewIt])).to.deep.equal([[swept.txHash, '7', false]]);
@@ -342,7 +371,8 @@ describe('ethereum adapters (anvil)', function () {
       expect(await anvil.client.readContract({ address: usdt, abi: erc20Abi, functionName: 'balanceOf', args: [address as Hex] })).to.equal(
         0n,
       );
-      expect(await sweeper.sweep({ key: `sweep-${index}`, index, asset: USDT }, record)).to.deep.include({ kind: 'nothing' });
+      const ledger = await ledgerOf(address, { sent: [swept.txHash], funded: [funding.txHash] });
+      expect(await sweeper.sweep({ ...request, ledger }, record, noHold)).to.deep.include({ kind: 'nothing' });
     });
   });
 

@@ -2,8 +2,9 @@
  * The sweep job (jobs/evm-sweep.ts) on anvil with mining by hand: a token sweep waits for its gas top-up to be
  * mined before it sends the tokens, and the sweep transaction is committed before its broadcast, so a step that
  * died after the broadcast is followed to confirmation (even when the transaction was mined meanwhile and the
- * address is empty) and one that died before it broadcasts the same bytes. The sweeps are written straight into
- * `evm_sweeps` (test/integration/production-sweep.test.ts finds them from swaps, through the server process).
+ * address is empty) and one that died before it broadcasts the same bytes. The deposits are scanned into the
+ * ledger by the real watcher (each sweep reconciles its address with it first); the sweeps are written straight
+ * into `evm_sweeps` (test/integration/production-sweep.test.ts finds them from swaps, through the server process).
  *
  * Skipped, with the reason printed, where anvil is missing.
  */
@@ -14,7 +15,7 @@ import pino from 'pino';
 import { bytesToHex, createWalletClient, erc20Abi, http, keccak256, parseEther, parseUnits, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { anvil as anvilChain } from 'viem/chains';
-import { createEthereumSweeper, type EvmSweeper } from '../../server/adapters/ethereum/index.js';
+import { createEthereumAdapters, createEthereumSweeper, type EvmSweeper } from '../../server/adapters/ethereum/index.js';
 import { deriveDepositAddress } from '../../server/adapters/ethereum/addresses.js';
 import { loadSandboxCatalog } from '../../server/adapters/sandbox/catalog.js';
 import { MAX_SWEEP_REFUSALS, startEvmSweeping, type EvmSweeping } from '../../server/jobs/evm-sweep.js';
@@ -23,6 +24,7 @@ import { createEvmNonceAllocator } from '../../server/store/evm-nonces.js';
 import { listSweeps, type EvmSweepRecord } from '../../server/store/evm-sweeps.js';
 import { ANVIL_KEY_0, ANVIL_KEY_1, anvilUnavailable, startAnvil, type Anvil } from '../support/anvil.js';
 import { deployToken } from '../support/erc20.js';
+import { scanIntoLedger } from '../support/evm-ledger.js';
 
 const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
 const account = HDKey.fromMasterSeed(pbkdf2Sync(MNEMONIC.normalize('NFKD'), 'mnemonic', 2048, 64, 'sha512')).derive("m/44'/60'/0'");
@@ -39,6 +41,8 @@ describe('the sweep job (anvil, mining by hand)', function () {
   let usdt: Hex;
   let sweeper: EvmSweeper;
   let sweeping: EvmSweeping | undefined;
+  /** The customer's payment to each deposit address, by derivation index. */
+  const payments = new Map<number, Hex>();
   /** The transactions the real sweeper broadcast (top-ups and sweeps), those it handed to `record`, and the bytes rebroadcast. */
   const broadcast: string[] = [];
   const recorded: string[] = [];
@@ -75,18 +79,22 @@ describe('the sweep job (anvil, mining by hand)', function () {
     });
     const recording: EvmSweeper = {
       ...sweeper,
-      async sweep(request, record) {
-        const step = await sweeper.sweep(request, async (signed) => {
-          await record(signed);
-          recorded.push(signed.txHash);
-          const hook = beforeBroadcast;
-          beforeBroadcast = undefined;
-          await hook?.();
-          if (crash === 'before-broadcast') {
-            crash = undefined;
-            throw new Error('the process died before the broadcast');
-          }
-        });
+      async sweep(request, record, hold) {
+        const step = await sweeper.sweep(
+          request,
+          async (signed) => {
+            await record(signed);
+            recorded.push(signed.txHash);
+            const hook = beforeBroadcast;
+            beforeBroadcast = undefined;
+            await hook?.();
+            if (crash === 'before-broadcast') {
+              crash = undefined;
+              throw new Error('the process died before the broadcast');
+            }
+          },
+          hold,
+        );
         if (step.kind === 'funding' || step.kind === 'swept') broadcast.push(step.txHash);
         if (crash === 'after-broadcast') {
           crash = undefined;
@@ -99,13 +107,19 @@ describe('the sweep job (anvil, mining by hand)', function () {
         return sweeper.rebroadcast(signed);
       },
     };
-    // The customer's payments are mined at once; from then on, blocks come only when the test mines them.
-    const pay = async (hash: Hex) => void (await anvil.client.waitForTransactionReceipt({ hash, pollingInterval: 50 }));
-    await pay(await payer.sendTransaction({ to: deriveDepositAddress(account, 1) as Hex, value: parseEther('2') }));
-    await pay(await payer.sendTransaction({ to: deriveDepositAddress(account, 3) as Hex, value: parseEther('1') }));
-    await pay(await payer.sendTransaction({ to: deriveDepositAddress(account, 4) as Hex, value: parseEther('1') }));
-    await pay(await payer.sendTransaction({ to: deriveDepositAddress(account, 5) as Hex, value: parseEther('1') }));
+    // The customer's payments are mined at once, and scanned into the ledger; from then on, blocks come only when
+    // the test mines them.
+    const firstPayment = Number(await anvil.client.getBlockNumber()) + 1;
+    const pay = async (index: number, hash: Hex) => {
+      await anvil.client.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+      payments.set(index, hash);
+    };
+    await pay(1, await payer.sendTransaction({ to: deriveDepositAddress(account, 1) as Hex, value: parseEther('2') }));
+    await pay(3, await payer.sendTransaction({ to: deriveDepositAddress(account, 3) as Hex, value: parseEther('1') }));
+    await pay(4, await payer.sendTransaction({ to: deriveDepositAddress(account, 4) as Hex, value: parseEther('1') }));
+    await pay(5, await payer.sendTransaction({ to: deriveDepositAddress(account, 5) as Hex, value: parseEther('1') }));
     await pay(
+      2,
       await payer.writeContract({
         address: usdt,
         abi: erc20Abi,
@@ -113,6 +127,19 @@ describe('the sweep job (anvil, mining by hand)', function () {
         args: [deriveDepositAddress(account, 2) as Hex, parseUnits('7', 6)],
       }),
     );
+    const { watcher } = await createEthereumAdapters({
+      network: 'ETH',
+      rpcUrl: anvil.url,
+      nativeSymbol: 'ETH',
+      xpub: account.publicExtendedKey,
+      hotWalletKey: ANVIL_KEY_0,
+      tokens: { USDT: { address: usdt } },
+      nonces: createEvmNonceAllocator(db.knex, 'ETH'),
+      payoutConfirmations: 1,
+      blockSeconds: 1,
+      startHeight: firstPayment,
+    });
+    await scanIntoLedger(db.knex, 'ETH', watcher);
     await anvil.rpc('evm_setAutomine', [false]);
     sweeping = startEvmSweeping({
       knex: db.knex,
@@ -134,14 +161,15 @@ describe('the sweep job (anvil, mining by hand)', function () {
     }
   });
 
+  // The sweep of the customer's payment to 0/`index` (its ledger output: index 0 for ETH, 1 for the USDT log).
   const addSweep = async (index: number, asset: string): Promise<string> => {
-    const txHash = `0x${randomBytes(32).toString('hex')}`;
+    const txHash = payments.get(index)!;
     const at = new Date();
     const address = deriveDepositAddress(account, index);
     await db.knex('evm_sweeps').insert({
       network: 'ETH',
       tx_hash: txHash,
-      output_index: 0,
+      output_index: asset === 'ETH' ? 0 : 1,
       address,
       derivation_index: index,
       asset,

@@ -1,9 +1,15 @@
 /**
  * Sweeping: moves a credited deposit from its derived address to the hot wallet. Internal bookkeeping of our own
  * funds: it never touches a swap. One call does the next step and says what it did:
- * - native: sends the balance less the gas of the transfer (at the node's max fee);
- * - token: when the address cannot pay the gas of a `transfer`, the hot wallet first sends it that gas
- *   ('funding': call again once that is mined), then the address sends its whole token balance.
+ * - first, the address's native balance is reconciled with what its ledger explains (reconcile.ts): value the
+ *   ledger cannot explain is handed to the caller's `hold` (which commits it as a held output) before anything
+ *   is signed, and nothing this step does spends it;
+ * - native: sends what the ledger explains less the gas of the transfer (at the node's max fee); the rest (held
+ *   value, and anything that arrived after the ledger's last block) stays on the address: a transfer names its
+ *   value, so the explained part moves alone;
+ * - token: when what the ledger explains of the address's native balance cannot pay the gas of a `transfer`,
+ *   the hot wallet first sends it the difference ('funding': call again once that is mined), then the address
+ *   sends its whole token balance; its fee never exceeds the explained native balance, so held value stays.
  * Deposit keys derive from the account xprv (the same `0/<index>` as the addresses); nonces come from the shared
  * allocator (keys `<key>:sweep`, and `<key>:gas` for the hot wallet's top-up), released when a node refuses.
  * The sweep transaction itself is handed to the caller's `record` after it is signed and before it is broadcast,
@@ -15,8 +21,9 @@ import { bytesToHex } from 'viem/utils';
 import type { CatalogAsset } from '../../domain/catalog.js';
 import type { BroadcastOutcome } from '../chain.js';
 import { deriveDepositAddress, parseExtendedKey } from './addresses.js';
-import type { AssetBook } from './context.js';
+import { NATIVE_DECIMALS, type AssetBook } from './context.js';
 import type { NonceAllocator } from './nonces.js';
+import { readAddress, type AddressLedger } from './reconcile.js';
 import {
   NATIVE_TRANSFER_GAS,
   TOKEN_TRANSFER_GAS,
@@ -34,6 +41,20 @@ export interface SweepRequest {
   asset: CatalogAsset;
   /** The address the caller knows the deposit by: refused when `0/<index>` is another one. */
   address?: string;
+  /** What the ledger says about the address's native value: a step spends no more than it explains. */
+  ledger: AddressLedger;
+}
+
+/** Native value on a deposit address that its ledger cannot explain, found before a sweep (to be held). */
+export interface UnexplainedValue {
+  address: string;
+  /** In units of the native asset (a decimal string). */
+  amount: string;
+  /** The block the balance was compared at (the last the ledger holds). */
+  block: { height: number; hash: string };
+  /** The address's balance there, and what the ledger explains of it (decimal strings). */
+  balance: string;
+  explained: string;
 }
 
 /** A signed sweep transaction, before its broadcast. */
@@ -50,8 +71,12 @@ export type SweepTransactionState = 'unknown' | 'pending' | 'mined' | 'reverted'
 
 /** What one sweep step did. */
 export type SweepStep =
-  /** Nothing to move (no balance, or less than the gas of moving it). */
+  /** Nothing to move (no balance the ledger explains, or less than the gas of moving it). */
   | { kind: 'nothing'; reason: string }
+  /** The ledger cannot be compared with the chain now (no scan yet, its block left the chain): call again later. */
+  | { kind: 'waiting'; reason: string }
+  /** The address sent transactions the ledger does not know: it cannot be reconciled, and nothing was moved. */
+  | { kind: 'unreconciled'; reason: string }
   /** The hot wallet sent the address gas for its token transfer: call again once `txHash` is mined. */
   | { kind: 'funding'; txHash: string }
   /** The deposit's funds were sent to the hot wallet in `txHash` (the transaction given to `record`). */
@@ -110,23 +135,46 @@ export function createEvmSweeper(options: EvmSweeperOptions) {
   }
 
   return {
+    /** The symbol of the network's native asset (the ledger's outputs of it are what reconciliation counts). */
+    nativeSymbol: assets.nativeSymbol,
+
     /**
-     * Does the next step of sweeping `request`'s deposit. The sweep transaction goes to `record` once signed, and
-     * is broadcast only after `record` resolved. Throws AmbiguousBroadcastError when a broadcast's outcome is
+     * Does the next step of sweeping `request`'s deposit. Value the ledger cannot explain goes to `hold` first,
+     * and nothing is signed until `hold` resolved. The sweep transaction goes to `record` once signed, and is
+     * broadcast only after `record` resolved. Throws AmbiguousBroadcastError when a broadcast's outcome is
      * unknown.
      */
-    async sweep(request: SweepRequest, record: (signed: SignedSweep) => Promise<void>): Promise<SweepStep> {
+    async sweep(
+      request: SweepRequest,
+      record: (signed: SignedSweep) => Promise<void>,
+      hold: (found: UnexplainedValue) => Promise<void>,
+    ): Promise<SweepStep> {
       const asset = await assets.of(request.asset.symbol);
       const deposit = keyOf(request.index);
       if (request.address !== undefined && request.address.toLowerCase() !== deposit.address.toLowerCase()) {
         throw new Error(`the deposit address ${request.address} is not 0/${request.index} of the deposit account`);
       }
+      const reading = await readAddress(client, deposit.address, request.ledger);
+      if (reading.kind === 'waiting') return reading;
+      if (reading.kind === 'unknown-transactions') return { kind: 'unreconciled', reason: reading.reason };
+      const { unexplained, explained, movable } = reading.reconciliation;
+      const eth = (wei: bigint) => formatUnits(wei, NATIVE_DECIMALS);
+      if (unexplained > 0n) {
+        await hold({
+          address: deposit.address,
+          amount: eth(unexplained),
+          block: reading.ledgerBlock,
+          balance: eth(reading.balanceAtLedger),
+          explained: eth(explained),
+        });
+      }
       const { maxFeePerGas } = await currentFees(client);
       if (!asset.contract) {
-        const balance = await client.getBalance({ address: deposit.address, blockTag: 'latest' });
         const gasCost = NATIVE_TRANSFER_GAS * maxFeePerGas;
-        if (balance <= gasCost) return { kind: 'nothing', reason: `balance ${formatUnits(balance, 18)} does not cover the gas` };
-        const value = balance - gasCost;
+        if (movable <= gasCost) {
+          return { kind: 'nothing', reason: `the balance the ledger explains (${eth(movable)}) does not cover the gas of moving it` };
+        }
+        const value = movable - gasCost;
         const amount = formatUnits(value, asset.decimals);
         const { signed, outcome } = await send(
           deposit,
@@ -146,8 +194,10 @@ export function createEvmSweeper(options: EvmSweeperOptions) {
       });
       if (tokenBalance === 0n) return { kind: 'nothing', reason: 'no token balance' };
       const gasCost = TOKEN_TRANSFER_GAS * maxFeePerGas;
-      // Pending: a top-up still in the pool counts, so a second call does not send another.
-      const gasBalance = await client.getBalance({ address: deposit.address, blockTag: 'pending' });
+      // The gas may come only from what the ledger explains (a top-up it records, or one the sweep sent and was
+      // mined): held value is never spent on fees. A top-up still in the pool is not called for again: the job
+      // waits for it to be mined (jobs/evm-sweep.ts).
+      const gasBalance = movable;
       if (gasBalance < gasCost) {
         const { signed, outcome } = await send(hotWallet, `${request.key}:gas`, NATIVE_TRANSFER_GAS, {
           to: deposit.address,
