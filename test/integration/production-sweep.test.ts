@@ -3,19 +3,30 @@
  * an ETH→LTC and a USDT→LTC swap finish, and then their deposits move from the derived addresses to the hot
  * wallet (the token's after a gas top-up from the hot wallet), without a change to the swaps; a restarted
  * server sweeps nothing again; a server killed after the node took a sweep finds that transaction on restart.
+ * Native value that arrives without a transaction of its own: a deposit paid through a contract (an internal
+ * call) is read from anvil's call traces, credited with the contract as its sender and swept; value no recorded
+ * transaction explains (one with no frame at all, and an internal transfer while the node serves no traces) is
+ * held for an operator (`ops outputs held`) and left on the address, and only the deposit is swept.
  *
  * Skipped, with the reason printed, where litecoind, anvil or PostgreSQL is missing.
  */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import pg from 'pg';
 import { createWalletClient, decodeEventLog, erc20Abi, http, keccak256, parseEther, parseUnits, type Hex } from 'viem';
+import { INTERNAL_OUTPUT_BASE } from '../../server/adapters/ethereum/watcher.js';
 import { privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { ANVIL_KEY_1 } from '../support/anvil.js';
 import { createDevnetPartner, startDevnet, startDevnetServer, type Devnet, type DevnetServer } from '../support/devnet.js';
 import { devnetClient, DEVNET_ADMIN_URL, eventually, skipWithoutDevnet } from '../support/production.js';
+import { deployForwarder, type EthForwarder } from '../support/internal-transfers.js';
+import { spawnGroup } from '../support/process.js';
 import { startRpcProxy } from '../support/rpc-proxy.js';
 import { swapClient, type Swap } from '../support/swaps.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** The customer's ETH account (anvil's second development key): it pays deposits and takes refunds. */
 const CUSTOMER = privateKeyToAccount(ANVIL_KEY_1);
@@ -204,5 +215,123 @@ describe('sweeping deposits to the hot wallet on real nodes (the server process)
     } finally {
       await proxy.close();
     }
+  });
+  describe('native value without a transaction of its own', () => {
+    let forwarder: EthForwarder;
+    const NOT_FOUND = { code: -32601, message: 'Method not found' };
+
+    before(async () => {
+      // The last test left a server on a proxy it closed: a plain one again.
+      await server.stop();
+      server = await startDevnetServer(devnet, { port: server.port });
+      const wallet = createWalletClient({
+        account: CUSTOMER,
+        chain: { ...foundry, id: devnet.anvil.chainId },
+        transport: http(devnet.anvil.url),
+      });
+      forwarder = await deployForwarder(wallet, devnet.anvil.client);
+    });
+
+    async function ops(...args: string[]): Promise<{ code: number | null; output: string }> {
+      const child = spawnGroup(process.execPath, ['--import', 'tsx', 'scripts/ops.ts', ...args], devnet.env(0), ROOT);
+      const code = await new Promise<number | null>((resolve) => child.process.once('exit', resolve));
+      return { code, output: child.output() };
+    }
+    const heldOn = async (address: string) => {
+      const listed = await ops('outputs', 'held', '--json');
+      expect(listed.code, listed.output).to.equal(0);
+      return (JSON.parse(listed.output.slice(listed.output.indexOf('['))) as Array<Record<string, unknown>>).filter(
+        (o) => o.address === address,
+      );
+    };
+    const outputsTo = async (address: string) =>
+      (
+        await db.query<{ tx_hash: string; output_index: number; amount: string; from_address: string | null; held_reason: string | null }>(
+          'select tx_hash, output_index, amount::text, from_address, held_reason from chain_outputs where network = $1 and address = $2 order by seen_at, output_index',
+          ['ETH', address],
+        )
+      ).rows;
+    const feeOf = async (hash: string) => {
+      const receipt = await receiptOf(hash);
+      return receipt.gasUsed * receipt.effectiveGasPrice;
+    };
+    const heldLogLines = (address: string) =>
+      server.child
+        .output()
+        .split('\n')
+        .filter((line) => line.includes(address) && line.includes('held for an operator, not swept'));
+
+    it('credits an ETH deposit paid through a contract (an internal call, from the traces) with the contract as its sender, and sweeps it', async () => {
+      const { order, depositTx } = await finishSwap(toLtc('ETH', '0.04'), (address) => forwarder.forward(address, parseEther('0.04')));
+      expect((order.deposits ?? []).map((d) => [d.txHash, d.outputIndex, d.status])).to.deep.equal([
+        [depositTx, INTERNAL_OUTPUT_BASE, 'credited'],
+      ]);
+      expect((await outputsTo(order.depositAddress!)).map((o) => [o.tx_hash, o.output_index, o.from_address, o.held_reason])).to.deep.equal(
+        [[depositTx, INTERNAL_OUTPUT_BASE, forwarder.address, null]],
+      );
+      const sweep = await confirmedSweepOf(depositTx);
+      const left = await ethBalance(order.depositAddress!);
+      expect(parseEther(sweep.amount!) + (await feeOf(sweep.sweep_tx_hash!)) + left).to.equal(parseEther('0.04'));
+      expect(left < parseEther('0.001')).to.equal(true);
+      expect(await heldOn(order.depositAddress!)).to.deep.equal([]);
+    });
+
+    it('holds value that reached a deposit address with no transaction at all (as a withdrawal does), and sweeps only the deposit', async () => {
+      const { order, depositTx } = await finishSwap(toLtc('ETH', '0.05'), async (address) => {
+        await devnet.anvil.rpc('anvil_setBalance', [address, `0x${parseEther('0.07').toString(16)}`]);
+        return payEth('0.05')(address);
+      });
+      const address = order.depositAddress!;
+      expect((order.deposits ?? []).map((d) => d.txHash)).to.deep.equal([depositTx]);
+      const sweep = await confirmedSweepOf(depositTx);
+      const held = await heldOn(address);
+      expect(held).to.have.length(1);
+      expect(held[0]).to.include({ network: 'ETH', asset: 'ETH', amount: '0.07', fromAddress: null, resolvedAt: null });
+      expect(String(held[0]!.reason)).to.match(/no recorded transaction explains/);
+      expect(heldLogLines(address)).to.have.length(1);
+      // The deposit, less its gas, went to the hot wallet; the 0.07 ETH is still on the address.
+      const left = await ethBalance(address);
+      expect(parseEther(sweep.amount!) + (await feeOf(sweep.sweep_tx_hash!)) + left).to.equal(parseEther('0.12'));
+      expect(left >= parseEther('0.07') && left - parseEther('0.07') < parseEther('0.001')).to.equal(true);
+      // Later passes neither move it nor hold it again.
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      expect(await ethBalance(address)).to.equal(left);
+      expect(await heldOn(address)).to.have.length(1);
+      expect(await client.get(order.id)).to.deep.equal(finished.at(-1)!.detail);
+    });
+
+    it('with a node that serves no call traces, holds an internal transfer as unattributed and sweeps only the deposit', async () => {
+      const proxy = await startRpcProxy(devnet.anvil.url);
+      try {
+        // The node answers both trace methods "not found" (geth without its debug namespace, most providers).
+        const refused = proxy.refuse('trace_block', NOT_FOUND).then(() => proxy.refuse('debug_traceBlockByNumber', NOT_FOUND));
+        await server.stop();
+        server = await startDevnetServer(devnet, { port: server.port, env: { ETH_RPC_URL: proxy.url } });
+        const { order, depositTx } = await finishSwap(toLtc('ETH', '0.03'), async (address) => {
+          // First the internal transfer, then the deposit: the scan that records the deposit has read both blocks.
+          await forwarder.forward(address, parseEther('0.02'));
+          return payEth('0.03')(address);
+        });
+        await refused;
+        const address = order.depositAddress!;
+        expect((order.deposits ?? []).map((d) => d.txHash)).to.deep.equal([depositTx]);
+        expect((await outputsTo(address)).filter((o) => o.held_reason === null).map((o) => o.tx_hash)).to.deep.equal([depositTx]);
+        const sweep = await confirmedSweepOf(depositTx);
+        const held = await heldOn(address);
+        expect(held).to.have.length(1);
+        expect(held[0]).to.include({ asset: 'ETH', amount: '0.02', fromAddress: null });
+        expect(heldLogLines(address)).to.have.length(1);
+        const left = await ethBalance(address);
+        expect(parseEther(sweep.amount!) + (await feeOf(sweep.sweep_tx_hash!)) + left).to.equal(parseEther('0.05'));
+        expect(left >= parseEther('0.02') && left - parseEther('0.02') < parseEther('0.001')).to.equal(true);
+        // The watcher asked each trace method once, and then no more.
+        expect(
+          proxy.calls.filter((c) => c.method === 'trace_block' || c.method === 'debug_traceBlockByNumber').map((c) => c.method),
+        ).to.deep.equal(['trace_block', 'debug_traceBlockByNumber']);
+      } finally {
+        await server.stop();
+        await proxy.close();
+      }
+    });
   });
 });
