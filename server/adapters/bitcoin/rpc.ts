@@ -6,13 +6,19 @@
  * the node go as strings, which the node reads exactly (AmountFromValue takes either).
  *
  * Two errors: RpcError when the node answered with an error (it carries the RPC code and message), and
- * RpcTransportError when no answer came (refused, reset, timed out, not JSON-RPC at all).
+ * RpcTransportError when no usable answer came (refused, reset, timed out, not JSON-RPC at all, larger than
+ * adapters/boundary.ts's MAX_ANSWER_BYTES). Each carries the `publicReason` the public may see; their messages
+ * are for logs.
  */
 import { parse } from 'lossless-json';
-import { createJsonRpcCaller } from '../json-rpc.js';
+import { DEFAULT_PUBLIC_REASON, MAX_ANSWER_BYTES, MAX_BULK_ANSWER_BYTES, type PublicReason } from '../boundary.js';
+import { createJsonRpcCaller, type UnansweredDetails } from '../json-rpc.js';
 
 /** Waits this long for an answer by default. */
 export const RPC_TIMEOUT_MS = 30_000;
+
+/** The calls whose answers list a batch (a scan's wallet transactions, the hot wallet's coins): MAX_BULK_ANSWER_BYTES. */
+const BULK_METHODS: ReadonlySet<string> = new Set(['listsinceblock', 'listunspent']);
 
 /** Bitcoin Core RPC error codes the adapter acts on (src/rpc/protocol.h). */
 export const RpcCode = {
@@ -34,6 +40,8 @@ export const RpcCode = {
 
 /** The node answered `method` with an error. */
 export class RpcError extends Error {
+  /** What the public may be told (adapters/boundary.ts): the node's own message goes to logs only. */
+  readonly publicReason: PublicReason = 'node error';
   constructor(
     readonly method: string,
     readonly code: number,
@@ -44,28 +52,29 @@ export class RpcError extends Error {
   }
 }
 
-/** No answer to `method` came: the outcome of the call is unknown (unless `refused`). */
+/**
+ * No usable answer to `method` came (none, or one too large or malformed): the outcome of the call is unknown
+ * (unless `refused`).
+ */
 export class RpcTransportError extends Error {
+  /** What the public may be told (adapters/boundary.ts). */
+  readonly publicReason: PublicReason;
   constructor(
     readonly method: string,
     message: string,
-    readonly details: {
-      /** No answer within the timeout. */
-      timedOut: boolean;
-      /** The connection was refused: the request never reached the node. */
-      refused: boolean;
-    },
+    readonly details: Omit<UnansweredDetails, 'publicReason'> & Partial<Pick<UnansweredDetails, 'publicReason'>>,
     options?: { cause?: unknown },
   ) {
     super(`${method}: ${message}`, options);
     this.name = 'RpcTransportError';
+    this.publicReason = details.publicReason ?? DEFAULT_PUBLIC_REASON;
   }
 }
 
 /** Calls one node (and wallet: the URL's /wallet/<name> path). */
 export interface RpcClient {
   call<T = unknown>(method: string, params?: unknown[]): Promise<T>;
-  /** The URL without its credentials, for logs. */
+  /** The URL for logs, without its credentials and path secrets. */
   readonly endpoint: string;
 }
 
@@ -108,6 +117,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     answered: (method, code, message) => new RpcError(method, code, message),
     unanswered: (method, message, details, errorOptions) => new RpcTransportError(method, message, details, errorOptions),
     statusHint: (status) => (status === 401 ? ' (wrong RPC user or password?)' : ''),
+    maxAnswerBytes: (method) => (BULK_METHODS.has(method) ? MAX_BULK_ANSWER_BYTES : MAX_ANSWER_BYTES),
   });
   return { call: (method, params = []) => caller.call(method, params), endpoint: caller.endpoint };
 }

@@ -30,8 +30,12 @@
  * is funded alone (nothing locked, nothing signed) to find whose; that one is excluded and the rest built. A
  * batch is bumped as one (`replaceBatch`): a child through its change, or `psbtbumpfee` checked to pay every
  * order its amount.
+ *
+ * Every amount and fee rate the node answers is read by the strict rule (adapters/boundary.ts parseNodeAmount):
+ * NaN, an exponent or a negative balance is a MalformedAnswerError, never a number computed with.
  */
 import { Decimal } from 'decimal.js';
+import { parseNodeAmount, type AmountRule } from '../boundary.js';
 import {
   AmbiguousBroadcastError,
   PayoutBuildError,
@@ -130,6 +134,9 @@ export function isPassingRefusal(message: string): boolean {
 export function createPayoutSender(options: BitcoinSenderOptions): PayoutSender {
   const { rpc, signer } = options;
   const toCoin = (value: Decimal.Value) => new Decimal(value).toDecimalPlaces(options.decimals, Decimal.ROUND_UP).toFixed();
+  // An amount or fee rate the node answered, by the strict rule (adapters/boundary.ts): never NaN or Infinity.
+  const amountOf = (value: unknown, what: string, sign: AmountRule['sign']) =>
+    parseNodeAmount(value, what, { decimals: options.decimals, sign });
   // Prepared and not yet broadcast: their inputs stay locked until broadcast or UNBROADCAST_LOCK_MS.
   const prepared = new Map<string, { inputs: Outpoint[]; at: number }>();
   let changeAddress: Promise<string> | undefined;
@@ -156,8 +163,8 @@ export function createPayoutSender(options: BitcoinSenderOptions): PayoutSender 
 
   /** Coin per 1000 virtual bytes, as a decimal string. */
   async function feeRate(): Promise<string> {
-    const estimate = await rpc.call<{ feerate?: string | number }>('estimatesmartfee', [options.feeTargetBlocks]);
-    return estimate.feerate !== undefined ? new Decimal(String(estimate.feerate)).toFixed() : options.fallbackFeeRate;
+    const estimate = await rpc.call<{ feerate?: unknown }>('estimatesmartfee', [options.feeTargetBlocks]);
+    return estimate.feerate !== undefined ? amountOf(estimate.feerate, 'estimatesmartfee feerate', 'positive') : options.fallbackFeeRate;
   }
 
   async function unlock(inputs: Outpoint[]): Promise<void> {
@@ -212,12 +219,13 @@ export function createPayoutSender(options: BitcoinSenderOptions): PayoutSender 
   // Spendable coins with at least minConfirmations, largest first, enough for `amount` at `rate` with a margin
   // (for `outputs` payment outputs and the change).
   async function selectInputs(amount: string, rate: string, outputs = 1): Promise<Outpoint[]> {
-    const unspent = await rpc.call<Array<{ txid: string; vout: number; amount: string; solvable?: boolean }>>('listunspent', [
+    const listed = await rpc.call<Array<{ txid: string; vout: number; amount: unknown; solvable?: boolean }>>('listunspent', [
       options.minConfirmations,
       9_999_999,
       [],
       false,
     ]);
+    const unspent = listed.map((u) => ({ ...u, amount: amountOf(u.amount, 'listunspent amount', 'nonNegative') }));
     const coins = unspent.filter((u) => u.solvable !== false).sort((a, b) => new Decimal(b.amount).comparedTo(a.amount));
     const chosen: Outpoint[] = [];
     let total = new Decimal(0);
@@ -247,7 +255,7 @@ export function createPayoutSender(options: BitcoinSenderOptions): PayoutSender 
   // The output paying each of `orders` in the signed transaction `hex`, by order key; throws when one is not paid
   // exactly its amount (a replacement must pay every output of the batch it replaces).
   async function outputsOf(hex: string, orders: PayoutOrder[]): Promise<Record<string, number>> {
-    const tx = await rpc.call<{ vout: Array<{ n: number; value: string; scriptPubKey: { address?: string; addresses?: string[] } }> }>(
+    const tx = await rpc.call<{ vout: Array<{ n: number; value: unknown; scriptPubKey: { address?: string; addresses?: string[] } }> }>(
       'decoderawtransaction',
       [hex],
     );
@@ -256,7 +264,7 @@ export function createPayoutSender(options: BitcoinSenderOptions): PayoutSender 
       const paying = tx.vout.find(
         (o) =>
           (o.scriptPubKey.address ?? o.scriptPubKey.addresses?.[0]) === normalAddress(order.address) &&
-          new Decimal(String(o.value)).eq(order.amount),
+          new Decimal(amountOf(o.value, 'decoderawtransaction vout value', 'nonNegative')).eq(order.amount),
       );
       if (!paying) throw new Error(`the batch transaction does not pay ${order.amount} to ${order.address} (payout ${order.key})`);
       outputs[order.key] = paying.n;
@@ -337,7 +345,8 @@ export function createPayoutSender(options: BitcoinSenderOptions): PayoutSender 
   // A child of `last` (the payment, or the last boost) that spends its output to the hot wallet's change address,
   // paying what brings the package of its unconfirmed ancestors and itself to `rate`.
   async function boost(order: { key: string }, last: { txHash: string; bytes: string }, rate: Decimal) {
-    const entry = await rpc.call<{ ancestorsize: number; fees: { ancestor: string } }>('getmempoolentry', [last.txHash]);
+    const entry = await rpc.call<{ ancestorsize: number; fees: { ancestor: unknown } }>('getmempoolentry', [last.txHash]);
+    const ancestorFee = amountOf(entry.fees.ancestor, 'getmempoolentry fees.ancestor', 'nonNegative');
     const changeTo = await change();
     const tx = await rpc.call<{ vout: Array<{ n: number; value: string; scriptPubKey: { address?: string; addresses?: string[] } }> }>(
       'decoderawtransaction',
@@ -346,11 +355,11 @@ export function createPayoutSender(options: BitcoinSenderOptions): PayoutSender 
     const output = tx.vout.find((o) => (o.scriptPubKey.address ?? o.scriptPubKey.addresses?.[0]) === changeTo);
     if (!output) throw new Error(`payout ${order.key}: ${last.txHash} has no change output to pay for it from`);
     const packageFee = rate.times(entry.ancestorsize + BOOST_VBYTES).dividedBy(1000);
-    const own = Decimal.max(packageFee.minus(entry.fees.ancestor), new Decimal(MIN_RELAY_FEE_RATE).times(BOOST_VBYTES).dividedBy(1000));
+    const own = Decimal.max(packageFee.minus(ancestorFee), new Decimal(MIN_RELAY_FEE_RATE).times(BOOST_VBYTES).dividedBy(1000));
     const childRate = own.times(1000).dividedBy(BOOST_VBYTES).toDecimalPlaces(options.decimals, Decimal.ROUND_UP);
     const funded = await rpc.call<{ psbt: string }>('walletcreatefundedpsbt', [
       [{ txid: last.txHash, vout: output.n }],
-      [{ [changeTo]: output.value }],
+      [{ [changeTo]: amountOf(output.value, 'decoderawtransaction vout value', 'positive') }],
       0,
       {
         add_inputs: false,
@@ -496,8 +505,9 @@ export function createPayoutSender(options: BitcoinSenderOptions): PayoutSender 
     async spendable() {
       // A wallet without private keys (legacy, imported watch-only) counts its coins under `watchonly`; a
       // descriptor wallet without private keys counts them under `mine`.
-      const balances = await rpc.call<{ mine: { trusted: string }; watchonly?: { trusted: string } }>('getbalances');
-      return new Decimal(String(balances.watchonly?.trusted ?? 0)).plus(String(balances.mine.trusted)).toFixed();
+      const balances = await rpc.call<{ mine?: { trusted?: unknown }; watchonly?: { trusted?: unknown } }>('getbalances');
+      const watchOnly = amountOf(balances.watchonly?.trusted ?? 0, 'getbalances watchonly.trusted', 'nonNegative');
+      return new Decimal(watchOnly).plus(amountOf(balances.mine?.trusted, 'getbalances mine.trusted', 'nonNegative')).toFixed();
     },
 
     async feeEstimate() {

@@ -9,8 +9,8 @@
  * ledger's upsert makes that harmless). When the cursor's block left the main chain, the node answers from
  * the fork point and lists the wallet transactions of the disconnected blocks in `removed`.
  */
-import { Decimal } from 'decimal.js';
 import type { BlockRef, ChainScan, ChainTip, ChainWatcher, ObservedOutput, ObservedPayout } from '../chain.js';
+import { parseNodeAmount } from '../boundary.js';
 import type { RpcClient } from './rpc.js';
 
 /** One entry of listsinceblock (amounts are decimal strings: rpc.ts parses them losslessly). */
@@ -48,8 +48,12 @@ export interface BitcoinWatcherOptions {
   busyScanMs: number;
 }
 
-/** An amount as the ledger stores it: a plain decimal string without trailing zeros. */
-const decimalString = (amount: string | number): string => new Decimal(String(amount)).toFixed();
+/**
+ * A received output's amount as the ledger stores it: a plain decimal string without trailing zeros, with at
+ * most the family's 8 places; anything else (NaN, an exponent, a negative amount) is a malformed answer. Zero
+ * passes: a mined zero-value output is an output, and refusing it would stop every later scan.
+ */
+const decimalString = (amount: unknown): string => parseNodeAmount(amount, 'listsinceblock amount', { decimals: 8, sign: 'nonNegative' });
 
 const outputKey = (txid: string, vout: number) => `${txid}:${vout}`;
 

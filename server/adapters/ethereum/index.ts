@@ -2,14 +2,21 @@
  * The adapters of an EVM network (DESIGN 10): Ethereum with its ERC-20 tokens, or BSC with its BEP-20 ones (the
  * same JSON-RPC; only the configuration differs). Deposit addresses derive from the account xpub; one watcher
  * reads blocks and token logs; payouts are signed locally by the hot wallet's key.
+ *
+ * The node is held to `chainId` (`<NET>_CHAIN_ID`): every tip and scan asks its chain id first, and a node on
+ * another chain fails them with ChainIdMismatchError (the network is unhealthy, `chain id mismatch`); nothing is
+ * signed for any other id. Its answers are bounded and checked (transport.ts) before viem reads them.
  */
 import { createPublicClient, http, type PublicClient } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import type { NetworkAdapters } from '../chain.js';
+import type { Logger } from 'pino';
+import { ChainIdMismatchError, MAX_BULK_ANSWER_BYTES } from '../boundary.js';
+import type { ChainWatcher, NetworkAdapters } from '../chain.js';
 import { createEvmAddressSource } from './addresses.js';
 import { createAssetBook } from './context.js';
 import type { NonceAllocator } from './nonces.js';
 import { createEvmPayoutSender } from './sender.js';
+import { createCheckedFetch, type FetchFn } from './transport.js';
 import { createEvmSweeper, type EvmSweeper } from './sweeper.js';
 import type { TokenConfig } from './tokens.js';
 import { createEvmChainWatcher } from './watcher.js';
@@ -28,7 +35,10 @@ export interface EthereumAdapterOptions {
   network: string;
   /** The node's JSON-RPC URL. */
   rpcUrl: string;
-  /** The chain id signed into payouts; read from the node when absent (and then checked once). */
+  /**
+   * The chain id the node must be on (`<NET>_CHAIN_ID`): payouts are signed for it, and tips and scans of a node
+   * on another chain fail (ChainIdMismatchError). Absent (tests): the node's own id is signed for.
+   */
   chainId?: number;
   /** The symbol of the native asset (ETH; BNB on BSC). */
   nativeSymbol: string;
@@ -60,11 +70,24 @@ export interface EthereumAdapterOptions {
   maxFeeGwei?: string;
   /** A test hook: native payouts' gas limit instead of an estimate (EvmSenderOptions.fixedNativeGas). */
   fixedNativeGas?: bigint;
+  /** Where the watcher tells, once, which call-trace method it reads internal transfers with (or that the node has none). */
+  logger?: Pick<Logger, 'info' | 'warn'>;
 }
 
-/** A JSON-RPC client over `rpcUrl` that never caches a block number (a scan always sees the tip). */
-export function createEvmClient(rpcUrl: string): PublicClient {
-  return createPublicClient({ transport: http(rpcUrl, { timeout: RPC_TIMEOUT_MS, retryCount: 1 }), cacheTime: 0 });
+/**
+ * A JSON-RPC client over `rpcUrl` that never caches a block number (a scan always sees the tip), whose answers
+ * are bounded and checked (transport.ts; viem's own body limit is set to the largest answer allowed, as a second bound).
+ */
+export function createEvmClient(rpcUrl: string, fetchFn?: FetchFn): PublicClient {
+  return createPublicClient({
+    transport: http(rpcUrl, {
+      timeout: RPC_TIMEOUT_MS,
+      retryCount: 1,
+      fetchFn: createCheckedFetch(fetchFn),
+      maxResponseBodySize: MAX_BULK_ANSWER_BYTES,
+    }),
+    cacheTime: 0,
+  });
 }
 
 /**
@@ -78,17 +101,23 @@ export async function createEthereumAdapters(options: EthereumAdapterOptions): P
   const assets = createAssetBook(client, options.nativeSymbol, options.tokens);
   return {
     addresses: createEvmAddressSource(options.xpub),
-    watcher: createEvmChainWatcher({
+    watcher: onChain(
       client,
-      assets,
-      hotWallet: account.address,
-      blockSeconds: options.blockSeconds,
-      idleScanMs: options.scanMs,
-      busyScanMs: options.scanMs,
-      blocksPerScan: options.blocksPerScan,
-      reorgDepth: options.reorgDepth,
-      startHeight: options.startHeight,
-    }),
+      options,
+      createEvmChainWatcher({
+        client,
+        assets,
+        hotWallet: account.address,
+        blockSeconds: options.blockSeconds,
+        idleScanMs: options.scanMs,
+        busyScanMs: options.scanMs,
+        blocksPerScan: options.blocksPerScan,
+        reorgDepth: options.reorgDepth,
+        startHeight: options.startHeight,
+        network: options.network,
+        logger: options.logger,
+      }),
+    ),
     sender: createEvmPayoutSender({
       client,
       chainId,
@@ -113,12 +142,37 @@ function chainIdOf(client: PublicClient, options: EthereumAdapterOptions): () =>
   return () => {
     known ??= client.getChainId().then((nodeChainId) => {
       if (options.chainId !== undefined && options.chainId !== nodeChainId) {
-        throw new Error(`${options.network}: the node at the RPC URL is on chain ${nodeChainId}, not the configured ${options.chainId}`);
+        throw new ChainIdMismatchError(options.network, options.chainId, nodeChainId);
       }
       return nodeChainId;
     });
     known.catch(() => (known = undefined));
     return known;
+  };
+}
+
+/**
+ * `watcher` held to `options.chainId`: its tip and each scan first ask the node's chain id (not kept: a node
+ * behind a load balancer may change), and a node on another chain fails them with ChainIdMismatchError, so
+ * nothing of another chain is recorded and the board shows `chain id mismatch`. Without a configured id, as is.
+ */
+function onChain(client: PublicClient, options: EthereumAdapterOptions, watcher: ChainWatcher): ChainWatcher {
+  const configured = options.chainId;
+  if (configured === undefined) return watcher;
+  const check = async () => {
+    const reported = await client.getChainId();
+    if (reported !== configured) throw new ChainIdMismatchError(options.network, configured, reported);
+  };
+  return {
+    ...watcher,
+    async tip() {
+      await check();
+      return watcher.tip();
+    },
+    async scan(cursor, watched) {
+      await check();
+      return watcher.scan(cursor, watched);
+    },
   };
 }
 

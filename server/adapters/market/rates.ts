@@ -3,8 +3,9 @@
  * price is the median of what Kraken, Binance and Coinbase Exchange say, by the rule in consensus.ts (at least
  * two sources, each younger than `maxAgeSeconds` by the provider's own trade time; with three, those within
  * `maxSpreadPercent` of the median; with exactly two, only when they are within `maxSpreadPercent` of each
- * other). Otherwise priceUsd throws AppError 503 `service_unavailable` naming each source's problem, with
- * Retry-After.
+ * other). Otherwise priceUsd throws AppError 503 `service_unavailable` naming each source's problem in our
+ * words (a MarketSourceError's `publicReason`: `kraken is unreachable`, `coinbase answered HTTP 500`), with
+ * Retry-After; what the provider itself said goes only to the log, once each time a source's failure changes.
  *
  * Binance quotes in USDT, not USD. Its price becomes USD by multiplying with the USDT/USD median of the
  * other sources (Kraken USDTZUSD, Coinbase USDT-USD), fresh and agreeing by the same rule but needing only
@@ -17,8 +18,10 @@
  * the cached prices pass the freshness rule again at every use, so no price older than `maxAgeSeconds` is
  * ever served. Market prices are current prices: priceUsd's `at` is not used, freshness is judged on `now`.
  */
+import type { Logger } from 'pino';
 import { AppError } from '../../domain/errors.js';
 import { Money, type Amount } from '../../domain/money.js';
+import { messageOf, redactUrls } from '../boundary.js';
 import type { RatesAdapter } from '../rates.js';
 import { consensusPrice, type ConsensusRule, type PriceObservation } from './consensus.js';
 import { MARKET_PAIRS, MARKET_SOURCES, type MarketPairs, type MarketSource } from './pairs.js';
@@ -64,9 +67,12 @@ export interface MarketRatesOptions {
   pegged?: Readonly<Record<string, string>>;
   /** The symbol-to-market table; MARKET_PAIRS by default (tests may narrow it). */
   pairs?: Readonly<Record<string, MarketPairs>>;
+  /** Where a source's failure is told in full (the provider's own words, with URLs redacted); none by default. */
+  logger?: Pick<Logger, 'warn'>;
 }
 
-type CachedAnswer = { ok: true; quote: SourceQuote } | { ok: false; reason: string };
+/** A source's answer for one market: a price, or why there is none in our words (`reason`) and in full (`detail`). */
+type CachedAnswer = { ok: true; quote: SourceQuote } | { ok: false; reason: string; detail?: string };
 
 interface CacheEntry {
   /** When the answer settled, on the clock; undefined while the request is in flight. */
@@ -101,6 +107,8 @@ export function createMarketRates(options: MarketRatesOptions = {}): RatesAdapte
     ]),
   );
   const cache = new Map<string, CacheEntry>();
+  // The last failure logged per source and market: a failure is logged when it starts or changes, not at every ask.
+  const failing = new Map<string, string>();
 
   // The answer of `source` for `market`: cached for cacheSeconds after it settled, shared while in flight.
   function ask(source: MarketSource, market: string): Promise<CachedAnswer> {
@@ -110,8 +118,18 @@ export function createMarketRates(options: MarketRatesOptions = {}): RatesAdapte
     const client = clients.get(source)!;
     const entry: CacheEntry = {
       answer: client(market).then(
-        (quote): CachedAnswer => ({ ok: true, quote }),
-        (err: unknown): CachedAnswer => ({ ok: false, reason: err instanceof MarketSourceError ? err.message : `failed (${String(err)})` }),
+        (quote): CachedAnswer => {
+          failing.delete(key);
+          return { ok: true, quote };
+        },
+        (err: unknown): CachedAnswer => {
+          const reason = err instanceof MarketSourceError ? err.publicReason : 'failed';
+          const detail = redactUrls(messageOf(err));
+          if (failing.get(key) !== detail)
+            options.logger?.warn({ source, market, reason, detail }, `market source ${source} failed for ${market}`);
+          failing.set(key, detail);
+          return { ok: false, reason, detail };
+        },
       ),
     };
     entry.answer.then(() => (entry.settledAtMs = now().getTime()));

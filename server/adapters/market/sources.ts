@@ -3,8 +3,9 @@
  * and reads the provider's documented answer, nothing more. Every answer carries the provider's own time of
  * that trade, so a provider serving an old price is refused as stale (RATES_MAX_AGE_SECONDS, consensus.ts)
  * however new its answer is; none is stamped with the local clock. Every failure (unreachable, timeout, HTTP
- * error, provider error, unexpected body, a price that is not a positive decimal, a missing or invalid time)
- * becomes a MarketSourceError whose message says what went wrong.
+ * error, provider error, unexpected body, a price that is not a positive decimal, a missing or invalid time, an
+ * answer larger than adapters/boundary.ts's MAX_ANSWER_BYTES) becomes a MarketSourceError: its message says what
+ * went wrong, for logs; its `publicReason`, in our words, is all a client is told (the provider's own text never is).
  *
  * - Kraken `GET /0/public/Trades?pair=XXBTZUSD&count=1`: `{ error: [], result: { XXBTZUSD: [[price, volume,
  *   time, buy/sell, market/limit, misc, trade_id]], last } }`, oldest first; the last entry is the last trade,
@@ -20,6 +21,7 @@
  * So on every provider a quiet market's price ages even when the answer is new.
  */
 import { toAmount, type Amount } from '../../domain/money.js';
+import { AnswerTooLargeError, MAX_ANSWER_BYTES, readBoundedText } from '../boundary.js';
 import type { MarketSource } from './pairs.js';
 
 /** A provider's last price of one market. */
@@ -44,9 +46,16 @@ export interface SourceClientOptions {
 /** Asks one market's price; throws MarketSourceError. */
 export type SourceClient = (market: string) => Promise<SourceQuote>;
 
-/** A provider could not give a price; the message says why, for the 503 that may follow. */
+/** What a 503 may say of a provider, after its name (`kraken is unreachable`). */
+export const MALFORMED_ANSWER = 'gave a malformed answer';
+
+/** A provider could not give a price: the message says why, for logs; `publicReason` says it for the 503 that may follow. */
 export class MarketSourceError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    readonly publicReason: string = MALFORMED_ANSWER,
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
     this.name = 'MarketSourceError';
   }
@@ -68,24 +77,23 @@ export function createSourceClient(source: MarketSource, options: SourceClientOp
       return async (pair) => {
         const body = await getJson(options, `/0/public/Trades?pair=${encodeURIComponent(pair)}&count=1`);
         const errors = (body as { error?: unknown }).error;
-        if (Array.isArray(errors) && errors.length > 0) throw new MarketSourceError(`answered ${errors.join('; ')}`);
+        if (Array.isArray(errors) && errors.length > 0) throw new MarketSourceError(`answered ${errors.join('; ')}`, 'answered an error');
         const trades = (body as { result?: Record<string, unknown> }).result?.[pair];
         if (!Array.isArray(trades)) throw new MarketSourceError(`answered without result.${pair}, the list of its trades`);
-        if (trades.length === 0) throw new MarketSourceError(`answered no trade of ${pair}`);
+        if (trades.length === 0) throw new MarketSourceError(`answered no trade of ${pair}`, `answered no trade of ${pair}`);
         const field = `result.${pair}[${trades.length - 1}]`;
         const last: unknown = trades[trades.length - 1];
-        if (!Array.isArray(last)) throw new MarketSourceError(`answered ${field} = ${JSON.stringify(last)}, not a trade`);
+        if (!Array.isArray(last)) throw new MarketSourceError(`answered ${field} = ${shown(last)}, not a trade`);
         return { price: parsePrice(last[0], `${field}[0]`), currency: 'USD', at: parseUnixTime(last[2], `${field}[2]`, 1000) };
       };
     case 'binance':
       return async (symbol) => {
         const body = await getJson(options, `/api/v3/aggTrades?symbol=${encodeURIComponent(symbol)}&limit=1`);
-        if (!Array.isArray(body)) throw new MarketSourceError(`answered ${JSON.stringify(body).slice(0, 200)}, not a list of trades`);
-        if (body.length === 0) throw new MarketSourceError(`answered no trade of ${symbol}`);
+        if (!Array.isArray(body)) throw new MarketSourceError(`answered ${shown(body)}, not a list of trades`);
+        if (body.length === 0) throw new MarketSourceError(`answered no trade of ${symbol}`, `answered no trade of ${symbol}`);
         const field = `[${body.length - 1}]`;
         const last = body[body.length - 1] as { p?: unknown; T?: unknown } | null;
-        if (typeof last !== 'object' || last === null)
-          throw new MarketSourceError(`answered ${field} = ${JSON.stringify(last)}, not a trade`);
+        if (typeof last !== 'object' || last === null) throw new MarketSourceError(`answered ${field} = ${shown(last)}, not a trade`);
         return { price: parsePrice(last.p, `${field}.p`), currency: 'USDT', at: parseUnixTime(last.T, `${field}.T`, 1) };
       };
     case 'coinbase':
@@ -105,21 +113,20 @@ async function getJson(options: SourceClientOptions, path: string): Promise<unkn
       headers: { accept: 'application/json', 'user-agent': USER_AGENT },
       signal: AbortSignal.timeout(options.timeoutMs),
     });
-    text = await response.text();
+    text = await readBoundedText(response, MAX_ANSWER_BYTES);
   } catch (err) {
+    if (err instanceof AnswerTooLargeError) {
+      throw new MarketSourceError(`answered more than ${MAX_ANSWER_BYTES} bytes`, 'gave an answer too large', { cause: err });
+    }
     const timedOut = (err as { name?: string }).name === 'TimeoutError';
-    throw new MarketSourceError(
-      timedOut ? `did not answer within ${options.timeoutMs} ms` : `is unreachable (${describeNetworkError(err)})`,
-      {
-        cause: err,
-      },
-    );
+    const reason = timedOut ? `did not answer within ${options.timeoutMs} ms` : 'is unreachable';
+    throw new MarketSourceError(timedOut ? reason : `${reason} (${describeNetworkError(err)})`, reason, { cause: err });
   }
-  if (!response.ok) throw new MarketSourceError(`answered HTTP ${response.status}${excerpt(text)}`);
+  if (!response.ok) throw new MarketSourceError(`answered HTTP ${response.status}${excerpt(text)}`, `answered HTTP ${response.status}`);
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {
-    throw new MarketSourceError(`answered a body that is not JSON${excerpt(text)}`, { cause: err });
+    throw new MarketSourceError(`answered a body that is not JSON${excerpt(text)}`, MALFORMED_ANSWER, { cause: err });
   }
 }
 
@@ -128,7 +135,7 @@ function parsePrice(value: unknown, field: string): Amount {
     const price = toAmount(value);
     if (price.greaterThan(0)) return price;
   }
-  throw new MarketSourceError(`answered ${field} = ${JSON.stringify(value)}, not a positive decimal price`);
+  throw new MarketSourceError(`answered ${field} = ${shown(value)}, not a positive decimal price`);
 }
 
 // A time the provider gives as a number of units since 1970 (Kraken: seconds, with a fraction; Binance: whole
@@ -138,7 +145,7 @@ function parseUnixTime(value: unknown, field: string, msPerUnit: number): Date {
   const at = valid ? new Date(Math.round(value * msPerUnit)) : undefined;
   if (!at || Number.isNaN(at.getTime()))
     throw new MarketSourceError(
-      `answered ${field} = ${JSON.stringify(value)}, not a valid time (${msPerUnit === 1 ? 'unix milliseconds' : 'unix seconds'})`,
+      `answered ${field} = ${shown(value)}, not a valid time (${msPerUnit === 1 ? 'unix milliseconds' : 'unix seconds'})`,
     );
   return at;
 }
@@ -149,14 +156,19 @@ function parseIsoTime(value: unknown, field: string): Date {
     typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/.test(value)
       ? new Date(value)
       : undefined;
-  if (!at || Number.isNaN(at.getTime()))
-    throw new MarketSourceError(`answered ${field} = ${JSON.stringify(value)}, not a valid ISO 8601 time`);
+  if (!at || Number.isNaN(at.getTime())) throw new MarketSourceError(`answered ${field} = ${shown(value)}, not a valid ISO 8601 time`);
   return at;
 }
 
 function describeNetworkError(err: unknown): string {
   const cause = (err as { cause?: { code?: string; message?: string } }).cause;
   return cause?.code ?? cause?.message ?? (err as Error).message ?? String(err);
+}
+
+// A value of the answer as a message may show it: JSON, cut short (an answer may be megabytes).
+function shown(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 100 ? `${text.slice(0, 100)}...` : text;
 }
 
 function excerpt(text: string): string {

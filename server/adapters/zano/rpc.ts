@@ -7,10 +7,12 @@
  * strings).
  *
  * Two errors, as in the Bitcoin client: ZanoRpcError when the wallet answered with an error (its code from
- * wallet_rpc_server_error_codes.h and message), ZanoRpcTransportError when no answer came.
+ * wallet_rpc_server_error_codes.h and message), ZanoRpcTransportError when no usable answer came (none, too
+ * large, malformed). Each carries the `publicReason` the public may see (adapters/boundary.ts).
  */
 import { isInteger, parse, stringify } from 'lossless-json';
-import { createJsonRpcCaller } from '../json-rpc.js';
+import { DEFAULT_PUBLIC_REASON, type PublicReason } from '../boundary.js';
+import { createJsonRpcCaller, type UnansweredDetails } from '../json-rpc.js';
 
 /** Waits this long for an answer by default. */
 export const ZANO_RPC_TIMEOUT_MS = 30_000;
@@ -26,6 +28,8 @@ export const ZanoErrorCode = {
 
 /** The wallet answered `method` with an error. */
 export class ZanoRpcError extends Error {
+  /** What the public may be told (adapters/boundary.ts): the wallet's own message goes to logs only. */
+  readonly publicReason: PublicReason = 'node error';
   constructor(
     readonly method: string,
     readonly code: number,
@@ -36,23 +40,26 @@ export class ZanoRpcError extends Error {
   }
 }
 
-/** No answer to `method` came: its outcome is unknown (unless `refused`). */
+/** No usable answer to `method` came (none, or one too large or malformed): its outcome is unknown (unless `refused`). */
 export class ZanoRpcTransportError extends Error {
+  /** What the public may be told (adapters/boundary.ts). */
+  readonly publicReason: PublicReason;
   constructor(
     readonly method: string,
     message: string,
-    readonly details: { timedOut: boolean; refused: boolean },
+    readonly details: Omit<UnansweredDetails, 'publicReason'> & Partial<Pick<UnansweredDetails, 'publicReason'>>,
     options?: { cause?: unknown },
   ) {
     super(`${method}: ${message}`, options);
     this.name = 'ZanoRpcTransportError';
+    this.publicReason = details.publicReason ?? DEFAULT_PUBLIC_REASON;
   }
 }
 
 /** Calls one wallet RPC server. */
 export interface ZanoRpcClient {
   call<T = unknown>(method: string, params?: Record<string, unknown>): Promise<T>;
-  /** The URL without credentials, for logs. */
+  /** The URL for logs, without credentials and path secrets. */
   readonly endpoint: string;
 }
 
@@ -63,9 +70,26 @@ export interface ZanoRpcClientOptions {
   fetch?: typeof globalThis.fetch;
 }
 
-/** Parses a wallet answer without losing a digit: integers as bigint. */
+/** The range of the wallet's integers: int64 below zero (codes, offsets), uint64 above (amounts). */
+const INT64_MIN = -(2n ** 63n);
+const UINT64_MAX = 2n ** 64n - 1n;
+
+/**
+ * Parses a wallet answer without losing a digit: integers as bigint, within int64/uint64; other numbers as
+ * finite numbers. Throws on anything else (`1e400`, an integer of 30 digits): the answer is malformed.
+ */
 export function parseZanoBody(text: string): unknown {
-  return parse(text, null, (value) => (isInteger(value) ? BigInt(value) : Number(value)));
+  return parse(text, null, (value) => {
+    if (isInteger(value)) {
+      const integer = BigInt(value);
+      if (integer < INT64_MIN || integer > UINT64_MAX)
+        throw new RangeError(`the integer ${value.slice(0, 40)} is out of the wallet's range`);
+      return integer;
+    }
+    const number = Number(value);
+    if (!Number.isFinite(number)) throw new RangeError(`the number ${value.slice(0, 40)} is not finite`);
+    return number;
+  });
 }
 
 export function createZanoRpcClient(options: ZanoRpcClientOptions): ZanoRpcClient {
