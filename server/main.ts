@@ -86,7 +86,7 @@ async function main(): Promise<void> {
   // simulated chain's controls, passed to the app below, serve the Sandbox operations); market prices and
   // real nodes in production, with a board of each node's health and hot-wallet balances (requests read it
   // and never call a node) and the liquidity it bounds quotes and payouts by.
-  const rates = production ? createMarketRates({ ...production.rates, now }) : createSandboxRates(catalog);
+  const rates = production ? createMarketRates({ ...production.rates, now, logger }) : createSandboxRates(catalog);
   const chains = production
     ? await createProductionChainAdapters({ production, knex: db.knex, catalog, logger, sweep: true })
     : createSandboxChainAdapters({ config, knex: db.knex, catalog, now });
@@ -98,6 +98,7 @@ async function main(): Promise<void> {
         isLow: (asset, spendable) => isBelowMinimumPayout(catalog, asset, spendable),
         now,
         logger,
+        faults: chains.faults,
       })
     : undefined;
   await networkStatus?.probeAll();

@@ -6,6 +6,7 @@
  */
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import { createAnswerFaults, type AnswerFaults } from './adapters/boundary.js';
 import { createAdapterRegistry, type AdapterRegistry, type NetworkAdapters } from './adapters/chain.js';
 import { createBitcoinAdapters, parseBitcoinParams } from './adapters/bitcoin/index.js';
 import { createEthereumAdapters, createEthereumSweeper, type EthereumAdapterOptions } from './adapters/ethereum/index.js';
@@ -31,6 +32,8 @@ export interface ChainAdapters {
   watchOnOneInstance?: boolean;
   /** The EVM networks whose deposits are swept to the hot wallet (jobs/evm-sweep.ts), by network. */
   sweeping?: Record<string, NetworkSweeping>;
+  /** Real nodes: the networks whose last scan met an untrusted answer (services/network-status.ts reads it). */
+  faults?: AnswerFaults;
 }
 
 /** The sandbox's adapters: the simulated chain on every network of `catalog`, with its controls. */
@@ -63,12 +66,13 @@ export async function createProductionChainAdapters(deps: {
 }): Promise<ChainAdapters> {
   const adapters: Record<string, NetworkAdapters> = {};
   const sweeping: Record<string, NetworkSweeping> = {};
+  const faults = createAnswerFaults();
   for (const network of deps.production.networks) {
     const built = await createNetworkAdapters(network, deps);
-    adapters[network.network] = built.adapters;
+    adapters[network.network] = faults.watch(network.network, built.adapters);
     if (built.sweeping) sweeping[network.network] = built.sweeping;
   }
-  return { registry: createAdapterRegistry(adapters), exchange: createInventoryExchange(), watchOnOneInstance: true, sweeping };
+  return { registry: createAdapterRegistry(adapters), exchange: createInventoryExchange(), watchOnOneInstance: true, sweeping, faults };
 }
 
 async function createNetworkAdapters(
@@ -112,6 +116,8 @@ async function createNetworkAdapters(
   const options: EthereumAdapterOptions = {
     network: network.network,
     rpcUrl: network.rpcUrl,
+    // Pinned: payouts are signed for this id, and a node reporting another is unhealthy (DESIGN 10).
+    chainId: network.chainId,
     nativeSymbol: NATIVE_ASSET[network.network],
     xpub: network.xpub,
     hotWalletKey,
@@ -123,6 +129,7 @@ async function createNetworkAdapters(
     replaceAfterSeconds: network.replaceAfterSeconds,
     maxFeeGwei: network.maxFeeGwei,
     fixedNativeGas: network.testNativeGas,
+    logger: deps.logger,
   };
   const adapters = await createEthereumAdapters(options);
   if (!deps.sweep) return { adapters };

@@ -8,10 +8,25 @@
  * - liquidity (services/liquidity.ts) reads the spendable balances;
  * - /health shows each network's height, tip age and balance state.
  *
+ * What the public sees of a failing node is a reason in our words (adapters/boundary.ts PublicReason: `node
+ * unreachable`, `tip too old`, `chain id mismatch`, `malformed answer`, ...), never the error's text: that, with
+ * URLs redacted, goes to the log each time a network's state or reason changes. An answer that breaks the amount
+ * rule or its shape (a NaN height, a negative balance, an answer too large), in a probe or in the last scan,
+ * makes the network unhealthy as a silent node does.
+ *
  * The sandbox has no board: its simulated chain is always healthy and its hot wallet pays anything.
  */
 import type { Logger } from 'pino';
-import type { AdapterRegistry } from '../adapters/chain.js';
+import {
+  isUntrustedAnswer,
+  messageOf,
+  MalformedAnswerError,
+  parseNodeAmount,
+  publicReasonOf,
+  redactUrls,
+  type AnswerFaults,
+} from '../adapters/boundary.js';
+import type { AdapterRegistry, ChainTip } from '../adapters/chain.js';
 import type { Catalog, CatalogAsset } from '../domain/catalog.js';
 import { AppError } from '../domain/errors.js';
 import { Money } from '../domain/money.js';
@@ -20,6 +35,8 @@ import { Money } from '../domain/money.js';
 export const PROBE_INTERVAL_MS = 5_000;
 /** What a 503 for an unhealthy network tells the client to wait. */
 const RETRY_AFTER_SECONDS = 30;
+/** Decimal places a balance on the board may have: an EVM token's 18, with room. */
+const BOARD_DECIMALS = 36;
 
 /** One network, as its last probe found it. */
 export interface NetworkState {
@@ -28,6 +45,7 @@ export interface NetworkState {
   height?: number;
   tipAgeSeconds?: number;
   balance: 'ok' | 'low' | 'unknown';
+  /** Why the status is `fail`, in our words (adapters/boundary.ts PublicReason): public. */
   reason?: string;
   checkedAt: Date;
   /** Spendable balance per asset symbol (decimal strings), as last read. */
@@ -68,6 +86,8 @@ export function startNetworkStatus(deps: {
   now: () => Date;
   logger: Logger;
   intervalMs?: number;
+  /** Scans that met an untrusted answer (adapters/boundary.ts createAnswerFaults): their network is unhealthy. */
+  faults?: AnswerFaults;
 }): NetworkStatus {
   const states = new Map<string, NetworkState>(
     deps.adapters.networks.map((network) => [
@@ -75,6 +95,8 @@ export function startNetworkStatus(deps: {
       { network, status: 'fail', balance: 'unknown', reason: 'not probed yet', checkedAt: deps.now(), spendable: {} },
     ]),
   );
+  // The full text behind each network's reason, for the log only.
+  const details = new Map<string, string | undefined>();
 
   async function probe(network: string): Promise<void> {
     const { watcher, sender } = deps.adapters.of(network);
@@ -82,9 +104,10 @@ export function startNetworkStatus(deps: {
     const previous = states.get(network)!;
     const checkedAt = deps.now();
     let next: NetworkState;
+    let detail: string | undefined;
     let height: number | undefined;
     try {
-      const tip = await watcher.tip();
+      const tip = checkedTip(await watcher.tip());
       height = tip.height;
       const tipAgeSeconds = Math.max(0, Math.floor((checkedAt.getTime() - tip.time.getTime()) / 1000));
       const limit = deps.maxTipAgeSeconds(network);
@@ -95,14 +118,16 @@ export function startNetworkStatus(deps: {
         height: tip.height,
         tipAgeSeconds,
         balance: previous.balance,
-        ...(stale ? { reason: `the node's tip is ${tipAgeSeconds} s old (the limit is ${limit} s)` } : {}),
+        ...(stale ? { reason: 'tip too old' } : {}),
         checkedAt,
         spendable: previous.spendable,
         spendableHeight: previous.spendableHeight,
         feeEstimate: previous.feeEstimate,
       };
+      if (stale) detail = `the node's tip is ${tipAgeSeconds} s old (the limit is ${limit} s)`;
     } catch (err) {
-      next = { ...previous, status: 'fail', reason: `the node did not answer: ${messageOf(err)}`, checkedAt };
+      next = { ...previous, status: 'fail', reason: publicReasonOf(err), checkedAt };
+      detail = redactUrls(messageOf(err));
     }
     try {
       // Balances without the height before them could hide a payout mined meanwhile: kept as they were.
@@ -110,8 +135,8 @@ export function startNetworkStatus(deps: {
       const read = await Promise.all(
         assets.map(async (asset) => ({
           symbol: asset.symbol,
-          spendable: await sender.spendable(asset),
-          fee: await sender.feeEstimate(asset),
+          spendable: boardAmount(await sender.spendable(asset), `${asset.symbol} spendable balance`),
+          fee: boardAmount(await sender.feeEstimate(asset), `${asset.symbol} fee estimate`),
         })),
       );
       next.spendable = Object.fromEntries(read.map((r) => [r.symbol, r.spendable]));
@@ -125,12 +150,28 @@ export function startNetworkStatus(deps: {
       next.balance = assets.some((asset) => deps.isLow(asset, next.spendable[asset.symbol])) ? 'low' : 'ok';
     } catch (err) {
       next.balance = 'unknown';
+      // A node that answers its balances with nonsense is not to be believed on anything else either.
+      if (next.status === 'ok' && isUntrustedAnswer(err)) {
+        next.status = 'fail';
+        next.reason = publicReasonOf(err);
+        detail = redactUrls(messageOf(err));
+      }
       deps.logger.warn({ err, network }, 'hot wallet balance could not be read');
     }
-    if (next.status !== previous.status) {
-      const log = next.status === 'ok' ? deps.logger.info.bind(deps.logger) : deps.logger.warn.bind(deps.logger);
-      log({ network, reason: next.reason, height: next.height }, `network ${network} is ${next.status === 'ok' ? 'healthy' : 'unhealthy'}`);
+    const fault = deps.faults?.current(network);
+    if (fault && next.status === 'ok') {
+      next.status = 'fail';
+      next.reason = fault.reason;
+      detail = `the last scan failed: ${fault.detail}`;
     }
+    if (next.status !== previous.status || next.reason !== previous.reason || detail !== details.get(network)) {
+      const log = next.status === 'ok' ? deps.logger.info.bind(deps.logger) : deps.logger.warn.bind(deps.logger);
+      log(
+        { network, reason: next.reason, detail, height: next.height },
+        `network ${network} is ${next.status === 'ok' ? 'healthy' : 'unhealthy'}`,
+      );
+    }
+    details.set(network, detail);
     states.set(network, next);
   }
 
@@ -168,8 +209,16 @@ export function startNetworkStatus(deps: {
   };
 }
 
-function messageOf(err: unknown): string {
-  // One line (the spec's NetworkHealth.reason has no control characters).
-  // eslint-disable-next-line no-control-regex
-  return (err instanceof Error ? err.message : String(err)).replace(/[\u0000-\u001f\u007f]+/g, ' ').slice(0, 300);
+/** `tip` when its height and time are what a chain can have; a MalformedAnswerError otherwise (never a NaN on /health). */
+function checkedTip(tip: ChainTip): ChainTip {
+  const time = tip.time instanceof Date ? tip.time.getTime() : NaN;
+  if (!Number.isSafeInteger(tip.height) || tip.height < 0 || !Number.isFinite(time) || time <= 0) {
+    throw new MalformedAnswerError(`the node's tip is height ${String(tip.height)} at ${String(tip.time)}: not a block`);
+  }
+  return tip;
+}
+
+/** A balance or fee the sender read, by the strict rule: a non-negative plain decimal. */
+function boardAmount(value: unknown, what: string): string {
+  return parseNodeAmount(value, what, { decimals: BOARD_DECIMALS, sign: 'nonNegative' });
 }
