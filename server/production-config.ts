@@ -14,6 +14,7 @@ import { parseMarketRatesEnv, type MarketRatesEnvOptions } from './adapters/mark
 import { validateAddress, type AddressChain } from './domain/addresses.js';
 import { NATIVE_ASSET, type Catalog, type CatalogAsset } from './domain/catalog.js';
 import { Money } from './domain/money.js';
+import { privateFileProblem } from './secrets-key.js';
 
 /** A Bitcoin Core-family network: a watch-only wallet for deposits and funding, a signer wallet for signing. */
 export interface BitcoinNetworkConfig {
@@ -60,6 +61,11 @@ export interface EthereumNetworkConfig {
   readonly family: 'ethereum';
   readonly network: string;
   readonly rpcUrl: string;
+  /**
+   * The chain id the node must report (`<NET>_CHAIN_ID`; DEFAULT_CHAIN_IDS when unset): payouts are signed for
+   * it, and a node reporting another is unhealthy (`chain id mismatch`).
+   */
+  readonly chainId: number;
   /** The account extended public key deposit addresses derive from (BIP44). */
   readonly xpub: string;
   /** The file holding the hot wallet's private key (hex), read once at start. */
@@ -109,6 +115,12 @@ export interface ProductionConfig {
   /** Where prices come from (adapters/market: RATES_SOURCES, the provider URLs, RATES_MAX_*). */
   readonly rates: MarketRatesEnvOptions;
 }
+
+/**
+ * Each EVM network's chain id when `<NET>_CHAIN_ID` is unset: its main network (Ethereum 1, BNB Smart Chain 56).
+ * A test chain (anvil: 31337) must be named.
+ */
+export const DEFAULT_CHAIN_IDS: Readonly<Record<string, number>> = { ETH: 1, BSC: 56 };
 
 const FAMILIES: Record<string, NetworkConfig['family']> = {
   BTC: 'bitcoin',
@@ -308,6 +320,13 @@ export function readProductionConfig(env: Env, problems: string[]): ProductionCo
           problems.push(`${network}_HOT_WALLET_KEY_FILE (${hotWalletKeyFile}): ${(err as Error).message}`);
         }
       }
+      const chainIdName = `${network}_CHAIN_ID`;
+      const chainIdText = value(chainIdName) ?? String(DEFAULT_CHAIN_IDS[network]);
+      if (!/^[1-9]\d{0,14}$/.test(chainIdText)) {
+        problems.push(
+          `${chainIdName}=${JSON.stringify(chainIdText)} must be the chain id the ${network} node reports (eth_chainId), a whole number of at least 1, e.g. ${DEFAULT_CHAIN_IDS[network]} (unset: ${DEFAULT_CHAIN_IDS[network]}; anvil: 31337)`,
+        );
+      }
       const depositKeyFile = value(`${network}_DEPOSIT_KEY_FILE`);
       if (depositKeyFile !== undefined && xpub !== '') {
         // Read here only to refuse a wrong key at start; the wiring reads it again and keeps it nowhere else.
@@ -321,6 +340,7 @@ export function readProductionConfig(env: Env, problems: string[]): ProductionCo
         family,
         network,
         rpcUrl: url(`${network}_RPC_URL`, `the ${network} node's JSON-RPC URL`),
+        chainId: Number(chainIdText),
         xpub,
         hotWalletKeyFile,
         depositKeyFile,
@@ -344,9 +364,11 @@ export function readProductionConfig(env: Env, problems: string[]): ProductionCo
 
 /**
  * The hot wallet's private key from `file` (64 hex digits, with or without 0x), as 0x-prefixed hex. Throws with
- * a message that names the problem and never the key.
+ * a message that names the problem and never the key; a file other users may read, or another user owns, is
+ * refused before it is read (secrets-key.ts privateFileProblem).
  */
 export function readHotWalletKey(file: string): `0x${string}` {
+  requirePrivate(file, 'spend the hot wallet');
   let key: string;
   try {
     key = readFileSync(file, 'utf8').trim();
@@ -360,10 +382,11 @@ export function readHotWalletKey(file: string): `0x${string}` {
 /**
  * The deposit account's extended private key from `file`, checked against the account's `xpub` (the variable
  * `xpubName`, for messages). Throws with a
- * message that names the problem and never the key: the file cannot be read, holds no extended private key, or
- * holds the key of another account (whose addresses are not the deposit addresses).
+ * message that names the problem and never the key: the file is not private (as readHotWalletKey), cannot be read,
+ * holds no extended private key, or holds the key of another account (whose addresses are not the deposit addresses).
  */
 export function readDepositKey(file: string, xpub: string, xpubName: string): string {
+  requirePrivate(file, 'spend every deposit');
   let xprv: string;
   try {
     xprv = readFileSync(file, 'utf8').trim();
@@ -382,6 +405,12 @@ export function readDepositKey(file: string, xpub: string, xpubName: string): st
     );
   }
   return xprv;
+}
+
+// Throws when `file` is not private to this user: whoever else can read it can `what`.
+function requirePrivate(file: string, what: string): void {
+  const found = privateFileProblem(file);
+  if (found) throw new Error(`${found.problem}: anyone who can read it can ${what}. ${found.fix}, and start again`);
 }
 
 /**

@@ -100,6 +100,7 @@ describe('production mode on a real Litecoin Core node (the server process)', fu
         PRINT_BANNER: 'false',
         NETWORKS: 'LTC,ETH',
         ETH_RPC_URL: anvil.url,
+        ETH_CHAIN_ID: '31337',
         ETH_XPUB: ethAccount.publicExtendedKey,
         ETH_HOT_WALLET_KEY_FILE: keyFile,
         ETH_MAX_TIP_AGE_SECONDS: '3600',

@@ -153,6 +153,7 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
     stops.push(() => anvil.stop());
     const hot = privateKeyToAccount(ANVIL_KEY_0);
     const deployer = createWalletClient({ account: hot, chain: { ...foundry, id: anvil.chainId }, transport: http(anvil.url) });
+    const ethChainId = await anvil.client.getChainId();
     const usdt = await deployToken(deployer, { symbol: 'USDT', decimals: 6, supply: USDT_SUPPLY }, anvil.client);
 
     const market = {} as Devnet['market'];
@@ -252,6 +253,8 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
         // A devnet mines only when asked (or every few seconds): its tip may be old.
         LTC_MAX_TIP_AGE_SECONDS: '86400',
         ETH_RPC_URL: anvil.url,
+        // anvil's chain id: the node must report it, and payouts are signed for it.
+        ETH_CHAIN_ID: String(ethChainId),
         ETH_XPUB: ethAccount.publicExtendedKey,
         ETH_HOT_WALLET_KEY_FILE: keyFile,
         ...(ethDepositKeyFile ? { ETH_DEPOSIT_KEY_FILE: ethDepositKeyFile } : {}),
