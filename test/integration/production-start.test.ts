@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HDKey } from '@scure/bip32';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { ANVIL_KEY_0, anvilUnavailable, startAnvil, type Anvil } from '../support/anvil.js';
 import { createWallets, litecoindMissing, startLitecoind, testAccount, type LitecoinNode } from '../support/litecoind.js';
@@ -280,6 +280,61 @@ describe('production mode with a deposit key of another account', () => {
     expect(code).to.equal(78);
     expect(output).to.contain(`ETH_DEPOSIT_KEY_FILE (${keyFile}): holds an extended private key that does not match ETH_XPUB`);
     expect(output).not.to.contain(other.privateExtendedKey);
+  });
+});
+
+describe('production mode with a key file other users can read', () => {
+  const account = HDKey.fromMasterSeed(Buffer.from('0f0e0d0c0b0a09080706050403020100', 'hex')).derive("m/44'/60'/0'");
+  const refusedWith = async (setUp: (file: string) => Promise<void>, variable: 'ETH_HOT_WALLET_KEY_FILE' | 'ETH_DEPOSIT_KEY_FILE') => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'pss-key-'));
+    const hotKeyFile = path.join(dir, 'eth-hot.key');
+    await writeFile(hotKeyFile, ANVIL_KEY_0, { mode: 0o600 });
+    const depositKeyFile = path.join(dir, 'eth-deposit.xprv');
+    await writeFile(depositKeyFile, account.privateExtendedKey, { mode: 0o600 });
+    const file = variable === 'ETH_HOT_WALLET_KEY_FILE' ? hotKeyFile : depositKeyFile;
+    await setUp(file);
+    try {
+      const started = await startRefused({
+        NETWORKS: 'ETH',
+        ETH_RPC_URL: 'http://127.0.0.1:1',
+        ETH_XPUB: account.publicExtendedKey,
+        ETH_HOT_WALLET_KEY_FILE: hotKeyFile,
+        ETH_DEPOSIT_KEY_FILE: depositKeyFile,
+      });
+      return { ...started, file };
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  };
+
+  it('refuses to start when the hot wallet key is world-readable (0644), saying how to fix it, and never prints the key', async function () {
+    this.timeout(60_000);
+    const { code, output, file } = await refusedWith((f) => chmod(f, 0o644), 'ETH_HOT_WALLET_KEY_FILE');
+    expect(code).to.equal(78);
+    expect(output).to.contain(`ETH_HOT_WALLET_KEY_FILE (${file}): is accessible to other users (mode 0644)`);
+    expect(output).to.contain('anyone who can read it can spend the hot wallet');
+    expect(output).to.contain(`chmod 600 ${file}`);
+    expect(output).not.to.contain(ANVIL_KEY_0.slice(2));
+  });
+
+  it('refuses to start when the deposit key is group-readable (0640), and never prints the key', async function () {
+    this.timeout(60_000);
+    const { code, output, file } = await refusedWith((f) => chmod(f, 0o640), 'ETH_DEPOSIT_KEY_FILE');
+    expect(code).to.equal(78);
+    expect(output).to.contain(`ETH_DEPOSIT_KEY_FILE (${file}): is accessible to other users (mode 0640)`);
+    expect(output).to.contain('anyone who can read it can spend every deposit');
+    expect(output).not.to.contain(account.privateExtendedKey);
+  });
+
+  it('refuses to start when another user owns the key file, even at 0600', async function () {
+    this.timeout(60_000);
+    if (process.getuid?.() !== 0) {
+      console.log('      skipped: giving a file to another user needs root');
+      this.skip();
+    }
+    const { code, output, file } = await refusedWith((f) => chown(f, 65534, 65534), 'ETH_HOT_WALLET_KEY_FILE');
+    expect(code).to.equal(78);
+    expect(output).to.contain(`ETH_HOT_WALLET_KEY_FILE (${file}): is owned by uid 65534, not by the user this service runs as (uid 0)`);
   });
 });
 
