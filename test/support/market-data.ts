@@ -25,8 +25,8 @@ export interface FakeProvider {
   url: string;
   /** Markets by the provider's own name (XXBTZUSD, BTCUSDT, BTC-USD); an absent one is unknown to it. */
   markets: Map<string, FakeMarket>;
-  /** 'ok' answers from `markets`; 500 answers an HTTP 500; 'hang' never answers. */
-  mode: 'ok' | 500 | 'hang';
+  /** 'ok' answers from `markets`; 500 answers an HTTP 500; 'hang' never answers; 'huge' answers 10 MB of JSON. */
+  mode: 'ok' | 500 | 'hang' | 'huge';
   /** Requests received per path and query (e.g. `/api/v3/aggTrades?symbol=BTCUSDT&limit=1`). */
   requests: Map<string, number>;
   requestCount(): number;
@@ -52,6 +52,7 @@ export async function startFakeProvider(source: MarketSource): Promise<FakeProvi
     const path = req.url ?? '';
     provider.requests.set(path, (provider.requests.get(path) ?? 0) + 1);
     if (provider.mode === 'hang') return;
+    if (provider.mode === 'huge') return send(res, 200, { padding: 'x'.repeat(10 * 1024 * 1024) });
     if (provider.mode === 500)
       return send(res, 500, source === 'coinbase' ? { message: 'Internal server error' } : 'Internal Server Error');
     const [status, body] = answer(source, new URL(path, 'http://127.0.0.1'), provider.markets);

@@ -40,6 +40,12 @@ export interface RpcProxy {
    * them, and the caller hears nothing: its client's own retries are cut too). Resolves once they were cut.
    */
   drop(method: string, times: number): Promise<RpcCall[]>;
+  /**
+   * Answers every call of `method` (not forwarded) with HTTP 200 and the text `answer(id)` makes from the call's
+   * JSON-RPC id, until the returned function is called: a node that answers nonsense (`"NaN"`, `1e400`, 10 MB).
+   * An answer of null cuts the connection instead (a node out of reach).
+   */
+  answerWith(method: string, answer: (id: unknown) => string | null): () => void;
   close(): Promise<void>;
 }
 
@@ -59,10 +65,15 @@ const readBody = (req: IncomingMessage) =>
     req.on('error', reject);
   });
 
-/** Starts a proxy to the node at `targetUrl` (credentials in it are the caller's to send, as the server does). */
-export async function startRpcProxy(targetUrl: string): Promise<RpcProxy> {
+/**
+ * Starts a proxy to the node at `targetUrl` (credentials in it are the caller's to send, as the server does).
+ * With `servePath`, the proxy's URL has that path instead of the target's (a provider's `/v3/<key>`), and calls to
+ * it go to the target's own path.
+ */
+export async function startRpcProxy(targetUrl: string, options: { servePath?: string } = {}): Promise<RpcProxy> {
   const target = new URL(targetUrl);
   const calls: RpcCall[] = [];
+  const answering = new Map<string, (id: unknown) => string | null>();
   let armed: Armed | undefined;
   const held = new Map<string, Promise<void>>();
   let refusing:
@@ -72,7 +83,8 @@ export async function startRpcProxy(targetUrl: string): Promise<RpcProxy> {
   async function forward(req: IncomingMessage, body: Buffer): Promise<{ status: number; type: string; body: Buffer }> {
     const headers: Record<string, string> = { 'content-type': req.headers['content-type'] ?? 'application/json' };
     if (req.headers.authorization) headers.authorization = req.headers.authorization;
-    const response = await fetch(new URL(req.url ?? '/', target.origin), { method: req.method, headers, body });
+    const path = options.servePath && req.url?.startsWith(options.servePath) ? `${target.pathname}${target.search}` : (req.url ?? '/');
+    const response = await fetch(new URL(path, target.origin), { method: req.method, headers, body });
     return {
       status: response.status,
       type: response.headers.get('content-type') ?? 'application/json',
@@ -93,6 +105,13 @@ export async function startRpcProxy(targetUrl: string): Promise<RpcProxy> {
       .map((c) => ({ method: c.method, params: c.params ?? [] }));
     calls.push(...seen);
     for (const call of seen) await held.get(call.method);
+    const answer = !Array.isArray(parsed) && seen[0] ? answering.get(seen[0].method) : undefined;
+    if (answer) {
+      const text = answer((parsed as { id?: unknown }).id ?? null);
+      if (text === null) res.destroy();
+      else res.writeHead(200, { 'content-type': 'application/json' }).end(text);
+      return;
+    }
     const refused = refusing && !Array.isArray(parsed) ? seen.find((c) => c.method === refusing!.method) : undefined;
     if (refusing && refused) {
       const current = refusing;
@@ -137,6 +156,10 @@ export async function startRpcProxy(targetUrl: string): Promise<RpcProxy> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = new URL(targetUrl);
   url.host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+  if (options.servePath) {
+    url.pathname = options.servePath;
+    url.search = '';
+  }
   return {
     url: targetUrl.endsWith('/') ? url.toString() : url.toString().replace(/\/$/, ''),
     calls,
@@ -154,6 +177,10 @@ export async function startRpcProxy(targetUrl: string): Promise<RpcProxy> {
       return new Promise<RpcCall[]>((done) => {
         refusing = { method, error: null, left: times, seen: [], done };
       });
+    },
+    answerWith(method, answer) {
+      answering.set(method, answer);
+      return () => answering.delete(method);
     },
     hold(method) {
       let release!: () => void;
