@@ -184,10 +184,17 @@ export function redactUrl(raw: string): string {
 }
 
 const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>()`]+/gi;
+/** A URL's credentials (`user:password@`), up to the last `@` before its host: a password may hold `(`, `'` or `)`. */
+const CREDENTIALS_IN_TEXT = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#]*@/gi;
 
-/** `text` with every URL in it redacted by redactUrl (driver messages carry the request URL: viem's do). */
+/**
+ * `text` with every URL in it redacted by redactUrl (driver messages carry the request URL: viem's do). The
+ * credentials go first, whatever they hold, so that a URL cut short where the text around it ends one (at a
+ * quote or a bracket) never leaves a part of a password behind.
+ */
 export function redactUrls(text: string): string {
-  return text.includes('://') ? text.replace(URL_IN_TEXT, (found) => redactUrl(found)) : text;
+  if (!text.includes('://')) return text;
+  return text.replace(CREDENTIALS_IN_TEXT, '$1').replace(URL_IN_TEXT, (found) => redactUrl(found));
 }
 
 /** Scans that found an untrusted answer, per network: the network is unhealthy until a scan succeeds. */

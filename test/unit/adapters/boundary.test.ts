@@ -229,6 +229,13 @@ describe('chain boundary (adapters/boundary.ts)', () => {
       for (const secret of ['0123456789abcdef', 'hunter2', 'rpc:', 'k9x7Q2pZ', 'SECRET']) expect(shown).not.to.contain(secret);
     });
 
+    it('removes a password that holds a bracket or a quote whole, in running text', () => {
+      expect(redactUrls('URL: http://user:pa(ss@10.0.0.5:8545/ end')).to.equal('URL: http://10.0.0.5:8545 end');
+      const shown = redactUrls("failed (http://rpc:it's)x@10.0.0.5:9332/wallet/hot) retrying");
+      expect(shown).to.equal('failed (http://10.0.0.5:9332/wallet/hot) retrying');
+      for (const part of ['rpc', "it's", 'x@']) expect(shown).not.to.contain(part);
+    });
+
     it('returns text without :// unchanged', () => {
       const text = 'connect ECONNREFUSED 127.0.0.1:8545 (user:pass@host)';
       expect(redactUrls(text)).to.equal(text);
