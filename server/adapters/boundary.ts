@@ -30,7 +30,14 @@ const MAX_AMOUNT_INTEGER_DIGITS = 20;
 
 /** What the public sees of a network that is not healthy. */
 export type PublicReason =
-  'node unreachable' | 'node error' | 'malformed answer' | 'answer too large' | 'tip too old' | 'chain id mismatch' | 'not probed yet';
+  | 'node unreachable'
+  | 'node error'
+  | 'malformed answer'
+  | 'answer too large'
+  | 'tip too old'
+  | 'chain id mismatch'
+  | 'chain mismatch'
+  | 'not probed yet';
 
 /** The reason of an error that carries none. */
 export const DEFAULT_PUBLIC_REASON: PublicReason = 'node unreachable';
@@ -63,6 +70,19 @@ export class ChainIdMismatchError extends Error {
   ) {
     super(`${network}: the node reports chain id ${reported}, not ${configured} (${network}_CHAIN_ID)`);
     this.name = 'ChainIdMismatchError';
+  }
+}
+
+/** A Bitcoin-family node on another chain than `<NET>_CHAIN` (a testnet node for a mainnet service). */
+export class ChainMismatchError extends Error {
+  readonly publicReason: PublicReason = 'chain mismatch';
+  constructor(
+    readonly network: string,
+    readonly configured: string,
+    readonly reported: string,
+  ) {
+    super(`${network}: the node is on chain ${reported}, not ${configured} (${network}_CHAIN)`);
+    this.name = 'ChainMismatchError';
   }
 }
 
@@ -242,8 +262,6 @@ export function messageOf(err: unknown): string {
     current = current instanceof Error ? current.cause : undefined;
   }
   // eslint-disable-next-line no-control-regex
-  return parts
-    .join(': ')
-    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
-    .slice(0, 1000);
+  const controls = /[\u0000-\u001f\u007f]+/g;
+  return parts.join(': ').replace(controls, ' ').slice(0, 1000);
 }

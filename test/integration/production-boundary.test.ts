@@ -235,7 +235,7 @@ describe('the chain boundary on real nodes (the server process)', function () {
     await eventually(async () => ((await ethQuote()).status === 200 ? true : undefined), 30_000);
   });
 
-  describe('a node on another chain than ETH_CHAIN_ID', () => {
+  describe('an ETH node on another chain than ETH_CHAIN_ID', () => {
     let pinned: DevnetServer;
     after(async () => {
       await pinned?.stop();
@@ -261,6 +261,26 @@ describe('the chain boundary on real nodes (the server process)', function () {
       expect(quote.status, quote.text).to.equal(503);
       expect(quote.body.error.message).to.contain('The ETH network is unavailable for new quotes: chain id mismatch.');
       expect(pinned.child.output()).to.contain('the node reports chain id 31337, not 1 (ETH_CHAIN_ID)');
+    });
+  });
+
+  describe('a Litecoin node on another chain than LTC_CHAIN', () => {
+    let pinned: DevnetServer;
+    after(async () => {
+      await pinned?.stop();
+    });
+
+    it('is unhealthy with `chain mismatch`, and the log names both chains', async () => {
+      // The devnet's litecoind is on regtest; this server is told it serves Litecoin's testnet.
+      pinned = await startDevnetServer(devnet, { env: { LTC_CHAIN: 'test' } });
+      const res = await readJson<{ checks: { networks: NetworkHealth[] } }>(fetch(`${pinned.baseUrl}/health`));
+      const state = res.body.checks.networks.find((n) => n.network === 'LTC')!;
+      expect(state, res.text).to.include({ status: 'fail', reason: 'chain mismatch' });
+      expect(
+        res.body.checks.networks.find((n) => n.network === 'ETH'),
+        res.text,
+      ).to.include({ status: 'ok' });
+      expect(pinned.child.output()).to.contain('LTC: the node is on chain regtest, not test (LTC_CHAIN)');
     });
   });
 });

@@ -69,6 +69,7 @@ export function createBitcoinAdapters(options: BitcoinAdapterOptions): NetworkAd
       asset: options.asset ?? options.network,
       idleScanMs: options.scanMs ?? clamp(blockMs / 5, 10_000, 120_000),
       busyScanMs: options.scanMs ?? clamp(blockMs / 10, 5_000, 60_000),
+      chain: { network: options.network, name: params.nodeChain },
     }),
     sender: createPayoutSender({
       rpc,

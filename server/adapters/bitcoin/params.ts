@@ -21,6 +21,8 @@ export interface BitcoinParams {
    * mempool, measured on regtest: bumpfee's replacement is refused, the original stays).
    */
   bump: 'bip125' | 'cpfp';
+  /** The chain as the node's `getblockchaininfo` names it (`main`, `test`, `signet`, `regtest`): a node on another is refused. */
+  nodeChain: 'main' | 'test' | 'signet' | 'regtest';
 }
 
 /** Extended public key versions (BIP32 and SLIP-132). */
@@ -46,6 +48,7 @@ export const BITCOIN_PARAMS: Readonly<Record<string, BitcoinParams>> = Object.fr
     publicKeyVersions: [...MAINNET_BTC, KEY_VERSIONS.Ltub],
     blockSeconds: 150,
     decimals: 8,
+    nodeChain: 'main',
     bump: 'cpfp',
   },
   'LTC:testnet': {
@@ -54,6 +57,7 @@ export const BITCOIN_PARAMS: Readonly<Record<string, BitcoinParams>> = Object.fr
     publicKeyVersions: [...TESTNET_BTC, KEY_VERSIONS.ttub],
     blockSeconds: 150,
     decimals: 8,
+    nodeChain: 'test',
     bump: 'cpfp',
   },
   'LTC:regtest': {
@@ -62,12 +66,45 @@ export const BITCOIN_PARAMS: Readonly<Record<string, BitcoinParams>> = Object.fr
     publicKeyVersions: [...TESTNET_BTC, KEY_VERSIONS.ttub],
     blockSeconds: 150,
     decimals: 8,
+    nodeChain: 'regtest',
     bump: 'cpfp',
   },
-  'BTC:main': { name: 'BTC main', hrp: 'bc', publicKeyVersions: MAINNET_BTC, blockSeconds: 600, decimals: 8, bump: 'bip125' },
-  'BTC:testnet': { name: 'BTC testnet', hrp: 'tb', publicKeyVersions: TESTNET_BTC, blockSeconds: 600, decimals: 8, bump: 'bip125' },
-  'BTC:signet': { name: 'BTC signet', hrp: 'tb', publicKeyVersions: TESTNET_BTC, blockSeconds: 600, decimals: 8, bump: 'bip125' },
-  'BTC:regtest': { name: 'BTC regtest', hrp: 'bcrt', publicKeyVersions: TESTNET_BTC, blockSeconds: 600, decimals: 8, bump: 'bip125' },
+  'BTC:main': {
+    name: 'BTC main',
+    hrp: 'bc',
+    publicKeyVersions: MAINNET_BTC,
+    blockSeconds: 600,
+    decimals: 8,
+    nodeChain: 'main',
+    bump: 'bip125',
+  },
+  'BTC:testnet': {
+    name: 'BTC testnet',
+    hrp: 'tb',
+    publicKeyVersions: TESTNET_BTC,
+    blockSeconds: 600,
+    decimals: 8,
+    nodeChain: 'test',
+    bump: 'bip125',
+  },
+  'BTC:signet': {
+    name: 'BTC signet',
+    hrp: 'tb',
+    publicKeyVersions: TESTNET_BTC,
+    blockSeconds: 600,
+    decimals: 8,
+    nodeChain: 'signet',
+    bump: 'bip125',
+  },
+  'BTC:regtest': {
+    name: 'BTC regtest',
+    hrp: 'bcrt',
+    publicKeyVersions: TESTNET_BTC,
+    blockSeconds: 600,
+    decimals: 8,
+    nodeChain: 'regtest',
+    bump: 'bip125',
+  },
 });
 
 /**

@@ -10,7 +10,7 @@
  * the fork point and lists the wallet transactions of the disconnected blocks in `removed`.
  */
 import type { BlockRef, ChainScan, ChainTip, ChainWatcher, ObservedOutput, ObservedPayout } from '../chain.js';
-import { parseNodeAmount } from '../boundary.js';
+import { ChainMismatchError, parseNodeAmount } from '../boundary.js';
 import type { RpcClient } from './rpc.js';
 
 /** One entry of listsinceblock (amounts are decimal strings: rpc.ts parses them losslessly). */
@@ -46,6 +46,11 @@ export interface BitcoinWatcherOptions {
   asset: string;
   idleScanMs: number;
   busyScanMs: number;
+  /**
+   * The chain the node must be on, as getblockchaininfo names it (BitcoinParams.nodeChain), and the network for
+   * the message: a tip read from another chain fails with ChainMismatchError (the network is unhealthy).
+   */
+  chain?: { network: string; name: string };
 }
 
 /**
@@ -70,7 +75,10 @@ export function createChainWatcher(options: BitcoinWatcherOptions): ChainWatcher
     busyScanMs: options.busyScanMs,
 
     async tip(): Promise<ChainTip> {
-      const info = await rpc.call<{ bestblockhash: string }>('getblockchaininfo');
+      const info = await rpc.call<{ bestblockhash: string; chain?: unknown }>('getblockchaininfo');
+      if (options.chain && info.chain !== options.chain.name) {
+        throw new ChainMismatchError(options.chain.network, options.chain.name, String(info.chain));
+      }
       const block = await header(info.bestblockhash);
       return { height: block.height, hash: block.hash, time: new Date(block.time * 1000) };
     },
