@@ -972,7 +972,7 @@ export interface components {
         NetworkHealth: {
             network: components["schemas"]["NetworkCode"];
             /**
-             * @description `fail` when the node did not answer, or its tip is older than the network's limit (`<NET>_MAX_TIP_AGE_SECONDS`, ten block times by default).
+             * @description `fail` when the node did not answer, answered something the service cannot believe, is on another chain, or its tip is older than the network's limit (`<NET>_MAX_TIP_AGE_SECONDS`, ten block times by default).
              * @enum {string}
              */
             status: "ok" | "fail";
@@ -991,7 +991,10 @@ export interface components {
              * @enum {string}
              */
             balance?: "ok" | "low" | "unknown";
-            /** @description Why the status is `fail`, in the service's words. */
+            /**
+             * @description Why the status is `fail`, in the service's own words: `node unreachable`, `node error`, `malformed answer` (an answer that breaks its shape or the amount rule), `answer too large`, `tip too old`, `chain id mismatch` (an EVM node on another chain than configured), `chain mismatch` (a Bitcoin-family node on another chain), `not probed yet`. More may be added. Never a node's URL, host or error text: those go to the service's logs only.
+             * @example node unreachable
+             */
             reason?: string;
             /**
              * Format: date-time
