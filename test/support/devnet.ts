@@ -56,9 +56,9 @@ export const USDT_SUPPLY = '1000000';
 
 /** Prices the fake providers quote, by their market names (pairs.ts). */
 const MARKET_PRICES: Record<'kraken' | 'binance' | 'coinbase', Record<string, string>> = {
-  kraken: { XLTCZUSD: '80.10', XETHZUSD: '3000.00', USDTZUSD: '1.0000' },
-  binance: { LTCUSDT: '80.00', ETHUSDT: '3001.00' },
-  coinbase: { 'LTC-USD': '80.05', 'ETH-USD': '3000.50', 'USDT-USD': '1.0001' },
+  kraken: { XLTCZUSD: '80.10', XETHZUSD: '3000.00', USDTZUSD: '1.0000', USDCUSD: '1.0000' },
+  binance: { LTCUSDT: '80.00', ETHUSDT: '3001.00', USDCUSDT: '0.9999' },
+  coinbase: { 'LTC-USD': '80.05', 'ETH-USD': '3000.50', 'USDT-USD': '1.0001', 'USDC-USD': '1.0000' },
 };
 
 /** Why a devnet cannot start here (a missing node or PostgreSQL), or null when it can. */
@@ -82,6 +82,8 @@ export interface DevnetOptions {
   zano?: boolean;
   /** Writes the ETH deposit account's xprv to a file and sets ETH_DEPOSIT_KEY_FILE: the server sweeps ETH deposits. */
   sweepEth?: boolean;
+  /** Deploys a USDC ERC-20 too (1,000,000, all in the hot wallet) and serves it (ETH_TOKENS). */
+  usdc?: boolean;
   /**
    * The service's Litecoin node (the one that mines) starts with these arguments too, and its wallets (the
    * customer's) pay this fee rate (coin per kvB): e.g. `-blockmintxfee` to leave low-fee payouts unmined.
@@ -99,6 +101,8 @@ export interface Devnet {
   anvil: Anvil;
   /** The USDT contract on anvil. */
   usdt: Hex;
+  /** The USDC contract on anvil, with the `usdc` option. */
+  usdc?: Hex;
   /** The ETH hot wallet's address. */
   hotWallet: Hex;
   /** The file holding the ETH deposit account's xprv (ETH_DEPOSIT_KEY_FILE), with `sweepEth`. */
@@ -117,6 +121,10 @@ export interface Devnet {
   usdtBalance(address: string): Promise<string>;
   /** Sends `amount` USDT from the account of private key `from` to `to`; resolves once it is mined. */
   moveUsdt(from: Hex, to: string, amount: string): Promise<Hex>;
+  /** Sends `amount` of the 6-decimal token at `token` (USDT, USDC) from the account of key `from` to `to`; resolves once mined. */
+  moveToken(token: Hex, from: Hex, to: string, amount: string): Promise<Hex>;
+  /** The balance of `address` in the 6-decimal token at `token`, as a decimal string. */
+  tokenBalance(token: Hex, address: string): Promise<string>;
   /** A customer pays USDT: sends ETH for gas and `amount` USDT from the hot wallet to `from`'s account first, then from it. */
   payUsdt(from: Hex, to: string, amount: string): Promise<Hex>;
   stop(): Promise<void>;
@@ -155,6 +163,7 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
     const deployer = createWalletClient({ account: hot, chain: { ...foundry, id: anvil.chainId }, transport: http(anvil.url) });
     const ethChainId = await anvil.client.getChainId();
     const usdt = await deployToken(deployer, { symbol: 'USDT', decimals: 6, supply: USDT_SUPPLY }, anvil.client);
+    const usdc = options.usdc ? await deployToken(deployer, { symbol: 'USDC', decimals: 6, supply: USDT_SUPPLY }, anvil.client) : undefined;
 
     const market = {} as Devnet['market'];
     for (const source of ['kraken', 'binance', 'coinbase'] as const) {
@@ -174,14 +183,14 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
     if (ethDepositKeyFile) await writeFile(ethDepositKeyFile, ethAccount.privateExtendedKey, { mode: 0o600 });
     const secretsKey = randomBytes(32).toString('hex');
 
-    const moveUsdt = async (from: Hex, to: string, amount: string): Promise<Hex> => {
+    const moveToken = async (token: Hex, from: Hex, to: string, amount: string): Promise<Hex> => {
       const wallet = createWalletClient({
         account: privateKeyToAccount(from),
         chain: { ...foundry, id: anvil.chainId },
         transport: http(anvil.url),
       });
       const hash = await wallet.writeContract({
-        address: usdt,
+        address: token,
         abi: erc20Abi,
         functionName: 'transfer',
         args: [to as Hex, parseUnits(amount, 6)],
@@ -189,6 +198,7 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
       await anvil.client.waitForTransactionReceipt({ hash, pollingInterval: 50 });
       return hash;
     };
+    const moveUsdt = (from: Hex, to: string, amount: string) => moveToken(usdt, from, to, amount);
 
     let zano: Devnet['zano'];
     if (options.zano) {
@@ -220,6 +230,7 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
       wallets,
       anvil,
       usdt,
+      usdc,
       hotWallet: hot.address,
       ethDepositKeyFile,
       zano,
@@ -258,7 +269,7 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
         ETH_XPUB: ethAccount.publicExtendedKey,
         ETH_HOT_WALLET_KEY_FILE: keyFile,
         ...(ethDepositKeyFile ? { ETH_DEPOSIT_KEY_FILE: ethDepositKeyFile } : {}),
-        ETH_TOKENS: `USDT:${usdt}`,
+        ETH_TOKENS: usdc ? `USDT:${usdt},USDC:${usdc}` : `USDT:${usdt}`,
         ETH_CONFIRMATIONS: String(options.confirmations?.ETH ?? 1),
         ETH_SCAN_SECONDS: '1',
         ETH_MAX_TIP_AGE_SECONDS: '86400',
@@ -269,6 +280,12 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
       payLtc: (address, amount) => litecoin.call<string>('sendtoaddress', [address, amount], wallets.customer),
       mineLtc: (blocks = 1) => litecoin.mine(blocks, wallets.customerAddress),
       moveUsdt: (from, to, amount) => moveUsdt(from, to, amount),
+      moveToken,
+      tokenBalance: async (token, address) =>
+        formatUnits(
+          await anvil.client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [address as Hex] }),
+          6,
+        ),
       payUsdt: async (from, to, amount) => {
         await moveUsdt(ANVIL_KEY_0, privateKeyToAccount(from).address, amount);
         return moveUsdt(from, to, amount);
