@@ -213,6 +213,15 @@ export function startEvmSweeping(deps: EvmSweepDeps): EvmSweeping {
           throw new Error('the sweep changed meanwhile; its transaction was not broadcast');
         recorded = { ...sweep, ...change, updatedAt: at };
       };
+      // The sweep with its gas top-up committed before that is broadcast: the swap service then knows the top-up
+      // for the service's own (store/chain-ledger.ts listOwnFundingTxs), whenever the watcher records it.
+      let funded: EvmSweepRecord | undefined;
+      const recordFunding = async (txHash: string) => {
+        const change = { state: 'funding' as const, fundingTxHash: txHash };
+        if (!(await updateSweep(deps.knex, sweep, change, at)))
+          throw new Error('the sweep changed meanwhile; its gas top-up was not broadcast');
+        funded = { ...sweep, ...change, updatedAt: at };
+      };
       // Value the address's ledger cannot explain: held for an operator, committed before anything is signed.
       const hold = async (found: UnexplainedValue) => {
         await recordHeldOutput(deps.knex, heldOutputOf(network, sweeper.nativeSymbol, found, at));
@@ -228,6 +237,7 @@ export function startEvmSweeping(deps: EvmSweepDeps): EvmSweeping {
           { key: sweepKey(sweep), index: sweep.derivationIndex, asset, address: sweep.address, ledger },
           record,
           hold,
+          recordFunding,
         );
       } catch (err) {
         // No answer, or an ambiguous broadcast: tried again later with the same nonces. A recorded transaction is
@@ -260,12 +270,18 @@ export function startEvmSweeping(deps: EvmSweepDeps): EvmSweeping {
           return save(sweep, { state: 'failed', lastError: result.reason });
         case 'funding':
           deps.logger.info({ ...context, fundingTxHash: result.txHash }, 'gas sent to a token deposit address for its sweep');
-          return save(sweep, { state: 'funding', fundingTxHash: result.txHash });
+          return; // recorded before its broadcast
         case 'swept':
           return; // recorded before its broadcast
         case 'rejected':
           // A refused sweep transaction went nowhere (its first broadcast): signed again. A refused top-up: retried.
           if (result.recorded && recorded) return save(recorded, refusal(recorded, at, result.reason, true));
+          // A refused top-up went nowhere: the sweep goes back to the state it was in (its hash stays, harmless:
+          // nothing counts a top-up the chain does not show).
+          if (funded) {
+            const change = refusal(sweep, at, result.reason, false);
+            return save(funded, { ...change, state: change.state ?? sweep.state });
+          }
           return save(sweep, refusal(sweep, at, result.reason, false));
       }
     }

@@ -323,6 +323,12 @@ describe('ethereum adapters (anvil)', function () {
       const known = await anvil.client.request({ method: 'eth_getTransactionByHash', params: [signed.txHash as Hex] });
       recorded.push({ ...signed, nodeKnewIt: known !== null });
     };
+    // The gas top-ups handed to recordFunding, each with whether the node knew it at that moment.
+    const fundings: Array<{ txHash: string; nodeKnewIt: boolean }> = [];
+    const recordFunding = async (txHash: string) => {
+      const known = await anvil.client.request({ method: 'eth_getTransactionByHash', params: [txHash as Hex] });
+      fundings.push({ txHash, nodeKnewIt: known !== null });
+    };
 
     it('moves an ETH deposit, less the gas, to the hot wallet, handing the transaction to record before its broadcast', async () => {
       const index = indexes;
@@ -332,7 +338,7 @@ describe('ethereum adapters (anvil)', function () {
       recorded.length = 0;
       const step = await (
         await sweeperOf()
-      ).sweep({ key: `sweep-${index}`, index, asset: ETH, ledger: await ledgerOf(address) }, record, noHold);
+      ).sweep({ key: `sweep-${index}`, index, asset: ETH, ledger: await ledgerOf(address) }, record, noHold, recordFunding);
       expect(step.kind).to.equal('swept');
       if (step.kind !== 'swept') return;
       expect(recorded).to.have.length(1);
@@ -351,18 +357,21 @@ describe('ethereum adapters (anvil)', function () {
       );
       const sweeper = await sweeperOf();
       recorded.length = 0;
+      fundings.length = 0;
       const request = { key: `sweep-${index}`, index, asset: USDT };
-      const funding = await sweeper.sweep({ ...request, ledger: await ledgerOf(address) }, record, noHold);
+      const funding = await sweeper.sweep({ ...request, ledger: await ledgerOf(address) }, record, noHold, recordFunding);
       expect(funding.kind).to.equal('funding');
       if (funding.kind !== 'funding') return;
-      // The gas top-up is the hot wallet's, not the sweep transaction: nothing to record yet.
+      // The gas top-up is the hot wallet's, not the sweep transaction: handed to recordFunding before its broadcast.
       expect(recorded).to.deep.equal([]);
+      expect(fundings).to.deep.equal([{ txHash: funding.txHash, nodeKnewIt: false }]);
       await receiptOf(funding.txHash);
       // The top-up is mined, and the sweep knows it (evm_sweeps.funding_tx_hash) before the watcher records it.
       const swept = await sweeper.sweep(
         { ...request, ledger: { ...(await ledgerOf(address)), received: [], funded: [funding.txHash] } },
         record,
         noHold,
+        recordFunding,
       );
       expect(swept).to.deep.include({ kind: 'swept', amount: '7' });
       if (swept.kind !== 'swept') return;
@@ -372,7 +381,7 @@ describe('ethereum adapters (anvil)', function () {
         0n,
       );
       const ledger = await ledgerOf(address, { sent: [swept.txHash], funded: [funding.txHash] });
-      expect(await sweeper.sweep({ ...request, ledger }, record, noHold)).to.deep.include({ kind: 'nothing' });
+      expect(await sweeper.sweep({ ...request, ledger }, record, noHold, recordFunding)).to.deep.include({ kind: 'nothing' });
     });
   });
 

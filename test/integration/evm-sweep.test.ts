@@ -47,6 +47,8 @@ describe('the sweep job (anvil, mining by hand)', function () {
   const broadcast: string[] = [];
   const recorded: string[] = [];
   const rebroadcast: string[] = [];
+  /** Each gas top-up as it was about to be broadcast: whether its sweep already held it, and whether the node knew it. */
+  const fundings: Array<{ txHash: string; stored: boolean; nodeKnewIt: boolean }> = [];
   /**
    * Where the next step dies, as a killed process would: after the sweep transaction was committed and before it
    * was broadcast, or after the broadcast and before the step's result was handled.
@@ -79,7 +81,7 @@ describe('the sweep job (anvil, mining by hand)', function () {
     });
     const recording: EvmSweeper = {
       ...sweeper,
-      async sweep(request, record, hold) {
+      async sweep(request, record, hold, recordFunding) {
         const step = await sweeper.sweep(
           request,
           async (signed) => {
@@ -94,6 +96,13 @@ describe('the sweep job (anvil, mining by hand)', function () {
             }
           },
           hold,
+          async (txHash) => {
+            await recordFunding(txHash);
+            // What the database and the node held when the top-up was about to be broadcast.
+            const sweep = (await listSweeps(db.knex, 'ETH')).find((w) => w.address.toLowerCase() === request.address?.toLowerCase());
+            const known = await anvil.client.request({ method: 'eth_getTransactionByHash', params: [txHash as Hex] });
+            fundings.push({ txHash, stored: sweep?.state === 'funding' && sweep.fundingTxHash === txHash, nodeKnewIt: known !== null });
+          },
         );
         if (step.kind === 'funding' || step.kind === 'swept') broadcast.push(step.txHash);
         if (crash === 'after-broadcast') {
@@ -288,12 +297,13 @@ describe('the sweep job (anvil, mining by hand)', function () {
     expect(Number(held.nonce)).to.equal(0);
   });
 
-  it('sends the tokens of a USDT deposit only once the gas top-up is mined', async () => {
+  it('sends the tokens of a USDT deposit only once the gas top-up is mined, the top-up stored before its broadcast', async () => {
     const deposit = await addSweep(2, 'USDT');
     await pass();
     const funding = await sweepOf(deposit);
     expect(funding).to.include({ state: 'funding', attempts: 0 });
     expect(funding.fundingTxHash).to.equal(broadcast.at(-1));
+    expect(fundings.at(-1)).to.deep.equal({ txHash: funding.fundingTxHash, stored: true, nodeKnewIt: false });
 
     // The top-up waits in the pool: the address cannot pay for a transfer yet, so none is sent.
     await pass();

@@ -140,14 +140,16 @@ export function createEvmSweeper(options: EvmSweeperOptions) {
 
     /**
      * Does the next step of sweeping `request`'s deposit. Value the ledger cannot explain goes to `hold` first,
-     * and nothing is signed until `hold` resolved. The sweep transaction goes to `record` once signed, and is
-     * broadcast only after `record` resolved. Throws AmbiguousBroadcastError when a broadcast's outcome is
-     * unknown.
+     * and nothing is signed until `hold` resolved. The sweep transaction goes to `record` once signed, and the
+     * hot wallet's gas top-up's hash to `recordFunding`; each is broadcast only after its callback resolved
+     * (a throw there broadcasts nothing), so the service knows its own transactions before the chain shows them.
+     * Throws AmbiguousBroadcastError when a broadcast's outcome is unknown.
      */
     async sweep(
       request: SweepRequest,
       record: (signed: SignedSweep) => Promise<void>,
       hold: (found: UnexplainedValue) => Promise<void>,
+      recordFunding: (txHash: string) => Promise<void>,
     ): Promise<SweepStep> {
       const asset = await assets.of(request.asset.symbol);
       const deposit = keyOf(request.index);
@@ -199,10 +201,13 @@ export function createEvmSweeper(options: EvmSweeperOptions) {
       // waits for it to be mined (jobs/evm-sweep.ts).
       const gasBalance = movable;
       if (gasBalance < gasCost) {
-        const { signed, outcome } = await send(hotWallet, `${request.key}:gas`, NATIVE_TRANSFER_GAS, {
-          to: deposit.address,
-          value: gasCost - gasBalance,
-        });
+        const { signed, outcome } = await send(
+          hotWallet,
+          `${request.key}:gas`,
+          NATIVE_TRANSFER_GAS,
+          { to: deposit.address, value: gasCost - gasBalance },
+          (tx) => recordFunding(tx.txHash),
+        );
         if (outcome.kind === 'rejected') return { ...outcome, recorded: false };
         return { kind: 'funding', txHash: signed.txHash };
       }
