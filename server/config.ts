@@ -82,6 +82,8 @@ export interface Config {
   readonly webhookRetrySeconds: readonly number[];
   /** Time limit of one webhook delivery attempt (connect, request and response). */
   readonly webhookTimeoutSeconds: number;
+  /** Production: seconds between probes of each network's node (tip, hot-wallet balance, fee estimate). */
+  readonly networkProbeSeconds: number;
   /** Let webhooks reach loopback, private and other non-public addresses (local development; sandbox only). */
   readonly webhookAllowPrivateTargets: boolean;
   /** Webhook URLs must use https (production); the sandbox takes http too. */
@@ -209,6 +211,7 @@ export function loadConfig(env: Env = process.env): Config {
     routeDustFloorFactor: read.decimal('ROUTE_DUST_FLOOR_FACTOR', '1'),
     webhookRetrySeconds: read.secondsList('WEBHOOK_RETRY_SECONDS', [5, 300, 1800, 7200, 18000, 36000, 36000]),
     webhookTimeoutSeconds: read.positiveNumber('WEBHOOK_TIMEOUT_SECONDS', 10),
+    networkProbeSeconds: read.positiveNumber('NETWORK_PROBE_SECONDS', 5),
     webhookAllowPrivateTargets: read.boolean('WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
     webhookMaxConcurrentPerPartner: read.integer('WEBHOOK_MAX_CONCURRENT_PER_PARTNER', 4, { min: 1, max: 1000 }),
     webhookMaxInFlight: read.integer('WEBHOOK_MAX_IN_FLIGHT', 128, { min: 1, max: 10000 }),

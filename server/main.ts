@@ -99,6 +99,7 @@ async function main(): Promise<void> {
         now,
         logger,
         faults: chains.faults,
+        intervalMs: config.networkProbeSeconds * 1000,
       })
     : undefined;
   await networkStatus?.probeAll();

@@ -54,7 +54,20 @@ describe('the chain boundary on real nodes (the server process)', function () {
       ltcUrl.pathname.split('/').pop()!,
       '127.0.0.1',
     ];
-    server = await startDevnetServer(devnet, { env: { ETH_RPC_URL: eth.url, LTC_RPC_URL: ltc.url, LOG_LEVEL: 'info' } });
+    // Probes every second (5 by default): each fault below is seen, and its end, within a second or two.
+    server = await startDevnetServer(devnet, {
+      // The tests poll quotes until a fault shows: more than the 120 a minute a partner may ask by default.
+      env: {
+        ETH_RPC_URL: eth.url,
+        LTC_RPC_URL: ltc.url,
+        LOG_LEVEL: 'info',
+        NETWORK_PROBE_SECONDS: '1',
+        RATE_LIMIT_QUOTES_PER_MINUTE: '6000',
+        RATE_LIMIT_SIGNED_PER_MINUTE: '6000',
+        // Each quote that succeeds reserves its LTC for its lifetime: let them all draw on the whole hot wallet.
+        LIQUIDITY_PARTNER_SHARE_PERCENT: '100',
+      },
+    });
     client = devnetClient(server, await createDevnetPartner(devnet, 'Boundary'));
     db = new pg.Client({ connectionString: devnet.database.url });
     await db.connect();
@@ -87,6 +100,10 @@ describe('the chain boundary on real nodes (the server process)', function () {
     );
   const expectNoSecret = (text: string, where: string) => {
     for (const secret of secrets) expect(text, `${where} shows ${JSON.stringify(secret)}`).not.to.contain(secret);
+    // The proxies' ports, as numbers of their own (not as digits inside another number or a time).
+    for (const port of [new URL(eth.url).port, ltcUrl.port]) {
+      expect(text, `${where} shows the port ${port}`).not.to.match(new RegExp(`(^|[^0-9])${port}([^0-9]|$)`));
+    }
   };
   const ethQuote = () =>
     client.send<{ error: { code: string; message: string } }>('POST', '/api/v1/quotes', {
@@ -94,7 +111,7 @@ describe('the chain boundary on real nodes (the server process)', function () {
       sourceNetwork: 'ETH',
       destinationAsset: 'LTC',
       destinationNetwork: 'LTC',
-      sourceAmount: '0.1',
+      sourceAmount: '0.01',
       refundMode: 'address',
       refundAddress: privateKeyToAccount(ANVIL_KEY_1).address,
     });
@@ -107,6 +124,15 @@ describe('the chain boundary on real nodes (the server process)', function () {
     expect(res.body.error.code).to.equal('service_unavailable');
     expect(res.body.error.message).to.contain(`The ${network} network is unavailable for new quotes: ${reason}.`);
     expectNoSecret(res.text, 'POST /quotes');
+  };
+  /** Asks ethQuote once a second until it answers `status` (30 s at most); returns that answer. */
+  const quoteUntil = async (status: number) => {
+    for (let tries = 0; ; tries++) {
+      const quoted = await ethQuote();
+      if (quoted.status === status) return quoted;
+      if (tries === 30) throw new Error(`no ${status} to a quote in 30 s; the last answer: ${quoted.status} ${quoted.text}`);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
   };
   /** An answer of the JSON-RPC `id` with `result` written as raw JSON text (so `1e400` stays what it is). */
   const rawResult = (result: string) => (id: unknown) => `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result}}`;
@@ -210,29 +236,31 @@ describe('the chain boundary on real nodes (the server process)', function () {
     expect(nan.rows[0].count).to.equal('0');
   });
 
-  it('price servers answering 10 MB and a NaN price: the quote 503 says so in our words, without their URLs', async () => {
-    // ETH to LTC: ETH keeps two good sources (Binance, Coinbase); LTC is left with Coinbase alone.
+  it('price servers answering 10 MB, a NaN price and a negative one: the quote 503 says so in our words, without their URLs', async () => {
+    // ETH to LTC: ETH keeps two good sources (Binance, Coinbase); LTC has none left.
     devnet.market.kraken.mode = 'huge';
     const binance = devnet.market.binance.markets.get('LTCUSDT')!;
-    const price = binance.price;
+    const coinbase = devnet.market.coinbase.markets.get('LTC-USD')!;
+    const [binancePrice, coinbasePrice] = [binance.price, coinbase.price];
     binance.price = 'NaN';
+    coinbase.price = '-80.05';
     try {
-      // The rates cache answers for a few seconds: wait for the fault to be asked.
-      const res = await eventually(async () => {
-        const quoted = await ethQuote();
-        return quoted.status === 503 ? quoted : undefined;
-      }, 30_000);
+      // The rates cache answers for a few seconds: wait for the fault to be asked (a quote a second: each one
+      // that succeeds meanwhile reserves LTC).
+      const res = await quoteUntil(503);
       expect(res.body.error.code).to.equal('service_unavailable');
       expect(res.body.error.message).to.contain('No market price for LTC right now');
       expect(res.body.error.message).to.contain('kraken gave an answer too large');
       expect(res.body.error.message).to.contain('binance gave a malformed answer');
+      expect(res.body.error.message).to.contain('coinbase gave a malformed answer');
       expectNoSecret(res.text, 'POST /quotes');
       for (const provider of Object.values(devnet.market)) expect(res.text).not.to.contain(new URL(provider.url).host);
     } finally {
       devnet.market.kraken.mode = 'ok';
-      binance.price = price;
+      binance.price = binancePrice;
+      coinbase.price = coinbasePrice;
     }
-    await eventually(async () => ((await ethQuote()).status === 200 ? true : undefined), 30_000);
+    await quoteUntil(200);
   });
 
   describe('an ETH node on another chain than ETH_CHAIN_ID', () => {
