@@ -249,8 +249,9 @@ export interface paths {
          *        entries when the header is absent).
          *     4. `event: order` again on every change of the order itself (deposit address assigned, amounts set).
          *     5. A comment line (`: heartbeat`) every 15 seconds to keep proxies from closing an idle stream.
-         *     6. The server closes the stream after sending the terminal `event: status` (and the final
-         *        `event: order`). Do not reconnect once `terminal` is true.
+         *     6. After the terminal `event: status` the server sends the final `event: order` (the finished
+         *        order, with `settlementTxHash` and `actualOutputAmount`) and closes the stream. Do not reconnect
+         *        once `terminal` is true.
          *     7. A stream also ends after its maximum lifetime (1 hour by default, configurable per deployment up
          *        to a day; each stream ends between 90 % and 100 % of it so that streams opened together do not
          *        reconnect together), after the entries it has sent. Its last event is then `event: reconnect`

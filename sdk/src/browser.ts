@@ -41,7 +41,7 @@ export interface SwapViewer {
   /** GET /swaps/{id} with the token: `{ data: { order, events } }`, or `{ error }` (e.g. 401 invalid_token). */
   get(): Promise<ApiResult<SwapDetail>>;
   /**
-   * GET /swaps/{id}/stream with the token: order and status events until the terminal status, resuming with
+   * GET /swaps/{id}/stream with the token: order and status events until the terminal status and the final order after it, resuming with
    * Last-Event-ID after a dropped connection; throws a PartnerApiError on a refusal and a
    * StreamDisconnectedError after `maxReconnects` failed reconnects in a row; `break` closes the connection.
    */

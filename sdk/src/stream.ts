@@ -2,7 +2,10 @@
  * swaps.stream: GET /swaps/{id}/stream (Server-Sent Events, parsed by eventsource-parser) as an async iterator
  * of typed events. It reconnects after a dropped connection with Last-Event-ID (also after the server ends a
  * stream at its maximum lifetime, which it announces with `event: reconnect`), waits Retry-After when refused
- * with 429, never yields an event twice, and ends after the terminal status entry.
+ * with 429, never yields an event twice, and ends after the terminal status entry and the final `order` the
+ * server sends after it (with the payout's `settlementTxHash` and `actualOutputAmount`), or when the server
+ * closes the stream after the terminal entry. A connection that drops after the terminal entry ends the
+ * iteration normally: the order is then one GET /swaps/{id} away.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { Client } from 'openapi-fetch';
@@ -138,6 +141,8 @@ export async function* followSwapStream(
   let serverRetryMs = DEFAULT_STREAM_RETRY_MS;
   let failures = 0;
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  // The terminal status entry was yielded: what follows on this connection (the final order) is read to its end.
+  let terminal = false;
 
   const connect = async (): Promise<Connection> => {
     try {
@@ -173,10 +178,12 @@ export async function* followSwapStream(
           try {
             chunk = await reader.read();
           } catch (err) {
+            if (terminal) return;
             failure = err;
             break;
           }
           if (chunk.done) {
+            if (terminal) return;
             failure = new Error('the stream ended before the terminal status event');
             break;
           }
@@ -184,6 +191,8 @@ export async function* followSwapStream(
           for (const message of messages.splice(0)) {
             if (message.event === 'reconnect') endedByServer = true;
             const event = toEvent(message);
+            // After the terminal entry only the final order may follow: it is yielded, and anything else ends it.
+            if (terminal && event?.type !== 'order') return;
             // An event type this SDK does not know (the API may add some within v1) is skipped.
             if (!event) continue;
             if (event.type === 'status') {
@@ -198,7 +207,8 @@ export async function* followSwapStream(
             }
             progressed = true;
             yield event;
-            if (event.type === 'status' && event.event.terminal) return;
+            if (terminal) return;
+            if (event.type === 'status' && event.event.terminal) terminal = true;
           }
         }
         await reader.cancel().catch(() => undefined);

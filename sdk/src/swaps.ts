@@ -64,7 +64,7 @@ export interface SwapsApi {
   /** Polls GET /swaps/{id} until order.depositAddress is set; a timeout is a WaitTimeoutError value. */
   waitForDepositAddress(id: string, options?: WaitOptions): Promise<WaitResult<SwapDetail>>;
   /**
-   * GET /swaps/{id}/stream with the access token: order and status events until the terminal status, resuming
+   * GET /swaps/{id}/stream with the access token: order and status events until the terminal status and the final order after it, resuming
    * with Last-Event-ID after a drop or the server's end of the stream, and after Retry-After on 429. Throws a PartnerApiError on a refusal (e.g. 401 invalid_token) and a
    * StreamDisconnectedError after `maxReconnects` failed reconnects in a row; `break` closes the connection.
    */

@@ -121,7 +121,18 @@ describe('sdk browser createSwapViewer({ baseUrl, swapId, accessToken, fetch })'
       expect(events.filter((e) => e.type === 'order')).to.have.length(1);
     });
 
-    it('ends after the terminal event, even when the body goes on, and cancels the connection', async () => {
+    it('yields the final order sent after the terminal event, then ends', async () => {
+      const finished = swapOf({ status: 'finished', settlementTxHash: '0xabc', actualOutputAmount: '99.5' });
+      const api = fakeFetch(() =>
+        streamOf([orderMessage + statusMessages(TIMELINE) + `event: order\ndata: ${JSON.stringify(finished)}\n\n`]),
+      );
+      const events = await collect(viewerOn(api.fetch).stream());
+      expect(statusIds(events)).to.deep.equal(TIMELINE.map((e) => e.id));
+      expect(events.at(-1)).to.deep.equal({ type: 'order', order: finished });
+      expect(api.sent).to.have.length(1);
+    });
+
+    it('ends after the terminal event when the body goes on with something else, and cancels the connection', async () => {
       let cancelled = false;
       const body = new ReadableStream<Uint8Array>({
         start(controller) {

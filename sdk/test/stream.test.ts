@@ -71,17 +71,41 @@ describe('sdk swaps.stream(id, accessToken, options)', () => {
     expect([...request.headers.keys()].filter((name) => name.startsWith('x-service-'))).to.deep.equal([]);
   });
 
-  it('stops at the terminal entry even when the body goes on', async () => {
+  it('yields the final order the server sends after the terminal entry, then ends', async () => {
+    const finished = swapOf({ status: 'finished', settlementTxHash: '0xabc', actualOutputAmount: '99.5' });
+    const api = fakeApi().on('GET', STREAM_PATH, () => sse(orderMessage() + statusMessages(TIMELINE) + orderMessage(finished)));
+    const events = await collect(api.client().swaps.stream(SWAP.id, TOKEN));
+    expect(statusIds(events)).to.deep.equal(TIMELINE.map((e) => e.id));
+    expect(events.at(-1)).to.deep.equal({ type: 'order', order: finished });
+    expect(streamRequests(api)).to.have.length(1);
+  });
+
+  it('stops after the final order even when the body goes on', async () => {
+    const finished = swapOf({ status: 'finished' });
     const api = fakeApi().on('GET', STREAM_PATH, () =>
       sse(
-        orderMessage() +
-          statusMessages(TIMELINE) +
-          orderMessage(swapOf({ status: 'finished' })) +
-          statusMessages([eventOf('ev_7', 'failed')]),
+        orderMessage() + statusMessages(TIMELINE) + orderMessage(finished) + statusMessages([eventOf('ev_7', 'failed')]) + orderMessage(),
       ),
     );
     const events = await collect(api.client().swaps.stream(SWAP.id, TOKEN));
     expect(statusIds(events)).to.deep.equal(TIMELINE.map((e) => e.id));
+    expect(events.at(-1)).to.deep.equal({ type: 'order', order: finished });
+  });
+
+  it('stops at the terminal entry when something other than the order follows it', async () => {
+    const api = fakeApi().on('GET', STREAM_PATH, () =>
+      sse(orderMessage() + statusMessages(TIMELINE) + statusMessages([eventOf('ev_7', 'failed')])),
+    );
+    const events = await collect(api.client().swaps.stream(SWAP.id, TOKEN));
+    expect(statusIds(events)).to.deep.equal(TIMELINE.map((e) => e.id));
+    expect(events.at(-1)).to.deep.equal({ type: 'status', event: TIMELINE.at(-1) });
+  });
+
+  it('ends without an error, and without reconnecting, when the connection drops after the terminal entry', async () => {
+    const api = fakeApi().on('GET', STREAM_PATH, () => dropsAfter(orderMessage() + statusMessages(TIMELINE)));
+    const events = await collect(api.client().swaps.stream(SWAP.id, TOKEN, { reconnectDelayMs: 0 }));
+    expect(statusIds(events)).to.deep.equal(TIMELINE.map((e) => e.id));
+    expect(streamRequests(api)).to.have.length(1);
   });
 
   it('skips comments and event types it does not know, and repeats the order only when it changed', async () => {
