@@ -3,6 +3,7 @@
  * and how far each has come. Deposits become sweepable once their swap has credited or refunded them (the swap's
  * `deposits`); the address's derivation index is the one allocated for the swap (`deposit_indexes`).
  */
+import { redactUrls } from '../adapters/boundary.js';
 import type { Knex } from 'knex';
 
 /** How far a sweep has come (migration 0020). */
@@ -116,7 +117,8 @@ export async function updateSweep(db: Knex, sweep: EvmSweepRecord, change: EvmSw
   if (change.sweepTxBytes !== undefined) columns.sweep_tx_bytes = change.sweepTxBytes;
   if (change.amount !== undefined) columns.amount = change.amount;
   if (change.attempts !== undefined) columns.attempts = change.attempts;
-  if (change.lastError !== undefined) columns.last_error = change.lastError;
+  // A node's error text may carry its URL (viem's does, with a provider key in the path): kept redacted.
+  if (change.lastError !== undefined) columns.last_error = change.lastError === null ? null : redactUrls(change.lastError);
   if (change.nextAttemptAt !== undefined) columns.next_attempt_at = change.nextAttemptAt;
   const updated = await db('evm_sweeps')
     .where({ network: sweep.network, tx_hash: sweep.txHash, output_index: sweep.outputIndex, state: sweep.state })

@@ -4,6 +4,7 @@
  * broadcasts them, and marks the outcome. Each move is a conditional update on the status it expects, so
  * two senders of one payout never both sign it.
  */
+import { redactUrls } from '../adapters/boundary.js';
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 
@@ -253,8 +254,9 @@ export async function movePayout(
     ...(to === 'broadcast' ? { accepted_at: db.raw('coalesce(accepted_at, ?)', [at]) } : {}),
     ...(fields.txHash !== undefined ? { tx_hash: fields.txHash } : {}),
     ...(fields.signedBytes !== undefined ? { signed_bytes: fields.signedBytes } : {}),
-    ...(fields.lastError !== undefined ? { last_error: fields.lastError } : {}),
-    ...(fields.heldReason !== undefined ? { held_reason: fields.heldReason } : {}),
+    // A node's error text may carry its URL (viem's does, with a provider key in the path): kept redacted.
+    ...(fields.lastError !== undefined ? { last_error: fields.lastError === null ? null : redactUrls(fields.lastError) } : {}),
+    ...(fields.heldReason !== undefined ? { held_reason: fields.heldReason === null ? null : redactUrls(fields.heldReason) } : {}),
     ...(fields.retryAt !== undefined ? { retry_at: fields.retryAt } : {}),
     ...(fields.atFeeCap !== undefined ? { at_fee_cap: fields.atFeeCap } : {}),
     ...(fields.batchId !== undefined ? { batch_id: fields.batchId } : {}),

@@ -21,7 +21,7 @@ import { loadSandboxCatalog } from '../../server/adapters/sandbox/catalog.js';
 import { MAX_SWEEP_REFUSALS, startEvmSweeping, type EvmSweeping } from '../../server/jobs/evm-sweep.js';
 import { migrate, openDatabase, type Database } from '../../server/store/database.js';
 import { createEvmNonceAllocator } from '../../server/store/evm-nonces.js';
-import { listSweeps, type EvmSweepRecord } from '../../server/store/evm-sweeps.js';
+import { listSweeps, updateSweep, type EvmSweepRecord } from '../../server/store/evm-sweeps.js';
 import { ANVIL_KEY_0, ANVIL_KEY_1, anvilUnavailable, startAnvil, type Anvil } from '../support/anvil.js';
 import { deployToken } from '../support/erc20.js';
 import { scanIntoLedger } from '../support/evm-ledger.js';
@@ -327,5 +327,15 @@ describe('the sweep job (anvil, mining by hand)', function () {
     });
     expect(balance).to.equal(0n);
     expect(await nonceOf(2)).to.equal(1);
+  });
+
+  it("keeps a node's error text with its URL redacted: no provider key in the database", async () => {
+    const [sweep] = await listSweeps(db.knex, 'ETH');
+    const key = '0123456789abcdef0123456789abcdef';
+    const message = `HTTP request failed.\n\nURL: https://user:pw@mainnet.infura.io/v3/${key}\nRequest body: {"method":"eth_sendRawTransaction"}`;
+    expect(await updateSweep(db.knex, sweep, { lastError: message }, new Date())).to.equal(true);
+    const stored = (await sweepOf(sweep.txHash)).lastError!;
+    expect(stored).to.contain('URL: https://mainnet.infura.io/v3/***');
+    for (const secret of [key, 'user', 'pw@']) expect(stored).not.to.contain(secret);
   });
 });
