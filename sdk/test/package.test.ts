@@ -78,9 +78,11 @@ describe('the packed SDK in a throw-away TypeScript project', function () {
   before(async () => {
     work = await fs.mkdtemp(path.join(os.tmpdir(), 'pss-sdk-consumer-'));
     const started = Promise.all([startPrismMock(root), startTestServer()]);
-    await run('npm', ['run', 'build', '--workspace', 'sdk'], { cwd: root });
-    const { stdout: packed } = await run('npm', ['pack', '--workspace', 'sdk', '--pack-destination', work, '--json'], { cwd: root });
-    const tarball = path.join(work, JSON.parse(packed)[0].filename);
+    // As a partner gets it (both READMEs): `make sdk-pack`, which prints the tarball's path.
+    const { stdout: packed } = await run('make', ['--no-print-directory', 'sdk-pack', `SDK_PACK_DIR=${work}`], { cwd: root });
+    const tarball = packed.trim().split('\n').at(-1)!.split(' ')[0];
+    const version = JSON.parse(await fs.readFile(path.join(root, 'sdk/package.json'), 'utf8')).version;
+    expect(tarball).to.equal(path.join(work, `partner-swap-sdk-${version}.tgz`));
 
     app = path.join(work, 'app');
     await fs.mkdir(app);
