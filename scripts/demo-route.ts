@@ -7,9 +7,10 @@
  *
  *   PSS_SECRET=<the demo partner's secret, printed by make run> make demo-route
  *
- * Optional: PSS_BASE_URL (default http://127.0.0.1:8080/api/v1), PSS_AUDIENCE (the server's PUBLIC_ORIGIN,
- * default http://localhost:8080), PSS_KEY_ID (default demo).
+ * The server is found as it reads its own address (scripts/demo-target.ts): PORT (8080) and PUBLIC_ORIGIN, or
+ * PSS_BASE_URL and PSS_AUDIENCE (its PUBLIC_ORIGIN) for one elsewhere. Optional: PSS_KEY_ID (default demo).
  */
+import { demoTarget, explainUnreachable } from './demo-target.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { hexToBytes } from '@noble/hashes/utils.js';
 import { encodeZanoAddress, ZANO_ADDRESS_TAGS } from '../server/domain/zano-address.js';
@@ -39,9 +40,10 @@ function fail(reason: string, error?: PartnerApiError): never {
 const secret = process.env.PSS_SECRET;
 if (!secret) fail("PSS_SECRET is not set. `make run` prints the demo partner's secret; run PSS_SECRET=<it> make demo-route");
 
+const target = demoTarget();
+explainUnreachable('demo-route', target.baseUrl);
 const client = createPartnerClient({
-  baseUrl: process.env.PSS_BASE_URL || 'http://127.0.0.1:8080/api/v1',
-  audience: process.env.PSS_AUDIENCE || 'http://localhost:8080',
+  ...target,
   keyId: process.env.PSS_KEY_ID || 'demo',
   secret,
   userId: USER,

@@ -5,9 +5,10 @@
  *
  *   PSS_SECRET=<the demo partner's secret, printed by make run> make demo
  *
- * Optional: PSS_BASE_URL (default http://127.0.0.1:8080/api/v1), PSS_AUDIENCE (the server's PUBLIC_ORIGIN,
- * default http://localhost:8080), PSS_KEY_ID (default demo).
+ * The server is found as it reads its own address (scripts/demo-target.ts): PORT (8080) and PUBLIC_ORIGIN, or
+ * PSS_BASE_URL and PSS_AUDIENCE (its PUBLIC_ORIGIN) for one elsewhere. Optional: PSS_KEY_ID (default demo).
  */
+import { demoTarget, explainUnreachable } from './demo-target.js';
 import { createPartnerClient, type PartnerApiError, type SwapEvent, type WaitTimeoutError } from '../sdk/src/index.js';
 
 const POLL_INTERVAL_MS = 1_000;
@@ -28,9 +29,10 @@ if (!secret)
     'PSS_SECRET is not set. `make run` prints the demo partner\'s secret ("demo partner ... secret=pss_sk_..."); run PSS_SECRET=<it> make demo',
   );
 
+const target = demoTarget();
+explainUnreachable('demo', target.baseUrl);
 const client = createPartnerClient({
-  baseUrl: process.env.PSS_BASE_URL || 'http://127.0.0.1:8080/api/v1',
-  audience: process.env.PSS_AUDIENCE || 'http://localhost:8080',
+  ...target,
   keyId: process.env.PSS_KEY_ID || 'demo',
   secret,
   userId: 'demo-customer',

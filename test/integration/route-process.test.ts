@@ -29,8 +29,9 @@ describe('permanent routes against the real server process', function () {
       ['--import', 'tsx', 'scripts/demo-route.ts'],
       {
         PSS_SECRET: started.demo.secret,
-        PSS_BASE_URL: `${started.origin}/api/v1`,
-        PSS_AUDIENCE: started.origin,
+        // Found as the server reads its own address (its port is not 8080): PORT and PUBLIC_ORIGIN.
+        PORT: new URL(started.origin).port,
+        PUBLIC_ORIGIN: started.origin,
       },
       root,
     );
