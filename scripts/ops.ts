@@ -11,7 +11,7 @@
  *   webhooks redeliver EVENT_ID [--reason TEXT] [--actor NAME] [--json]   send an outbox message again
  *   audit list [--action X] [--target T] [--limit N] [--json]       the operator action trail, newest first
  *
- * Decisions follow DESIGN 6.5 through the swap lifecycle (server/operator.ts). This process runs no workers:
+ * Decisions follow docs/architecture.md#lifecycle through the swap lifecycle (server/operator.ts). This process runs no workers:
  * the job that carries a decided swap on, and a redelivery, are queued in pg-boss in the decision's own
  * transaction and run by whichever server instance takes them (or by the next one to start). Every action
  * is recorded in the operator action trail (server/operator-actions.ts) with its actor and reason.

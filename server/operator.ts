@@ -1,7 +1,7 @@
 /**
  * Operator decisions (scripts/ops.ts): the swaps held for a person, a decision on a swap in review, the
  * return of a payment held for a person, and the redelivery of a webhook message. Decisions run through the same lifecycle code as the sandbox's review
- * decision, so each is an ordinary transition of DESIGN 6.5 (timeline entry, `swap.updated` webhook), recorded
+ * decision, so each is an ordinary transition of docs/architecture.md#lifecycle (timeline entry, `swap.updated` webhook), recorded
  * with the operator's name and reason in the same transaction, in operator_decisions and in the operator
  * action trail (server/operator-actions.ts), as a redelivery is in the trail. This process runs no workers:
  * the job that carries a swap on, and a redelivery attempt, are queued in that transaction for the running
@@ -67,7 +67,7 @@ export interface OperatorQueueItem {
 
 /**
  * Swaps waiting for an operator: review first, then failed, then swaps of any other status holding a payment
- * no safe destination could take back (DESIGN 6.9); longest unchanged first; at most `limit`.
+ * no safe destination could take back (docs/architecture.md#every-payment-accounted-for); longest unchanged first; at most `limit`.
  */
 export async function listOperatorQueue(db: Knex, limit: number): Promise<OperatorQueueItem[]> {
   const swaps = await listSwapsForOperator(db, OPERATOR_STATUSES, limit);
@@ -105,7 +105,7 @@ export async function listOperatorQueue(db: Knex, limit: number): Promise<Operat
 // Its own deposit held with the swap in review is the review itself; any other held payment is counted.
 const heldOf = (swap: SwapRecord) => swap.deposits.filter((d) => d.status === 'review' && !(d.role === 'swap' && swap.status === 'review'));
 
-/** The status each decision moves a swap in review to (DESIGN 6.5: review -> exchanging | refunded | failed). */
+/** The status each decision moves a swap in review to (docs/architecture.md#lifecycle: review -> exchanging | refunded | failed). */
 export const DECISION_TARGETS: Readonly<Record<OperatorDecision, SwapStatus>> = Object.freeze({
   exchange: 'exchanging',
   'pay-again': 'exchanging',

@@ -1,5 +1,5 @@
 /**
- * Production's networks and prices (DESIGN 10): which networks run, how to reach their nodes, and where
+ * Production's networks and prices (docs/architecture.md#production): which networks run, how to reach their nodes, and where
  * prices come from. Each network is off unless NETWORKS names it, and a network NETWORKS names must have
  * every variable its family needs: the start is refused with one line per missing or malformed variable.
  *
@@ -164,7 +164,7 @@ export function readProductionConfig(env: Env, problems: string[]): ProductionCo
   const confirmations = (name: string) => count(name, 'confirmations');
   const maxTipAge = (network: string) => count(`${network}_MAX_TIP_AGE_SECONDS`, 'seconds');
   const scanSeconds = (network: string) => count(`${network}_SCAN_SECONDS`, 'seconds');
-  // DESIGN 11: an unmined payout is replaced after <NET>_REPLACE_AFTER_SECONDS, never above the fee cap.
+  // docs/architecture.md#money-that-ends-well: an unmined payout is replaced after <NET>_REPLACE_AFTER_SECONDS, never above the fee cap.
   const replaceAfter = (network: string, fallback: number) => count(`${network}_REPLACE_AFTER_SECONDS`, 'seconds') ?? fallback;
   const decimalSetting = (name: string, fallback: string, shape: RegExp, what: string) => {
     const found = value(name) ?? fallback;

@@ -116,7 +116,7 @@ async function createNetworkAdapters(
   const options: EthereumAdapterOptions = {
     network: network.network,
     rpcUrl: network.rpcUrl,
-    // Pinned: payouts are signed for this id, and a node reporting another is unhealthy (DESIGN 10).
+    // Pinned: payouts are signed for this id, and a node reporting another is unhealthy (docs/architecture.md#production).
     chainId: network.chainId,
     nativeSymbol: NATIVE_ASSET[network.network],
     xpub: network.xpub,

@@ -1,5 +1,5 @@
 /**
- * The chain boundary (DESIGN 11): what the service takes from nodes and price servers, and what it says of them.
+ * The chain boundary (docs/architecture.md#money-that-ends-well): what the service takes from nodes and price servers, and what it says of them.
  *
  * - **Bounded.** Every answer is read through readBoundedText: at most MAX_ANSWER_BYTES (MAX_BULK_ANSWER_BYTES for
  *   the few methods that list a batch of blocks' contents), within the caller's time limit (the fetch signal

@@ -1,5 +1,5 @@
 /**
- * The chains behind three roles per network (DESIGN 10): an address source, a chain watcher and a payout
+ * The chains behind three roles per network (docs/architecture.md#production): an address source, a chain watcher and a payout
  * sender. They talk to the outside world only: none takes a database handle, and none is ever called inside
  * a database transaction. The core around them (the chain ledger, the payout outbox, the swap services)
  * decides what to do with what they say.

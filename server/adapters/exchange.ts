@@ -1,5 +1,5 @@
 /**
- * The exchange venue: where a swap's conversion is executed once its deposit is credited (DESIGN 8). The
+ * The exchange venue: where a swap's conversion is executed once its deposit is credited (docs/architecture.md#sandbox). The
  * service converts from its own inventory, so in production nothing outside refuses a conversion today (the
  * hot wallet's liquidity is checked when quotes are made); a venue that can refuse, such as the sandbox's
  * (adapters/sandbox/exchange.ts, where a partner arms an exchange failure), says so here.

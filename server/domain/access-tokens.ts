@@ -1,5 +1,5 @@
 /**
- * Swap access tokens (DESIGN 6.2): `sat_` and the base64url HMAC-SHA256 of the swap id under a key derived
+ * Swap access tokens (docs/architecture.md#access-tokens): `sat_` and the base64url HMAC-SHA256 of the swap id under a key derived
  * from SECRETS_KEY. Nothing is stored: the token is derived again to answer an idempotent replay and to check
  * a presented token, so no plaintext (and no hash to steal) sits in the database. A token reads only its swap.
  */

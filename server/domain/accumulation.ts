@@ -1,5 +1,5 @@
 /**
- * Accumulation on permanent routes (DESIGN 6.7), as a pure decision over one same-asset bucket: the
+ * Accumulation on permanent routes (docs/architecture.md#routes-and-the-wallet-proof), as a pure decision over one same-asset bucket: the
  * confirmed deposits of one route, asset and network that belong to no order yet.
  * - A deposit worth more than the route's automatic maximum is converted alone and goes to review.
  * - The others convert together, in one order, once their value reaches `min_swap_usd`; that order goes to

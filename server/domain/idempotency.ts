@@ -1,5 +1,5 @@
 /**
- * Idempotent creation (DESIGN 6.3): what identifies "the same request" is the partner, the key and the body
+ * Idempotent creation (docs/architecture.md#idempotency): what identifies "the same request" is the partner, the key and the body
  * compared as parsed JSON, so key order and whitespace do not matter.
  */
 import { createHash } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * Quote pricing (DESIGN 6.4): from the USD prices of two catalogue assets, the amount a deposit pays out
+ * Quote pricing (docs/architecture.md#quotes): from the USD prices of two catalogue assets, the amount a deposit pays out
  * for each rate type, with the service fee and the destination network's payout fee folded into the
  * receive amount, the pair's limits converted into the source asset, and what a refund returns (the deposit
  * less the same network payout fee, in the source asset). Pure and decimal throughout:
@@ -137,7 +137,7 @@ export interface RouteOrderTerms {
 }
 
 /**
- * Prices a route order (DESIGN 6.7): fee = max(value x percent, floor), where percent includes the markup;
+ * Prices a route order (docs/architecture.md#routes-and-the-wallet-proof): fee = max(value x percent, floor), where percent includes the markup;
  * receive = (value - fee) / destination price, rounded down and never below zero. The markup is the
  * partner's part of that fee: value x markup percent.
  */

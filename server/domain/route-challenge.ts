@@ -1,5 +1,5 @@
 /**
- * The ownership challenge of a permanent route (DESIGN 6.7): the text a partner's user signs with the
+ * The ownership challenge of a permanent route (docs/architecture.md#routes-and-the-wallet-proof): the text a partner's user signs with the
  * destination wallet, so a proof is bound to this service, the target, the user and one short time window.
  * A wallet shows it before signing, so it reads as plain English. Exact layout: ten lines of ASCII joined
  * by LF ("\n"), no trailing newline, every value printed as handed in:

@@ -1,5 +1,5 @@
 /**
- * What one poll of a permanent route decides (DESIGN 6.7), as pure functions of what the poll's transaction
+ * What one poll of a permanent route decides (docs/architecture.md#routes-and-the-wallet-proof), as pure functions of what the poll's transaction
  * read on the locked route; the route service (services/routes.ts) reads, decides and saves.
  * 1. depositsToRecord: which of the ledger's outputs paid to the route are new deposits (`confirming`, or
  *    `dust` below the asset's dust floor: recorded, and nothing more).

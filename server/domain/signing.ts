@@ -1,5 +1,5 @@
 /**
- * The signed-request protocol (DESIGN 6.1): the canonical text a partner signs, the header formats and
+ * The signed-request protocol (docs/architecture.md#signed-requests): the canonical text a partner signs, the header formats and
  * the checks that need no database. The server and every independent client must agree on this byte for byte.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * Concurrent swap streams of one server instance (DESIGN 6.6, 6.8): at most so many per access token, per
+ * Concurrent swap streams of one server instance (docs/architecture.md#streams-and-webhooks, #errors-limits-and-health): at most so many per access token, per
  * client IP, per partner and in all. A stream is admitted only when every count is below its limit, and
  * holds one place in each until it is released. Counts live in memory: a stream is a connection to this
  * instance, and ends with it (a restart frees every place).

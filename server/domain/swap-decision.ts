@@ -1,5 +1,5 @@
 /**
- * The swap's decisions (DESIGN 6.5, 6.9, 10), as one pure function: given the swap, what the chain ledger
+ * The swap's decisions (docs/architecture.md#lifecycle, #every-payment-accounted-for, #production), as one pure function: given the swap, what the chain ledger
  * shows for its address, its payouts in the outbox, the prices and the time, `decide` returns the one step
  * to take: a status transition or a change of the order's fields, the payouts to commit, the payouts to
  * mark, and when to look again. The service (services/swaps.ts) loads, decides, saves and enqueues in one

@@ -1,5 +1,5 @@
 /**
- * The swap state machine of DESIGN 6.5: the public attributes of each status and the one table of allowed
+ * The swap state machine of docs/architecture.md#lifecycle: the public attributes of each status and the one table of allowed
  * transitions. Every status change of a swap goes through `checkTransition`; anything else is a bug.
  */
 import type { components } from '../../generated/api.js';
@@ -19,7 +19,7 @@ export interface StatusAttributes {
   retryable: boolean;
 }
 
-/** The attributes of every status (DESIGN 6.5). `waiting` asks the customer to act only once an address exists. */
+/** The attributes of every status (docs/architecture.md#lifecycle). `waiting` asks the customer to act only once an address exists. */
 export const STATUS_ATTRIBUTES: Readonly<Record<SwapStatus, StatusAttributes>> = Object.freeze({
   waiting: { terminal: false, actionRequired: 'customer', reasonCode: 'payment_required', retryable: false },
   confirming: { terminal: false, actionRequired: 'none', reasonCode: 'confirming', retryable: false },

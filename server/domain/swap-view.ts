@@ -71,7 +71,7 @@ export interface SwapRecord {
   markupPercent: string | null;
   markupAmount: string | null;
   markupUsd: string | null;
-  /** Every payment to the deposit address, as the swap accounts for it (DESIGN 6.9). */
+  /** Every payment to the deposit address, as the swap accounts for it (docs/architecture.md#every-payment-accounted-for). */
   deposits: SwapDepositRecord[];
   createdAt: Date;
   updatedAt: Date;
@@ -99,7 +99,7 @@ export interface SwapEventRecord {
 }
 
 /**
- * One payment to a swap's deposit address, as the swap accounts for it (DESIGN 6.9): stored with the swap
+ * One payment to a swap's deposit address, as the swap accounts for it (docs/architecture.md#every-payment-accounted-for): stored with the swap
  * (its `deposits` column) in the shape partners read. `asset` and `network` are stored since payments of other
  * assets are listed; a payment stored before has neither and is of the swap's source asset (the view says so).
  */
@@ -109,7 +109,7 @@ export type SwapDepositRecord = Omit<SwapDepositBody, 'asset' | 'network'> & Par
 export const UNRESOLVED_DEPOSIT_STATUSES: ReadonlySet<SwapDepositStatus> = new Set(['confirming', 'refunding', 'review']);
 
 /**
- * `retryable` of a swap (DESIGN 6.5): its status's value, but false while any payment to its deposit address
+ * `retryable` of a swap (docs/architecture.md#lifecycle): its status's value, but false while any payment to its deposit address
  * is unresolved, whatever the status says. Swap bodies, timeline entries and webhooks all take it from here.
  */
 export function isRetryable(status: SwapStatus, deposits: readonly Pick<SwapDepositRecord, 'status'>[] = []): boolean {

@@ -1,5 +1,5 @@
 /**
- * Standard Webhooks signing (https://www.standardwebhooks.com/), DESIGN 6.6: the secret `whsec_<base64>`,
+ * Standard Webhooks signing (https://www.standardwebhooks.com/), docs/architecture.md#streams-and-webhooks: the secret `whsec_<base64>`,
  * the delivery body `{"type","timestamp","data"}` and the `webhook-id` / `webhook-timestamp` /
  * `webhook-signature` headers. Pure: the caller hands in the random bytes and the clock.
  */

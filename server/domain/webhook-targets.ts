@@ -1,5 +1,5 @@
 /**
- * Which webhook URLs the service may call (DESIGN 6.6). In every mode a URL's host must be, or resolve only
+ * Which webhook URLs the service may call (docs/architecture.md#streams-and-webhooks). In every mode a URL's host must be, or resolve only
  * to, global unicast addresses: no loopback, private, carrier-grade NAT, link-local (cloud metadata lives
  * there), multicast, reserved or documentation address, in IPv4 or IPv6. IPv6 forms that carry an IPv4
  * address are judged by that address where it can be read reliably (mapped, translated, the well-known

@@ -1,5 +1,5 @@
 /**
- * Zano addresses (DESIGN 6.7): the CryptoNote block-base58 text `varint(tag) || body || keccak256(...)[0..4]`
+ * Zano addresses (docs/architecture.md#routes-and-the-wallet-proof): the CryptoNote block-base58 text `varint(tag) || body || keccak256(...)[0..4]`
  * decoded into its tag, keys, payment id and flags, with the same checks Zano's daemon makes
  * (hyle-team/zano `currency_format_utils.cpp` get_account_address_and_payment_id_from_str), so a partner
  * hears about a mistyped or unusable address before a payout is sent to it.
@@ -30,7 +30,7 @@ export const ZANO_ADDRESS_TAGS = {
 export interface ZanoAddress {
   tag: number;
   kind: 'standard' | 'integrated' | 'auditable' | 'auditable_integrated';
-  /** The key a wallet proof (DESIGN 6.7) must be signed with. */
+  /** The key a wallet proof (docs/architecture.md#routes-and-the-wallet-proof) must be signed with. */
   spendPublicKey: Uint8Array;
   viewPublicKey: Uint8Array;
   /** Only integrated addresses carry one: the bytes after the keys (and flags). */

@@ -1,5 +1,5 @@
 /**
- * Zano wallet proofs (DESIGN 6.7 steps 2-4): the CryptoNote signature a Zano wallet's `sign_message` makes with
+ * Zano wallet proofs (docs/architecture.md#routes-and-the-wallet-proof): the CryptoNote signature a Zano wallet's `sign_message` makes with
  * its spend key, checked the way Zano's daemon checks it (hyle-team/zano `crypto.cpp` check_signature,
  * `core_rpc_server.cpp` validate_signature), plus the matching signer for tests, the SDK and the docs.
  *
@@ -54,7 +54,7 @@ export interface ZanoProofOptions {
   formats?: readonly ZanoProofFormat[];
 }
 
-/** Checks a wallet proof for an address (DESIGN 6.7 steps 2-4); never throws, a refusal says what is wrong. */
+/** Checks a wallet proof for an address (docs/architecture.md#routes-and-the-wallet-proof); never throws, a refusal says what is wrong. */
 export function verifyZanoProof(proof: ZanoProof, { formats = ['v2', 'legacy'] }: ZanoProofOptions = {}): ZanoProofResult {
   const { address, message, publicKey, signature } = (proof ?? {}) as Partial<ZanoProof>;
   for (const [name, value] of Object.entries({ address, message, publicKey, signature })) {

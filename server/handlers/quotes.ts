@@ -1,4 +1,4 @@
-/** POST /quotes: an executable quote for a pair and amount, persisted and bound to the partner (DESIGN 6.4). */
+/** POST /quotes: an executable quote for a pair and amount, persisted and bound to the partner (docs/architecture.md#quotes). */
 import { estimatedMinutes } from '../domain/catalog.js';
 import { AppError } from '../domain/errors.js';
 import { formatDown, Money, type Amount } from '../domain/money.js';

@@ -57,7 +57,7 @@ export function checkRefund(
       });
     }
     // A deposit on a memo network arrives from a shared exchange or custody address more often than not;
-    // a refund sent there without the customer's memo cannot be credited to anyone (DESIGN 6.9).
+    // a refund sent there without the customer's memo cannot be credited to anyone (docs/architecture.md#every-payment-accounted-for).
     if (source.memoNeeded) {
       throw new AppError(
         400,

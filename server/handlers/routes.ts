@@ -1,5 +1,5 @@
 /**
- * Permanent routes (DESIGN 6.7): ownership challenges, create-or-recover from a verified Zano wallet proof,
+ * Permanent routes (docs/architecture.md#routes-and-the-wallet-proof): ownership challenges, create-or-recover from a verified Zano wallet proof,
  * reads, the route's deposits with their accumulations, and the expect-deposit window. Deposits are found
  * and converted by the route service (services/routes.ts), which the poller (jobs/route-deposits.ts) calls.
  */

@@ -1,12 +1,12 @@
 /**
- * GET /swaps/{id}/stream (DESIGN 6.6): Server-Sent Events for one swap, read with its access token.
+ * GET /swaps/{id}/stream (docs/architecture.md#streams-and-webhooks): Server-Sent Events for one swap, read with its access token.
  * On connect: `retry: 3000`, `event: order` with the Swap, then every timeline entry as `event: status` with
  * `id: <SwapEvent.id>` (only those after `Last-Event-ID` when the client resumes). Then `event: order` on
  * every order change and `event: status` for each new entry, a comment heartbeat, and the end of the stream
  * after the terminal entry. Changes arrive through the instance's hub; the stream reads them from the
  * database, so a resumed or late client sees every entry exactly once.
  *
- * Streams are bounded (DESIGN 6.8): this instance holds at most so many at once per access token, client IP,
+ * Streams are bounded (docs/architecture.md#errors-limits-and-health): this instance holds at most so many at once per access token, client IP,
  * partner and in all (429 `too_many_streams` before the stream starts), and ends each one after its maximum
  * lifetime with `event: reconnect` (`{"reason":"lifetime"}`), when the client resumes with Last-Event-ID.
  */

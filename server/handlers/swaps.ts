@@ -1,5 +1,5 @@
 /**
- * One-time swaps: idempotent creation from a quote (DESIGN 6.3), reads by access token or signed request,
+ * One-time swaps: idempotent creation from a quote (docs/architecture.md#idempotency), reads by access token or signed request,
  * and the partner's list with cursor pagination.
  */
 import { randomUUID } from 'node:crypto';

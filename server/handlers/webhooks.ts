@@ -1,5 +1,5 @@
 /**
- * The partner's webhook (DESIGN 6.6): its URL, its signing secret (generated on first set, shown once,
+ * The partner's webhook (docs/architecture.md#streams-and-webhooks): its URL, its signing secret (generated on first set, shown once,
  * rotatable), turning deliveries off and on, the record of delivery attempts, and a test send.
  */
 import { randomBytes } from 'node:crypto';

@@ -98,7 +98,7 @@ export function createApp(deps: AppDeps): Express {
         apiSpec: (deps.config.validateResponses ? closeResponseSchemas(deps.apiDocument) : structuredClone(deps.apiDocument)) as never,
         validateRequests: { allErrors: true },
         validateResponses: deps.config.validateResponses ? { allErrors: true } : false,
-        // Authentication runs before validation, in our own middleware (DESIGN 6.1).
+        // Authentication runs before validation, in our own middleware (docs/architecture.md#signed-requests).
         validateSecurity: false,
         validateFormats: true,
       }),

@@ -1,5 +1,5 @@
 /**
- * Authentication, run after routing and before the body is parsed or validated (DESIGN 6.1): signed partner
+ * Authentication, run after routing and before the body is parsed or validated (docs/architecture.md#signed-requests): signed partner
  * requests are verified here, and req.partner is set for the handlers. An unauthenticated request is a 401
  * with its specific code whatever its body or query. The request's nonce is claimed later, by claimNonce,
  * once the key's rate limit has let the request through, so refused requests store nothing.

@@ -1,5 +1,5 @@
 /**
- * The chain watchers (DESIGN 10): for each network, a loop on every instance asks the network's watcher
+ * The chain watchers (docs/architecture.md#production): for each network, a loop on every instance asks the network's watcher
  * what changed since the stored cursor and writes it into the chain ledger, then wakes what it moves:
  * the swaps paid (or whose deposit left the chain, or whose confirmations or payout moved), and the route
  * orders whose converted deposit left the chain, get a step queued, in the transaction that writes the

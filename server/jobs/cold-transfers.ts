@@ -1,5 +1,5 @@
 /**
- * Cold storage (docs/treasury.md "Cold storage"; DESIGN 11 "Hot-wallet rules"): when a hot wallet holds more
+ * Cold storage (docs/treasury.md "Cold storage" and "Hot-wallet rules"): when a hot wallet holds more
  * of an asset than HOT_WALLET_MAX, the surplus, down to halfway between HOT_WALLET_MIN and HOT_WALLET_MAX, goes
  * to its network's `<NET>_COLD_ADDRESS` as a payout of the outbox with purpose `cold`, which pays for no swap.
  *

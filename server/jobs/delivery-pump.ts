@@ -1,5 +1,5 @@
 /**
- * Runs webhook delivery jobs each on its own (DESIGN 6.6), so that a receiver that is slow or never answers
+ * Runs webhook delivery jobs each on its own (docs/architecture.md#streams-and-webhooks), so that a receiver that is slow or never answers
  * holds up its own partner's deliveries and no one else's.
  *
  * pg-boss's work() hands a worker a batch and completes the batch when the whole of it is done: one hanging

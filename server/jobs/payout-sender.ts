@@ -1,5 +1,5 @@
 /**
- * The payout outbox's sender (DESIGN 10, 11; docs/payouts.md). For one committed payout, outside every lock
+ * The payout outbox's sender (docs/architecture.md#production, #money-that-ends-well; docs/payouts.md). For one committed payout, outside every lock
  * and transaction:
  * 1. prepare: the network's sender builds and signs it; the hash and the signed bytes are committed as the
  *    payout's first version (only if the payout is still unsigned: two senders never both sign it) before

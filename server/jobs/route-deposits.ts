@@ -1,5 +1,5 @@
 /**
- * Schedules the polls of permanent routes' reusable addresses (DESIGN 6.7); a poll itself is the route
+ * Schedules the polls of permanent routes' reusable addresses (docs/architecture.md#routes-and-the-wallet-proof); a poll itself is the route
  * service's (services/routes.ts). Each route is polled on its own schedule, kept in
  * `permanent_routes.next_poll_at` (domain/route-poll.ts nextPollAt): every ROUTE_POLL_SECONDS, doubled after
  * each ROUTE_IDLE_SECONDS the route has been idle (no deposit, no expect-deposit call) up to

@@ -1,5 +1,5 @@
 /**
- * Webhook delivery (DESIGN 6.6, Standard Webhooks). Three parts:
+ * Webhook delivery (docs/architecture.md#streams-and-webhooks, Standard Webhooks). Three parts:
  *
  * - the dispatcher claims outbox rows not dispatched yet and, in one transaction, queues the first delivery
  *   job of each row whose partner has its webhook on and marks the rows dispatched, so every committed row

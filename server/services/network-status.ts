@@ -1,5 +1,5 @@
 /**
- * What production knows of each network's node (DESIGN 10): a probe every few seconds asks the watcher for
+ * What production knows of each network's node (docs/architecture.md#production): a probe every few seconds asks the watcher for
  * the tip and the sender for the hot wallet's spendable balances and fee estimate, outside any transaction,
  * and keeps the answers in memory. Requests read the board and never call a node:
  *

@@ -1,5 +1,5 @@
 /**
- * The route service: polls a permanent route (DESIGN 6.7). In one ordinary transaction on the locked route it
+ * The route service: polls a permanent route (docs/architecture.md#routes-and-the-wallet-proof). In one ordinary transaction on the locked route it
  * loads what the chain ledger shows paid to the route's addresses, records the new deposits, loads the route's
  * deposits without an order and its waiting buckets, decides (domain/route-poll.ts), and saves the decision:
  * the deposits' changes, the orders it creates with their jobs, the buckets, the `permanent_deposit.updated`

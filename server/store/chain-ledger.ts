@@ -1,5 +1,5 @@
 /**
- * The chain ledger (DESIGN 10): what each network's watcher saw, in `chain_outputs` and `chain_cursors`.
+ * The chain ledger (docs/architecture.md#production): what each network's watcher saw, in `chain_outputs` and `chain_cursors`.
  * Swaps and routes read it; only the watcher job writes it. Confirmations come from heights: the cursor's
  * tip minus the output's block plus one.
  */

@@ -1,5 +1,5 @@
 /**
- * Idempotency-Keys of POST /swaps (DESIGN 6.3): what a bound key holds, and their housekeeping. A key is
+ * Idempotency-Keys of POST /swaps (docs/architecture.md#idempotency): what a bound key holds, and their housekeeping. A key is
  * claimed, already bound to its response, by the statement that stores the swap (store/swap-creation.ts).
  */
 import type { Knex } from 'knex';

@@ -1,5 +1,5 @@
 /**
- * The payout outbox (DESIGN 10): a payout's intent is committed by the step that decides to pay (amount,
+ * The payout outbox (docs/architecture.md#production): a payout's intent is committed by the step that decides to pay (amount,
  * asset, address, memo, key); the sender job then commits the signed bytes and their hash before it
  * broadcasts them, and marks the outcome. Each move is a conditional update on the status it expects, so
  * two senders of one payout never both sign it.

@@ -1,5 +1,5 @@
 /**
- * POST /swaps in the store (DESIGN 6.3), in one plain read and one short transaction:
+ * POST /swaps in the store (docs/architecture.md#idempotency), in one plain read and one short transaction:
  *
  * 1. A plain read of what decides the answer: the Idempotency-Key's live binding, if any (then the request
  *    is a replay), and the partner's quote. The handler checks the quote and builds the swap and its

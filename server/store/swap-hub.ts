@@ -1,5 +1,5 @@
 /**
- * The per-instance hub of swap streams (DESIGN 6.6): one listening connection per server instance, not one
+ * The per-instance hub of swap streams (docs/architecture.md#streams-and-webhooks): one listening connection per server instance, not one
  * per stream. On PostgreSQL it LISTENs on the swap-changes channel, so a change committed by any instance
  * reaches every instance's streams; on the embedded PGlite it takes the in-process bus. Subscribers are
  * told only that a swap changed; they read what changed from the database themselves.

@@ -1,5 +1,5 @@
 /**
- * Announcing committed swap changes to every server instance's stream hub (DESIGN 6.6): NOTIFY on PostgreSQL,
+ * Announcing committed swap changes to every server instance's stream hub (docs/architecture.md#streams-and-webhooks): NOTIFY on PostgreSQL,
  * delivered once the transaction commits; on the embedded PGlite, whose NOTIFY does not cross socket
  * connections, an in-process bus fired after the commit. On PostgreSQL a statement that writes a swap can
  * carry its own NOTIFY (announcementSql) and save the round trip of announceSwapChange.

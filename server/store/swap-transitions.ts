@@ -1,5 +1,5 @@
 /**
- * The only place a swap changes: a status transition (checked against the table of DESIGN 6.5) or an order
+ * The only place a swap changes: a status transition (checked against the table of docs/architecture.md#lifecycle) or an order
  * change without one (an allocated deposit address), and the creation of a permanent-route order. Each writes
  * the swap, its timeline entry (for a transition) and a `swap.updated` webhook outbox row together (in one
  * statement, in the caller's transaction on its locked swap; for a route order also a `permanent_deposit.updated`

@@ -1,6 +1,6 @@
 /**
  * `make bench`, watching: the time from a sandbox payment to the swap's `confirming` event, with 1 open swap
- * and with BENCH_OPEN_SWAPS (default 10,000) open swaps. Watching must not scale with open swaps (DESIGN 10:
+ * and with BENCH_OPEN_SWAPS (default 10,000) open swaps. Watching must not scale with open swaps (docs/architecture.md#production:
  * one scan per block serves every watched address), so the ratio of the medians must stay at most 1.5x.
  *
  * The server runs in its own process (embedded PGlite, or a fresh database on the PostgreSQL of

@@ -36,7 +36,7 @@ async function startWithReceiver(blockSeconds: string, partnerName: string) {
   return { server, client: swapClient(server.origin, signer), receiver };
 }
 
-// DESIGN 6.9: every payment to a swap's deposit address is accounted for. A payment other than the swap's
+// docs/architecture.md#every-payment-accounted-for: every payment to a swap's deposit address is accounted for. A payment other than the swap's
 // own is an extra deposit: listed in `deposits`, returned once confirmed, the swap's status unchanged, and
 // `retryable` false while it is unresolved; each change is announced by `swap.updated`.
 describe('extra deposits: every payment to a swap address is listed and returned', function () {
@@ -231,7 +231,7 @@ describe('extra deposits: every payment to a swap address is listed and returned
   });
 
   // The path to an extra deposit held for an operator (no safe destination) needs refundMode sender on a memo
-  // network, which the quote refuses (DESIGN 6.9): over HTTP no swap can reach it.
+  // network, which the quote refuses (docs/architecture.md#every-payment-accounted-for): over HTTP no swap can reach it.
   it('cannot reach an extra in review over HTTP: refundMode sender on a memo network is refused at the quote', async () => {
     for (const network of ['XRP', 'TON']) {
       const res = await client.send(
@@ -244,7 +244,7 @@ describe('extra deposits: every payment to a swap address is listed and returned
   });
 });
 
-// DESIGN 6.5: a timeline entry records `retryable` as the swap had it, so an entry recorded while a payment
+// docs/architecture.md#lifecycle: a timeline entry records `retryable` as the swap had it, so an entry recorded while a payment
 // was unresolved says false, whatever its status, in every place it is read: `GET /swaps/{id}`, the stream
 // and the webhook. Slower blocks than above, so the second payment is still confirming when the swap's own
 // deposit has been refunded.

@@ -239,7 +239,7 @@ describe('the ops CLI (npm run ops) next to a running server', function () {
       expect(listed.map((s) => s.id)).to.not.include(toRefund.id);
     });
 
-    it('refuses a decision outside DESIGN 6.5 with exit code 4 and a clear message, and changes nothing', async () => {
+    it('refuses a decision outside docs/architecture.md#lifecycle with exit code 4 and a clear message, and changes nothing', async () => {
       const held = await swapInReview();
       expect((await cli('review', 'decide', held.id, '--fail', '--reason', 'first')).code).to.equal(0);
 

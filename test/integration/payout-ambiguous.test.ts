@@ -6,7 +6,7 @@ import { btcToUsdt, swapClient, type Swap } from '../support/swaps.js';
 
 const terminal = (o: Swap) => o.terminal;
 
-describe('a payout broadcast whose outcome is unknown (the outbox, DESIGN 10)', function () {
+describe('a payout broadcast whose outcome is unknown (the outbox, docs/architecture.md#production)', function () {
   this.timeout(60_000);
   let server: TestServer;
   // Broadcasts on ETH answer like a node that timed out, while this is set.

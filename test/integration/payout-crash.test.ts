@@ -9,7 +9,7 @@ import { btcToUsdt, swapClient } from '../support/swaps.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
-// The payout outbox across a crash (DESIGN 10): the process kills itself (SIGKILL) right after it committed
+// The payout outbox across a crash (docs/architecture.md#production): the process kills itself (SIGKILL) right after it committed
 // the signed payout, or right after the chain accepted it, and a restart on the same database sends the
 // committed bytes again: the chain holds one transaction, the one the swap and the outbox name.
 describe('payout outbox across a crash (the real process killed at the payout)', function () {

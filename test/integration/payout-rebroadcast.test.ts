@@ -6,7 +6,7 @@ import { btcToUsdt, swapClient } from '../support/swaps.js';
 // A payout the chain accepted but no block ever holds (a mempool dropped it) is broadcast again, the same
 // bytes, after the rebroadcast wait (jobs/payout-sender.ts); a refusal of that second broadcast proves nothing
 // and holds the payout for review.
-describe('a broadcast payout that no block holds (the outbox, DESIGN 10)', function () {
+describe('a broadcast payout that no block holds (the outbox, docs/architecture.md#production)', function () {
   this.timeout(60_000);
   const REBROADCAST_MS = 400;
   let server: TestServer;

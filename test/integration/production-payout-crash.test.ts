@@ -1,5 +1,5 @@
 /**
- * No payout lost or sent twice (DESIGN 10, the payout outbox), proved on real nodes with the real server
+ * No payout lost or sent twice (docs/architecture.md#production, the payout outbox), proved on real nodes with the real server
  * process in production mode (test/support/devnet.ts). A JSON-RPC proxy (test/support/rpc-proxy.ts) stands
  * between the server and the node and SIGKILLs the server's process group at the exact moment of the
  * broadcast: before forwarding it (killed between signing and commit, and broadcast) or after the node took it

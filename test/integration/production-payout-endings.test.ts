@@ -1,5 +1,5 @@
 /**
- * Payouts that always end (DESIGN 11, docs/payouts.md), proved on real nodes with the real server process in
+ * Payouts that always end (docs/architecture.md#money-that-ends-well, docs/payouts.md), proved on real nodes with the real server process in
  * production mode (test/support/devnet.ts): every payout ends confirmed, replaced, cancelled, or held for an
  * operator with a remedy, and no swap is finished on a transaction that paid nothing.
  *

@@ -1,5 +1,5 @@
 /**
- * Zano in production mode, end to end through the real server process and HTTP (DESIGN 10), on the wallet RPC
+ * Zano in production mode, end to end through the real server process and HTTP (docs/architecture.md#production), on the wallet RPC
  * stand-ins (test/support/zano-wallet.ts: no Zano software installs here) next to real Litecoin Core and anvil:
  * - an fUSD to LTC swap: its deposit address is an integrated address of the service's wallet, a payment with
  *   another payment id credits nothing, confirmations grow as the stand-in mines, the deposit is credited at

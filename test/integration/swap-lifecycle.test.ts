@@ -18,7 +18,7 @@ const catalog = loadSandboxCatalog();
 const referencePrice = (symbol: string, network: string) => new Money(findAsset(catalog, symbol, network)!.priceUsd);
 const fixedRates: RatesAdapter = { priceUsd: async (symbol, network) => referencePrice(symbol, network) };
 
-// DESIGN 6.5, written out again here so the test checks the code against the design, not against itself.
+// docs/architecture.md#lifecycle, written out again here so the test checks the code against the design, not against itself.
 const EXPECTED: Record<string, [terminal: boolean, actionRequired: string, reasonCode: string, retryable: boolean]> = {
   waiting: [false, 'customer', 'payment_required', false],
   confirming: [false, 'none', 'confirming', false],

@@ -134,7 +134,7 @@ describe('GET /swaps/{id}/stream', function () {
   });
 });
 
-describe('GET /swaps/{id}/stream limits (DESIGN 6.8)', function () {
+describe('GET /swaps/{id}/stream limits (docs/architecture.md#errors-limits-and-health)', function () {
   this.timeout(60_000);
   const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
   const statusOf = (m: { data: string }) => (JSON.parse(m.data) as SwapEvent).status;

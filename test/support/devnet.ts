@@ -1,5 +1,5 @@
 /**
- * A local production network (DESIGN 10): two Litecoin Core regtest nodes, the service's (its watch-only
+ * A local production network (docs/architecture.md#production): two Litecoin Core regtest nodes, the service's (its watch-only
  * wallet, and a customer's wallet) and a signer's (the wallet that holds the key and only signs), anvil with an ERC-20 USDT, local servers that speak Kraken's, Binance's and
  * Coinbase's ticker formats, a PostgreSQL database of its own, and the server started in production mode on
  * all of it. `make devnet` keeps one running; `make devnet-demo` and the production tests start their own.

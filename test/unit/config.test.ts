@@ -294,7 +294,7 @@ describe('loadConfig', () => {
       expect(problems).to.match(/ETH_TOKENS: token entry "USDT:0x123" is not SYMBOL:0x<40 hex digits>/);
     });
 
-    it('reads the fee bumping settings with their defaults, and refuses malformed ones (DESIGN 11)', () => {
+    it('reads the fee bumping settings with their defaults, and refuses malformed ones (docs/architecture.md#money-that-ends-well)', () => {
       const networks = {
         NETWORKS: 'LTC,ETH',
         LTC_RPC_URL: 'http://u:p@127.0.0.1:19443/wallet/watch',

@@ -1,5 +1,5 @@
 /**
- * The Bitcoin Core family (DESIGN 10): Litecoin Core here, Bitcoin Core by other parameters. Deposit
+ * The Bitcoin Core family (docs/architecture.md#production): Litecoin Core here, Bitcoin Core by other parameters. Deposit
  * addresses are BIP84 from the account's extended public key and watched by a watch-only wallet; payouts are
  * PSBTs that wallet funds and a separate signer wallet signs. The service never holds a private key.
  */

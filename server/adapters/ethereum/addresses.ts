@@ -1,5 +1,5 @@
 /**
- * Deposit addresses of an EVM network (DESIGN 10): BIP44 from the account's extended public key
+ * Deposit addresses of an EVM network (docs/architecture.md#production): BIP44 from the account's extended public key
  * (m/44'/60'/0' for Ethereum), external chain: `0/<index>`, the index the core allocates per request.
  * Addresses are EIP-55 checksummed; EVM deposits carry no memo.
  */

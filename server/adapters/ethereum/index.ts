@@ -1,5 +1,5 @@
 /**
- * The adapters of an EVM network (DESIGN 10): Ethereum with its ERC-20 tokens, or BSC with its BEP-20 ones (the
+ * The adapters of an EVM network (docs/architecture.md#production): Ethereum with its ERC-20 tokens, or BSC with its BEP-20 ones (the
  * same JSON-RPC; only the configuration differs). Deposit addresses derive from the account xpub; one watcher
  * reads blocks and token logs; payouts are signed locally by the hot wallet's key.
  *

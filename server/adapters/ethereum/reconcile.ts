@@ -1,5 +1,5 @@
 /**
- * Reconciling a deposit address before a sweep (the chain boundary, DESIGN 11): its native balance is compared
+ * Reconciling a deposit address before a sweep (the chain boundary, docs/architecture.md#money-that-ends-well): its native balance is compared
  * with what the ledger explains, so that value no recorded transaction brought (an internal transfer the node's
  * traces did not show, a SELFDESTRUCT, a beacon-chain withdrawal) is found and held, never swept.
  *

@@ -1,5 +1,5 @@
 /**
- * The payout sender of an EVM network (DESIGN 10, 11): payouts signed locally by the hot wallet's key, EIP-1559
+ * The payout sender of an EVM network (docs/architecture.md#production, #money-that-ends-well): payouts signed locally by the hot wallet's key, EIP-1559
  * fees from the node, nonces from the shared allocator (one per order key, so a payout prepared twice spends
  * one nonce), broadcast of the same bytes as often as needed.
  *

@@ -1,5 +1,5 @@
 /**
- * Internal transfers from call traces (the chain boundary, DESIGN 11): native value a contract sends by a call
+ * Internal transfers from call traces (the chain boundary, docs/architecture.md#money-that-ends-well): native value a contract sends by a call
  * or a SELFDESTRUCT, which no transaction's `to` and `value` show. Two trace methods are read, whichever the node
  * serves: `trace_block` (parity style: Erigon, Nethermind, reth, anvil) first, then `debug_traceBlockByNumber`
  * with the `callTracer` (geth style: geth, anvil). A node that serves neither (a method-not-found answer) is

@@ -1,5 +1,5 @@
 /**
- * The chain watcher of an EVM network (DESIGN 10): walks blocks from the stored position to the tip, a bounded
+ * The chain watcher of an EVM network (docs/architecture.md#production): walks blocks from the stored position to the tip, a bounded
  * batch per scan, and reports
  * - native deposits: transactions of each block whose `to` is a watched address and whose value is > 0;
  * - internal native transfers: value a contract sends a watched address by a call or a SELFDESTRUCT inside a

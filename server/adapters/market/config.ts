@@ -1,5 +1,5 @@
 /**
- * Reads the market-rates variables (DESIGN section 10) into createMarketRates options, for server/config.ts
+ * Reads the market-rates variables (docs/architecture.md#production) into createMarketRates options, for server/config.ts
  * to call with the environment it was given: RATES_SOURCES, KRAKEN_URL, BINANCE_URL, COINBASE_URL,
  * RATES_MAX_AGE_SECONDS, RATES_MAX_SPREAD_PERCENT and RATES_PEGGED. Every bad value is a problem naming the variable,
  * to be reported with the others at start-up. spreadFeeProblems checks the spread against the catalogue's fees.

@@ -1,5 +1,5 @@
 /**
- * The rule that turns several market sources' prices into one (DESIGN section 10, "Prices"; docs/prices.md).
+ * The rule that turns several market sources' prices into one (docs/architecture.md#production, "Prices"; docs/prices.md).
  * Pure: the clock is passed in.
  *
  * 1. Drop the stale observations: older than `maxAgeSeconds` at `now`, by the provider's own trade time, or

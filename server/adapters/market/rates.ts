@@ -1,5 +1,5 @@
 /**
- * Production prices from public market data (DESIGN section 10, "Prices"; docs/prices.md): each asset's USD
+ * Production prices from public market data (docs/architecture.md#production, "Prices"; docs/prices.md): each asset's USD
  * price is the median of what Kraken, Binance and Coinbase Exchange say, by the rule in consensus.ts (at least
  * two sources, each younger than `maxAgeSeconds` by the provider's own trade time; with three, those within
  * `maxSpreadPercent` of the median; with exactly two, only when they are within `maxSpreadPercent` of each

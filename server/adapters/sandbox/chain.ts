@@ -1,6 +1,6 @@
 /**
  * The sandbox's simulated chain, behind the same three roles as a real node (adapters/chain.ts), so the swap
- * and route code cannot tell it from one (DESIGN 8).
+ * and route code cannot tell it from one (docs/architecture.md#sandbox).
  *
  * - Blocks: every network makes one every SANDBOX_BLOCK_SECONDS, counted from a fixed epoch on the service's
  *   clock; a block's hash is derived from the network, its height, and how many reorganisations replaced it.

@@ -1,5 +1,5 @@
 /**
- * Zano (DESIGN 10) over the wallet JSON-RPC: deposit addresses are integrated addresses of the service's
+ * Zano (docs/architecture.md#production) over the wallet JSON-RPC: deposit addresses are integrated addresses of the service's
  * watch-only wallet (a payment id per request), the watcher reads that wallet's history, and payouts are built by
  * the watch-only wallet, signed by a separate signer wallet and submitted by the watch-only one. The service never
  * holds the spend key.

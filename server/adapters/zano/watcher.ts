@@ -1,5 +1,5 @@
 /**
- * The chain watcher over the wallet RPC (DESIGN 10): each scan reads the wallet's history newest first with
+ * The chain watcher over the wallet RPC (docs/architecture.md#production): each scan reads the wallet's history newest first with
  * `get_recent_txs_and_info3` (pool transfers come first, then mined ones), page by page, down to the reorg
  * window below the height the last scan reached. `pi.curent_height` of the same answer is the tip. The `…2`
  * and older variants and `search_for_transactions` are never used: since HF6 they lose per-output payment ids.

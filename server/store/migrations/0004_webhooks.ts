@@ -1,5 +1,5 @@
 /**
- * Signed webhooks (DESIGN 6.6): each partner's webhook (URL, sealed secret, on/off), every delivery attempt,
+ * Signed webhooks (docs/architecture.md#streams-and-webhooks): each partner's webhook (URL, sealed secret, on/off), every delivery attempt,
  * and the outbox's dispatch mark. The dispatcher claims outbox rows without `dispatched_at` and, in the same
  * transaction, queues their first delivery job and sets the mark, so a committed row gets its job even when
  * the process dies right after the commit that wrote it.

@@ -5,7 +5,7 @@
  *   the bucket waits. Before, every deposit of the bucket carried a copy, so each poll that grew a bucket of n
  *   deposits rewrote (and announced) all n: quadratic work for n payments of dust.
  * - `route_deposits.status` may be `dust`: an output below its asset's dust floor, recorded (no payment is
- *   ever lost, DESIGN 6.9) but never valued, accumulated or followed; polls read only the open, non-dust rows.
+ *   ever lost, docs/architecture.md#every-payment-accounted-for) but never valued, accumulated or followed; polls read only the open, non-dust rows.
  * - `permanent_routes.active_at`: the route's last sign of life (creation, a deposit, an expect-deposit call);
  *   the polling interval grows with the time since.
  * - `partner_route_counts`: routes per partner, kept by the statement that creates routes, so the per-partner

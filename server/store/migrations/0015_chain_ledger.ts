@@ -1,5 +1,5 @@
 /**
- * The chain ledger and the payout outbox (DESIGN 10, 6.9).
+ * The chain ledger and the payout outbox (docs/architecture.md#production, #every-payment-accounted-for).
  *
  * - `chain_outputs`: every transaction output a network's watcher reported to a watched address, keyed by
  *   network, transaction and output index, with its block (null while unmined) and its removal by a

@@ -1,5 +1,5 @@
 /**
- * Production's chains. Derivation indexes of deposit addresses (DESIGN 10): an address derived from an extended public key needs
+ * Production's chains. Derivation indexes of deposit addresses (docs/architecture.md#production): an address derived from an extended public key needs
  * a number, allocated once per key (a swap id, a route allocation) and never reused. One sequence serves
  * every network (an index is unique across them; gaps are harmless: nothing scans for used indexes).
  */

@@ -5,7 +5,7 @@ import { replacementFees } from '../../../server/adapters/ethereum/sender.js';
 import { backoffMs, FIRST_BACKOFF_MS, MAX_BACKOFF_MS } from '../../../server/jobs/payout-sender.js';
 
 // Refusals classified per family (what can pass is built again later; what cannot is held for an operator),
-// and the replacement fee rules of both families (DESIGN 11).
+// and the replacement fee rules of both families (docs/architecture.md#money-that-ends-well).
 describe('payouts that always end: refusals and replacement fees', () => {
   describe('Bitcoin family: isPassingRefusal(the node message of a -26/-25 refusal)', () => {
     const cases: Array<[string, boolean]> = [

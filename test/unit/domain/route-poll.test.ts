@@ -1,5 +1,5 @@
 /**
- * Decision tables for a poll of a permanent route as pure functions (DESIGN 6.7): what the poll records, and
+ * Decision tables for a poll of a permanent route as pure functions (docs/architecture.md#routes-and-the-wallet-proof): what the poll records, and
  * what it decides on the route's deposits without an order, the ledger's outputs, the stored buckets and the
  * prices it was given. One row per case; the helpers below build the deposits, outputs and buckets.
  */

@@ -1,5 +1,5 @@
 /**
- * Decision tables for the swap state machine as a pure function (DESIGN 6.5, 6.9, 10): every status against
+ * Decision tables for the swap state machine as a pure function (docs/architecture.md#lifecycle, #every-payment-accounted-for, #production): every status against
  * every observation, with the expected transition and effects. One row per case; the helpers below build the
  * swap as it stands in each status and what the chain ledger and the payout outbox show for it.
  *
