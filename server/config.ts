@@ -84,6 +84,11 @@ export interface Config {
   readonly webhookTimeoutSeconds: number;
   /** Production: seconds between probes of each network's node (tip, hot-wallet balance, fee estimate). */
   readonly networkProbeSeconds: number;
+  /**
+   * GROUP_COMMIT (`on`, or `off`: a measuring switch for `make bench`): whether concurrent writes share a
+   * statement (store/group-commit.ts), or each is written by one of its own.
+   */
+  readonly groupCommit: boolean;
   /** Let webhooks reach loopback, private and other non-public addresses (local development; sandbox only). */
   readonly webhookAllowPrivateTargets: boolean;
   /** Webhook URLs must use https (production); the sandbox takes http too. */
@@ -212,6 +217,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookRetrySeconds: read.secondsList('WEBHOOK_RETRY_SECONDS', [5, 300, 1800, 7200, 18000, 36000, 36000]),
     webhookTimeoutSeconds: read.positiveNumber('WEBHOOK_TIMEOUT_SECONDS', 10),
     networkProbeSeconds: read.positiveNumber('NETWORK_PROBE_SECONDS', 5),
+    groupCommit: read.oneOf('GROUP_COMMIT', ['on', 'off'] as const, 'on') === 'on',
     webhookAllowPrivateTargets: read.boolean('WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
     webhookMaxConcurrentPerPartner: read.integer('WEBHOOK_MAX_CONCURRENT_PER_PARTNER', 4, { min: 1, max: 1000 }),
     webhookMaxInFlight: read.integer('WEBHOOK_MAX_IN_FLIGHT', 128, { min: 1, max: 10000 }),

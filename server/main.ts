@@ -3,6 +3,7 @@
  * stops accepting connections, lets in-flight requests finish and closes the database.
  */
 import { ConfigError, loadConfig } from './config.js';
+import { setGroupCommit } from './store/group-commit.js';
 import { createLogger } from './logger.js';
 import { loadApiDocument } from './spec.js';
 import { loadSandboxCatalog } from './adapters/sandbox/catalog.js';
@@ -41,6 +42,7 @@ async function main(): Promise<void> {
     throw err;
   }
   const logger = createLogger(config.logLevel);
+  setGroupCommit(config.groupCommit);
   const { document, version } = loadApiDocument();
   const production = config.production;
   let catalog = loadSandboxCatalog();

@@ -17,10 +17,16 @@ interface Pending<I, O> {
 export const MAX_GROUP = 256;
 
 /**
- * GROUP_COMMIT=off (a measuring switch, read once at start): every item is written by a statement of its own,
- * at once, as if there were no grouping, so `make bench` can show what grouping saves on each database.
+ * Whether items are grouped (on unless the process's configuration turned it off: config.ts GROUP_COMMIT=off,
+ * a measuring switch). Off, every item is written by a statement of its own, at once, as if there were no
+ * grouping, so `make bench` can show what grouping saves on each database.
  */
-const GROUPING = process.env.GROUP_COMMIT !== 'off';
+let grouping = true;
+
+/** Turns grouping on or off for the whole process (main.ts, from config.groupCommit), before any write. */
+export function setGroupCommit(enabled: boolean): void {
+  grouping = enabled;
+}
 
 /**
  * Returns `submit(item)`, which resolves with the result `write` gives that item. `write` gets a group of
@@ -67,14 +73,15 @@ export function groupCommit<I, O>(write: (items: I[]) => Promise<O[]>): (item: I
     }
   }
 
-  if (!GROUPING) return async (item) => (await writeAll([item]))[0];
   return (item) =>
-    new Promise<O>((resolve, reject) => {
-      waiting.push({ item, resolve, reject });
-      // The first item waits for the end of this turn of the event loop, gathering the items of the requests
-      // that arrived with it; later ones ride with the next statement.
-      if (!running && waiting.length === 1) setImmediate(() => void drain());
-    });
+    !grouping
+      ? writeAll([item]).then((results) => results[0])
+      : new Promise<O>((resolve, reject) => {
+          waiting.push({ item, resolve, reject });
+          // The first item waits for the end of this turn of the event loop, gathering the items of the requests
+          // that arrived with it; later ones ride with the next statement.
+          if (!running && waiting.length === 1) setImmediate(() => void drain());
+        });
 }
 
 /**
