@@ -36,6 +36,9 @@ describe('production swaps on real nodes (the server process)', function () {
   });
 
   const statuses = (events: SwapEvent[]) => events.map((e) => e.status);
+  // The statuses a swap went through: a confirmation count's progress (confirming -> confirming) is one entry
+  // more when a scan saw the deposit in the mempool before its block, which the test cannot rule out.
+  const path = (events: SwapEvent[]) => statuses(events).filter((status, i, all) => i === 0 || all[i - 1] !== status);
   const waitForAddress = (order: Swap) => client.waitFor(order.id, (o) => typeof o.depositAddress === 'string', 30_000);
 
   it('swaps LTC to USDT: the deposit confirms in mined blocks, USDT is paid on anvil, and the swap finishes', async () => {
@@ -102,7 +105,7 @@ describe('production swaps on real nodes (the server process)', function () {
       // The branches meet: the node follows the longer one, where the deposit's coin is spent elsewhere.
       await connectNodes(devnet.litecoin, miner);
       const reverted = await client.waitFor(order.id, (o) => o.status === 'waiting', 30_000);
-      expect(statuses(reverted.events)).to.deep.equal(['waiting', 'confirming', 'waiting']);
+      expect(path(reverted.events)).to.deep.equal(['waiting', 'confirming', 'waiting']);
       expect(reverted.order.deposits?.map((d) => d.status)).to.deep.equal(['removed']);
       await devnet.mineLtc(3);
       await new Promise((resolve) => setTimeout(resolve, 3_000));
