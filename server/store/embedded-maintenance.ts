@@ -3,8 +3,8 @@
  * with none of its background processes: no autovacuum (the setting reads `on`, but no launcher runs) and no
  * checkpointer. So nothing made the space of deleted and updated rows reusable (request_nonces, swept every
  * minute, and pg-boss's jobs grew for as long as the process ran), planner statistics were never refreshed,
- * and no WAL was ever removed (in memory, WAL is memory). Measured with PGlite 0.5.14 (README, "The embedded
- * database"): 50,000 nonce-like rows inserted and deleted four times grew their table (with its index) to 30 MB
+ * and no WAL was ever removed (in memory, WAL is memory). Measured with PGlite 0.5.14 (docs/embedded-database.md,
+ * "Upkeep"): 50,000 nonce-like rows inserted and deleted four times grew their table (with its index) to 30 MB
  * and the WAL to 64 MB; vacuumed and checkpointed after each round, the table stayed at 8 MB and the WAL at
  * two 16 MB files.
  *

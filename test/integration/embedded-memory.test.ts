@@ -20,8 +20,8 @@ async function settings(db: Database): Promise<Record<string, string>> {
   return found;
 }
 
-// Postgres's default 128 MB of shared buffers stayed resident in PGlite's WebAssembly heap (README, "The
-// embedded database"); these are the settings the idle-memory figures there were measured with.
+// Postgres's default 128 MB of shared buffers stayed resident in PGlite's WebAssembly heap (docs/embedded-database.md,
+// "Memory"); these are the settings the idle-memory figures there were measured with.
 const EXPECTED = {
   shared_buffers: '16MB',
   wal_buffers: '512kB',

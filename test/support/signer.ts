@@ -1,5 +1,5 @@
 /**
- * An independent signer written from the README's description of the protocol alone (it imports nothing
+ * An independent signer written from the description of the protocol in docs/signing.md alone (it imports nothing
  * from server/ or sdk/), so tests prove that a partner following the docs is accepted.
  */
 import { createHash, createHmac, randomBytes } from 'node:crypto';
