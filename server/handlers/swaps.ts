@@ -25,7 +25,7 @@ const quoteExpired = () => new AppError(409, 'quote_expired', 'The quote has exp
 /** Handlers for createSwap, getSwap and listSwaps; `issued` holds the quotes this instance stored. */
 export function createSwapHandlers(deps: HandlerDeps, issued: IssuedQuotes): Pick<Handlers, 'createSwap' | 'getSwap' | 'listSwaps'> {
   const readCreationState = createCreationStateReader(deps.knex);
-  const createSwap = createSwapWriter(deps.knex, deps.jobs.startSwaps);
+  const createSwap = createSwapWriter(deps.knex);
   const readSwapPage = createSwapPageReader(deps.knex);
   const readSwapView = createSwapViewReader(deps.knex);
   return {
@@ -111,7 +111,8 @@ export function createSwapHandlers(deps: HandlerDeps, issued: IssuedQuotes): Pic
 
       // A quote makes one swap: requests after this one read it (and find it used, or replay this one).
       issued.forget(quote.id);
-      // The first step (deposit-address allocation) is queued in the same transaction: no swap without its job.
+      // The swap commits in the store's statement; its first step (deposit-address allocation) is queued once it
+      // has (a swap left without one is started by the engine's sweep of unstarted work).
       let outcome: CreationOutcome;
       try {
         outcome = await createSwap({
@@ -137,6 +138,7 @@ export function createSwapHandlers(deps: HandlerDeps, issued: IssuedQuotes): Pic
         throw err;
       }
       if (outcome === 'created') {
+        await deps.jobs.startSwaps([created.id]);
         return { status: 202, body: { ...response, accessToken: deps.swapTokens.tokenFor(created.id) } };
       }
       // Another request used the quote or bound the key meanwhile, and committed, and this one wrote nothing:

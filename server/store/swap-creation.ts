@@ -11,9 +11,10 @@
  *    that did not get everything fails as a whole (pss_swap_not_created, migration 0008), so nothing of it
  *    stays. Under load the creates that arrive while one such statement runs are written by the next,
  *    together (createSwapWriter).
- * 3. Once it has committed, the swaps' first steps are queued (jobs/engine.ts startSwaps). A swap left
- *    without one (that insert failed, or the process died in between) is started by the engine's sweep of
- *    unstarted work. Queuing the job in the statement's transaction instead made every create a
+ * 3. Once it has committed, the caller queues the swap's first step (handlers/swaps.ts, through the job
+ *    engine's startSwaps, which gathers the swaps of a moment into one batch); the store calls no job. A swap
+ *    left without one (that insert failed, or the process died in between) is started by the engine's sweep
+ *    of unstarted work. Queuing the job in the statement's transaction instead made every create a
  *    four-round-trip transaction: POST /swaps ran about 25 % slower on PGlite.
  *
  * An identical request arriving meanwhile finds the quote row locked by the first: it waits until the first
@@ -194,10 +195,7 @@ export function creationRefusal(err: unknown): Exclude<CreationOutcome, 'created
  * any create, each is written again on its own, all at once, so every create gets its own answer and a
  * create that waits for a lock holds up only itself (groupCommitClaims).
  */
-export function createSwapWriter(
-  db: Knex,
-  started: (swapIds: string[]) => Promise<void>,
-): (create: SwapCreate) => Promise<CreationOutcome> {
+export function createSwapWriter(db: Knex): (create: SwapCreate) => Promise<CreationOutcome> {
   async function writeTogether(creates: SwapCreate[], alone: boolean): Promise<CreationOutcome[]> {
     const waitSeconds = alone ? Math.max(...creates.map((c) => c.waitSeconds)) : GROUP_WAIT_SECONDS;
     try {
@@ -208,7 +206,6 @@ export function createSwapWriter(
       if (reason && creates.length === 1) return [reason];
       throw err;
     }
-    await started(creates.map((c) => c.swap.id));
     return creates.map(() => 'created');
   }
 

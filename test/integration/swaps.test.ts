@@ -484,7 +484,7 @@ describe('Swaps', () => {
         keyExpiresAt: new Date(at.getTime() + 60_000),
         waitSeconds: 5,
       }));
-      const write = createSwapWriter(server.knex, server.engine.jobs.startSwaps);
+      const write = createSwapWriter(server.knex);
       // Submitted in one turn of the event loop: one group.
       const outcomes = await Promise.all(creates.map((c) => write(c)));
       expect(outcomes).to.deep.equal(['created', 'quote_taken', 'key_bound', 'created']);
