@@ -1,3 +1,4 @@
+import { rejection } from '../../support/rejection.js';
 import { expect } from 'chai';
 import {
   AnswerTooLargeError,
@@ -34,15 +35,6 @@ function streamed(chunks: Uint8Array[]) {
     { highWaterMark: 0 },
   );
   return { stream, seen };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected the promise to reject');
 }
 
 function refusal(run: () => unknown): MalformedAnswerError {

@@ -1,3 +1,4 @@
+import { rejection } from '../../support/rejection.js';
 import { expect } from 'chai';
 import { AnswerTooLargeError, MalformedAnswerError, publicReasonOf } from '../../../server/adapters/boundary.js';
 import { createEvmClient } from '../../../server/adapters/ethereum/index.js';
@@ -24,15 +25,6 @@ const answer = (result: unknown, id: unknown = 1) => JSON.stringify({ jsonrpc: '
 function ask(method: string, text: string, status = 200) {
   const fake = answering(text, status);
   return { response: createCheckedFetch(fake.fetch)(NODE_URL, { method: 'POST', body: body(method) }), asked: fake.asked };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected the promise to reject');
 }
 
 async function malformed(promise: Promise<unknown>): Promise<MalformedAnswerError> {

@@ -1,3 +1,4 @@
+import { rejection } from '../../support/rejection.js';
 import { expect } from 'chai';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,15 +19,6 @@ interface Asked {
 }
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected the promise to reject');
-}
 
 /** Sends `text` as the whole answer (Node declares its Content-Length). */
 const reply =
