@@ -22,7 +22,7 @@ import { createMarketRates } from '../server/adapters/market/index.js';
 import { createSandboxRates } from '../server/adapters/sandbox/rates.js';
 import { loadConfig, type Config } from '../server/config.js';
 import { AppError } from '../server/domain/errors.js';
-import { openJobQueue, type JobQueue } from '../server/jobs/engine.js';
+import { openJobQueue, type JobQueue } from '../server/jobs/queue.js';
 import {
   decideReview,
   listChainAlerts,
@@ -394,7 +394,7 @@ async function createLifecycle(config: Config, db: Database, jobs: JobQueue) {
     rates: production ? createMarketRates({ ...production.rates, now }) : createSandboxRates(catalog),
     adapters: chains.registry,
     exchange: chains.exchange,
-    jobs: () => jobs,
+    jobs,
     now,
   });
 }

@@ -12,7 +12,7 @@ import { AppError, notFound } from './domain/errors.js';
 import { STATUS_ATTRIBUTES, SWAP_STATUSES, TRANSITIONS, type SwapStatus } from './domain/swap-lifecycle.js';
 import { extraRefundKey } from './domain/swap-decision.js';
 import type { SwapRecord } from './domain/swap-view.js';
-import type { JobQueue } from './jobs/engine.js';
+import type { JobQueue } from './jobs/queue.js';
 import type { SwapService } from './services/swaps.js';
 import { runOperatorAction, type Acting } from './operator-actions.js';
 import { insertOperatorDecision, type OperatorDecision, type OperatorDecisionRecord } from './store/operator-decisions.js';
@@ -28,7 +28,7 @@ import { findOutboxMessage, findWebhook, lastAttemptNumber } from './store/webho
 export interface OperatorDeps {
   knex: Knex;
   lifecycle: Pick<SwapService, 'decideReview' | 'returnHeldPayment'>;
-  jobs: Pick<JobQueue, 'scheduleAdvance' | 'redeliver'>;
+  jobs: Pick<JobQueue, 'scheduleAdvances' | 'redeliver'>;
   now: () => Date;
 }
 
@@ -146,7 +146,7 @@ export async function decideReview(
       createdAt: at,
     });
     // Committed with the decision: whichever server's worker takes it carries the swap on (exchange, payout).
-    if (!STATUS_ATTRIBUTES[change.swap.status].terminal) await deps.jobs.scheduleAdvance(swap.id, trx);
+    if (!STATUS_ATTRIBUTES[change.swap.status].terminal) await deps.jobs.scheduleAdvances([swap.id], trx);
     return {
       value: { swap: change.swap, decision },
       details: { decision: input.decision, decisionId: decision.id, fromStatus: decision.fromStatus, toStatus: decision.toStatus },

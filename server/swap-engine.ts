@@ -14,6 +14,7 @@ import { createCryptoThread, type CryptoThread } from './crypto-thread.js';
 import { createSwapTokens, type SwapTokens } from './domain/access-tokens.js';
 import type { Catalog } from './domain/catalog.js';
 import { startJobEngine, type JobEngine } from './jobs/engine.js';
+import { openJobQueue, type JobQueue } from './jobs/queue.js';
 import { startChainWatching, type ChainWatching } from './jobs/chain-watch.js';
 import { adapterRouteAddresses, sandboxRouteAddresses } from './jobs/route-addresses.js';
 import { startEvmSweeping, type EvmSweeping } from './jobs/evm-sweep.js';
@@ -36,6 +37,8 @@ export interface SwapEngine {
   /** Polls permanent routes for deposits and converts them (the sweeper of jobs/route-deposits.ts calls it). */
   routes: RouteService;
   hub: SwapHub;
+  /** The job queue everything here queues through (jobs/queue.ts). */
+  queue: JobQueue;
   jobs: JobEngine;
   swapTokens: SwapTokens;
   /** The worker thread that checks wallet proofs and derives sandbox addresses (crypto-thread.ts). */
@@ -64,29 +67,38 @@ export async function startSwapEngine(deps: {
   webhookLookup?: LookupFunction;
   /** Kills the process at this point of a payout (crash tests; PAYOUT_CRASH_AT). */
   payoutCrashAt?: CrashPoint;
-  /** The period of the sweep of unstarted swaps and routes (jobs/engine.ts START_SWEEP_MS; tests shorten it). */
+  /** The period of the sweep of unstarted swaps and routes (jobs/unstarted-sweep.ts START_SWEEP_MS; tests shorten it). */
   startSweepMs?: number;
   /** How long a broadcast payout stays in no block before it is broadcast again (payout-sender.ts PAYOUT_REBROADCAST_MS; tests shorten it). */
   payoutRebroadcastMs?: number;
 }): Promise<SwapEngine> {
   const adapters = deps.chains.registry;
-  // The service and the sender queue jobs through the engine, which needs them first.
-  const engine: { running?: JobEngine; watching?: ChainWatching } = {};
-  const started = () => {
-    if (!engine.running) throw new Error('the job engine is not running yet');
-    return engine.running;
-  };
-  let engineStarted!: () => void;
-  const engineRunning = new Promise<void>((resolve) => (engineStarted = resolve));
+  // The queue first: the service, the sender and the watchers queue through it, and the engine's workers
+  // take their jobs from it once everything is built.
+  const queue = await openJobQueue(deps.knex, {
+    schema: deps.jobSchema,
+    webhookTimeoutSeconds: deps.config.webhookTimeoutSeconds,
+    workers: true,
+    logger: deps.logger,
+  });
   const lifecycle = createSwapService({
     knex: deps.knex,
     catalog: deps.catalog,
     rates: deps.rates,
     adapters,
     exchange: deps.chains.exchange,
-    jobs: started,
+    jobs: queue,
     now: deps.now,
     liquidity: deps.liquidity,
+  });
+  const watching = startChainWatching({
+    knex: deps.knex,
+    catalog: deps.catalog,
+    adapters,
+    now: deps.now,
+    logger: deps.logger,
+    wakeSwaps: (swapIds, trx) => queue.scheduleAdvances(swapIds, trx),
+    exclusive: deps.chains.watchOnOneInstance ? { holder: `${hostname()}:${process.pid}:${randomUUID()}` } : undefined,
   });
   const payoutSender = createPayoutSender({
     knex: deps.knex,
@@ -94,10 +106,8 @@ export async function startSwapEngine(deps: {
     adapters,
     now: deps.now,
     logger: deps.logger,
-    wakeSwap: (swapId, trx) => started().scheduleAdvances([swapId], trx),
-    // Payout jobs run as soon as the engine's worker starts, before startJobEngine returns: they wait for it.
-    ready: () => engineRunning,
-    broadcasted: (network) => engine.watching?.wake(network),
+    wakeSwap: (swapId, trx) => queue.scheduleAdvances([swapId], trx),
+    broadcasted: (network) => watching.wake(network),
     crashAt: deps.payoutCrashAt,
     rebroadcastAfterMs: deps.payoutRebroadcastMs,
   });
@@ -126,6 +136,7 @@ export async function startSwapEngine(deps: {
   const crypto = createCryptoThread();
   const jobs = await startJobEngine({
     knex: deps.knex,
+    queue,
     // The simulated chain derives route addresses on the crypto thread; real networks ask their address sources.
     routeAddresses: deps.chains.sandbox
       ? sandboxRouteAddresses(crypto)
@@ -133,25 +144,14 @@ export async function startSwapEngine(deps: {
     lifecycle,
     payoutSender,
     routes,
+    config: deps.config,
+    secretsKey: deps.secretsKey,
+    now: deps.now,
+    lookup: deps.webhookLookup,
     logger: deps.logger,
-    schema: deps.jobSchema,
-    webhooks: { config: deps.config, secretsKey: deps.secretsKey, now: deps.now, lookup: deps.webhookLookup },
     metrics: deps.metrics,
     startSweepMs: deps.startSweepMs,
-    payoutRebroadcastMs: deps.payoutRebroadcastMs,
   });
-  engine.running = jobs;
-  engineStarted();
-  const watching = startChainWatching({
-    knex: deps.knex,
-    catalog: deps.catalog,
-    adapters,
-    now: deps.now,
-    logger: deps.logger,
-    wakeSwaps: (swapIds, trx) => jobs.scheduleAdvances(swapIds, trx),
-    exclusive: deps.chains.watchOnOneInstance ? { holder: `${hostname()}:${process.pid}:${randomUUID()}` } : undefined,
-  });
-  engine.watching = watching;
   const sweeping =
     deps.chains.sweeping && Object.keys(deps.chains.sweeping).length > 0
       ? startEvmSweeping({
@@ -177,7 +177,7 @@ export async function startSwapEngine(deps: {
           knex: deps.knex,
           liquidity: deps.liquidity,
           rules: cold.rules,
-          sendPayouts: (ids, trx) => jobs.sendPayouts(ids, trx),
+          sendPayouts: (ids, trx) => queue.sendPayouts(ids, trx),
           confirmations: (network) => deps.catalog.networks[network]!.confirmations,
           intervalMs: payoutSender.sweepMs,
           now: deps.now,
@@ -190,6 +190,7 @@ export async function startSwapEngine(deps: {
     sweeping,
     routes,
     hub,
+    queue,
     jobs,
     swapTokens: createSwapTokens(deps.secretsKey),
     crypto,
@@ -199,6 +200,7 @@ export async function startSwapEngine(deps: {
       await sweeping?.stop();
       await watching.stop();
       await jobs.stop();
+      await queue.close();
       await crypto.close();
     },
   };

@@ -35,7 +35,7 @@ export interface HandlerDeps {
   /** This instance's subscriptions to swap changes (the streams). */
   hub: SwapHub;
   /** Queues swap steps for the workers; sends test webhooks. */
-  jobs: Pick<JobEngine, 'scheduleAdvance' | 'startSwaps' | 'startRoutes' | 'wakeRoutePolling' | 'webhooks'>;
+  jobs: Pick<JobEngine, 'scheduleAdvance' | 'advance' | 'startSwaps' | 'startRoutes' | 'wakeRoutePolling' | 'webhooks'>;
   /** Checks wallet proofs off the main thread (crypto-thread.ts). */
   crypto: Pick<CryptoThread, 'verifyZanoProof'>;
   /** Seals webhook secrets at rest (the same box that holds partner secrets). */

@@ -87,12 +87,11 @@ export function createSandboxHandlers(
       // look after the steps only, a broadcast between the two left the answer at the swap as it was before
       // it: a refund decided in review answered `review`), and after them, for a payout they committed.
       const unsentBefore = await hasUnsentPayouts(deps.knex, swap.id);
-      advanced = await deps.lifecycle.advance(swap.id);
+      [advanced] = await deps.jobs.advance([swap.id]);
       if (!unsentBefore && !(await hasUnsentPayouts(deps.knex, swap.id))) break;
       if (Date.now() >= deadline) break;
       await changeOf(swap.id, Math.min(OUTBOX_POLL_MS, deadline - Date.now()));
     }
-    if (advanced.nextRunAt) await deps.jobs.scheduleAdvance(swap.id, advanced.nextRunAt);
     return { status: 200 as const, body: { order: toSwapBody(advanced.swap ?? swap) } };
   }
 

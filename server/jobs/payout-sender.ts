@@ -126,12 +126,6 @@ export interface PayoutSenderDeps {
   crashAt?: CrashPoint;
   /** How long a broadcast payout may stay in no block before it is broadcast again (default PAYOUT_REBROADCAST_MS). */
   rebroadcastAfterMs?: number;
-  /**
-   * Resolves once `wakeSwap` works (the job engine is running). A send waits for it before any node call: a job
-   * fetched while the engine starts (the open payouts it queues at start) could otherwise broadcast, fail to
-   * record the outcome, and broadcast again on its retry (or sign again, from pending).
-   */
-  ready?: () => Promise<unknown>;
   /** The networks whose payouts are batched, and how (none: every payout goes out alone; see also `setBatching`). */
   batching?: Record<string, PayoutBatching>;
 }
@@ -341,7 +335,6 @@ export function createPayoutSender(deps: PayoutSenderDeps) {
   async function sendBatches(network: string): Promise<void> {
     const settings = batching[network];
     if (!settings || !batchesOn(network)) return;
-    await deps.ready?.();
     for (let look = 0; look < BATCHES_PER_LOOK; look++) {
       // More than a batch: payouts to an address already in it are passed over, for the next.
       const candidates = await listBatchCandidates(deps.knex, network, deps.now(), settings.max * 2);
@@ -563,7 +556,6 @@ export function createPayoutSender(deps: PayoutSenderDeps) {
 
   // `alone`: a pending payout on a batching network is built on its own (a batch of one, or one sent alone).
   async function sendOne(id: string, alone: boolean): Promise<void> {
-    await deps.ready?.();
     let payout = await findPayout(deps.knex, id);
     if (!payout) return;
     if (payout.retryAt !== null && payout.retryAt > deps.now() && (payout.status === 'pending' || payout.status === 'signed')) return;

@@ -1,16 +1,20 @@
 /**
- * Allocates a permanent route's reusable deposit addresses: one per network, shared by the assets of that
+ * Allocates a permanent route's reusable deposit addresses (the route-addresses queue's worker, and new
+ * routes' allocation on the instance that stored them): one per network, shared by the assets of that
  * network (EVM tokens use their network's address). Each comes from a RouteAddressSource that gives the same
  * address for the same route and network, so running the job twice fills the same addresses; an address
  * already stored is kept.
  */
 import type { Knex } from 'knex';
+import type { Logger } from 'pino';
 import type { AdapterRegistry } from '../adapters/chain.js';
 import { seedOf } from '../adapters/sandbox/chain.js';
 import type { CryptoThread } from '../crypto-thread.js';
 import { assetNetwork, NATIVE_ASSET, type Catalog } from '../domain/catalog.js';
 import { depositIndexOf } from '../store/chain-ledger.js';
+import type { Metrics } from '../metrics.js';
 import { fillRouteAddresses, listRouteAssetKeys, type RouteNetworkAddress } from '../store/routes.js';
+import { ROUTE_ADDRESSES_QUEUE, startQueueWorker, type EnginePart, type JobQueue } from './queue.js';
 
 /** The deposit address of route `routeId` on `network`: the same for the same route and network. */
 export type RouteAddressSource = (routeId: string, network: string) => Promise<string>;
@@ -72,4 +76,68 @@ export async function allocateRouteAddresses(
     }
     await fillRouteAddresses(knex, await Promise.all(pending));
   }
+}
+
+/**
+ * Route-addresses jobs one fetch takes: all of a fetch are filled on one connection (in statements of
+ * ROUTES_PER_FILL routes), so a larger batch costs no more connections, and under load it saves fetches (a
+ * fetch of pg-boss's partitioned job table is planned anew each time: about a millisecond of PostgreSQL's CPU).
+ */
+export const ROUTE_ADDRESSES_BATCH_SIZE = 24;
+
+/** A route to allocate, with the networks of its asset keys (older jobs may name none). */
+export type RouteAddressWork = { routeId: string; networks?: string[] };
+/**
+ * A route-addresses job: one route the sweep of unstarted work found, or the routes of one create statement
+ * (as jobs queued by earlier versions were).
+ */
+type RouteAddressesJob = { routes: RouteAddressWork[] } | RouteAddressWork;
+
+/**
+ * The route-addresses queue's worker, for the allocations the sweep of unstarted work queues, and the
+ * allocation of new routes on the instance that stored them (`schedule`, without a job of their own).
+ */
+export function createRouteAddressing(deps: {
+  knex: Knex;
+  queue: JobQueue;
+  addressOf: RouteAddressSource;
+  logger: Logger;
+  metrics?: Metrics;
+}): EnginePart<(routes: Array<{ routeId: string; networks: string[] }>) => Promise<void>> {
+  // New routes' addresses are allocated here once their create has committed, as new swaps' first steps are
+  // (swap-steps.ts startSwaps): ROUTE_ADDRESSES_BATCH_SIZE routes at a time. A route left without them (a
+  // failure, a stop) is found by the sweep of unstarted work.
+  const allocating: RouteAddressWork[] = [];
+  let allocationRun: Promise<void> | undefined;
+  let stopping = false;
+  const drainAllocations = async () => {
+    while (allocating.length > 0) {
+      const batch = allocating.splice(0, ROUTE_ADDRESSES_BATCH_SIZE);
+      await allocateRouteAddresses(deps.knex, deps.addressOf, batch).catch((err) =>
+        deps.logger.warn({ err, routes: batch.length }, "allocating new routes' addresses failed; the sweep of unstarted work allocates them"),
+      );
+    }
+    allocationRun = undefined;
+  };
+  return {
+    async start() {
+      await startQueueWorker<RouteAddressesJob>(
+        deps.queue,
+        ROUTE_ADDRESSES_QUEUE,
+        { batchSize: ROUTE_ADDRESSES_BATCH_SIZE, metrics: deps.metrics },
+        (jobs) => allocateRouteAddresses(deps.knex, deps.addressOf, jobs.flatMap(({ data }) => ('routes' in data ? data.routes : [data]))),
+      );
+    },
+    // Never throws: called after the create committed.
+    async schedule(routes) {
+      if (stopping || routes.length === 0) return;
+      allocating.push(...routes.map(({ routeId, networks }) => ({ routeId, networks: [...new Set(networks)] })));
+      allocationRun ??= drainAllocations();
+    },
+    async stop() {
+      stopping = true;
+      allocating.length = 0; // left to the sweep, or to the next start
+      await allocationRun;
+    },
+  };
 }

@@ -4,7 +4,7 @@
  * `permanent_routes.next_poll_at` (domain/route-poll.ts nextPollAt): every ROUTE_POLL_SECONDS, doubled after
  * each ROUTE_IDLE_SECONDS the route has been idle (no deposit, no expect-deposit call) up to
  * ROUTE_POLL_MAX_SECONDS; every ROUTE_EXPECT_POLL_SECONDS while an expect-deposit window is open; and at the
- * next block while one of its deposits is confirming. A sweeper on every instance (startRoutePolling) polls
+ * next block while one of its deposits is confirming. A sweeper on every instance (createRoutePolling) polls
  * the routes that are due, those inside an expect-deposit window first; the schedule lives in the route row,
  * so no job can be lost between a commit and the next poll, and a failing poll is simply due again later.
  */
@@ -12,6 +12,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { OrderCallback, RouteService } from '../services/routes.js';
 import { listDueRoutes, nextDuePoll } from '../store/routes.js';
+import type { EnginePart } from './queue.js';
 
 // How many due routes one sweep takes, and the bounds of its sleep between sweeps.
 const SWEEP_BATCH = 16;
@@ -24,18 +25,18 @@ const SWEEP_GAP_MS = 50;
 
 /**
  * The sweeper: polls every due route, one transaction each, then sleeps until the next route is due (at
- * most a second, so a window opened on another instance is noticed). `wake()` sweeps at once (a window
+ * most a second, so a window opened on another instance is noticed). `schedule()` sweeps at once (a window
  * opened here), or SWEEP_GAP_MS after the last sweep started if that is later. `afterCommit` runs for each
  * poll's new orders once the poll committed.
  */
-export function startRoutePolling(deps: {
+export function createRoutePolling(deps: {
   knex: Knex;
   routes: Pick<RouteService, 'poll' | 'postpone'>;
   now: () => Date;
   logger: Logger;
   onOrder: OrderCallback;
-  afterCommit: (orderIds: string[]) => Promise<void>;
-}) {
+  afterCommit: (orderIds: string[]) => Promise<unknown>;
+}): EnginePart<() => void> {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
@@ -85,11 +86,13 @@ export function startRoutePolling(deps: {
     sweptAt = performance.now();
     running = sweep();
   };
-  tick();
 
   return {
+    async start() {
+      tick();
+    },
     /** Sweeps as soon as the current sweep ends (a route was made due here), SWEEP_GAP_MS after the last start at the earliest. */
-    wake(): void {
+    schedule(): void {
       if (stopped) return;
       if (timer) {
         // Sleeping: sweep once the gap has passed, unless the timer fires sooner anyway.

@@ -52,8 +52,8 @@ export interface SwapServiceDeps {
   adapters: AdapterRegistry;
   /** Where a credited deposit is converted (asked before the step's transaction, in `exchanging`). */
   exchange: ExchangeVenue;
-  /** Bound once the job engine runs (it needs the service first). */
-  jobs: () => SwapJobs;
+  /** The job queue (jobs/queue.ts), opened before the service. */
+  jobs: SwapJobs;
   now: () => Date;
   /** What the hot wallets can still pay (read under the asset's lock in the step's transaction, in `exchanging`); none: no limit. */
   liquidity?: Liquidity;
@@ -225,7 +225,7 @@ export function createSwapService(deps: SwapServiceDeps) {
     }
     const rebroadcast = decision.payoutUpdates.filter((u) => u.status === 'signed');
     if (rebroadcast.length > 0) {
-      await deps.jobs().sendPayouts(
+      await deps.jobs.sendPayouts(
         seen.payoutRows.filter((p) => rebroadcast.some((u) => u.key === p.idempotencyKey)).map((p) => p.id),
         trx,
       );
@@ -258,7 +258,7 @@ export function createSwapService(deps: SwapServiceDeps) {
       })),
       at,
     );
-    await deps.jobs().sendPayouts(ids, trx);
+    await deps.jobs.sendPayouts(ids, trx);
   }
 
   // A route order's refunds: each deposit gets its own transaction back.

@@ -141,7 +141,7 @@ describe('Permanent routes: challenges and verified creation', () => {
         server.jobSchema ?? 'pgboss',
         JSON.stringify(data),
       ]);
-      server.engine.jobs.wakeRouteAddresses();
+      server.engine.queue.wake('route-addresses').now();
     };
 
     it('shows a network without a stored address as allocating; a job run again keeps an allocated address and fills the rest', async () => {

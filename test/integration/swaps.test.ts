@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { toSwapBody, type SwapRecord } from '../../server/domain/swap-view.js';
-import { JOB_EXPIRY_SECONDS } from '../../server/jobs/engine.js';
+import { JOB_EXPIRY_SECONDS } from '../../server/jobs/queue.js';
 import { fromRow } from '../../server/store/rows.js';
 import { createSwapWriter } from '../../server/store/swap-creation.js';
 import { startTestServer, type TestServer } from '../support/server.js';

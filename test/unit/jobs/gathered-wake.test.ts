@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { gatheredWake } from '../../../server/jobs/engine.js';
+import { gatheredWake } from '../../../server/jobs/queue.js';
 
 describe('gatheredWake', () => {
   // A manual clock and timer queue: `advance(ms)` moves the clock and runs what came due.

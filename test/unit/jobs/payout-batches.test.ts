@@ -19,7 +19,7 @@ import {
 } from '../../../server/adapters/chain.js';
 import { createBitcoinAdapters, parseBitcoinParams } from '../../../server/adapters/bitcoin/index.js';
 import { loadSandboxCatalog } from '../../../server/adapters/sandbox/catalog.js';
-import { payoutBatchingOf } from '../../../server/jobs/engine.js';
+import { payoutBatchingOf } from '../../../server/jobs/payout-sends.js';
 import { BUILD_ATTEMPTS, createPayoutSender, pickBatch, type PayoutBatching } from '../../../server/jobs/payout-sender.js';
 import { readProductionConfig } from '../../../server/production-config.js';
 import { recordPayoutBlocks } from '../../../server/store/chain-ledger.js';
