@@ -1,16 +1,15 @@
 /**
- * Process entry: configuration -> database -> migrations -> HTTP listener, and a graceful shutdown that
- * stops accepting connections, lets in-flight requests finish and closes the database.
+ * Process entry: configuration -> database -> migrations -> the service (assembly.ts) -> HTTP listener, and a
+ * graceful shutdown that stops accepting connections, lets in-flight requests finish and closes the database.
  */
 import { ConfigError, loadConfig } from './config.js';
 import { setGroupCommit } from './store/group-commit.js';
 import { createLogger } from './logger.js';
 import { loadApiDocument } from './spec.js';
-import { loadSandboxCatalog } from './adapters/sandbox/catalog.js';
-import { createSandboxRates } from './adapters/sandbox/rates.js';
 import { migrate, openDatabase } from './store/database.js';
-import { createApp, API_BASE_PATH } from './http/app.js';
+import { API_BASE_PATH } from './http/app.js';
 import { createHttpServer } from './http/http-server.js';
+import { assembleService } from './assembly.js';
 import { DOCS_PATH } from './http/docs.js';
 import { listenForMetrics } from './http/metrics-server.js';
 import { createMetrics } from './metrics.js';
@@ -18,17 +17,8 @@ import { startHousekeeping } from './jobs/housekeeping.js';
 import { DemoSecretUnreadableError, ensureDemoPartner, findUnreadablePartnerSecrets, type IssuedCredentials } from './partners.js';
 import { resolveSecretsKey, secretsKeyFileWarning } from './secrets-key.js';
 import { createSecretBox } from './store/secret-box.js';
-import { startSwapEngine } from './swap-engine.js';
-import { createProductionChainAdapters, createSandboxChainAdapters } from './wiring.js';
-import { isBelowMinimumPayout, maxTipAgeSeconds, servedCatalog } from './production-config.js';
-import { createHotWalletLiquidity } from './services/liquidity.js';
-import { startNetworkStatus } from './services/network-status.js';
-import { createMarketRates } from './adapters/market/index.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
-/** Why a production server without Zano creates no permanent routes: they settle to Zano. */
-const ROUTES_UNAVAILABLE_WITHOUT_ZANO =
-  'Permanent routes settle to Zano, and this server is not configured to pay out on Zano (NETWORKS has no ZANO). Use swaps meanwhile.';
 
 async function main(): Promise<void> {
   let config;
@@ -44,18 +34,6 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   setGroupCommit(config.groupCommit);
   const { document, version } = loadApiDocument();
-  const production = config.production;
-  let catalog = loadSandboxCatalog();
-  if (production) {
-    try {
-      // Production serves only the networks it is configured for, and on each only its coin and configured tokens.
-      catalog = servedCatalog(catalog, production);
-    } catch (err) {
-      process.stderr.write(`Invalid configuration:\n  - ${(err as Error).message}\n`);
-      process.exit(78); // EX_CONFIG
-    }
-  }
-
   // Checked before the embedded database opens DATA_DIR, which takes group and world access off its files.
   const keyFileWarning = secretsKeyFileWarning(config);
   if (keyFileWarning) logger.warn(keyFileWarning);
@@ -82,91 +60,19 @@ async function main(): Promise<void> {
     }
   }
   const stopHousekeeping = startHousekeeping(db, logger);
-  const now = () => new Date();
   const metrics = config.metricsPort === undefined ? undefined : createMetrics();
-  // Prices and the chain adapters of every network served, built once: simulated in sandbox mode (the
-  // simulated chain's controls, passed to the app below, serve the Sandbox operations); market prices and
-  // real nodes in production, with a board of each node's health and hot-wallet balances (requests read it
-  // and never call a node) and the liquidity it bounds quotes and payouts by.
-  const rates = production ? createMarketRates({ ...production.rates, now, logger }) : createSandboxRates(catalog);
-  const chains = production
-    ? await createProductionChainAdapters({ production, knex: db.knex, catalog, logger, sweep: true })
-    : createSandboxChainAdapters({ config, knex: db.knex, catalog, now });
-  const networkStatus = production
-    ? startNetworkStatus({
-        adapters: chains.registry,
-        catalog,
-        maxTipAgeSeconds: (network) => maxTipAgeSeconds(production, catalog, network),
-        isLow: (asset, spendable) => isBelowMinimumPayout(catalog, asset, spendable),
-        now,
-        logger,
-        faults: chains.faults,
-        intervalMs: config.networkProbeSeconds * 1000,
-      })
-    : undefined;
-  await networkStatus?.probeAll();
-  for (const state of networkStatus?.states() ?? []) {
-    logger.info(
-      { network: state.network, status: state.status, height: state.height, balance: state.balance, reason: state.reason },
-      'network',
-    );
-  }
-  const liquidity = networkStatus
-    ? createHotWalletLiquidity({
-        catalog,
-        status: networkStatus,
-        partnerSharePercent: config.liquidityPartnerSharePercent,
-        hotWalletMin: config.hotWalletMin,
-        hotWalletMax: config.hotWalletMax,
-      })
-    : undefined;
-  if (liquidity) {
-    const paid = catalog.assets.filter((asset) => chains.registry.networks.includes(asset.network));
-    const unknown = [...Object.keys(config.hotWalletMin), ...Object.keys(config.hotWalletMax)].filter(
-      (key) => !paid.some((asset) => `${asset.symbol}/${asset.network}` === key),
-    );
-    if (unknown.length > 0) {
-      process.stderr.write(`HOT_WALLET_MIN / HOT_WALLET_MAX name assets the service does not pay: ${unknown.join(', ')}\n`);
+  // Simulated chains and prices in sandbox mode; market prices and real nodes in production (assembly.ts).
+  let service;
+  try {
+    service = await assembleService({ config, database: db, secretsKey, logger, apiDocument: document, apiVersion: version, metrics });
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
       process.exit(78); // EX_CONFIG
     }
-    metrics?.watchTreasury(() => liquidity.snapshot(db.knex, paid, now()));
+    throw err;
   }
-  const engine = await startSwapEngine({
-    config,
-    knex: db.knex,
-    catalog,
-    rates,
-    chains,
-    liquidity,
-    secretsKey,
-    logger,
-    now,
-    metrics,
-    payoutCrashAt: config.payoutCrashAt,
-  });
-
-  const app = createApp({
-    config,
-    logger,
-    secretBox,
-    knex: db.knex,
-    catalog,
-    rates,
-    swapTokens: engine.swapTokens,
-    crypto: engine.crypto,
-    lifecycle: engine.lifecycle,
-    watching: engine.watching,
-    sandbox: chains.sandbox,
-    networkStatus,
-    liquidity,
-    routesUnavailable: production && !production.networks.some((n) => n.family === 'zano') ? ROUTES_UNAVAILABLE_WITHOUT_ZANO : undefined,
-    hub: engine.hub,
-    jobs: engine.jobs,
-    apiDocument: document,
-    apiVersion: version,
-    now,
-    metrics,
-  });
+  const { app } = service;
   const server = createHttpServer(app);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -210,14 +116,13 @@ async function main(): Promise<void> {
     const forced = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
     forced.unref();
     const housekeepingStopped = stopHousekeeping();
-    networkStatus?.stop();
     server.closeIdleConnections();
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     // Open streams end now (clients resume elsewhere with Last-Event-ID); then in-flight requests finish.
-    await engine.hub.close();
+    await service.engine.hub.close();
     await closed;
     await metricsListener?.close();
-    await engine.stop();
+    await service.stop();
     await housekeepingStopped;
     await db.close();
     logger.info('stopped');

@@ -1,6 +1,7 @@
 /**
- * Starts the real application on its own database for one test suite: a fresh in-memory PGlite, or, when
- * DATABASE_URL is set, a fresh schema in that PostgreSQL (dropped on close). Listens on a free port.
+ * Starts the real application (server/assembly.ts, as main.ts does) on its own database for one test suite:
+ * a fresh in-memory PGlite, or, when DATABASE_URL is set, a fresh schema in that PostgreSQL (dropped on
+ * close). Listens on a free port.
  */
 import { createSandboxChainAdapters, type ChainAdapters } from '../../server/wiring.js';
 import { randomBytes } from 'node:crypto';
@@ -9,16 +10,15 @@ import knexFactory, { type Knex } from 'knex';
 import { loadConfig, modeCapabilities, type Config } from '../../server/config.js';
 import { createLogger } from '../../server/logger.js';
 import { loadApiDocument } from '../../server/spec.js';
-import { loadSandboxCatalog } from '../../server/adapters/sandbox/catalog.js';
-import { createSandboxRates } from '../../server/adapters/sandbox/rates.js';
 import { migrate, openDatabase, type Database } from '../../server/store/database.js';
-import { createApp, type AppDeps } from '../../server/http/app.js';
+import type { AppDeps } from '../../server/http/app.js';
+import { assembleService } from '../../server/assembly.js';
+import type { SwapEngine } from '../../server/swap-engine.js';
 import { createHttpServer } from '../../server/http/http-server.js';
 import { listenForMetrics } from '../../server/http/metrics-server.js';
 import { createMetrics } from '../../server/metrics.js';
 import { provisionPartner, type IssuedCredentials } from '../../server/partners.js';
 import { createSecretBox, type SecretBox } from '../../server/store/secret-box.js';
-import { startSwapEngine, type SwapEngine } from '../../server/swap-engine.js';
 import type { Liquidity } from '../../server/services/liquidity.js';
 import type { SignerOptions } from './signer.js';
 
@@ -64,7 +64,7 @@ export interface TestServerOptions {
   webhookLookup?: LookupFunction;
   /** Wraps the chain adapters the server runs on (a sender that fails as a node may). */
   wrapChains?: (chains: ChainAdapters) => ChainAdapters;
-  /** The period of the engine's sweep of unstarted swaps and routes (default jobs/engine.ts START_SWEEP_MS). */
+  /** The period of the engine's sweep of unstarted swaps and routes (default jobs/unstarted-sweep.ts START_SWEEP_MS). */
   startSweepMs?: number;
   /** How long a broadcast payout stays in no block before it is broadcast again (default jobs/payout-sender.ts PAYOUT_REBROADCAST_MS). */
   payoutRebroadcastMs?: number;
@@ -100,54 +100,34 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const database = shared ? sharePool(shared.database) : await openDatabase({ databaseUrl: config.databaseUrl, schema, poolSize: 5 });
   if (!shared) await migrate(database.knex, { secretBox });
   const { document, version } = loadApiDocument();
-  const catalog = loadSandboxCatalog();
   const logger = createLogger(config.logLevel);
-  const rates = options.deps?.rates ?? createSandboxRates(catalog);
   const now = options.deps?.now ?? (() => new Date());
   const jobSchema = shared ? shared.jobSchema : schema ? `${schema}_jobs` : undefined;
   const metrics = options.metrics ? createMetrics() : undefined;
-  // The simulated chain, also under a configuration forced to production mode (configOverrides): no real
-  // adapters exist yet, and such tests try what does not depend on them (webhook rules) on swaps that move.
-  const simulated = createSandboxChainAdapters({ config, knex: database.knex, catalog, now });
-  const chains = options.wrapChains ? options.wrapChains(simulated) : simulated;
-  const engine = await startSwapEngine({
+  // The service as main.ts builds it, on the simulated chain, also under a configuration forced to production
+  // mode (configOverrides): such tests try what does not depend on real nodes (webhook rules) on swaps that move.
+  const service = await assembleService({
     config,
-    knex: database.knex,
-    catalog,
-    rates,
-    chains,
+    database,
     secretsKey: Buffer.from(config.secretsKey!, 'hex'),
     logger,
-    now,
-    jobSchema,
-    metrics,
-    webhookLookup: options.webhookLookup,
-    startSweepMs: options.startSweepMs,
-    payoutRebroadcastMs: options.payoutRebroadcastMs,
-    liquidity: options.liquidity,
-  });
-  const app = createApp({
-    config,
-    logger,
-    secretBox,
-    knex: database.knex,
-    catalog,
-    rates,
-    swapTokens: engine.swapTokens,
-    crypto: engine.crypto,
-    lifecycle: engine.lifecycle,
-    watching: engine.watching,
-    // As main.ts: the sandbox controls, and with them the Sandbox operations, in sandbox mode only.
-    sandbox: config.serviceMode === 'sandbox' ? chains.sandbox : undefined,
-    hub: engine.hub,
-    jobs: engine.jobs,
     apiDocument: document,
     apiVersion: version,
     now,
-    handlers: options.deps?.handlers,
     metrics,
+    rates: options.deps?.rates,
+    chains: (catalog) => {
+      const simulated = createSandboxChainAdapters({ config, knex: database.knex, catalog, now });
+      return options.wrapChains ? options.wrapChains(simulated) : simulated;
+    },
     liquidity: options.liquidity,
+    handlers: options.deps?.handlers,
+    jobSchema,
+    webhookLookup: options.webhookLookup,
+    startSweepMs: options.startSweepMs,
+    payoutRebroadcastMs: options.payoutRebroadcastMs,
   });
+  const { app, engine } = service;
   const server = createHttpServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -171,7 +151,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await metricsListener?.close();
-      await engine.stop();
+      await service.stop();
       if (shared) return database.close();
       await database.close().catch(() => undefined);
       // A separate short-lived connection drops the schema, so a test that broke its own pool leaves nothing.
