@@ -12,6 +12,7 @@ import { buildChallengeText } from '../domain/route-challenge.js';
 import { bucketOf, toAccumulationBodies, toDepositBody, type BucketRecord } from '../domain/route-deposit-view.js';
 import { decodeZanoAddress } from '../domain/zano-address.js';
 import type { Handlers } from '../http/handler-types.js';
+import { challengeRefusal } from '../store/route-challenge.js';
 import {
   createChallengeReader,
   createChallengeWriter,
@@ -65,28 +66,17 @@ export function createRouteHandlers(
     new AppError(400, 'invalid_challenge', `The challenge cannot be used: ${why}. Request a new one.`);
 
   /**
-   * Reads the challenge a route request names and throws invalid_challenge saying what is wrong with it, in
-   * the spec's order; returns when nothing is. The statement that spends a challenge checks the same rules
-   * (CHALLENGE_SPENDABLE in store/routes.ts, and pss_create_routes in migration 0022): change all three.
+   * Reads the challenge a route request names and throws invalid_challenge saying what is wrong with it: the
+   * first condition of the challenge rule that fails (store/route-challenge.ts, the one source the statement
+   * that spends a challenge is generated from); returns when nothing is.
    */
   async function checkChallenge(
     target: ReturnType<typeof settlementTarget>,
     body: { challengeId: string; message: string },
     at: Date,
   ): Promise<void> {
-    const challenge = await readChallenge(body.challengeId);
-    if (!challenge || challenge.partnerId !== target.partnerId) throw invalidChallenge('it is unknown');
-    if (challenge.usedAt !== null) throw invalidChallenge('it was already used');
-    if (challenge.expiresAt <= at) throw invalidChallenge('it has expired');
-    if (challenge.externalUser !== target.externalUser) throw invalidChallenge('it was issued to another user');
-    if (
-      challenge.destinationAsset !== target.destinationAsset ||
-      challenge.destinationNetwork !== target.destinationNetwork ||
-      challenge.destinationAddress !== target.destinationAddress
-    ) {
-      throw invalidChallenge('it was issued for another settlement target');
-    }
-    if (challenge.text !== body.message) throw invalidChallenge('message differs from the challenge text');
+    const why = challengeRefusal(await readChallenge(body.challengeId), { ...target, createdAt: at, message: body.message });
+    if (why !== undefined) throw invalidChallenge(why);
   }
 
   return {

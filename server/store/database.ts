@@ -14,6 +14,7 @@ import pg from 'pg';
 import type { EmbeddedDatabaseOptions, EmbeddedWorkerData, EmbeddedWorkerMessage, PGliteWasmModule } from './embedded-worker.js';
 import { maintainEmbedded, type MaintenanceReport } from './embedded-maintenance.js';
 import { createMigrationSource, type MigrationContext } from './migrations/index.js';
+import { deployStatementFunctions } from './statement-functions.js';
 import { startWorker, WASM_V8_OPTIONS, workerModuleSource } from '../worker-module.js';
 
 // Postgres `numeric` and `bigint` arrive as strings (never JS numbers: money is decimal); timestamps as Date.
@@ -284,10 +285,16 @@ async function connectToRunningEmbedded(dataDir: string, schema: string | undefi
   return { knex, kind: 'pglite', close: () => knex.destroy() };
 }
 
-/** Applies every pending migration; forward only. Data migrations that re-seal secrets need the SecretBox. */
+/**
+ * Applies every pending migration (forward only), then deploys the statement functions whose generated text
+ * changed (store/statement-functions.ts). Data migrations that re-seal secrets need the SecretBox.
+ */
 export async function migrate(knex: Knex, context: MigrationContext = {}): Promise<string[]> {
   return retryStartupRace(async () => {
     const [, applied] = (await knex.migrate.latest({ migrationSource: createMigrationSource(context) })) as [number, string[]];
+    // The functions are generated from code (the route create from the challenge rule), so a change to them
+    // ships with the code that generates them, not as a migration; this keeps the database's copy current.
+    await deployStatementFunctions(knex);
     return applied;
   });
 }
