@@ -15,6 +15,9 @@ import { createSwapTokens, type SwapTokens } from './domain/access-tokens.js';
 import type { Catalog } from './domain/catalog.js';
 import { startJobEngine, type JobEngine } from './jobs/engine.js';
 import { openJobQueue, type JobQueue } from './jobs/queue.js';
+import { createWebhookDelivery } from './jobs/webhook-delivery.js';
+import { createJobStore } from './store/job-store.js';
+import { createSecretBox } from './store/secret-box.js';
 import { startChainWatching, type ChainWatching } from './jobs/chain-watch.js';
 import { adapterRouteAddresses, sandboxRouteAddresses } from './jobs/route-addresses.js';
 import { startEvmSweeping, type EvmSweeping } from './jobs/evm-sweep.js';
@@ -135,7 +138,7 @@ export async function startSwapEngine(deps: {
   deps.metrics?.watchStreams(hub);
   const crypto = createCryptoThread();
   const jobs = await startJobEngine({
-    knex: deps.knex,
+    store: createJobStore(deps.knex),
     queue,
     // The simulated chain derives route addresses on the crypto thread; real networks ask their address sources.
     routeAddresses: deps.chains.sandbox
@@ -144,10 +147,20 @@ export async function startSwapEngine(deps: {
     lifecycle,
     payoutSender,
     routes,
+    // Webhook delivery: the configuration (mode, retry schedule, timeout, limits), the partners' secrets, the
+    // clock and name resolution (default dns.lookup; tests resolve names of their own).
+    delivery: createWebhookDelivery({
+      knex: deps.knex,
+      config: deps.config,
+      secretBox: createSecretBox(deps.secretsKey),
+      logger: deps.logger,
+      now: deps.now,
+      metrics: deps.metrics,
+      lookup: deps.webhookLookup,
+      enqueue: (deliveries, trx) => queue.queueDeliveries(deliveries, trx),
+    }),
     config: deps.config,
-    secretsKey: deps.secretsKey,
     now: deps.now,
-    lookup: deps.webhookLookup,
     logger: deps.logger,
     metrics: deps.metrics,
     startSweepMs: deps.startSweepMs,

@@ -10,15 +10,15 @@
  * - webhook-jobs.ts: the webhook dispatcher and delivery pump.
  *
  * The queue is opened before the engine (and before the services that queue through it), so nothing here is
- * bound late. The engine starts the parts in order and stops them in the reverse order.
+ * bound late. The parts hold no database handle: what they read and write is the store's port
+ * (store/job-store.ts), and what they queue goes through the queue. The engine starts the parts in order and stops them in the reverse order.
  */
-import type { LookupFunction } from 'node:net';
-import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Metrics } from '../metrics.js';
 import type { RouteService } from '../services/routes.js';
 import type { AdvanceResult, SwapService } from '../services/swaps.js';
+import type { JobStore } from '../store/job-store.js';
 import type { PayoutSender } from './payout-sender.js';
 import { createPayoutSends } from './payout-sends.js';
 import { QUEUES, type EnginePart, type JobQueue } from './queue.js';
@@ -26,6 +26,7 @@ import { createRouteAddressing, type RouteAddressSource } from './route-addresse
 import { createRoutePolling } from './route-deposits.js';
 import { createSwapSteps } from './swap-steps.js';
 import { createUnstartedSweep } from './unstarted-sweep.js';
+import type { WebhookDelivery } from './webhook-delivery.js';
 import { createWebhookJobs, type WebhookJobs } from './webhook-jobs.js';
 
 /** Running job workers, and what they offer the handlers. */
@@ -51,7 +52,8 @@ export interface JobEngine {
 
 /** What the engine needs. */
 export interface JobEngineDeps {
-  knex: Knex;
+  /** The statements the parts run (store/job-store.ts): the engine holds no database handle. */
+  store: JobStore;
   /** The queue the workers take their jobs from, opened with `workers`. */
   queue: JobQueue;
   lifecycle: Pick<SwapService, 'advance'>;
@@ -61,14 +63,12 @@ export interface JobEngineDeps {
   routes: Pick<RouteService, 'poll' | 'postpone'>;
   /** Where new routes' deposit addresses come from (route-addresses.ts). */
   routeAddresses: RouteAddressSource;
-  /** The configuration: webhook delivery's settings, production's payout batching. */
+  /** Webhook delivery: what the dispatcher claims and the pump sends (webhook-delivery.ts). */
+  delivery: WebhookDelivery;
+  /** The configuration: webhook delivery's limits, production's payout batching. */
   config: Config;
-  /** Opens the partners' webhook secrets. */
-  secretsKey: Buffer;
   /** The one clock of every part. */
   now: () => Date;
-  /** Name resolution of webhook hosts (default dns.lookup); tests resolve names of their own. */
-  lookup?: LookupFunction;
   logger: Logger;
   /** Counts job failures and webhook attempts, and samples queue depths (none: not measured). */
   metrics?: Metrics;
@@ -78,21 +78,21 @@ export interface JobEngineDeps {
 
 /** Starts every part on `deps.queue`; resolves once each has started (and queued the work left from before). */
 export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
-  const { knex, queue, now, logger, metrics } = deps;
-  const steps = createSwapSteps({ knex, queue, lifecycle: deps.lifecycle, now, logger, metrics });
-  const payouts = createPayoutSends({ knex, queue, sender: deps.payoutSender, config: deps.config, now, logger, metrics });
-  const routeAddressing = createRouteAddressing({ knex, queue, addressOf: deps.routeAddresses, logger, metrics });
-  const unstarted = createUnstartedSweep({ knex, queue, now, logger, periodMs: deps.startSweepMs });
+  const { store, queue, now, logger, metrics } = deps;
+  const steps = createSwapSteps({ store, queue, lifecycle: deps.lifecycle, now, logger, metrics });
+  const payouts = createPayoutSends({ store, queue, sender: deps.payoutSender, config: deps.config, now, logger, metrics });
+  const routeAddressing = createRouteAddressing({ store, queue, addressOf: deps.routeAddresses, logger, metrics });
+  const unstarted = createUnstartedSweep({ store, queue, now, logger, periodMs: deps.startSweepMs });
   // The orders a poll creates are queued in its transaction and moved on at once after it commits.
   const polling = createRoutePolling({
-    knex,
+    store,
     routes: deps.routes,
     now,
     logger,
     onOrder: (orderId, trx) => queue.scheduleAdvance(orderId, undefined, trx),
     afterCommit: steps.schedule.advance,
   });
-  const webhooks = createWebhookJobs({ knex, queue, config: deps.config, secretsKey: deps.secretsKey, now, lookup: deps.lookup, logger, metrics });
+  const webhooks = createWebhookJobs({ queue, delivery: deps.delivery, config: deps.config, logger, metrics });
 
   const parts: Array<EnginePart<unknown>> = [payouts, steps, routeAddressing, unstarted, polling, webhooks];
   for (const part of parts) await part.start();

@@ -2,11 +2,10 @@
  * The payout-send queue's worker and its two timers: the outbox's sends (one job per payout, run by the sender
  * of jobs/payout-sender.ts), the sweep of payouts left unsent or unmined, and the sending of due batches.
  */
-import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Metrics } from '../metrics.js';
-import { listOpenPayoutIds } from '../store/payouts.js';
+import type { JobStore } from '../store/job-store.js';
 import type { PayoutBatching, PayoutSender } from './payout-sender.js';
 import { derivedJobId } from './webhook-delivery.js';
 import { every, PAYOUT_SEND_QUEUE, startQueueWorker, type EnginePart, type JobQueue } from './queue.js';
@@ -33,7 +32,7 @@ export function payoutBatchingOf(config: Pick<Config, 'production'>): Record<str
 
 /** The payout sends on `queue`; they are queued through the queue's sendPayouts, in the transaction that commits them. */
 export function createPayoutSends(deps: {
-  knex: Knex;
+  store: Pick<JobStore, 'openPayoutIds'>;
   queue: JobQueue;
   sender: PayoutSender;
   config: Pick<Config, 'production'>;
@@ -51,10 +50,7 @@ export function createPayoutSends(deps: {
   const sweep = async () => {
     const now = deps.now().getTime();
     const period = Math.floor(now / deps.sender.sweepMs);
-    const [unsent, unmined] = await Promise.all([
-      listOpenPayoutIds(deps.knex, new Date(now - PAYOUT_SWEEP_MS)),
-      deps.sender.dueUnmined(),
-    ]);
+    const [unsent, unmined] = await Promise.all([deps.store.openPayoutIds(new Date(now - PAYOUT_SWEEP_MS)), deps.sender.dueUnmined()]);
     const stale = [...unsent, ...unmined];
     if (stale.length > 0) {
       await boss.insert(
@@ -63,7 +59,9 @@ export function createPayoutSends(deps: {
       wake();
     }
     for (const network of deps.sender.nonceNetworks()) {
-      await deps.sender.keepNonces(network).catch((err: unknown) => deps.logger.warn({ err, network }, 'keeping nonces failed; will retry'));
+      await deps.sender
+        .keepNonces(network)
+        .catch((err: unknown) => deps.logger.warn({ err, network }, 'keeping nonces failed; will retry'));
     }
   };
 
@@ -72,7 +70,9 @@ export function createPayoutSends(deps: {
   const sendBatches = async (networks: string[]) => {
     await Promise.all(
       networks.map((network) =>
-        deps.sender.sendBatches(network).catch((err: unknown) => deps.logger.warn({ err, network }, 'sending payout batches failed; will retry')),
+        deps.sender
+          .sendBatches(network)
+          .catch((err: unknown) => deps.logger.warn({ err, network }, 'sending payout batches failed; will retry')),
       ),
     );
   };
@@ -94,7 +94,7 @@ export function createPayoutSends(deps: {
       );
       // Every payout still open at start gets a job: a crash between a commit and its broadcast costs a
       // restart, never a payout.
-      const open = await listOpenPayoutIds(deps.knex);
+      const open = await deps.store.openPayoutIds();
       if (open.length > 0) {
         await boss.insert(open.map((payoutId) => ({ name: PAYOUT_SEND_QUEUE, data: { payoutId } })));
         wake();
@@ -103,7 +103,13 @@ export function createPayoutSends(deps: {
       const batching = deps.sender.batching();
       if (batching.length > 0) {
         const ms = Math.min(1_000, Math.max(250, Math.min(...batching.map(([, b]) => b.windowMs)) / 10));
-        timers.push(every(ms, () => sendBatches(batching.map(([network]) => network)), () => undefined));
+        timers.push(
+          every(
+            ms,
+            () => sendBatches(batching.map(([network]) => network)),
+            () => undefined,
+          ),
+        );
       }
     },
     schedule: (payoutIds, trx) => deps.queue.sendPayouts(payoutIds, trx),

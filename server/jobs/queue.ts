@@ -13,7 +13,7 @@ import type { Knex } from 'knex';
 import PgBoss from 'pg-boss';
 import type { Logger } from 'pino';
 import type { Metrics } from '../metrics.js';
-import { afterCommit } from '../store/after-commit.js';
+import { afterCommit, transaction } from '../store/after-commit.js';
 import { retryStartupRace } from '../store/database.js';
 import { queryInTransaction, queryOnPool } from '../store/raw-sql.js';
 import { derivedJobId, deliveryJobId, type DeliveryJob } from './webhook-delivery.js';
@@ -67,6 +67,10 @@ export interface JobQueue {
    * never merged with a retry already queued for that attempt (which then finds the attempt recorded).
    */
   redeliver(messageId: string, attempt: number, trx: Knex.Transaction): Promise<void>;
+  /** Queues delivery attempts `jobs` in `trx` (the dispatcher's, webhook-delivery.ts), each once (deliveryInsert). */
+  queueDeliveries(jobs: Array<DeliveryJob & { startAfter?: Date }>, trx: Knex.Transaction): Promise<void>;
+  /** Runs `work` with pg-boss's statements in one transaction of the queue's database. */
+  transaction<T>(work: (db: PgBoss.Db) => Promise<T>): Promise<T>;
   /** pg-boss itself, for the engine's workers on this queue (jobs/engine.ts). */
   readonly boss: PgBoss;
   /** Registers this instance's worker of `queue` (its waker); jobs this instance queues wake it after commit. */
@@ -148,6 +152,13 @@ export async function openJobQueue(knex: Knex, options: JobQueueOptions): Promis
         db: transactionDb(trx),
       });
     },
+    async queueDeliveries(jobs, trx) {
+      await boss.insert(
+        jobs.map((job) => deliveryInsert(job, options.webhookTimeoutSeconds)),
+        { db: transactionDb(trx) },
+      );
+    },
+    transaction: (work) => transaction(knex, (trx) => work(transactionDb(trx))),
     registerWaker(queue, waker) {
       wakers.set(queue, waker);
     },
@@ -174,7 +185,11 @@ export function stepAt(swapId: string, at: Date): { id: string; startAfter: stri
  * partner's line, delivery-pump.ts LINE_WAIT_MS) by a margin before pg-boss counts its worker as dead and
  * runs it again.
  */
-export function deliveryInsert(job: DeliveryJob & { startAfter?: Date }, timeoutSeconds: number, id = deliveryJobId(job)): PgBoss.JobInsert {
+export function deliveryInsert(
+  job: DeliveryJob & { startAfter?: Date },
+  timeoutSeconds: number,
+  id = deliveryJobId(job),
+): PgBoss.JobInsert {
   return {
     id,
     name: WEBHOOK_DELIVERY_QUEUE,
@@ -268,17 +283,21 @@ export async function startQueueWorker<T>(
   options: { batchSize: number; metrics?: Metrics },
   handler: (jobs: Array<PgBoss.Job<T>>) => Promise<void>,
 ): Promise<Waker> {
-  let waker: Waker | undefined;
-  const id = await queue.boss.work<T>(name, { pollingIntervalSeconds: POLLING_INTERVAL_SECONDS, batchSize: options.batchSize }, async (jobs) => {
-    if (jobs.length === options.batchSize) waker?.now();
-    try {
-      await handler(jobs);
-    } catch (err) {
-      options.metrics?.countJobFailures(name, jobs.length);
-      throw err;
-    }
-  });
-  waker = workerWaker(queue.boss, id);
+  // The worker's first batch may come before `work` answers with its id: until then there is none to wake.
+  const id = await queue.boss.work<T>(
+    name,
+    { pollingIntervalSeconds: POLLING_INTERVAL_SECONDS, batchSize: options.batchSize },
+    async (jobs) => {
+      if (jobs.length === options.batchSize) queue.wake(name).now();
+      try {
+        await handler(jobs);
+      } catch (err) {
+        options.metrics?.countJobFailures(name, jobs.length);
+        throw err;
+      }
+    },
+  );
+  const waker = workerWaker(queue.boss, id);
   queue.registerWaker(name, waker);
   return waker;
 }

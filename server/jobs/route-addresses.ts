@@ -13,7 +13,8 @@ import type { CryptoThread } from '../crypto-thread.js';
 import { assetNetwork, NATIVE_ASSET, type Catalog } from '../domain/catalog.js';
 import { depositIndexOf } from '../store/chain-ledger.js';
 import type { Metrics } from '../metrics.js';
-import { fillRouteAddresses, listRouteAssetKeys, type RouteNetworkAddress } from '../store/routes.js';
+import type { JobStore } from '../store/job-store.js';
+import type { RouteNetworkAddress } from '../store/routes.js';
 import { ROUTE_ADDRESSES_QUEUE, startQueueWorker, type EnginePart, type JobQueue } from './queue.js';
 
 /** The deposit address of route `routeId` on `network`: the same for the same route and network. */
@@ -61,12 +62,12 @@ export const ROUTES_PER_FILL = 6;
  * transaction.
  */
 export async function allocateRouteAddresses(
-  knex: Knex,
+  store: Pick<JobStore, 'routeAssetKeys' | 'fillRouteAddresses'>,
   addressOf: RouteAddressSource,
   routes: Array<{ routeId: string; networks?: string[] }>,
 ): Promise<void> {
   const unnamed = routes.filter((r) => !r.networks).map((r) => r.routeId);
-  const keys = new Map((await listRouteAssetKeys(knex, unnamed)).map((r) => [r.routeId, r.assetKeys]));
+  const keys = new Map((await store.routeAssetKeys(unnamed)).map((r) => [r.routeId, r.assetKeys]));
   for (let start = 0; start < routes.length; start += ROUTES_PER_FILL) {
     const pending: Array<Promise<RouteNetworkAddress>> = [];
     for (const { routeId, networks } of routes.slice(start, start + ROUTES_PER_FILL)) {
@@ -74,7 +75,7 @@ export async function allocateRouteAddresses(
         pending.push(addressOf(routeId, network).then((address) => ({ routeId, network, address })));
       }
     }
-    await fillRouteAddresses(knex, await Promise.all(pending));
+    await store.fillRouteAddresses(await Promise.all(pending));
   }
 }
 
@@ -98,7 +99,7 @@ type RouteAddressesJob = { routes: RouteAddressWork[] } | RouteAddressWork;
  * allocation of new routes on the instance that stored them (`schedule`, without a job of their own).
  */
 export function createRouteAddressing(deps: {
-  knex: Knex;
+  store: Pick<JobStore, 'routeAssetKeys' | 'fillRouteAddresses'>;
   queue: JobQueue;
   addressOf: RouteAddressSource;
   logger: Logger;
@@ -113,8 +114,11 @@ export function createRouteAddressing(deps: {
   const drainAllocations = async () => {
     while (allocating.length > 0) {
       const batch = allocating.splice(0, ROUTE_ADDRESSES_BATCH_SIZE);
-      await allocateRouteAddresses(deps.knex, deps.addressOf, batch).catch((err) =>
-        deps.logger.warn({ err, routes: batch.length }, "allocating new routes' addresses failed; the sweep of unstarted work allocates them"),
+      await allocateRouteAddresses(deps.store, deps.addressOf, batch).catch((err) =>
+        deps.logger.warn(
+          { err, routes: batch.length },
+          "allocating new routes' addresses failed; the sweep of unstarted work allocates them",
+        ),
       );
     }
     allocationRun = undefined;
@@ -125,7 +129,12 @@ export function createRouteAddressing(deps: {
         deps.queue,
         ROUTE_ADDRESSES_QUEUE,
         { batchSize: ROUTE_ADDRESSES_BATCH_SIZE, metrics: deps.metrics },
-        (jobs) => allocateRouteAddresses(deps.knex, deps.addressOf, jobs.flatMap(({ data }) => ('routes' in data ? data.routes : [data]))),
+        (jobs) =>
+          allocateRouteAddresses(
+            deps.store,
+            deps.addressOf,
+            jobs.flatMap(({ data }) => ('routes' in data ? data.routes : [data])),
+          ),
       );
     },
     // Never throws: called after the create committed.

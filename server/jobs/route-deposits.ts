@@ -8,10 +8,9 @@
  * the routes that are due, those inside an expect-deposit window first; the schedule lives in the route row,
  * so no job can be lost between a commit and the next poll, and a failing poll is simply due again later.
  */
-import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { OrderCallback, RouteService } from '../services/routes.js';
-import { listDueRoutes, nextDuePoll } from '../store/routes.js';
+import type { JobStore } from '../store/job-store.js';
 import type { EnginePart } from './queue.js';
 
 // How many due routes one sweep takes, and the bounds of its sleep between sweeps.
@@ -30,7 +29,7 @@ const SWEEP_GAP_MS = 50;
  * poll's new orders once the poll committed.
  */
 export function createRoutePolling(deps: {
-  knex: Knex;
+  store: Pick<JobStore, 'dueRoutes' | 'nextDuePoll'>;
   routes: Pick<RouteService, 'poll' | 'postpone'>;
   now: () => Date;
   logger: Logger;
@@ -53,7 +52,7 @@ export function createRoutePolling(deps: {
     again = false;
     let due: string[] = [];
     try {
-      due = await listDueRoutes(deps.knex, deps.now(), SWEEP_BATCH);
+      due = await deps.store.dueRoutes(deps.now(), SWEEP_BATCH);
       for (const routeId of due) {
         if (stopped) return;
         try {
@@ -71,7 +70,7 @@ export function createRoutePolling(deps: {
     if (stopped) return;
     let sleep = 0;
     if (due.length < SWEEP_BATCH) {
-      const next = again ? undefined : await nextDuePoll(deps.knex).catch(() => undefined);
+      const next = again ? undefined : await deps.store.nextDuePoll().catch(() => undefined);
       const untilDue = next ? next.getTime() - deps.now().getTime() : MAX_SLEEP_MS;
       sleep = Math.min(MAX_SLEEP_MS, Math.max(MIN_SLEEP_MS, untilDue, untilGap()));
       // Woken during the sweep (or while the next due time was read): sweep again once the gap has passed.

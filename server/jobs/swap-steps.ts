@@ -7,11 +7,10 @@
  * "Advance, then queue the next run" is `advance` below, and only there: the worker, new swaps' first steps,
  * a route poll's new orders and the sandbox's actions all go through it.
  */
-import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Metrics } from '../metrics.js';
 import type { AdvanceResult, SwapService } from '../services/swaps.js';
-import { listActiveSwapIds } from '../store/swaps.js';
+import type { JobStore } from '../store/job-store.js';
 import { startQueueWorker, stepAt, SWAP_ADVANCE_QUEUE, type EnginePart, type JobQueue } from './queue.js';
 
 /** Swap steps one fetch takes (they run concurrently, so no more than the embedded database's pool of 8 connections). */
@@ -35,7 +34,7 @@ export interface SwapSteps {
 
 /** The swap-advance worker on `queue`. */
 export function createSwapSteps(deps: {
-  knex: Knex;
+  store: Pick<JobStore, 'activeSwapIds'>;
   queue: JobQueue;
   lifecycle: Pick<SwapService, 'advance'>;
   now: () => Date;
@@ -91,7 +90,7 @@ export function createSwapSteps(deps: {
         // A failed batch is retried as a whole (steps are idempotent).
         async (jobs) => void (await advance(jobs.map((job) => job.data.swapId))),
       );
-      for (const swapId of await listActiveSwapIds(deps.knex)) await deps.queue.scheduleAdvance(swapId);
+      for (const swapId of await deps.store.activeSwapIds()) await deps.queue.scheduleAdvance(swapId);
     },
     schedule: {
       advance,

@@ -4,10 +4,8 @@
  * (that failed, or the process stopped or died in between) gets a job here. So do swaps still waiting (or
  * overdue) past their deadline whose job for it was never queued.
  */
-import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { listUnallocatedRoutes } from '../store/routes.js';
-import { listUnstartedSwapIds } from '../store/swaps.js';
+import type { JobStore } from '../store/job-store.js';
 import { derivedJobId } from './webhook-delivery.js';
 import { every, ROUTE_ADDRESSES_QUEUE, SWAP_ADVANCE_QUEUE, type EnginePart, type JobQueue } from './queue.js';
 
@@ -20,7 +18,7 @@ export const START_SWEEP_MS = 60_000;
  * everything committed before it (every unfinished swap is also queued by the swap steps' start).
  */
 export function createUnstartedSweep(deps: {
-  knex: Knex;
+  store: Pick<JobStore, 'unstartedSwapIds' | 'unallocatedRoutes'>;
   queue: JobQueue;
   now: () => Date;
   logger: Logger;
@@ -29,10 +27,7 @@ export function createUnstartedSweep(deps: {
   const periodMs = deps.periodMs ?? START_SWEEP_MS;
   const sweep = async (createdBefore: Date) => {
     const period = Math.floor(deps.now().getTime() / periodMs);
-    const [swapIds, routes] = await Promise.all([
-      listUnstartedSwapIds(deps.knex, createdBefore),
-      listUnallocatedRoutes(deps.knex, createdBefore),
-    ]);
+    const [swapIds, routes] = await Promise.all([deps.store.unstartedSwapIds(createdBefore), deps.store.unallocatedRoutes(createdBefore)]);
     if (swapIds.length === 0 && routes.length === 0) return;
     deps.logger.warn({ swaps: swapIds.length, routes: routes.length }, 'starting swaps and routes that were left without their first job');
     await deps.queue.boss.insert([
