@@ -122,7 +122,10 @@ export async function assembleService(options: AssemblyOptions): Promise<Service
       : undefined;
   await networkStatus?.probeAll();
   for (const state of networkStatus?.states() ?? []) {
-    logger.info({ network: state.network, status: state.status, height: state.height, balance: state.balance, reason: state.reason }, 'network');
+    logger.info(
+      { network: state.network, status: state.status, height: state.height, balance: state.balance, reason: state.reason },
+      'network',
+    );
   }
   const liquidity =
     options.liquidity ??
