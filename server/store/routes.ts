@@ -194,7 +194,7 @@ export function routeRefusal(err: unknown): Exclude<RouteCreation['outcome'], 'c
 /**
  * Returns `create(c)`: createRoutes for `c` (one statement), then, once committed, `started` with the routes
  * stored, which queues the job that allocates their addresses and never throws (a route left without one is
- * found by the engine's sweep of unstarted work, jobs/engine.ts). Anything but `created`
+ * found by the engine's sweep of unstarted work, jobs/unstarted-sweep.ts). Anything but `created`
  * means nothing was written: the challenge cannot be spent on this route (the caller reads it to say why), or
  * the partner has a route for this user and target (recoverRoute then spends the challenge on it).
  *

@@ -7,8 +7,8 @@ import { startTestServer, type TestServer } from '../support/server.js';
 import { createVerifiedRoute, waitForAddresses } from '../support/routes.js';
 import { btcToUsdt, swapClient } from '../support/swaps.js';
 
-// New swaps and routes get their first job after the statement that stores them commits (jobs/engine.ts
-// startSwaps, startRoutes). These tests leave a committed swap and a committed route without it, as a process
+// New swaps and routes get their first job after the statement that stores them commits (jobs/swap-steps.ts
+// startSwaps, jobs/route-addresses.ts). These tests leave a committed swap and a committed route without it, as a process
 // killed between the commit and the job's insert does, and check that the engine's sweep starts them.
 describe('the sweep of unstarted swaps and routes', function () {
   this.timeout(60_000);
