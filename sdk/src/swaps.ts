@@ -59,6 +59,11 @@ export interface SwapsApi {
   get(id: string, options?: ReadSwapOptions): Promise<ApiResult<SwapDetail>>;
   /** GET /swaps: one page of your swaps, newest first. */
   list(query?: ListSwapsQuery): Promise<ApiResult<SwapList>>;
+  /**
+   * GET /swaps?ids=...: bulk status of up to 100 of your swaps, in the order asked (each once); an id that is
+   * not one of your swaps is left out. `status` filters further.
+   */
+  getMany(ids: readonly string[], options?: { status?: ListSwapsQuery['status'] }): Promise<ApiResult<SwapList>>;
   /** Every page of GET /swaps, following nextCursor until null; an error page is yielded last. */
   listAll(filter?: Omit<ListSwapsQuery, 'cursor'>): AsyncGenerator<ApiResult<SwapList>, void, undefined>;
   /** Polls GET /swaps/{id} until order.depositAddress is set; a timeout is a WaitTimeoutError value. */
@@ -110,6 +115,14 @@ export function createSwapsApi({ raw, tokenTransport, now, sleep }: SwapsDeps): 
 
     get,
     list,
+
+    getMany(ids, { status } = {}) {
+      if (!Array.isArray(ids) || ids.length === 0 || ids.length > 100)
+        throw new TypeError('swaps.getMany: ids must hold 1 to 100 swap ids');
+      // The spec's `ids` is one comma-separated parameter (style form, explode false).
+      const query = { ids: [...ids], ...(status ? { status } : {}) };
+      return toResult(raw.GET('/swaps', { params: { query }, querySerializer: { array: { style: 'form', explode: false } } }));
+    },
 
     listAll: (filter = {}) => allPages(list, filter),
 

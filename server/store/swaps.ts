@@ -410,6 +410,18 @@ export function createSwapPageReader(db: Knex): (partnerId: string, lookup: Swap
   return (partnerId, lookup) => (lookup.status ? filtered : plain)({ ...lookup, partnerId });
 }
 
+/**
+ * The swaps of `partnerId` among `ids` (in `status`, when given), in the order of `ids`, each once; an id of
+ * another partner's swap or of no swap is left out.
+ */
+export async function listPartnerSwapsByIds(db: Knex, partnerId: string, ids: string[], status?: SwapStatus): Promise<SwapRecord[]> {
+  const wanted = [...new Set(ids.map((id) => id.toLowerCase()))];
+  const query = db('swaps').where({ partner_id: partnerId }).whereIn('id', wanted);
+  if (status) query.andWhere({ status });
+  const found = new Map(((await query) as Array<Record<string, unknown>>).map((row) => [row.id as string, fromRow<SwapRecord>(row)]));
+  return wanted.flatMap((id) => found.get(id) ?? []);
+}
+
 /** Appends a timeline entry. */
 export async function insertSwapEvent(trx: Knex.Transaction, event: Omit<SwapEventRecord, 'seq'>): Promise<SwapEventRecord> {
   const [row] = await trx('swap_events').insert(toColumns(event)).returning('*');

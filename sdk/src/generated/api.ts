@@ -155,6 +155,12 @@ export interface paths {
          *     page of 100 is about 150 KB. `nextCursor` is always present: `null` on the last page, otherwise pass it as `cursor` to get
          *     the next page (the SDK's `swaps.listAll()` does). Cursors are opaque and only valid with the same
          *     `status` filter.
+         *
+         *     **Bulk status:** with `ids` (up to 100 swap ids, comma-separated) the answer holds the caller's swaps
+         *     among them, in the order asked, each once, and `nextCursor` is `null`. An id of another partner's swap
+         *     or of no swap is left out, exactly alike, so the answer never tells whether someone else's swap
+         *     exists. `status` still filters, `limit` does not apply, and `cursor` cannot be combined with `ids`
+         *     (`400 invalid_request`). The SDK's `swaps.getMany(ids)` sends it.
          */
         get: operations["listSwaps"];
         put?: never;
@@ -2837,6 +2843,14 @@ export interface operations {
                  * @example waiting
                  */
                 status?: components["schemas"]["SwapStatus"];
+                /**
+                 * @description Bulk status: the swaps to return, by id, comma-separated (at most 100).
+                 * @example [
+                 *       "8d1f4c27-90ab-4e3c-b5d6-1a2b3c4d5e6f",
+                 *       "0b7e2f4a-6c1d-4e8f-9a3b-5d2c1e0f7a6b"
+                 *     ]
+                 */
+                ids?: string[];
             };
             header?: never;
             path?: never;
@@ -2844,7 +2858,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description One page of swaps. */
+            /** @description One page of swaps (with `ids`, the caller's swaps among them, in the order asked). */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
