@@ -38,6 +38,8 @@ export interface AssemblyOptions {
   logger: Logger;
   apiDocument: AppDeps['apiDocument'];
   apiVersion: string;
+  /** The catalogue served (default servedCatalogOf(config); main.ts checks it before opening the database). */
+  catalog?: Catalog;
   /** The clock of everything built (default the system's). */
   now?: () => Date;
   /** This instance's metrics (none: not measured). */
@@ -79,6 +81,21 @@ export interface Service {
 }
 
 /**
+ * The catalogue `config` serves: production serves only the networks it is configured for, and on each only
+ * its coin and configured tokens; the sandbox serves every network. Throws ConfigError when the
+ * configuration names what the catalogue lacks.
+ */
+export function servedCatalogOf(config: Config): Catalog {
+  const catalog = loadSandboxCatalog();
+  if (config.serviceMode !== 'production' || !config.production) return catalog;
+  try {
+    return servedCatalog(catalog, config.production);
+  } catch (err) {
+    throw new ConfigError([(err as Error).message]);
+  }
+}
+
+/**
  * Builds and starts the service on `options.database`. A configuration that cannot be served (a network the
  * catalogue lacks, HOT_WALLET_* naming an asset not paid) throws ConfigError.
  */
@@ -87,15 +104,7 @@ export async function assembleService(options: AssemblyOptions): Promise<Service
   const knex = options.database.knex;
   const now = options.now ?? (() => new Date());
   const production = config.serviceMode === 'production' ? config.production : undefined;
-  // Production serves only the networks it is configured for, and on each only its coin and configured tokens.
-  let catalog = loadSandboxCatalog();
-  if (production) {
-    try {
-      catalog = servedCatalog(catalog, production);
-    } catch (err) {
-      throw new ConfigError([(err as Error).message]);
-    }
-  }
+  const catalog = options.catalog ?? servedCatalogOf(config);
   const realChains = production !== undefined && options.chains === undefined;
   const rates =
     options.rates ?? (production && realChains ? createMarketRates({ ...production.rates, now, logger }) : createSandboxRates(catalog));

@@ -9,7 +9,7 @@ import { loadApiDocument } from './spec.js';
 import { migrate, openDatabase } from './store/database.js';
 import { API_BASE_PATH } from './http/app.js';
 import { createHttpServer } from './http/http-server.js';
-import { assembleService } from './assembly.js';
+import { assembleService, servedCatalogOf } from './assembly.js';
 import { DOCS_PATH } from './http/docs.js';
 import { listenForMetrics } from './http/metrics-server.js';
 import { createMetrics } from './metrics.js';
@@ -34,6 +34,16 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   setGroupCommit(config.groupCommit);
   const { document, version } = loadApiDocument();
+  // A configuration the catalogue cannot serve is refused before the database is opened (and migrated).
+  let catalog;
+  try {
+    catalog = servedCatalogOf(config);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`${err.message}\n`);
+    process.exit(78); // EX_CONFIG
+  }
+
   // Checked before the embedded database opens DATA_DIR, which takes group and world access off its files.
   const keyFileWarning = secretsKeyFileWarning(config);
   if (keyFileWarning) logger.warn(keyFileWarning);
@@ -64,7 +74,16 @@ async function main(): Promise<void> {
   // Simulated chains and prices in sandbox mode; market prices and real nodes in production (assembly.ts).
   let service;
   try {
-    service = await assembleService({ config, database: db, secretsKey, logger, apiDocument: document, apiVersion: version, metrics });
+    service = await assembleService({
+      config,
+      database: db,
+      secretsKey,
+      logger,
+      apiDocument: document,
+      apiVersion: version,
+      metrics,
+      catalog,
+    });
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`${err.message}\n`);

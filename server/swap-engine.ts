@@ -129,7 +129,17 @@ export async function startSwapEngine(deps: {
     dustFloorFactor: deps.config.routeDustFloorFactor,
     logger: deps.logger,
   });
-  const hub = await startSwapHub({ knex: deps.knex, databaseUrl: deps.config.databaseUrl, logger: deps.logger });
+  // What started so far stops again when the rest fails to start (a test's server, a process that exits).
+  const abandon = async (err: unknown, started: { hub?: SwapHub; crypto?: CryptoThread }) => {
+    await started.hub?.close().catch(() => undefined);
+    await watching.stop().catch(() => undefined);
+    await queue.close().catch(() => undefined);
+    await started.crypto?.close().catch(() => undefined);
+    throw err;
+  };
+  const hub = await startSwapHub({ knex: deps.knex, databaseUrl: deps.config.databaseUrl, logger: deps.logger }).catch((err) =>
+    abandon(err, {}),
+  );
   deps.metrics?.watchDatabase(deps.knex);
   deps.metrics?.watchPayouts(
     deps.knex,
@@ -164,7 +174,7 @@ export async function startSwapEngine(deps: {
     logger: deps.logger,
     metrics: deps.metrics,
     startSweepMs: deps.startSweepMs,
-  });
+  }).catch((err) => abandon(err, { hub, crypto }));
   const sweeping =
     deps.chains.sweeping && Object.keys(deps.chains.sweeping).length > 0
       ? startEvmSweeping({

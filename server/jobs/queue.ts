@@ -118,10 +118,11 @@ export async function openJobQueue(knex: Knex, options: JobQueueOptions): Promis
   const wakers = new Map<QueueName, Waker>();
   const idle: Waker = { soon: () => undefined, now: () => undefined };
   const wake = (queue: QueueName) => wakers.get(queue) ?? idle;
-  // Wakes `queue`'s worker here once `trx` (none: what was just written) is committed, if one runs here.
+  // Wakes `queue`'s worker here once `trx` (none: what was just written) is committed, if one runs here
+  // then (a job queued while the workers start wakes the one that registered meanwhile). Only a server's
+  // queue: the CLI runs no worker, and its transactions need not come from store/after-commit.ts.
   const wakeAfterCommit = (queue: QueueName, trx?: Knex.Transaction) => {
-    const waker = wakers.get(queue);
-    if (waker) afterCommit(trx ?? knex, waker.soon);
+    if (options.workers) afterCommit(trx ?? knex, () => wakers.get(queue)?.soon());
   };
 
   return {

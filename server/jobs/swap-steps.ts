@@ -44,7 +44,12 @@ export function createSwapSteps(deps: {
   const { boss } = deps.queue;
 
   const advance = async (swapIds: string[]): Promise<AdvanceResult[]> => {
-    const outcomes = await Promise.allSettled(swapIds.map((swapId) => deps.lifecycle.advance(swapId)));
+    // ADVANCE_BATCH_SIZE at a time: a route poll may bring many new orders, and each step holds a connection.
+    const outcomes: Array<PromiseSettledResult<AdvanceResult>> = [];
+    for (let start = 0; start < swapIds.length; start += ADVANCE_BATCH_SIZE) {
+      const batch = swapIds.slice(start, start + ADVANCE_BATCH_SIZE);
+      outcomes.push(...(await Promise.allSettled(batch.map((swapId) => deps.lifecycle.advance(swapId)))));
+    }
     const wakeUps = outcomes.flatMap((o, i) =>
       o.status === 'fulfilled' && o.value.nextRunAt ? [{ swapId: swapIds[i]!, at: o.value.nextRunAt }] : [],
     );
