@@ -6,7 +6,9 @@
  * Migration 0022 created the function once; after the migrations, deployStatementFunctions (run by migrate()
  * in store/database.ts) replaces it whenever its generated text differs from the deployed one, so a change of
  * the rule (or of the statement) needs no new migration. Which text is deployed is recorded in the function's
- * comment: `pss:<sha256 of the generated text>`. `create or replace` cannot change a function's parameters or
+ * comment: `pss:<version>:<sha256 of the generated text>`. The version goes up with every change of the text
+ * (a unit test pins the pair), and an instance never replaces a deployment of a higher version: during a
+ * rollout, an instance of the older release restarting leaves the newer rule in place. `create or replace` cannot change a function's parameters or
  * output columns, and a new parameter list would make a second function beside the old: such a change is
  * still a migration that drops the old function.
  */
@@ -17,6 +19,8 @@ import { CHALLENGE_SPENDABLE } from './route-challenge.js';
 /** A PL/pgSQL function that returns the rows of one query (see migration 0022 for why these are functions). */
 export interface StatementFunction {
   name: string;
+  /** Raised with every change of its generated text (test/unit/store/route-challenge.test.ts pins it). */
+  version: number;
   /** Its parameters in order, each as [name, type]. */
   parameters: ReadonlyArray<readonly [name: string, type: string]>;
   /** Its output columns, as `returns table (...)` lists them. */
@@ -33,6 +37,7 @@ export interface StatementFunction {
  */
 export const CREATE_ROUTES_FUNCTION: StatementFunction = Object.freeze<StatementFunction>({
   name: 'pss_create_routes',
+  version: 1,
   parameters: [
     ['p_i', 'int[]'],
     ['p_challenge_id', 'uuid[]'],
@@ -119,9 +124,18 @@ export function functionSignature(fn: StatementFunction): string {
   return `${fn.name}(${fn.parameters.map(([, type]) => type).join(', ')})`;
 }
 
-/** The comment that says `fn` is deployed as generated: `pss:` and the sha256 (hex) of its text. */
+/** The comment that says `fn` is deployed as generated: `pss:`, its version and the sha256 (hex) of its text. */
 export function functionMarker(fn: StatementFunction): string {
-  return `pss:${createHash('sha256').update(functionText(fn)).digest('hex')}`;
+  return `pss:${fn.version}:${createHash('sha256').update(functionText(fn)).digest('hex')}`;
+}
+
+// Whether the function deployed with `marker` (none: created by a migration, or changed by hand) is to be
+// replaced by `fn`: an older version, or the same version with another text. A newer version is left.
+function isStale(fn: StatementFunction, marker: string | null): boolean {
+  const deployed = /^pss:(\d+):([0-9a-f]{64})$/.exec(marker ?? '');
+  if (!deployed) return true;
+  const version = Number(deployed[1]);
+  return version < fn.version || (version === fn.version && marker !== functionMarker(fn));
 }
 
 /** The statements that deploy `fn` as generated: its function, then its marker (hex: nothing to quote). */
@@ -156,7 +170,7 @@ async function staleFunctions(db: Knex, functions: readonly StatementFunction[])
   const stale: StatementFunction[] = [];
   for (const fn of functions) {
     const { rows } = await db.raw(`select obj_description(to_regprocedure(?), 'pg_proc') as marker`, [functionSignature(fn)]);
-    if ((rows as Array<{ marker: string | null }>)[0].marker !== functionMarker(fn)) stale.push(fn);
+    if (isStale(fn, (rows as Array<{ marker: string | null }>)[0].marker)) stale.push(fn);
   }
   return stale;
 }

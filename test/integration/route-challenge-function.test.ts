@@ -45,7 +45,8 @@ describe('pss_create_routes, generated from the challenge rule', () => {
     expect(rows, `${signature} is deployed`).to.have.length(1);
     return rows[0];
   };
-  const generatedMarker = () => `pss:${createHash('sha256').update(functionText(CREATE_ROUTES_FUNCTION)).digest('hex')}`;
+  const generatedMarker = () =>
+    `pss:${CREATE_ROUTES_FUNCTION.version}:${createHash('sha256').update(functionText(CREATE_ROUTES_FUNCTION)).digest('hex')}`;
   // The function's body as PostgreSQL stores it: the text between the dollar quotes.
   const generatedSource = () => functionText(CREATE_ROUTES_FUNCTION).split('$$')[1];
   const deployEarlierVersion = async () => {
@@ -64,6 +65,20 @@ describe('pss_create_routes, generated from the challenge rule', () => {
     const before = await deployed();
     expect(await migrate(server.knex)).to.deep.equal([]);
     expect(await deployed()).to.deep.equal(before);
+  });
+
+  it('is left in place when a newer version is deployed: an older release restarting does not put its rule back', async () => {
+    await deployEarlierVersion();
+    const newer = `pss:${CREATE_ROUTES_FUNCTION.version + 1}:${'0'.repeat(64)}`;
+    await server.knex.raw(`comment on function ${signature} is '${newer}'`);
+    const before = await deployed();
+    await migrate(server.knex);
+    expect(await deployed()).to.deep.equal(before);
+    expect(before.marker).to.equal(newer);
+    // Put back as generated for the tests after this one.
+    await server.knex.raw(`comment on function ${signature} is 'pss:an-earlier-version'`);
+    await migrate(server.knex);
+    expect((await deployed()).marker).to.equal(generatedMarker());
   });
 
   it('is replaced by the generated text on the next migrate when another text is deployed', async () => {

@@ -11,11 +11,11 @@
  * `#variable_conflict use_column`: a name that is both a column and one of the function's output columns
  * means the column, as in the statements these were.
  *
- * The route create is not written out here: its text is generated (store/statement-functions.ts) from the one
- * source of the challenge rule, store/route-challenge.ts, and kept current by migrate() after the migrations.
+ * This text is history, kept as it ran (a fresh database replays what an upgraded one went through). The
+ * pss_create_routes in force is generated from store/route-challenge.ts and deployed over this one by
+ * migrate() (store/statement-functions.ts); change it there, not here.
  */
 import type { Knex } from 'knex';
-import { CREATE_ROUTES_FUNCTION, deployStatements } from '../statement-functions.js';
 
 /** `create function <signature>` in PL/pgSQL, returning the rows of `query` as `table (<columns>)`. */
 function queryFunction(signature: string, columns: string, query: string): string {
@@ -76,10 +76,58 @@ export async function up(knex: Knex): Promise<void> {
     ),
   );
 
-  // The route create, as generated from the challenge rule (store/route-challenge.ts) by
-  // store/statement-functions.ts: this migration creates it with its marker, and migrate() replaces it whenever
-  // the generated text changes, so the rule is not copied here and a change of it needs no new migration.
-  // PL/pgSQL resolves the names of a function's statements when it is first called, not when it is created, so
-  // the text of a later version creates here too.
-  for (const statement of deployStatements(CREATE_ROUTES_FUNCTION)) await knex.raw(statement);
+  // Spends each create's challenge if it may be spent on that route and stores the route, the partner's count
+  // of routes kept within p_max_routes; fails as a whole through pss_route_not_created (0009) unless every
+  // create stored its route. The reading of each step is beside createRoutes in store/routes.ts.
+  await knex.raw(
+    queryFunction(
+      `pss_create_routes(
+      p_i int[], p_challenge_id uuid[], p_id uuid[], p_partner_id uuid[], p_external_user text[], p_destination_asset text[],
+      p_destination_network text[], p_destination_address text[], p_label text[], p_fee_percent numeric[],
+      p_fee_floor_usd numeric[], p_min_swap_usd numeric[], p_max_auto_swap_usd numeric[], p_next_poll_at timestamptz[],
+      p_created_at timestamptz[], p_asset_keys text[], p_message text[], p_max_routes int)`,
+      `outcome text, route permanent_routes`,
+      `
+      with input as (
+        select * from unnest(p_i, p_challenge_id, p_id, p_partner_id, p_external_user, p_destination_asset, p_destination_network,
+                             p_destination_address, p_label, p_fee_percent, p_fee_floor_usd, p_min_swap_usd, p_max_auto_swap_usd,
+                             p_next_poll_at, p_created_at, p_asset_keys, p_message)
+          as t(i, challenge_id, id, partner_id, external_user, destination_asset, destination_network, destination_address, label,
+               fee_percent, fee_floor_usd, min_swap_usd, max_auto_swap_usd, next_poll_at, created_at, asset_keys, message)
+      ), spent as (
+        update route_challenges c set used_at = input.created_at
+          from input
+         where c.id = input.challenge_id
+           and c.used_at is null and c.expires_at > input.created_at
+           and c.partner_id = input.partner_id and c.external_user = input.external_user
+           and c.destination_asset = input.destination_asset and c.destination_network = input.destination_network
+           and c.destination_address = input.destination_address and c.text = input.message
+        returning input.i, c.label
+      ), inserted as (
+        insert into permanent_routes (id, partner_id, external_user, destination_asset, destination_network, destination_address,
+                                      label, fee_percent, markup_percent, fee_floor_usd, min_swap_usd, max_auto_swap_usd,
+                                      next_poll_at, active_at, asset_keys, created_at, updated_at)
+        select n.id, n.partner_id, n.external_user, n.destination_asset, n.destination_network, n.destination_address,
+               coalesce(n.label, s.label), n.fee_percent,
+               coalesce((select m.percent from partner_markups m where m.partner_id = n.partner_id), 0), n.fee_floor_usd,
+               n.min_swap_usd, n.max_auto_swap_usd, n.next_poll_at, n.created_at, string_to_array(n.asset_keys, ','),
+               n.created_at, n.created_at
+          from input n join spent s on s.i = n.i
+        on conflict (partner_id, external_user, destination_asset, destination_address) do nothing
+        returning *
+      ), counted as (
+        insert into partner_route_counts as c (partner_id, routes)
+        select r.partner_id, count(*) from inserted r group by r.partner_id having count(*) <= p_max_routes
+        on conflict (partner_id) do update set routes = c.routes + excluded.routes where c.routes + excluded.routes <= p_max_routes
+        returning c.partner_id
+      )
+      select case when (select count(*) from inserted) = cardinality(p_i)
+                   and (select count(*) from counted) = (select count(distinct r.partner_id) from inserted r) then 'created'
+                  when (select count(*) from spent) < cardinality(p_i) then pss_route_not_created('challenge_refused')
+                  when (select count(*) from inserted) < cardinality(p_i) then pss_route_not_created('route_exists')
+                  else pss_route_not_created('route_limit_reached') end,
+             case when i.id is null then null else row(i.*)::permanent_routes end
+        from (select) as one left join inserted i on true`,
+    ),
+  );
 }

@@ -7,6 +7,10 @@ import {
   UNKNOWN_CHALLENGE_REASON,
   type ChallengeSpend,
 } from '../../../server/store/route-challenge.js';
+import { CREATE_ROUTES_FUNCTION, functionMarker } from '../../../server/store/statement-functions.js';
+
+// pss_create_routes version 1 as generated (see the last test).
+const PINNED_MARKER = 'pss:1:cca7deea40ce7f51785c0a8803c1afd66fea99d51a49cce393163df989a43f7f';
 
 const ISSUED_AT = new Date('2026-07-01T12:00:00.000Z');
 const EXPIRES_AT = new Date('2026-07-01T12:10:00.000Z');
@@ -139,6 +143,15 @@ describe('store/route-challenge', () => {
         answers.push(challengeRefusal(c, s));
       }
       expect(answers).to.deep.equal([...BREAKS.map((b) => b.reason), undefined]);
+    });
+  });
+
+  describe('the deployed function (store/statement-functions.ts)', () => {
+    // Pins the generated text to its version: a change of the rule or the statement fails here until
+    // CREATE_ROUTES_FUNCTION.version is raised and the new marker written below, so that an older release
+    // never replaces a newer rule (deployStatementFunctions leaves a higher version in place).
+    it('has the marker of its version', () => {
+      expect(functionMarker(CREATE_ROUTES_FUNCTION)).to.equal(PINNED_MARKER);
     });
   });
 });
