@@ -52,6 +52,12 @@ export function createWebhookHandlers(
       }
       const url = body.url;
       const enabled = body.enabled ?? true;
+      // The filter as stored: the delivered types chosen, in the catalogue's order (null: every type; absent:
+      // kept). webhook.test is sent on request whatever the filter, so it is not part of it.
+      const eventTypes =
+        body.eventTypes === undefined || body.eventTypes === null
+          ? body.eventTypes
+          : DELIVERED_EVENT_TYPES.filter((type) => body.eventTypes!.includes(type));
       try {
         const target = checkWebhookUrlForm(url, deps.config.webhookRequireHttps);
         // Nothing is sent while deliveries are off; the address is checked when they are turned on (and
@@ -64,7 +70,7 @@ export function createWebhookHandlers(
       // Keeping the secret, one update is the whole change. Making one (the first webhook, a rotation) takes
       // the partner's lock, so that two first PUTs at once make one secret.
       if (!body.rotateSecret) {
-        const updated = await updateWebhook(deps.knex, partnerId, { url, enabled });
+        const updated = await updateWebhook(deps.knex, partnerId, { url, enabled, eventTypes });
         if (updated) return { status: 200, body: { ...webhookBody(updated), secret: null } };
       }
       const { webhook, secret } = await transaction(deps.knex, async (trx) => {
@@ -73,6 +79,7 @@ export function createWebhookHandlers(
         const webhook = await upsertWebhook(trx, partnerId, {
           url,
           enabled,
+          eventTypes,
           ...(secret ? { secret: { sealed: deps.secretBox.seal(secret, webhookSecretOwner(partnerId)), hint: secretHint(secret) } } : {}),
         });
         return { webhook, secret };
@@ -129,7 +136,7 @@ function webhookBody(webhook: WebhookRecord | undefined) {
     url: webhook?.url ?? null,
     enabled: webhook?.enabled ?? false,
     secretHint: webhook?.secretHint ?? null,
-    eventTypes: DELIVERED_EVENT_TYPES,
+    eventTypes: (webhook?.eventTypes as WebhookEventType[] | null | undefined) ?? DELIVERED_EVENT_TYPES,
     updatedAt: webhook?.updatedAt.toISOString() ?? null,
   };
 }

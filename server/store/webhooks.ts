@@ -13,6 +13,8 @@ export interface WebhookRecord {
   enabled: boolean;
   secretSealed: string;
   secretHint: string;
+  /** The event types delivered; null: every type. */
+  eventTypes: string[] | null;
   updatedAt: Date;
 }
 
@@ -52,6 +54,7 @@ const toWebhook = (row: Record<string, unknown>): WebhookRecord => ({
   enabled: row.enabled as boolean,
   secretSealed: row.secret_sealed as string,
   secretHint: row.secret_hint as string,
+  eventTypes: (row.event_types as string[] | null | undefined) ?? null,
   updatedAt: row.updated_at as Date,
 });
 
@@ -83,22 +86,31 @@ export function createWebhookReader(db: Knex): (partnerId: string) => Promise<We
 }
 
 /**
- * Sets the URL and switch of the partner's webhook, keeping its secret; undefined when it has none yet. A set
- * that changes neither writes nothing and keeps `updatedAt`: the row is only read, so identical sets do not
+ * Sets the URL, switch and (when given, null for every type) event filter of the partner's webhook, keeping
+ * its secret; undefined when it has none yet. A set that changes none of them writes nothing and keeps `updatedAt`: the row is only read, so identical sets do not
  * queue on its lock, each waiting for the last one's commit.
  */
 export async function updateWebhook(
   db: Knex,
   partnerId: string,
-  fields: { url: string; enabled: boolean },
+  fields: { url: string; enabled: boolean; eventTypes?: string[] | null },
 ): Promise<WebhookRecord | undefined> {
-  // One statement, planned once per connection (pss_set_webhook, migration 0025).
+  // One statement, planned once per connection (pss_set_webhook, migrations 0025 and 0032).
+  const setTypes = fields.eventTypes !== undefined;
   const {
     rows: [row],
-  } = await db.raw(`select * from pss_set_webhook(?::uuid, ?::text, ?::boolean)`, [partnerId, fields.url, fields.enabled]);
+  } = await db.raw(`select * from pss_set_webhook(?::uuid, ?::text, ?::boolean, ?::boolean, ?::text[])`, [
+    partnerId,
+    fields.url,
+    fields.enabled,
+    setTypes,
+    setTypes ? fields.eventTypes : null,
+  ]);
   // Unchanged, the row is as the statement's snapshot saw it; a set committed since can only have been to
   // these same values (the update re-checks the newest row), so they are what the answer shows.
-  return row ? { ...toWebhook(row), url: fields.url, enabled: fields.enabled } : undefined;
+  if (!row) return undefined;
+  const webhook = { ...toWebhook(row), url: fields.url, enabled: fields.enabled };
+  return setTypes ? { ...webhook, eventTypes: fields.eventTypes ?? null } : webhook;
 }
 
 /**
@@ -108,16 +120,24 @@ export async function updateWebhook(
 export async function upsertWebhook(
   db: Knex,
   partnerId: string,
-  fields: { url: string; enabled: boolean; secret?: { sealed: string; hint: string } },
+  fields: { url: string; enabled: boolean; eventTypes?: string[] | null; secret?: { sealed: string; hint: string } },
 ): Promise<WebhookRecord> {
+  const setTypes = fields.eventTypes !== undefined;
   const values = {
     partner_id: partnerId,
     url: fields.url,
     enabled: fields.enabled,
     updated_at: db.fn.now(),
+    ...(setTypes ? { event_types: fields.eventTypes ?? null } : {}),
     ...(fields.secret ? { secret_sealed: fields.secret.sealed, secret_hint: fields.secret.hint } : {}),
   };
-  const merged = ['url', 'enabled', 'updated_at', ...(fields.secret ? ['secret_sealed', 'secret_hint'] : [])];
+  const merged = [
+    'url',
+    'enabled',
+    'updated_at',
+    ...(setTypes ? ['event_types'] : []),
+    ...(fields.secret ? ['secret_sealed', 'secret_hint'] : []),
+  ];
   if (!fields.secret) {
     const updated = await updateWebhook(db, partnerId, fields);
     if (!updated) throw new Error('the first webhook set of a partner needs a secret');
@@ -137,7 +157,8 @@ export async function deleteWebhook(db: Knex, partnerId: string): Promise<void> 
 
 /**
  * Claims up to `limit` outbox rows not dispatched yet, oldest first, locked for the caller's transaction
- * (rows another dispatcher holds are skipped), with whether their partner's webhook is on. A partner in
+ * (rows another dispatcher holds are skipped), with whether they are delivered: their partner's webhook is
+ * on and takes their event type. A partner in
  * `paced` gets at most its number of rows (0: none; its rows stay for a later claim).
  */
 export async function claimUndispatched(
@@ -149,19 +170,27 @@ export async function claimUndispatched(
     const query = trx('webhook_outbox').whereNull('dispatched_at');
     if (partnerId) query.where({ partner_id: partnerId });
     else if (paced.size > 0) query.whereNotIn('partner_id', [...paced.keys()]);
-    return query.orderBy('seq').limit(count).forUpdate().skipLocked().select('seq', 'id', 'partner_id');
+    return query.orderBy('seq').limit(count).forUpdate().skipLocked().select('seq', 'id', 'partner_id', 'type');
   };
   const rows = await claim();
   for (const [partnerId, count] of paced) if (count > 0) rows.push(...(await claim(partnerId, count)));
   rows.sort((x, y) => Number(x.seq) - Number(y.seq));
   if (rows.length === 0) return [];
-  const enabled = new Set<string>(
-    await trx('partner_webhooks')
-      .whereIn('partner_id', [...new Set(rows.map((row) => row.partner_id as string))])
-      .where({ enabled: true })
-      .pluck('partner_id'),
+  // Each enabled webhook with the event types it takes (null: every type).
+  const enabled = new Map<string, string[] | null>(
+    (
+      (await trx('partner_webhooks')
+        .whereIn('partner_id', [...new Set(rows.map((row) => row.partner_id as string))])
+        .where({ enabled: true })
+        .select('partner_id', 'event_types')) as Array<{ partner_id: string; event_types: string[] | null }>
+    ).map((w) => [w.partner_id, w.event_types]),
   );
-  return rows.map((row) => ({ seq: String(row.seq), id: row.id, partnerId: row.partner_id, deliver: enabled.has(row.partner_id) }));
+  const delivered = (partnerId: string, type: string) => {
+    if (!enabled.has(partnerId)) return false;
+    const types = enabled.get(partnerId);
+    return types === null || types === undefined || types.includes(type);
+  };
+  return rows.map((row) => ({ seq: String(row.seq), id: row.id, partnerId: row.partner_id, deliver: delivered(row.partner_id, row.type) }));
 }
 
 /** Marks outbox rows dispatched (their delivery jobs are queued in the same transaction). */

@@ -331,6 +331,66 @@ describe('partner webhooks', function () {
     });
   });
 
+  describe('event filters (PUT /partner/webhook eventTypes)', () => {
+    // Every outbox row of `partnerId` has been dispatched (turned into a delivery job, or passed over).
+    const dispatched = async (partnerId: string) => {
+      for (let i = 0; i < 100; i++) {
+        const [{ n }] = await server.knex('webhook_outbox').where({ partner_id: partnerId }).whereNull('dispatched_at').count({ n: '*' });
+        if (Number(n) === 0) return;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      throw new Error('the outbox was not dispatched');
+    };
+    const partnerIdOf = async (keyId: string) => (await server.knex('partners').where({ key_id: keyId }).first('id')).id as string;
+
+    it('delivers only the chosen event types, shows the filter, and always sends webhook.test', async () => {
+      const receiver = await newReceiver();
+      const { partner, api } = await partnerWithWebhook(receiver);
+      const partnerId = await partnerIdOf(partner.keyId);
+      const filtered = await api.put({ url: receiver.url, eventTypes: ['permanent_deposit.updated'] });
+      expect(filtered.status, filtered.text).to.equal(200);
+      expect(filtered.body.eventTypes).to.deep.equal(['permanent_deposit.updated']);
+      expect((await api.get()).body.eventTypes).to.deep.equal(['permanent_deposit.updated']);
+
+      // A swap's messages are written to the outbox and passed over: nothing arrives, nothing is listed.
+      const client = swapClient(server.origin, partner);
+      const { order } = await client.create(btcToUsdt());
+      await client.waitFor(order.id, (o) => o.depositAddress !== null);
+      expect(Number((await server.knex('webhook_outbox').where({ partner_id: partnerId }).count({ n: '*' }))[0].n)).to.be.greaterThan(0);
+      await dispatched(partnerId);
+      expect(receiver.received).to.deep.equal([]);
+      expect(await api.allDeliveries()).to.deep.equal([]);
+
+      // The test send goes out whatever the filter, also with one that delivers nothing else.
+      expect((await api.put({ url: receiver.url, eventTypes: [] })).body.eventTypes).to.deep.equal([]);
+      const test = await api.test();
+      expect(test.status, test.text).to.equal(200);
+      expect(test.body).to.include({ type: 'webhook.test', succeeded: true });
+
+      // Choosing swap.updated delivers the next swap's messages, and only those types.
+      const chosen = await api.put({ url: receiver.url, eventTypes: ['swap.updated', 'webhook.test'] });
+      expect(chosen.body.eventTypes).to.deep.equal(['swap.updated']);
+      const next = await client.create(btcToUsdt());
+      await receiver.waitFor((received) => received.some((d) => JSON.parse(d.body).data?.order?.id === next.order.id));
+      const types = new Set(receiver.received.map((d) => JSON.parse(d.body).type as string));
+      expect([...types].sort()).to.deep.equal(['swap.updated', 'webhook.test']);
+      expect(receiver.received.some((d) => JSON.parse(d.body).data?.order?.id === order.id)).to.equal(false);
+      const listed = await api.allDeliveries();
+      expect(new Set(listed.map((d) => d.type))).to.deep.equal(new Set(['swap.updated', 'webhook.test']));
+
+      // A set without eventTypes keeps the filter; null delivers every type again.
+      expect((await api.put({ url: receiver.url })).body.eventTypes).to.deep.equal(['swap.updated']);
+      const reset = await api.put({ url: receiver.url, eventTypes: null });
+      expect(reset.body.eventTypes).to.deep.equal(['swap.updated', 'permanent_deposit.updated']);
+    });
+
+    it('refuses an event type that does not exist (400)', async () => {
+      const receiver = await newReceiver();
+      const { api } = await partnerWithWebhook(receiver);
+      expectError(await api.put({ url: receiver.url, eventTypes: ['swap.created'] }), 400, 'invalid_request');
+    });
+  });
+
   describe('swap.updated deliveries', () => {
     it('follows a swap from waiting to finished through verified deliveries, in the shape of GET /swaps/{id}', async () => {
       const receiver = await newReceiver();

@@ -303,7 +303,7 @@ export interface paths {
         /**
          * Set the status webhook URL
          * @description Sets the URL that receives `swap.updated` and `permanent_deposit.updated` deliveries, turns
-         *     deliveries on or off, or removes the webhook.
+         *     deliveries on or off, chooses which event types are delivered (`eventTypes`), or removes the webhook.
          *
          *     - On the **first** set, a signing secret `whsec_<base64>` (24 random bytes) is generated and returned
          *       in full in `secret`. Store it: later reads only show `secretHint`.
@@ -1911,12 +1911,12 @@ export interface components {
             enabled: boolean;
             /** @description The last characters of the signing secret, for recognition only. */
             secretHint: string | null;
-            /** @description Event types delivered to the URL. */
+            /** @description Event types delivered to the URL (the `eventTypes` filter set with `PUT /partner/webhook`; every type without one). */
             eventTypes: components["schemas"]["WebhookEventType"][];
             /**
              * Format: date-time
-             * @description When the URL, `enabled` or the secret last changed; `null` when none is set. A set that changes
-             *     none of them keeps it.
+             * @description When the URL, `enabled`, the event filter or the secret last changed; `null` when none is set. A
+             *     set that changes none of them keeps it.
              */
             updatedAt: string | null;
         };
@@ -1939,6 +1939,18 @@ export interface components {
              * @default true
              */
             enabled?: boolean;
+            /**
+             * @description Only these event types are delivered (messages of other types are not sent, and have no
+             *     entries in `GET /partner/webhook/deliveries`); `null` delivers every type, as before the first
+             *     filter; absent keeps the filter in force. `webhook.test` is always sent when asked for
+             *     (`POST /partner/webhook/test`) and need not be listed; `[]` delivers nothing else. The filter
+             *     applies to messages dispatched after the change (a message is dispatched within a second of
+             *     being written); retries of a message dispatched before keep going.
+             * @example [
+             *       "swap.updated"
+             *     ]
+             */
+            eventTypes?: components["schemas"]["WebhookEventType"][] | null;
         };
         /** @description The webhook configuration after an update, with the new secret when one was generated. */
         PartnerWebhookUpdate: {
