@@ -22,14 +22,14 @@ import { openStream, type SseSession } from '../../test/support/sse.js';
 import { createReceiver, LOCAL_RECEIVER_ENV, type Receiver } from '../../test/support/webhook-receiver.js';
 import { partnerClient } from './support/partner-client.js';
 
-const QUOTE: QuoteRequest = {
+const QUOTE = {
   sourceAsset: 'BTC',
   sourceNetwork: 'BTC',
   destinationAsset: 'USDT',
   destinationNetwork: 'ETH',
   sourceAmount: '0.015',
   refundMode: 'sender',
-};
+} satisfies QuoteRequest;
 const DESTINATION = '0x71C7656EC7ab88b098defB751B7401B5f6d8976F';
 const ENV = {
   ...LOCAL_RECEIVER_ENV,

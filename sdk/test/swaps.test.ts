@@ -2,14 +2,14 @@ import { expect } from 'chai';
 import { PartnerApiError, WaitTimeoutError, type QuoteRequest, type SwapDetail, type SwapRequest } from '../src/index.js';
 import { apiError, eventOf, fakeApi, json, sentTo, swapOf, type FakeApi } from './support/fake-api.js';
 
-const QUOTE: QuoteRequest = {
+const QUOTE = {
   sourceAsset: 'BTC',
   sourceNetwork: 'BTC',
   destinationAsset: 'USDT',
   destinationNetwork: 'ETH',
   sourceAmount: '0.015',
   refundMode: 'sender',
-};
+} satisfies QuoteRequest;
 const SWAP_REQUEST: SwapRequest = {
   ...QUOTE,
   quoteId: 'q_01HZX3',

@@ -81,6 +81,51 @@ export function priceTerms(
   };
 }
 
+/**
+ * The exact-output price of `destinationAmount` at a fixed rate: the least deposit of `source`, at its
+ * precision, that pays out at least `destinationAmount` after the service fee and the payout fee (priceTerms
+ * read backwards), and the terms of paying out exactly `destinationAmount` for it. Rounded up, in the
+ * service's favour: the customer receives exactly what was asked, never less, and the rounding of the deposit
+ * stays with the service.
+ */
+export function priceExactOutput(
+  catalog: Catalog,
+  input: {
+    source: CatalogAsset;
+    destination: CatalogAsset;
+    destinationAmount: Amount;
+    sourcePriceUsd: Amount;
+    destinationPriceUsd: Amount;
+  },
+): { sourceAmount: string; terms: PricedTerms } {
+  const { source, destination, destinationAmount, sourcePriceUsd, destinationPriceUsd } = input;
+  const rate = marketRate(destination, sourcePriceUsd, destinationPriceUsd);
+  const kept = new Money(1).minus(new Money(catalog.fees.fixedPercent).div(100));
+  const payoutFee = payoutFeeOf(catalog, destination, destinationPriceUsd);
+  // receive = A x rate x kept - payoutFee >= D  <=>  A >= (D + payoutFee) / (rate x kept)
+  const sourceAmount = formatUp(destinationAmount.plus(payoutFee).div(rate.times(kept)), source.precision);
+  const priced = priceTerms(catalog, {
+    destination,
+    sourceAmount: new Money(sourceAmount),
+    sourcePriceUsd,
+    destinationPriceUsd,
+    rateType: 'fixed',
+  });
+  return { sourceAmount, terms: { ...priced, receiveAmount: destinationAmount.toFixed() } };
+}
+
+/** The catalogue's USD limits converted into the destination asset: minimum rounded up, maximum rounded down. */
+export function destinationLimits(
+  catalog: Catalog,
+  destination: CatalogAsset,
+  destinationPriceUsd: Amount,
+): { minimumDestinationAmount: string; maximumDestinationAmount: string } {
+  return {
+    minimumDestinationAmount: formatUp(new Money(catalog.limitsUsd.minimum).div(destinationPriceUsd), destination.precision),
+    maximumDestinationAmount: formatDown(new Money(catalog.limitsUsd.maximum).div(destinationPriceUsd), destination.precision),
+  };
+}
+
 /** What a payout of `asset` costs on its network, in units of the asset: the network's `payoutFeeUsd` at `priceUsd` (unrounded). */
 export function payoutFeeOf(catalog: Catalog, asset: CatalogAsset, priceUsd: Amount): Amount {
   return new Money(catalog.networks[asset.network].payoutFeeUsd).div(priceUsd);

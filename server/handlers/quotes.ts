@@ -1,14 +1,22 @@
 /** POST /quotes: an executable quote for a pair and amount, persisted and bound to the partner (docs/architecture.md#quotes). */
 import { estimatedMinutes } from '../domain/catalog.js';
-import { AppError } from '../domain/errors.js';
+import { AppError, invalidRequest } from '../domain/errors.js';
 import { formatDown, Money, type Amount } from '../domain/money.js';
-import { bestTerms, priceTerms, rateTypesOf, sourceLimits, type PricedTerms } from '../domain/pricing.js';
+import {
+  bestTerms,
+  destinationLimits,
+  priceExactOutput,
+  priceTerms,
+  rateTypesOf,
+  sourceLimits,
+  type PricedTerms,
+} from '../domain/pricing.js';
 import type { Handlers } from '../http/handler-types.js';
 import { transaction } from '../store/after-commit.js';
 import { createQuoteWriter, insertQuote, type IssuedQuotes, type NewQuote } from '../store/quotes.js';
 import type { HandlerDeps } from './deps.js';
 import { requirePartner } from './partner.js';
-import { checkRefund, parseSourceAmount, resolvePair } from './request-rules.js';
+import { checkRefund, parseAmountOf, parseSourceAmount, resolvePair } from './request-rules.js';
 
 /** Handler for createQuote; every quote stored is kept in `issued` for the swap created from it. */
 export function createQuoteHandlers(deps: HandlerDeps, issued: IssuedQuotes): Pick<Handlers, 'createQuote'> {
@@ -17,10 +25,26 @@ export function createQuoteHandlers(deps: HandlerDeps, issued: IssuedQuotes): Pi
     async createQuote({ partner, body }) {
       const { partnerId } = requirePartner(partner);
       const { source, destination } = resolvePair(deps.catalog, body);
-      const sourceAmount = parseSourceAmount(body.sourceAmount, source);
+      // Exactly one side is given: what the customer sends, or (exact output) what they receive.
+      if ((body.sourceAmount === undefined) === (body.destinationAmount === undefined)) {
+        throw invalidRequest('Give exactly one of sourceAmount (what the customer sends) and destinationAmount (what they receive).', {
+          field: body.sourceAmount === undefined ? 'sourceAmount' : 'destinationAmount',
+        });
+      }
+      const exactOutput =
+        body.destinationAmount === undefined ? undefined : parseAmountOf(body.destinationAmount, destination, 'destinationAmount');
       const refund = checkRefund(source, body);
       const requested = body.rateType ?? 'best';
       const offered = rateTypesOf(source, destination);
+      // Only a fixed rate can promise an exact output.
+      if (exactOutput && (requested === 'floating' || !offered.includes('fixed'))) {
+        throw new AppError(
+          409,
+          'rate_type_unavailable',
+          `An exact output (destinationAmount) needs a fixed rate, and ${requested === 'floating' ? 'rateType floating was asked for' : 'this pair offers only a floating one'}; give sourceAmount instead.`,
+          { rateTypes: offered },
+        );
+      }
       if (requested !== 'best' && !offered.includes(requested)) {
         throw new AppError(
           409,
@@ -42,6 +66,14 @@ export function createQuoteHandlers(deps: HandlerDeps, issued: IssuedQuotes): Pi
 
       // Checks the amount against the pair's limits (the maximum bounded by `payable`, what the hot wallet can
       // still promise this partner, when it is bounded) and prices it.
+      const exact =
+        exactOutput &&
+        priceExactOutput(deps.catalog, { source, destination, destinationAmount: exactOutput, sourcePriceUsd, destinationPriceUsd });
+      const sourceAmount = exact ? new Money(exact.sourceAmount) : parseSourceAmount(body.sourceAmount!, source);
+      // The side the request named, for the messages.
+      const asked = exactOutput
+        ? { field: 'destinationAmount', of: `a deposit of ${sourceAmount.toFixed()} ${source.symbol}` }
+        : { field: 'sourceAmount', of: undefined };
       const terms = (payable: Amount | undefined): NewQuote => {
         const limits = sourceLimits(deps.catalog, source, sourcePriceUsd);
         if (payable !== undefined) {
@@ -56,24 +88,28 @@ export function createQuoteHandlers(deps: HandlerDeps, issued: IssuedQuotes): Pi
           }
           if (new Money(payableSource).lessThan(limits.maximumSourceAmount)) limits.maximumSourceAmount = payableSource;
         }
+        // The limits in both assets: the source's are the ones a deposit is held to; the destination's are
+        // what the same USD limits pay out before fees, for an exact output.
+        const bounds = { ...limits, ...destinationLimits(deps.catalog, destination, destinationPriceUsd) };
         const outOfRange = (code: 'amount_below_minimum' | 'amount_above_maximum', message: string) =>
-          new AppError(409, code, message, { ...limits });
+          new AppError(409, code, message, bounds);
+        const named = asked.of ? `${asked.field} (${asked.of})` : asked.field;
         if (sourceAmount.lessThan(limits.minimumSourceAmount)) {
           throw outOfRange(
             'amount_below_minimum',
-            `sourceAmount is below the minimum of ${limits.minimumSourceAmount} ${source.symbol} for this pair.`,
+            `${named} is below the minimum of ${limits.minimumSourceAmount} ${source.symbol} (${bounds.minimumDestinationAmount} ${destination.symbol}) for this pair.`,
           );
         }
         if (sourceAmount.greaterThan(limits.maximumSourceAmount)) {
           throw outOfRange(
             'amount_above_maximum',
-            `sourceAmount is above the maximum of ${limits.maximumSourceAmount} ${source.symbol} for this pair.`,
+            `${named} is above the maximum of ${limits.maximumSourceAmount} ${source.symbol} (${bounds.maximumDestinationAmount} ${destination.symbol}) for this pair.`,
           );
         }
 
         const price = (rateType: 'fixed' | 'floating'): PricedTerms =>
           priceTerms(deps.catalog, { destination, sourceAmount, sourcePriceUsd, destinationPriceUsd, rateType });
-        const priced = requested === 'best' ? bestTerms(offered.map(price)) : price(requested);
+        const priced = exact ? exact.terms : requested === 'best' ? bestTerms(offered.map(price)) : price(requested);
         if (priced.receiveAmount === '0') {
           throw outOfRange(
             'amount_below_minimum',
@@ -86,7 +122,7 @@ export function createQuoteHandlers(deps: HandlerDeps, issued: IssuedQuotes): Pi
         if (payable !== undefined && reservedAmount !== null && payable.lessThan(reservedAmount)) {
           throw outOfRange(
             'amount_above_maximum',
-            `sourceAmount is above what the hot wallet can still promise at a ${priced.rateType} rate for this pair; send less than ${limits.maximumSourceAmount} ${source.symbol}.`,
+            `${named} is above what the hot wallet can still promise at a ${priced.rateType} rate for this pair; send less than ${limits.maximumSourceAmount} ${source.symbol}.`,
           );
         }
         return {

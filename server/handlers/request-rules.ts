@@ -27,11 +27,16 @@ export function resolvePair(
 
 /** The amount as a decimal, refused when it has more fraction digits than the asset's smallest unit. */
 export function parseSourceAmount(value: string, source: CatalogAsset): Amount {
+  return parseAmountOf(value, source, 'sourceAmount');
+}
+
+/** `field`'s amount `value` of `asset`, refused (400) with more decimal places than the asset's precision. */
+export function parseAmountOf(value: string, asset: CatalogAsset, field: string): Amount {
   const amount = toAmount(value);
-  if (amount.decimalPlaces() > source.precision) {
-    throw invalidRequest(`sourceAmount has more than ${source.precision} decimal places, the precision of ${source.symbol}.`, {
-      field: 'sourceAmount',
-      precision: source.precision,
+  if (amount.decimalPlaces() > asset.precision) {
+    throw invalidRequest(`${field} has more than ${asset.precision} decimal places, the precision of ${asset.symbol}.`, {
+      field,
+      precision: asset.precision,
     });
   }
   return amount;

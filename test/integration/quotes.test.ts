@@ -92,12 +92,14 @@ describe('POST /quotes', () => {
     expect(details.maximumSourceAmount).to.match(/^1\.\d+$/);
   });
 
-  it('answers amount_above_maximum with the limits in details', async () => {
+  it('answers amount_above_maximum with the limits in details, in both assets', async () => {
     const res = await quote(btcToUsdt('5'));
     expectError(res, 409, 'amount_above_maximum');
     expect((res.body as unknown as { error: { details: Record<string, string> } }).error.details).to.have.keys(
       'minimumSourceAmount',
       'maximumSourceAmount',
+      'minimumDestinationAmount',
+      'maximumDestinationAmount',
     );
   });
 

@@ -7,14 +7,14 @@ import { swapClient } from '../support/swaps.js';
 import { createReceiver, LOCAL_RECEIVER_ENV } from '../support/webhook-receiver.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
-const QUOTE: QuoteRequest = {
+const QUOTE = {
   sourceAsset: 'BTC',
   sourceNetwork: 'BTC',
   destinationAsset: 'USDT',
   destinationNetwork: 'ETH',
   sourceAmount: '0.015',
   refundMode: 'sender',
-};
+} satisfies QuoteRequest;
 
 describe('live status against the real server process (SDK stream and webhooks)', function () {
   this.timeout(120_000);

@@ -1201,13 +1201,28 @@ export interface components {
                 estimatedMinutes: number;
             }[];
         };
-        /** @description A request for an executable quote. `refundAddress` is required when `refundMode` is `address`. */
+        /**
+         * @description A request for an executable quote, for exactly one of `sourceAmount` (what the customer sends) and
+         *     `destinationAmount` (what the customer receives: an exact-output quote). Giving both or neither is
+         *     `400 invalid_request`. `refundAddress` is required when `refundMode` is `address`.
+         */
         QuoteRequest: {
             sourceAsset: components["schemas"]["AssetSymbol"];
             sourceNetwork: components["schemas"]["NetworkCode"];
             destinationAsset: components["schemas"]["AssetSymbol"];
             destinationNetwork: components["schemas"]["NetworkCode"];
-            sourceAmount: components["schemas"]["SourceAmount"];
+            /** @description What the customer sends, in the source asset (at most its precision). */
+            sourceAmount?: components["schemas"]["SourceAmount"];
+            /**
+             * @description Exact output: what the customer must receive, in the destination asset (at most its precision).
+             *     The quote is then fixed-rate (`rateType` `best` or `fixed`; `floating`, or a pair without a fixed
+             *     rate, is `409 rate_type_unavailable`): its `receiveAmount` is exactly this, and its
+             *     `sourceAmount`/`depositAmount` the least deposit that pays it out after the fees, rounded up to
+             *     the source's precision (the rounding stays with the service; the customer never receives less).
+             *     Create the swap with that `sourceAmount`. Both sides are held to the pair's limits; a
+             *     `409 amount_below_minimum`/`amount_above_maximum` names them in both assets.
+             */
+            destinationAmount?: components["schemas"]["SourceAmount"];
             /**
              * @description `best` (default) picks the rate type with the higher receive amount; the quote states the one applied.
              * @default best
@@ -1230,7 +1245,7 @@ export interface components {
              * @description Quote ID; send it as `quoteId` to `POST /swaps`.
              */
             id: string;
-            /** @description The requested amount. */
+            /** @description The requested amount; for an exact-output quote, the deposit that pays out `destinationAmount`. */
             sourceAmount: components["schemas"]["DecimalAmount"];
             /** @description The exact amount the customer must deposit. */
             depositAmount: components["schemas"]["DecimalAmount"];
@@ -2452,7 +2467,8 @@ export interface components {
         };
         /**
          * @description No quote can be given: `pair_unavailable`, `rate_type_unavailable`, `amount_below_minimum` or
-         *     `amount_above_maximum` (the last two with `minimumSourceAmount` / `maximumSourceAmount` in `error.details`).
+         *     `amount_above_maximum` (the last two with the pair's limits in both assets in `error.details`:
+         *     `minimumSourceAmount`, `maximumSourceAmount`, `minimumDestinationAmount`, `maximumDestinationAmount`).
          */
         QuoteConflict: {
             headers: {
