@@ -524,6 +524,8 @@ const SCENARIOS = {
   },
 
   listSwaps: {
+    // A one-item page: the example's query (cursor, status and ids together) is no request a client sends.
+    ...PAGED_LIST_REFUSALS,
     async 200(transaction) {
       // Two waiting swaps, read as pages of one: the transaction asks for the second page with a real cursor.
       const first = await createSwap(partners.main);
@@ -538,6 +540,15 @@ const SCENARIOS = {
       transaction.afterCheck = async (t) => {
         const ids = (responseBody(t)?.orders || []).map((o) => o.id);
         if (ids.length !== 1 || ids[0] !== first.order.id) throw new Error(`second page holds ${ids.join(',')}, not ${first.order.id}`);
+        // Bulk status through the proxy: both swaps, in the order asked. The comma is sent encoded (%2C), the
+        // form the proxy forwards unchanged (it re-encodes a bare one, and the signature covers the bytes).
+        const bulk = await expectAnswer(
+          'GET /swaps?ids=<two swaps>',
+          send('GET', `/swaps?ids=${state.otherMainSwap.order.id}%2C${first.order.id}`, { partner: partners.main, via: 'proxy' }),
+          200,
+        );
+        const order = bulk.body.orders.map((o) => o.id).join(',');
+        if (order !== `${state.otherMainSwap.order.id},${first.order.id}`) throw new Error(`bulk status answered ${order}`);
       };
     },
     async 400(transaction) {

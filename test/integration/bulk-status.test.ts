@@ -52,6 +52,12 @@ describe('bulk status: GET /swaps?ids=', () => {
     expect(unknown.body).to.deep.equal(foreign.body);
   });
 
+  it('accepts the comma percent-encoded (%2C), as a proxy may forward it', async () => {
+    const res = await bulk(acme, `ids=${mine[0]!.id}%2C${mine[1]!.id}`);
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body.orders.map((o) => o.id)).to.deep.equal([mine[0]!.id, mine[1]!.id]);
+  });
+
   it('accepts ids in upper case, and filters by status too', async () => {
     const res = await bulk(acme, `ids=${mine[1]!.id.toUpperCase()}&status=waiting`);
     expect(res.body.orders.map((o) => o.id)).to.deep.equal([mine[1]!.id]);

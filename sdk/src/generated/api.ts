@@ -2872,7 +2872,9 @@ export interface operations {
                  */
                 status?: components["schemas"]["SwapStatus"];
                 /**
-                 * @description Bulk status: the swaps to return, by id, comma-separated (at most 100).
+                 * @description Bulk status: the swaps to return, by id, comma-separated (at most 100). The comma may be sent
+                 *     as `,` or percent-encoded as `%2C`; as for every signed request, sign the query exactly as it is
+                 *     sent (a proxy that re-encodes it changes the bytes the signature covers).
                  * @example [
                  *       "8d1f4c27-90ab-4e3c-b5d6-1a2b3c4d5e6f",
                  *       "0b7e2f4a-6c1d-4e8f-9a3b-5d2c1e0f7a6b"
