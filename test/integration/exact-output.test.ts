@@ -4,7 +4,9 @@
  * Through HTTP and through the SDK.
  */
 import { expect } from 'chai';
-import { createPartnerClient } from '../../sdk/src/index.js';
+import { partnerClient } from '../../sdk/test/support/partner-client.js';
+import { loadSandboxCatalog } from '../../server/adapters/sandbox/catalog.js';
+import { createSandboxRates } from '../../server/adapters/sandbox/rates.js';
 import { Money } from '../../server/domain/money.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { expectError } from '../support/http.js';
@@ -25,7 +27,13 @@ describe('exact-output quotes: POST /quotes with destinationAmount', function ()
   let server: TestServer;
   let client: ReturnType<typeof swapClient>;
   before(async () => {
-    server = await startTestServer({ env: { RATE_LIMIT_QUOTES_PER_MINUTE: '10000', RATE_LIMIT_SWAPS_PER_MINUTE: '10000' } });
+    // The sandbox's prices drift with time; held at one moment, quotes taken one after another compare.
+    const drifting = createSandboxRates(loadSandboxCatalog());
+    const held = new Date('2026-06-14T10:00:00.000Z');
+    server = await startTestServer({
+      env: { RATE_LIMIT_QUOTES_PER_MINUTE: '10000', RATE_LIMIT_SWAPS_PER_MINUTE: '10000' },
+      deps: { rates: { priceUsd: (symbol, network) => drifting.priceUsd(symbol, network, held) } },
+    });
     client = swapClient(server.origin, await server.createSigner('Merchant'));
   });
   after(() => server.close());
@@ -100,14 +108,7 @@ describe('exact-output quotes: POST /quotes with destinationAmount', function ()
   });
 
   it('is in the SDK: quotes.create({ destinationAmount })', async () => {
-    const signer = await server.createSigner('Merchant SDK');
-    const sdk = createPartnerClient({
-      baseUrl: server.baseUrl,
-      audience: signer.audience,
-      keyId: signer.keyId,
-      secret: signer.secret,
-      userId: 'customer-1',
-    });
+    const sdk = await partnerClient(server);
     const { data, error } = await sdk.quotes.create({
       sourceAsset: 'BTC',
       sourceNetwork: 'BTC',
