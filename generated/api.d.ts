@@ -1286,6 +1286,24 @@ export interface components {
             quote: components["schemas"]["Quote"];
         };
         /**
+         * @description What happens to a **fixed-rate** deposit, seen before `quoteExpiresAt` and confirmed in time, whose
+         *     amount differs from `depositAmount` (a floating swap always converts what arrived; a late deposit
+         *     follows `lateDepositPolicy`). A deposit outside the pair's limits is refunded whatever the policy
+         *     (`failureCode: amount_out_of_range`).
+         *
+         *     | policy | underpayment | overpayment |
+         *     |---|---|---|
+         *     | `refund` (default, the behaviour before this field) | refunded, less the network fee (`failureCode: amount_mismatch`) | the same |
+         *     | `market_rate` | what arrived is exchanged at the market rate when it is credited | the same |
+         *     | `refund_excess` | refunded, less the network fee (`failureCode: amount_mismatch`) | `expectedOutputAmount` is paid for `depositAmount`, and the excess goes back to the refund destination less the network fee (`excessRefundAmount`, `excessRefundTxHash`); an excess whose refund would not exceed the asset's dust floor after the fee is kept, and the timeline says so |
+         *
+         *     The timeline entry of the step the policy decided has a `note` saying which rule applied and why.
+         *     A refunded excess needs somewhere to go: with `refundMode: sender`, the address the deposit came from.
+         * @default refund
+         * @enum {string}
+         */
+        AmountMismatchPolicy: "refund" | "market_rate" | "refund_excess";
+        /**
          * @description The quote request fields (same rules) plus the quote ID and destination. `rateType` is required and
          *     must be the quote's applied rate type (`best` is not allowed). `refundAddress` is required when
          *     `refundMode` is `address`.
@@ -1311,6 +1329,7 @@ export interface components {
             destinationAddress: components["schemas"]["AddressInput"];
             /** @description Payout memo on networks that need one. */
             destinationMemo?: components["schemas"]["MemoInput"];
+            amountMismatchPolicy?: components["schemas"]["AmountMismatchPolicy"];
         };
         /** @description The order record of a swap, with its public status. */
         Swap: {
@@ -1405,6 +1424,20 @@ export interface components {
             requiredConfirmations?: number | null;
             /** @description `refund` or `market_rate`, see `Quote.lateDepositPolicy`. */
             lateDepositPolicy?: string | null;
+            /**
+             * @description The swap's `AmountMismatchPolicy` (`refund`, `market_rate` or `refund_excess`), as given when it was
+             *     created (`refund` when none was); `null` for an order of a permanent route, which always converts
+             *     at the market.
+             */
+            amountMismatchPolicy?: string | null;
+            /**
+             * @description With `amountMismatchPolicy: refund_excess` and an overpayment: what goes back of the excess
+             *     (`receivedAmount` less `depositAmount`), less the source network's payout fee, in the source asset.
+             *     Set when the refund of the excess is committed; `null` otherwise.
+             */
+            excessRefundAmount?: string | null;
+            /** @description The transaction returning the excess (see `excessRefundAmount`), once the chain accepted it; `null` before and otherwise. */
+            excessRefundTxHash?: string | null;
             status: components["schemas"]["SwapStatus"];
             /** @description True when this record will not change again. */
             terminal: boolean;
@@ -1427,7 +1460,7 @@ export interface components {
              *     | code | meaning |
              *     |---|---|
              *     | `amount_out_of_range` | the deposit was below the pair's minimum or above its maximum: refunded |
-             *     | `amount_mismatch` | a fixed-rate deposit differed from `depositAmount`: refunded |
+             *     | `amount_mismatch` | a fixed-rate deposit differed from `depositAmount`, and `amountMismatchPolicy` refunds it (`refund`, or an underpayment under `refund_excess`): refunded |
              *     | `late_deposit` | the deposit arrived after `quoteExpiresAt`, or a fixed-rate deposit was not confirmed before `confirmationDeadline`, and `lateDepositPolicy` is `refund` |
              *     | `slippage_exceeded` | a floating swap would pay out less than `minimumOutputAmount`: refunded |
              *     | `exchange_failed` | the conversion failed: refunded |
@@ -1573,6 +1606,12 @@ export interface components {
              *     unless it was refunded.
              */
             refundTxHash?: string | null;
+            /**
+             * @description Why this step was taken, in a sentence, where a rule of the swap's decided it: today the
+             *     `amountMismatchPolicy` applied to a fixed-rate deposit of another amount (which rule, the amounts, and
+             *     what follows). For people, not for parsing; `null` on other entries.
+             */
+            note?: string | null;
             /**
              * Format: date-time
              * @description When the change this entry records happened.

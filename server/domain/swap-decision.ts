@@ -36,7 +36,8 @@ export interface OutputObservation {
 /** A payout or refund of the swap in the outbox. */
 export interface PayoutObservation {
   key: string;
-  purpose: 'payout' | 'refund' | 'extra_refund';
+  /** excess_refund: under `refund_excess`, what an overpayment brought beyond `depositAmount`, returned. */
+  purpose: 'payout' | 'refund' | 'extra_refund' | 'excess_refund';
   /**
    * failed: proved never taken (refused, or not buildable); review: held after an ambiguous broadcast;
    * reverted: mined and paid nothing; cancelled: its EVM nonce went to a zero-value self-transfer.
@@ -114,8 +115,8 @@ export interface DecisionContext {
 
 /** One step. */
 export interface Decision {
-  /** A status change (with its timeline entry), or null. */
-  transition: { to: SwapStatus; fields: Partial<SwapRecord> } | null;
+  /** A status change (with its timeline entry, and the entry's note where a rule of the swap's decided it), or null. */
+  transition: { to: SwapStatus; fields: Partial<SwapRecord>; note?: string } | null;
   /** A change of the order's fields without a status change, or null. */
   change: Partial<SwapRecord> | null;
   /** Payouts to commit. */
@@ -162,6 +163,8 @@ const NOTHING: Decision = { transition: null, change: null, payouts: [], payoutU
 export const payoutKey = (swapId: string) => `${swapId}:payout`;
 export const refundKey = (swapId: string, routeDepositId?: string, attempt = 1) =>
   `${swapId}:refund${routeDepositId ? `:${routeDepositId}` : ''}${attempt > 1 ? `#${attempt}` : ''}`;
+/** The key of the `attempt`-th refund of an overpayment's excess (`refund_excess`). */
+export const excessRefundKey = (swapId: string, attempt = 1) => `${swapId}:excess${attempt > 1 ? `#${attempt}` : ''}`;
 /** The route deposit a route order's refund key names, if any. */
 export const routeDepositOfRefund = (key: string): string | undefined => key.split(':refund:')[1]?.split('#')[0];
 export const extraRefundKey = (swapId: string, output: { txHash: string; outputIndex: number }, attempt = 1) =>
@@ -184,6 +187,8 @@ const isHeld = (payout: PayoutObservation) =>
 
 // The swap's payout now: the newest under the swap's payout keys (an operator's "pay again" adds one).
 const currentPayout = (seen: Observations) => seen.payouts.filter((p) => p.purpose === 'payout').at(-1);
+// The refund of an overpayment's excess now (an operator's approval after a failed one adds one).
+const currentExcessRefund = (seen: Observations) => seen.payouts.filter((p) => p.purpose === 'excess_refund').at(-1);
 
 /** The key of the swap's `attempt`-th payout (the first has no suffix; an operator's "pay again" adds one). */
 export const payoutKeyOf = (swapId: string, attempt: number) => `${payoutKey(swapId)}${attempt > 1 ? `#${attempt}` : ''}`;
@@ -497,7 +502,7 @@ function refundStep(swap: SwapRecord, seen: Observations, context: DecisionConte
   if (context.refundsNeedReceipts && live.some((p) => !(p.mined ?? p.confirmations > 0))) return NOTHING;
   // What the refunds returned (the deposit less the network fee, as each intent fixed it; a route order's, together).
   const returned = swap.routeId !== null ? live.reduce((sum, p) => sum.plus(p.amount), new Money(0)).toFixed() : live[0].amount;
-  return transition('refunded', { refundTxHash: live[0].txHash, refundAmount: returned });
+  return transition('refunded', { refundTxHash: live[0].txHash, refundAmount: returned }, mismatchRefundNote(swap, context.source));
 }
 
 function decideConfirmed(swap: SwapRecord, seen: Observations, context: DecisionContext, deposits: SwapDepositRecord[]): Decision {
@@ -515,9 +520,70 @@ function decideConfirmed(swap: SwapRecord, seen: Observations, context: Decision
   }
   if (swap.lateDeposit && swap.lateDepositPolicy === 'refund') return refund(swap, seen, context, deposits, FAILURE_CODES.late, confirmed);
   if (swap.rateType === 'fixed' && !swap.lateDeposit && !received.equals(swap.depositAmount)) {
-    return refund(swap, seen, context, deposits, FAILURE_CODES.mismatch, confirmed);
+    return mismatched(swap, seen, context, deposits, received, confirmed);
   }
   return transition('exchanging', confirmed);
+}
+
+// A fixed-rate deposit in time and within the limits, of another amount than depositAmount: the swap's
+// amountMismatchPolicy decides, and the timeline entry of the step says which rule applied and why.
+// `market_rate` exchanges what arrived at the market (exchange(), as any deposit the quote does not hold for);
+// `refund_excess` pays the quoted output for an overpayment and returns the excess less the network fee,
+// fixed here, once (exchange() commits it with the payout; below the dust floor it is kept, and said so); an
+// underpayment under it, and any mismatch under `refund`, is refunded.
+function mismatched(
+  swap: SwapRecord,
+  seen: Observations,
+  context: DecisionContext,
+  deposits: SwapDepositRecord[],
+  received: Amount,
+  confirmed: Partial<SwapRecord>,
+): Decision {
+  const { source, destination } = context;
+  const policy = swap.amountMismatchPolicy ?? 'refund';
+  const over = received.greaterThan(swap.depositAmount);
+  const arrived = `${over ? 'Overpaid' : 'Underpaid'}: ${received.toFixed()} ${source.symbol} arrived, not the depositAmount of ${swap.depositAmount} ${source.symbol}`;
+  if (policy === 'market_rate') {
+    return transition(
+      'exchanging',
+      confirmed,
+      `${arrived}. amountMismatchPolicy market_rate: what arrived is exchanged at the market rate.`,
+    );
+  }
+  if (policy === 'refund_excess' && over) {
+    const excess = received.minus(swap.depositAmount).toFixed();
+    const paid = `${arrived}. amountMismatchPolicy refund_excess: the quoted ${swap.expectedOutputAmount} ${destination.symbol} is paid for ${swap.depositAmount} ${source.symbol}`;
+    const address = refundAddressOf(swap);
+    if (!address) {
+      return transition(
+        'exchanging',
+        { ...confirmed, excessRefundAmount: null },
+        `${paid}; the excess of ${excess} ${source.symbol} is kept: the network named no sender to return it to.`,
+      );
+    }
+    const terms = refundTerms(context.catalog, source, excess, seen.prices.source());
+    if (terms.held) {
+      return transition(
+        'exchanging',
+        { ...confirmed, excessRefundAmount: null },
+        `${paid}; the excess of ${excess} ${source.symbol} is kept: less the network fee of ${terms.fee} ${source.symbol} it leaves ${terms.remainder}, not above the dust floor of ${source.dustFloor} ${source.symbol}.`,
+      );
+    }
+    return transition(
+      'exchanging',
+      { ...confirmed, excessRefundAmount: terms.amount },
+      `${paid}, and the excess of ${excess} ${source.symbol} goes back less the network fee of ${terms.fee} ${source.symbol}: ${terms.amount} ${source.symbol} (excessRefundAmount).`,
+    );
+  }
+  return refund(swap, seen, context, deposits, FAILURE_CODES.mismatch, confirmed);
+}
+
+// The note of a refunded swap whose amountMismatchPolicy refunded it.
+function mismatchRefundNote(swap: SwapRecord, source: CatalogAsset): string | undefined {
+  if (swap.failureCode !== FAILURE_CODES.mismatch || swap.receivedAmount === null) return undefined;
+  const policy = swap.amountMismatchPolicy ?? 'refund';
+  const under = new Money(swap.receivedAmount).lessThan(swap.depositAmount);
+  return `${under ? 'Underpaid' : 'Overpaid'}: ${swap.receivedAmount} ${source.symbol} arrived, not the depositAmount of ${swap.depositAmount} ${source.symbol}. amountMismatchPolicy ${policy}: ${policy === 'refund' ? 'a deposit of another amount' : 'an underpayment'} is returned, less the network fee.`;
 }
 
 // Marks the swap's own deposit.
@@ -625,7 +691,9 @@ function exchange(swap: SwapRecord, seen: Observations, context: DecisionContext
     return NOTHING; // the sender signs it
   }
   const { catalog, destination } = context;
-  if (seen.exchangeRefusal !== null) return refund(swap, seen, context, deposits, FAILURE_CODES.exchangeFailed);
+  // Refunded whole, an overpayment's excess is not returned apart.
+  const noExcess = swap.excessRefundAmount !== null ? { excessRefundAmount: null } : {};
+  if (seen.exchangeRefusal !== null) return refund(swap, seen, context, deposits, FAILURE_CODES.exchangeFailed, noExcess);
   const received = new Money(swap.receivedAmount!);
   let output: string;
   let routeTerms: Partial<SwapRecord> = {};
@@ -644,7 +712,12 @@ function exchange(swap: SwapRecord, seen: Observations, context: DecisionContext
     });
     output = terms.receiveAmount;
     routeTerms = { feeUsd: terms.feeUsd, markupAmount: terms.markupAmount, markupUsd: terms.markupUsd };
-  } else if (swap.rateType === 'fixed' && !swap.lateDeposit && received.equals(swap.depositAmount)) {
+  } else if (
+    swap.rateType === 'fixed' &&
+    !swap.lateDeposit &&
+    (received.equals(swap.depositAmount) || (swap.amountMismatchPolicy === 'refund_excess' && received.greaterThan(swap.depositAmount)))
+  ) {
+    // Exactly depositAmount, or an overpayment under refund_excess (its excess goes back apart): the quoted output.
     output = swap.expectedOutputAmount!;
   } else {
     output = priceTerms(catalog, {
@@ -662,24 +735,33 @@ function exchange(swap: SwapRecord, seen: Observations, context: DecisionContext
       }
     }
   }
-  if (new Money(output).isZero()) return refund(swap, seen, context, deposits, FAILURE_CODES.outOfRange);
+  if (new Money(output).isZero()) return refund(swap, seen, context, deposits, FAILURE_CODES.outOfRange, noExcess);
   // The hot wallet cannot cover it now: an operator funds it (then approves) or refunds; it never waits silently.
   if (seen.payable !== undefined && seen.payable.lessThan(output)) {
     return transition('review', { failureCode: FAILURE_CODES.insufficientLiquidity });
   }
+  const intent: PayoutIntent = {
+    key: payoutKey(swap.id),
+    purpose: 'payout',
+    asset: destination,
+    address: swap.destination,
+    memo: swap.destinationMemo,
+    amount: output,
+  };
+  // An overpayment's excess (refund_excess) goes back with the payout, at the amount fixed when it was credited.
+  const excess = swap.excessRefundAmount !== null && !currentExcessRefund(seen) ? [excessRefundIntent(swap, context, 1)] : [];
+  return { ...NOTHING, change: { ...routeTerms, actualOutputAmount: output }, payouts: [intent, ...excess] };
+}
+
+// The `attempt`-th refund of an overpayment's excess: excessRefundAmount to the swap's refund destination.
+function excessRefundIntent(swap: SwapRecord, context: DecisionContext, attempt: number): PayoutIntent {
   return {
-    ...NOTHING,
-    change: { ...routeTerms, actualOutputAmount: output },
-    payouts: [
-      {
-        key: payoutKey(swap.id),
-        purpose: 'payout',
-        asset: destination,
-        address: swap.destination,
-        memo: swap.destinationMemo,
-        amount: output,
-      },
-    ],
+    key: excessRefundKey(swap.id, attempt),
+    purpose: 'excess_refund',
+    asset: context.source,
+    address: refundAddressOf(swap)!,
+    memo: swap.refundMode === 'address' ? swap.refundMemo : null,
+    amount: swap.excessRefundAmount!,
   };
 }
 
@@ -693,16 +775,34 @@ function settle(swap: SwapRecord, seen: Observations, context: DecisionContext):
     return transition('review', { failureCode: FAILURE_CODES.payoutFailed, settlementTxHash: null });
   }
   if (payout.status === 'review') return transition('review', { failureCode: FAILURE_CODES.payoutFailed });
-  if (payout.status === 'confirmed' || (payout.status === 'broadcast' && payout.confirmations >= context.payoutConfirmations)) {
+  // An overpayment's excess going back (refund_excess): the swap shows its hash once the chain accepted it,
+  // goes to review when it is held, and is finished only once it is made (as refundStep makes a refund).
+  const excess = currentExcessRefund(seen);
+  const excessAccepted = excess !== undefined && (excess.status === 'broadcast' || excess.status === 'confirmed');
+  const excessFields = excessAccepted && excess.txHash !== swap.excessRefundTxHash ? { excessRefundTxHash: excess.txHash } : {};
+  if (excess && isHeld(excess)) {
+    return transition(
+      'review',
+      { failureCode: FAILURE_CODES.refundFailed },
+      `The refund of the excess (${excess.amount} ${context.source.symbol}) is ${excess.status}: an operator sends it again or decides.`,
+    );
+  }
+  const excessMade = !excess || (excessAccepted && (!context.refundsNeedReceipts || (excess.mined ?? excess.confirmations > 0)));
+  const paid = payout.status === 'confirmed' || (payout.status === 'broadcast' && payout.confirmations >= context.payoutConfirmations);
+  if (paid && excessMade) {
     // Whichever version was mined is the payout: the swap names it.
     return {
-      ...transition('finished', payout.txHash !== swap.settlementTxHash ? { settlementTxHash: payout.txHash } : {}),
+      ...transition('finished', {
+        ...(payout.txHash !== swap.settlementTxHash ? { settlementTxHash: payout.txHash } : {}),
+        ...excessFields,
+      }),
       earn: swap.routeId !== null,
     };
   }
   // A replacement at a higher fee is the payout's newest version: the swap shows the hash that may be mined.
-  if (payout.txHash !== null && payout.txHash !== swap.settlementTxHash) return { ...NOTHING, change: { settlementTxHash: payout.txHash } };
-  return NOTHING;
+  const replaced = payout.txHash !== null && payout.txHash !== swap.settlementTxHash ? { settlementTxHash: payout.txHash } : {};
+  const change = { ...replaced, ...excessFields };
+  return Object.keys(change).length > 0 ? { ...NOTHING, change } : NOTHING;
 }
 
 /** The step a review decision takes. */
@@ -720,6 +820,29 @@ export function decideReview(
   const payout = currentPayout(seen);
   const unfinal = (p: PayoutObservation) =>
     `Payout ${p.txHash} is ${p.status} with ${p.confirmations} of ${payoutConfirmations} confirmations: until it is final a reorganisation could still make it pay. Decide again then.`;
+  // The swap's payout is made or in play, and only the refund of its overpayment's excess is held.
+  const excess = currentExcessRefund(seen);
+  if (excess && isHeld(excess) && payout && !payoutIsDead(payout, payoutConfirmations)) {
+    if (decision === 'refund' || decision === 'pay-again') {
+      return {
+        refused: `The payout of this swap is ${payout.status}${payout.txHash ? ` (${payout.txHash})` : ''}; only the refund of its excess is held. Approve to send the excess again, or fail the swap to keep it for support.`,
+      };
+    }
+    if (decision === 'approve') {
+      // The same bytes again after an ambiguous broadcast; a new refund (the next key) once the held one surely paid nothing.
+      const again = payout.status === 'review' ? [{ key: payout.key, status: 'signed' as const }] : [];
+      if (excess.status === 'review') {
+        return { ...transition('exchanging', { failureCode: null }), payoutUpdates: [...again, { key: excess.key, status: 'signed' }] };
+      }
+      if (!payoutIsDead(excess, payoutConfirmations)) return { refused: unfinal(excess) };
+      const attempt = seen.payouts.filter((p) => p.purpose === 'excess_refund').length + 1;
+      return {
+        ...transition('exchanging', { failureCode: null }),
+        payoutUpdates: again,
+        payouts: [excessRefundIntent(swap, context, attempt)],
+      };
+    }
+  }
   if (decision === 'pay-again' && (!payout || !payoutIsDead(payout, payoutConfirmations))) {
     if (payout && (payout.status === 'reverted' || payout.status === 'cancelled')) return { refused: unfinal(payout) };
     return {
@@ -884,6 +1007,6 @@ export function decideHeldPayment(
   };
 }
 
-function transition(to: SwapStatus, fields: Partial<SwapRecord>): Decision {
-  return { ...NOTHING, transition: { to, fields } };
+function transition(to: SwapStatus, fields: Partial<SwapRecord>, note?: string): Decision {
+  return { ...NOTHING, transition: note === undefined ? { to, fields } : { to, fields, note } };
 }

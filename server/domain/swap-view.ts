@@ -11,6 +11,8 @@ export type SwapBody = components['schemas']['Swap'];
 export type SwapEventBody = components['schemas']['SwapEvent'];
 /** The spec's SwapDeposit body: one payment to a swap's deposit address. */
 export type SwapDepositBody = components['schemas']['SwapDeposit'];
+/** A one-time swap's rule for a fixed-rate deposit of another amount than `depositAmount`. */
+export type AmountMismatchPolicy = components['schemas']['AmountMismatchPolicy'];
 /** What became of a payment to a swap's deposit address. */
 export type SwapDepositStatus = SwapDepositBody['status'];
 
@@ -60,6 +62,11 @@ export interface SwapRecord {
   confirmationDeadline: Date | null;
   expiresAt: Date;
   lateDepositPolicy: 'refund' | 'market_rate';
+  /** A one-time swap's rule for a fixed-rate deposit of another amount (swap-decision.ts); null: a route order. */
+  amountMismatchPolicy: AmountMismatchPolicy | null;
+  /** Under `refund_excess`, what goes back of an overpayment (fixed when committed), and its transaction once accepted. */
+  excessRefundAmount: string | null;
+  excessRefundTxHash: string | null;
   status: SwapStatus;
   failureCode: string | null;
   armedFailure: 'exchange' | 'payout' | null;
@@ -95,6 +102,8 @@ export interface SwapEventRecord {
   sourceTxHash: string | null;
   settlementTxHash: string | null;
   refundTxHash: string | null;
+  /** Why the step was taken, where a rule of the swap's decided it (its amount mismatch policy); else null. */
+  note: string | null;
   occurredAt: Date;
 }
 
@@ -148,6 +157,9 @@ export function toSwapBody(swap: SwapRecord): SwapBody {
     confirmationDeadline: swap.confirmationDeadline?.toISOString() ?? null,
     requiredConfirmations: swap.requiredConfirmations,
     lateDepositPolicy: swap.lateDepositPolicy,
+    amountMismatchPolicy: swap.amountMismatchPolicy,
+    excessRefundAmount: swap.excessRefundAmount,
+    excessRefundTxHash: swap.excessRefundTxHash,
     status: swap.status,
     ...attributes,
     retryable: isRetryable(swap.status, swap.deposits),
@@ -178,6 +190,7 @@ export function toSwapEventBody(event: SwapEventRecord): SwapEventBody {
     sourceTxHash: event.sourceTxHash,
     settlementTxHash: event.settlementTxHash,
     refundTxHash: event.refundTxHash,
+    note: event.note,
     occurredAt: event.occurredAt.toISOString(),
   };
 }

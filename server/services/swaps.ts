@@ -235,7 +235,7 @@ export function createSwapService(deps: SwapServiceDeps) {
     if (decision.transition) {
       // A route order's deposits name their refunds before the transition announces them.
       if (decision.transition.to === 'refunded' && swap.routeId !== null) await recordRouteRefunds(trx, swap, seen.payoutRows, at);
-      change = await transitionSwap(trx, swap, decision.transition.to, decision.transition.fields, at);
+      change = await transitionSwap(trx, swap, decision.transition.to, decision.transition.fields, at, decision.transition.note);
     } else if (decision.change) {
       change = await changeSwapOrder(trx, swap, decision.change, at);
     }

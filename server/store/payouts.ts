@@ -15,7 +15,7 @@ export interface PayoutRecord {
   /** The swap it pays for; null for a cold transfer (purpose `cold`), which pays for none. */
   swapId: string | null;
   /** `cold`: a hot wallet's surplus going to its network's cold address (jobs/cold-transfers.ts). */
-  purpose: 'payout' | 'refund' | 'extra_refund' | 'cold';
+  purpose: 'payout' | 'refund' | 'extra_refund' | 'excess_refund' | 'cold';
   network: string;
   asset: string;
   address: string;

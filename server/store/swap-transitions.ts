@@ -39,9 +39,10 @@ export async function transitionSwap(
   to: SwapStatus,
   fields: Partial<SwapRecord>,
   at: Date,
+  note: string | null = null,
 ): Promise<SwapChange> {
   checkTransition(swap.status, to);
-  const change = await writeChange(trx, swap, { ...fields, status: to }, at, true);
+  const change = await writeChange(trx, swap, { ...fields, status: to }, at, true, note);
   countSwapTransition(trx, to);
   return change;
 }
@@ -91,9 +92,9 @@ export async function changeSwapOrdersIfUnchanged(
 }
 
 // What a change writes, built from the record it should produce: the fields, the timeline entry and the message.
-function buildChange(swap: SwapRecord, fields: Partial<SwapRecord>, at: Date, withEvent: boolean) {
+function buildChange(swap: SwapRecord, fields: Partial<SwapRecord>, at: Date, withEvent: boolean, note: string | null = null) {
   const expected: SwapRecord = { ...swap, ...fields, updatedAt: at };
-  const entry = withEvent ? eventOf(expected, at) : null;
+  const entry = withEvent ? eventOf(expected, at, note) : null;
   return { fields: { ...fields, updatedAt: at }, entry, expectedBody: JSON.stringify(swapMessage(expected, entry)) };
 }
 
@@ -125,8 +126,9 @@ async function writeChange(
   fields: Partial<SwapRecord>,
   at: Date,
   withEvent: boolean,
+  note: string | null = null,
 ): Promise<SwapChange> {
-  const { fields: changed, entry, expectedBody } = buildChange(swap, fields, at, withEvent);
+  const { fields: changed, entry, expectedBody } = buildChange(swap, fields, at, withEvent, note);
   const written = await writeSwapChange(trx, swap.id, {
     fields: changed,
     event: entry,
@@ -165,7 +167,7 @@ async function appendEvent(trx: Knex.Transaction, swap: SwapRecord, at: Date): P
 }
 
 // The timeline entry of `swap` as it is now.
-function eventOf(swap: SwapRecord, at: Date): Omit<SwapEventRecord, 'seq'> {
+function eventOf(swap: SwapRecord, at: Date, note: string | null = null): Omit<SwapEventRecord, 'seq'> {
   const attributes = attributesOf(swap.status, swap.depositAddress !== null);
   const confirming = swap.status === 'confirming';
   return {
@@ -179,6 +181,7 @@ function eventOf(swap: SwapRecord, at: Date): Omit<SwapEventRecord, 'seq'> {
     sourceTxHash: swap.sourceTxHash,
     settlementTxHash: swap.settlementTxHash,
     refundTxHash: swap.refundTxHash,
+    note,
     occurredAt: at,
   };
 }

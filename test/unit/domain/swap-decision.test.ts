@@ -296,6 +296,8 @@ interface Expected {
   pricesAsked?: boolean;
   /** The decision throws (e.g. a price it needs is unavailable). */
   throws?: RegExp;
+  /** The transition's timeline note (a rule of the swap's decided it); none when absent. */
+  note?: RegExp;
 }
 
 interface Row {
@@ -326,6 +328,243 @@ interface Row {
 
 const UNAVAILABLE = { source: null, destination: null };
 const DEFAULT_NOW: Partial<Record<SwapStatus, Date>> = { overdue: AFTER_DEADLINE, expired: AFTER_EXPIRY };
+
+// A fixed-rate deposit of another amount, in time and within the limits: amountMismatchPolicy decides
+// (refund is the table above). 2.6 LTC overpays by 0.1, which goes back less the 0.00123002 LTC network fee.
+const EXCESS_KEY = `${ID}:excess`;
+const EXCESS_TX = 'tx-excess';
+const EXCESS_REFUNDED = '0.09876998';
+const excessRefund = outboxRow(EXCESS_KEY, 'excess_refund', EXCESS_TX, EXCESS_REFUNDED);
+const EXCESS_REFUND = (key = EXCESS_KEY): IntentShape => ({
+  key,
+  purpose: 'excess_refund',
+  asset: 'LTC/LTC',
+  address: REFUND_ADDRESS,
+  memo: null,
+  amount: EXCESS_REFUNDED,
+});
+const paidIn = (
+  policy: SwapRecord['amountMismatchPolicy'],
+  amount: string,
+  status: SwapStatus = 'confirming',
+  more: Partial<SwapRecord> = {},
+) =>
+  swapIn(status, {
+    amountMismatchPolicy: policy,
+    receivedAmount: amount,
+    deposits: [depositRecord('swap', status === 'confirming' ? 'confirming' : 'credited', { amount })],
+    ...more,
+  });
+const OVERPAID_EXCESS = { excessRefundAmount: EXCESS_REFUNDED };
+const MISMATCH_POLICY_ROWS: Row[] = [
+  ...(['2.4', '2.6'] as const).map((amount): Row => ({
+    status: 'confirming (market_rate)',
+    when: `${amount} of 2.5 LTC confirmed: exchanged at the market, and the entry says why`,
+    swap: paidIn('market_rate', amount),
+    outputs: [own(6, { amount })],
+    expect: {
+      to: 'exchanging',
+      fields: { confirmationCount: 6 },
+      deposits: [OWN('credited')],
+      note: new RegExp(
+        `^${amount === '2.4' ? 'Under' : 'Over'}paid: ${amount.replace('.', '\\.')} LTC arrived, not the depositAmount of 2\\.5 LTC\\. amountMismatchPolicy market_rate: what arrived is exchanged at the market rate\\.$`,
+      ),
+    },
+  })),
+  {
+    status: 'confirming (refund_excess)',
+    when: 'overpaid 2.6 of 2.5: exchanging, the excess less the network fee fixed to go back',
+    swap: paidIn('refund_excess', '2.6'),
+    outputs: [own(6, { amount: '2.6' })],
+    expect: {
+      to: 'exchanging',
+      fields: { confirmationCount: 6, ...OVERPAID_EXCESS },
+      deposits: [OWN('credited')],
+      note: /^Overpaid: 2\.6 LTC arrived, not the depositAmount of 2\.5 LTC\. amountMismatchPolicy refund_excess: the quoted 199\.7175 USDT is paid for 2\.5 LTC, and the excess of 0\.1 LTC goes back less the network fee of 0\.00123002 LTC: 0\.09876998 LTC \(excessRefundAmount\)\.$/,
+    },
+  },
+  {
+    status: 'confirming (refund_excess)',
+    when: 'overpaid by 0.0013: the excess less the fee would not exceed the dust floor, so it is kept, and the entry says so',
+    swap: paidIn('refund_excess', '2.5013'),
+    outputs: [own(6, { amount: '2.5013' })],
+    expect: {
+      to: 'exchanging',
+      fields: { confirmationCount: 6, excessRefundAmount: null },
+      deposits: [OWN('credited')],
+      note: /the excess of 0\.0013 LTC is kept: less the network fee of 0\.00123002 LTC it leaves 0\.00006998, not above the dust floor of 0\.0001 LTC\.$/,
+    },
+  },
+  {
+    status: 'confirming (refund_excess)',
+    when: 'underpaid 2.4 of 2.5: refunded (amount_mismatch), as under refund',
+    swap: paidIn('refund_excess', '2.4'),
+    outputs: [own(6, { amount: '2.4' })],
+    expect: {
+      change: { confirmationCount: 6, failureCode: FAILURE_CODES.mismatch },
+      payouts: [REFUND('2.39876998')],
+      deposits: [OWN('refunding', { refundAmount: '2.39876998' })],
+    },
+  },
+  ...(['market_rate', 'refund_excess'] as const).map((policy): Row => ({
+    status: `confirming (${policy})`,
+    when: 'below the minimum: refunded (amount_out_of_range) whatever the policy',
+    swap: paidIn(policy, '0.2'),
+    outputs: [own(6, { amount: '0.2' })],
+    expect: {
+      change: { confirmationCount: 6, failureCode: FAILURE_CODES.outOfRange },
+      payouts: [REFUND('0.19876998')],
+      deposits: [OWN('refunding', { refundAmount: '0.19876998' })],
+    },
+  })),
+  {
+    status: 'confirming (refund_excess, refund committed)',
+    when: 'the underpayment’s refund is broadcast: refunded, and the entry says which rule returned it',
+    swap: swapIn('confirming', { ...refundCommitted(), amountMismatchPolicy: 'refund_excess' }),
+    outputs: [own(8, { amount: '2.4' })],
+    payouts: [refund('broadcast', { amount: '2.39876998' })],
+    expect: {
+      to: 'refunded',
+      fields: { refundTxHash: REFUND_TX, refundAmount: '2.39876998' },
+      deposits: [OWN('refunded', { refundTxHash: REFUND_TX })],
+      note: /amountMismatchPolicy refund_excess: an underpayment is returned, less the network fee\.$/,
+    },
+  },
+  {
+    status: 'exchanging (market_rate)',
+    when: 'underpaid 2.4: the payout is priced at the market, not the quote',
+    swap: paidIn('market_rate', '2.4', 'exchanging'),
+    outputs: [own(8, { amount: '2.4' })],
+    expect: { change: { actualOutputAmount: '192.6444' }, payouts: [PAY('192.6444')], pricesAsked: true },
+  },
+  {
+    status: 'exchanging (refund_excess)',
+    when: 'overpaid 2.6: the quoted output and the excess refund are committed together, no price asked',
+    swap: paidIn('refund_excess', '2.6', 'exchanging', OVERPAID_EXCESS),
+    outputs: [own(8, { amount: '2.6' })],
+    expect: { change: { actualOutputAmount: '199.7175' }, payouts: [PAY('199.7175'), EXCESS_REFUND()], pricesAsked: false },
+  },
+  {
+    status: 'exchanging (refund_excess)',
+    when: 'overpaid by an excess kept (dust after the fee): the quoted output, no refund, no price asked',
+    swap: paidIn('refund_excess', '2.5013', 'exchanging'),
+    outputs: [own(8, { amount: '2.5013' })],
+    expect: { change: { actualOutputAmount: '199.7175' }, payouts: [PAY('199.7175')], pricesAsked: false },
+  },
+  {
+    status: 'exchanging (refund_excess)',
+    when: 'the venue refuses the conversion: the whole deposit is refunded (exchange_failed), and no excess apart',
+    swap: paidIn('refund_excess', '2.6', 'exchanging', OVERPAID_EXCESS),
+    outputs: [own(8, { amount: '2.6' })],
+    exchangeRefusal: 'refused',
+    expect: {
+      change: { failureCode: FAILURE_CODES.exchangeFailed, excessRefundAmount: null },
+      payouts: [REFUND('2.59876998')],
+      deposits: [OWN('refunding', { refundAmount: '2.59876998' })],
+    },
+  },
+  {
+    status: 'sending (refund_excess)',
+    when: 'the payout is confirmed but the excess refund only signed: not finished yet',
+    swap: paidIn('refund_excess', '2.6', 'sending', {
+      ...PAID,
+      ...OVERPAID_EXCESS,
+      receivedAmount: '2.6',
+      deposits: [depositRecord('swap', 'credited', { amount: '2.6' })],
+    }),
+    outputs: [own(8, { amount: '2.6' })],
+    payouts: [payout('confirmed'), excessRefund('signed')],
+    expect: {},
+  },
+  {
+    status: 'sending (refund_excess)',
+    when: 'the payout is confirmed and the excess refund broadcast: finished, naming both',
+    swap: paidIn('refund_excess', '2.6', 'sending', {
+      ...PAID,
+      ...OVERPAID_EXCESS,
+      receivedAmount: '2.6',
+      deposits: [depositRecord('swap', 'credited', { amount: '2.6' })],
+    }),
+    outputs: [own(8, { amount: '2.6' })],
+    payouts: [payout('confirmed'), excessRefund('broadcast')],
+    expect: { to: 'finished', fields: { excessRefundTxHash: EXCESS_TX } },
+  },
+  {
+    status: 'sending (refund_excess)',
+    when: 'the excess refund is broadcast before the payout confirms: its hash is shown, the swap still sending',
+    swap: paidIn('refund_excess', '2.6', 'sending', {
+      ...PAID,
+      ...OVERPAID_EXCESS,
+      receivedAmount: '2.6',
+      deposits: [depositRecord('swap', 'credited', { amount: '2.6' })],
+    }),
+    outputs: [own(8, { amount: '2.6' })],
+    payouts: [payout('broadcast'), excessRefund('broadcast')],
+    expect: { change: { excessRefundTxHash: EXCESS_TX } },
+  },
+  {
+    status: 'sending (refund_excess)',
+    when: 'the excess refund failed: review (refund_failed), the entry says what is held',
+    swap: paidIn('refund_excess', '2.6', 'sending', {
+      ...PAID,
+      ...OVERPAID_EXCESS,
+      receivedAmount: '2.6',
+      deposits: [depositRecord('swap', 'credited', { amount: '2.6' })],
+    }),
+    outputs: [own(8, { amount: '2.6' })],
+    payouts: [payout('confirmed'), excessRefund('failed')],
+    expect: {
+      to: 'review',
+      fields: { failureCode: FAILURE_CODES.refundFailed },
+      note: /^The refund of the excess \(0\.09876998 LTC\) is failed: an operator sends it again or decides\.$/,
+    },
+  },
+  {
+    status: 'review (refund_excess)',
+    when: 'approved after the excess refund failed: a new refund of the excess under the next key',
+    swap: paidIn('refund_excess', '2.6', 'review', {
+      ...PAID,
+      ...OVERPAID_EXCESS,
+      receivedAmount: '2.6',
+      failureCode: FAILURE_CODES.refundFailed,
+      deposits: [depositRecord('swap', 'credited', { amount: '2.6' })],
+    }),
+    outputs: [own(8, { amount: '2.6' })],
+    payouts: [payout('confirmed'), excessRefund('failed')],
+    review: 'approve',
+    expect: { to: 'exchanging', fields: { failureCode: null }, payouts: [EXCESS_REFUND(`${EXCESS_KEY}#2`)] },
+  },
+  {
+    status: 'review (refund_excess)',
+    when: 'approved after the excess refund’s broadcast was ambiguous: the same refund again',
+    swap: paidIn('refund_excess', '2.6', 'review', {
+      ...PAID,
+      ...OVERPAID_EXCESS,
+      receivedAmount: '2.6',
+      failureCode: FAILURE_CODES.refundFailed,
+      deposits: [depositRecord('swap', 'credited', { amount: '2.6' })],
+    }),
+    outputs: [own(8, { amount: '2.6' })],
+    payouts: [payout('confirmed'), excessRefund('review')],
+    review: 'approve',
+    expect: { to: 'exchanging', fields: { failureCode: null }, payoutUpdates: [{ key: EXCESS_KEY, status: 'signed' }] },
+  },
+  {
+    status: 'review (refund_excess)',
+    when: 'refunding a swap whose payout is made, with only its excess refund held: refused',
+    swap: paidIn('refund_excess', '2.6', 'review', {
+      ...PAID,
+      ...OVERPAID_EXCESS,
+      receivedAmount: '2.6',
+      failureCode: FAILURE_CODES.refundFailed,
+      deposits: [depositRecord('swap', 'credited', { amount: '2.6' })],
+    }),
+    outputs: [own(8, { amount: '2.6' })],
+    payouts: [payout('confirmed'), excessRefund('failed')],
+    review: 'refund',
+    expect: { throws: /only the refund of its excess is held/ },
+  },
+];
 
 const ROWS: Row[] = [
   // waiting with its deposit address. Unreachable: any payout or refund (none is committed before exchanging).
@@ -830,6 +1069,7 @@ const ROWS: Row[] = [
     expect: {
       to: 'refunded',
       fields: { refundTxHash: REFUND_TX, refundAmount: '2.39876998' },
+      note: /^Underpaid: 2\.4 LTC arrived, not the depositAmount of 2\.5 LTC\. amountMismatchPolicy refund: a deposit of another amount is returned, less the network fee\.$/,
       deposits: [OWN('refunded', { refundTxHash: REFUND_TX, refundAmount: '2.39876998' })],
       retryable: true,
     },
@@ -843,6 +1083,7 @@ const ROWS: Row[] = [
     expect: {
       to: 'refunded',
       fields: { refundTxHash: REFUND_TX, refundAmount: '2.39876998' },
+      note: /^Underpaid: 2\.4 LTC arrived, not the depositAmount of 2\.5 LTC\. amountMismatchPolicy refund: a deposit of another amount is returned, less the network fee\.$/,
       deposits: [OWN('refunded', { refundTxHash: REFUND_TX })],
       retryable: true,
     },
@@ -860,6 +1101,7 @@ const ROWS: Row[] = [
       to: 'refunded',
       fields: { refundTxHash: REFUND_TX, refundAmount: '2.4' },
       deposits: [OWN('refunded', { refundTxHash: REFUND_TX, refundAmount: '2.4' })],
+      note: /amountMismatchPolicy refund: a deposit of another amount is returned/,
     },
   },
   ...(['failed', 'review'] as const).map((status): Row => ({
@@ -2046,6 +2288,7 @@ const ROWS: Row[] = [
     expect: { payouts: [EXTRA_REFUND()], deposits: [OWN('credited'), EXTRA('refunding', { refundAmount: EXTRA_REFUNDED })] },
   },
   { status: 'failed', when: 'the deadline passes', swap: swapIn('failed'), now: AFTER_EXPIRY, expect: {} },
+  ...MISMATCH_POLICY_ROWS,
 ];
 
 /** A fixed swap whose 2.4 deposit is being refunded (amount_mismatch). */
@@ -2153,6 +2396,8 @@ describe('swap decision (decide, decideReview)', () => {
       }
       const { decision, asked } = run(row);
       expect(decision.transition?.to ?? null, 'transition').to.equal(e.to ?? null);
+      if (e.note) expect(decision.transition?.note, 'note').to.match(e.note);
+      else expect(decision.transition?.note, 'note').to.equal(undefined);
       if (decision.transition) expect(withoutDeposits(decision.transition.fields), 'transition fields').to.deep.equal(e.fields ?? {});
       expect(changedFields(decision.change), 'change').to.deep.equal(e.change ?? null);
       expect(decision.payouts.map(intentShape), 'payouts').to.deep.equal(e.payouts ?? []);
@@ -2216,6 +2461,11 @@ describe('swap decision (decide, decideReview)', () => {
         return decision.payouts
           .filter((p) => p.purpose !== 'payout' && !p.routeDepositId)
           .filter((p) => {
+            // An overpayment's excess: what arrived beyond depositAmount, less the fee, as the swap fixed it.
+            if (p.purpose === 'excess_refund') {
+              const excess = new Money(row.swap.receivedAmount!).minus(row.swap.depositAmount).toFixed();
+              return p.amount !== row.swap.excessRefundAmount || lessTheFee(row, excess) !== p.amount;
+            }
             const role = p.purpose === 'extra_refund' ? 'extra' : 'swap';
             return !deposits.some(
               (d) => d.role === role && d.status === 'refunding' && d.refundAmount === p.amount && lessTheFee(row, d.amount) === p.amount,
