@@ -65,12 +65,17 @@ node24: ## install Node 24 (NODE24_VERSION) in .tmp/node24 (npm package node-lin
 
 # The chain nodes the adapter tests run against (DESIGN 10): installed from Debian when missing, where apt-get
 # runs as root; elsewhere those tests are skipped with the reason printed.
-nodes: ## install litecoind (Debian package) for the Bitcoin-family adapter tests when it is missing
+nodes: ## install litecoind and monero (Debian packages) for the Bitcoin-family and Monero adapter tests when missing
 	@if command -v litecoind >/dev/null; then exit 0; \
 	elif ! command -v apt-get >/dev/null; then echo "litecoind: not installed and no apt-get here; the bitcoin adapter tests will be skipped"; \
 	elif [ "$$(id -u)" != 0 ]; then echo "litecoind: not installed and not root; the bitcoin adapter tests will be skipped"; \
 	else (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq litecoind) >/dev/null 2>&1 || \
 	  echo "litecoind: apt-get install failed; the bitcoin adapter tests will be skipped"; fi
+	@if command -v monerod >/dev/null && command -v monero-wallet-rpc >/dev/null; then exit 0; \
+	elif ! command -v apt-get >/dev/null; then echo "monero: not installed and no apt-get here; the Monero adapter tests will be skipped"; \
+	elif [ "$$(id -u)" != 0 ]; then echo "monero: not installed and not root; the Monero adapter tests will be skipped"; \
+	else (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq monero) >/dev/null 2>&1 || \
+	  echo "monero: apt-get install failed; the Monero adapter tests will be skipped"; fi
 
 # The alerting rules (deploy/prometheus/alerts.yml) are checked with promtool, from Debian's prometheus package.
 check-alerts: ## promtool check rules and test rules on deploy/prometheus/alerts.yml (installs Debian's prometheus when missing)
