@@ -257,7 +257,7 @@ describe('market rates (createMarketRates against local providers)', () => {
     it('answers 503 without Retry-After and without asking anyone for an asset no source lists', async () => {
       const err = await unavailable(rates().priceUsd('ZANO', 'ZANO', clock));
       expect(err.message).to.equal(
-        'No market price for ZANO on ZANO: none of the configured sources (kraken, binance, coinbase) lists it, and a price needs 2.',
+        'No market price for ZANO on ZANO: none of the configured sources (kraken, binance, coinbase, bitfinex) lists it, and a price needs 2.',
       );
       expect(err.headers).to.deep.equal({});
       expect(kraken.requestCount() + binance.requestCount() + coinbase.requestCount()).to.equal(0);
@@ -312,6 +312,45 @@ describe('market rates (createMarketRates against local providers)', () => {
         expect(err.message).to.include('coinbase: its price is 61 s old, over 60 s');
         expect(coinbase.requests.get('/products/BTC-USD/ticker')).to.equal(1);
       });
+    });
+  });
+
+  describe('XMR: Kraken and Bitfinex (Binance and Coinbase list none)', () => {
+    let bitfinex: FakeProvider;
+    beforeEach(async () => {
+      bitfinex = await startFakeProvider('bitfinex');
+      kraken.markets.set('XXMRZUSD', { price: '152.34000000', time: ago(1) });
+      bitfinex.markets.set('tXMRUSD', { price: '152.30', time: ago(2) });
+    });
+    afterEach(() => bitfinex.close());
+    const withBitfinex = (options: MarketRatesOptions = {}) =>
+      rates({ urls: { kraken: kraken.url, binance: binance.url, coinbase: coinbase.url, bitfinex: bitfinex.url }, ...options });
+
+    it("prices XMR from the two, reading Bitfinex's trade history (its price a JSON number, taken as written)", async () => {
+      expect((await withBitfinex().priceUsd('XMR', 'XMR', clock)).toFixed()).to.equal('152.32');
+      expect(bitfinex.requests.get('/v2/trades/tXMRUSD/hist?limit=1')).to.equal(1);
+      // Binance and Coinbase are not asked for a market they do not list, and Bitfinex for none but XMR.
+      expect([...binance.requests.keys(), ...coinbase.requests.keys()]).to.deep.equal([]);
+      await withBitfinex().priceUsd('BTC', 'BTC', clock);
+      expect([...bitfinex.requests.keys()]).to.deep.equal(['/v2/trades/tXMRUSD/hist?limit=1']);
+    });
+
+    it('has no XMR price when Bitfinex fails or is stale: one source is not a price', async () => {
+      bitfinex.mode = 500;
+      expect((await unavailable(withBitfinex().priceUsd('XMR', 'XMR', clock))).message).to.include('bitfinex');
+      bitfinex.mode = 'ok';
+      bitfinex.markets.set('tXMRUSD', { price: '152.30', time: ago(61) });
+      expect((await unavailable(withBitfinex({ cacheSeconds: 0.001 }).priceUsd('XMR', 'XMR', clock))).message).to.include(
+        'bitfinex: its price is 61 s old',
+      );
+    });
+
+    it('refuses a Bitfinex answer that is not a trade, or whose price is not a positive decimal', async () => {
+      for (const price of ['-1', '0', '1e3', '"152.3"']) {
+        bitfinex.markets.set('tXMRUSD', { price, time: ago(1) });
+        const err = await unavailable(withBitfinex({ cacheSeconds: 0.001 }).priceUsd('XMR', 'XMR', clock));
+        expect(err.message, price).to.include('bitfinex');
+      }
     });
   });
 

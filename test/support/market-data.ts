@@ -1,9 +1,9 @@
 /**
  * Local stand-ins for the market-data providers the production rates adapter asks (Kraken, Binance,
- * Coinbase Exchange): node:http servers on 127.0.0.1 answering in each provider's documented format, with
+ * Coinbase Exchange, Bitfinex): node:http servers on 127.0.0.1 answering in each provider's documented format, with
  * the last trade's price and time a test sets, a switch to fail with HTTP 500 or never answer, and a count of
  * requests per path. Each serves the endpoint server/adapters/market/sources.ts asks: Kraken's recent trades,
- * Binance's aggregate trades, Coinbase's product ticker.
+ * Binance's aggregate trades, Coinbase's product ticker, Bitfinex's trade history.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -118,11 +118,21 @@ function answer(source: MarketSource, url: URL, markets: Map<string, FakeMarket>
         },
       ];
     }
+    case 'bitfinex': {
+      // https://docs.bitfinex.com/reference/rest-public-trades: [[ID, MTS, AMOUNT, PRICE]], newest first; the price
+      // is a JSON number, written here as the test gave it.
+      const match = /^\/v2\/trades\/([^/]+)\/hist$/.exec(url.pathname);
+      const market = match ? markets.get(decodeURIComponent(match[1])) : undefined;
+      if (!market) return [500, ['error', 10020, 'symbol: invalid']];
+      return [200, `[[1596543255,${(market.time ?? new Date()).getTime()},0.5,${market.price}]]`];
+    }
   }
 }
 
 function send(res: http.ServerResponse, status: number, body: unknown): void {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
-  res.writeHead(status, { 'content-type': typeof body === 'string' ? 'text/plain' : 'application/json' });
+  // A string that is JSON already (Bitfinex's numbers, written as given) goes out as JSON.
+  const json = typeof body !== 'string' || /^[[{]/.test(body);
+  res.writeHead(status, { 'content-type': json ? 'application/json' : 'text/plain' });
   res.end(text);
 }

@@ -20,7 +20,12 @@ export interface MarketRatesEnvOptions {
   pegged: Readonly<Record<string, string>>;
 }
 
-const URL_VARIABLES: Readonly<Record<MarketSource, string>> = { kraken: 'KRAKEN_URL', binance: 'BINANCE_URL', coinbase: 'COINBASE_URL' };
+const URL_VARIABLES: Readonly<Record<MarketSource, string>> = {
+  kraken: 'KRAKEN_URL',
+  binance: 'BINANCE_URL',
+  coinbase: 'COINBASE_URL',
+  bitfinex: 'BITFINEX_URL',
+};
 
 /** Parses the market-rates variables of `env`; `problems` lists every bad value (empty when all are good). */
 export function parseMarketRatesEnv(env: Record<string, string | undefined>): { options: MarketRatesEnvOptions; problems: string[] } {

@@ -6,10 +6,12 @@
  * - kraken: the pair's Kraken name, used both in `?pair=` and as the key of the answer's `result`.
  * - binance: the spot symbol, always quoted in USDT (Binance has no USD markets; see rates.ts for the conversion).
  * - coinbase: the Coinbase Exchange product id, quoted in USD.
+ * - bitfinex: the trading pair's symbol (`t` + base + quote), quoted in USD; listed only where it brings a
+ *   second source (XMR: Binance and Coinbase list none).
  */
 
 /** The market-data providers this module speaks to. */
-export const MARKET_SOURCES = ['kraken', 'binance', 'coinbase'] as const;
+export const MARKET_SOURCES = ['kraken', 'binance', 'coinbase', 'bitfinex'] as const;
 
 /** One of MARKET_SOURCES. */
 export type MarketSource = (typeof MARKET_SOURCES)[number];
@@ -17,7 +19,7 @@ export type MarketSource = (typeof MARKET_SOURCES)[number];
 /** Each provider's market for one symbol; an absent provider does not list it. */
 export type MarketPairs = Partial<Record<MarketSource, string>>;
 
-/** The markets of each catalogue symbol. ZANO and fUSD are on none of the three providers. */
+/** The markets of each catalogue symbol. ZANO and fUSD are on none of the providers. */
 export const MARKET_PAIRS: Readonly<Record<string, MarketPairs>> = {
   BTC: { kraken: 'XXBTZUSD', binance: 'BTCUSDT', coinbase: 'BTC-USD' },
   ETH: { kraken: 'XETHZUSD', binance: 'ETHUSDT', coinbase: 'ETH-USD' },
@@ -31,4 +33,5 @@ export const MARKET_PAIRS: Readonly<Record<string, MarketPairs>> = {
   // Binance cannot price USDT itself: its USDT quotes are what the USDT price converts.
   USDT: { kraken: 'USDTZUSD', coinbase: 'USDT-USD' },
   USDC: { kraken: 'USDCUSD', binance: 'USDCUSDT', coinbase: 'USDC-USD' },
+  XMR: { kraken: 'XXMRZUSD', bitfinex: 'tXMRUSD' },
 };

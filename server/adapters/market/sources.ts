@@ -18,8 +18,13 @@
  * - Coinbase Exchange `GET /products/BTC-USD/ticker`: `{ trade_id, price, size, time, bid, ask, volume }`;
  *   `time` (ISO 8601) is the last trade's.
  *
+ * - Bitfinex `GET /v2/trades/tXMRUSD/hist?limit=1`: `[[ID, MTS, AMOUNT, PRICE]]`, the most recent trade first:
+ *   `MTS` its time in unix milliseconds, `PRICE` a JSON number (read from the text as written, never through a
+ *   float). (Its `/v2/ticker/tXMRUSD` carries no time.)
+ *
  * So on every provider a quiet market's price ages even when the answer is new.
  */
+import { isLosslessNumber, parse as parseLossless } from 'lossless-json';
 import { toAmount, type Amount } from '../../domain/money.js';
 import { AnswerTooLargeError, MAX_ANSWER_BYTES, readBoundedText } from '../boundary.js';
 import type { MarketSource } from './pairs.js';
@@ -66,6 +71,7 @@ export const DEFAULT_MARKET_URLS: Readonly<Record<MarketSource, string>> = {
   kraken: 'https://api.kraken.com',
   binance: 'https://api.binance.com',
   coinbase: 'https://api.exchange.coinbase.com',
+  bitfinex: 'https://api-pub.bitfinex.com',
 };
 
 const USER_AGENT = 'partner-swap-service (market rates)';
@@ -101,10 +107,28 @@ export function createSourceClient(source: MarketSource, options: SourceClientOp
         const body = (await getJson(options, `/products/${encodeURIComponent(product)}/ticker`)) as { price?: unknown; time?: unknown };
         return { price: parsePrice(body.price, 'price'), currency: 'USD', at: parseIsoTime(body.time, 'time') };
       };
+    case 'bitfinex':
+      return async (symbol) => {
+        const body = await getJson(options, `/v2/trades/${encodeURIComponent(symbol)}/hist?limit=1`, true);
+        // An error is ["error", code, message].
+        if (Array.isArray(body) && body[0] === 'error') throw new MarketSourceError(`answered ${shown(body)}`, 'answered an error');
+        if (!Array.isArray(body)) throw new MarketSourceError(`answered ${shown(body)}, not a list of trades`);
+        if (body.length === 0) throw new MarketSourceError(`answered no trade of ${symbol}`, `answered no trade of ${symbol}`);
+        const last: unknown = body[0];
+        if (!Array.isArray(last) || last.length < 4) throw new MarketSourceError(`answered [0] = ${shown(last)}, not a trade`);
+        const [, time, , price] = last as unknown[];
+        // The documented price is a JSON number: a string there is not the documented answer.
+        if (!isLosslessNumber(price)) throw new MarketSourceError(`answered [0][3] = ${shown(price)}, not a number`);
+        return { price: parsePrice(price.value, '[0][3]'), currency: 'USD', at: parseUnixTime(numberOf(time), '[0][1]', 1) };
+      };
   }
 }
 
-async function getJson(options: SourceClientOptions, path: string): Promise<unknown> {
+// A Bitfinex number read losslessly (lossless-json) as a number (a time: an integer well inside a double's range).
+const numberOf = (value: unknown): unknown => (isLosslessNumber(value) ? Number(value.value) : value);
+
+// `lossless`: numbers stay as written (LosslessNumber), for a provider that writes prices as JSON numbers.
+async function getJson(options: SourceClientOptions, path: string, lossless = false): Promise<unknown> {
   const url = `${options.baseUrl.replace(/\/+$/, '')}${path}`;
   let response: Response;
   let text: string;
@@ -124,7 +148,7 @@ async function getJson(options: SourceClientOptions, path: string): Promise<unkn
   }
   if (!response.ok) throw new MarketSourceError(`answered HTTP ${response.status}${excerpt(text)}`, `answered HTTP ${response.status}`);
   try {
-    return JSON.parse(text) as unknown;
+    return lossless ? parseLossless(text) : (JSON.parse(text) as unknown);
   } catch (err) {
     throw new MarketSourceError(`answered a body that is not JSON${excerpt(text)}`, MALFORMED_ANSWER, { cause: err });
   }
