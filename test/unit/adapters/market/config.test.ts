@@ -3,9 +3,9 @@ import { parseMarketRatesEnv, spreadFeeProblems } from '../../../../server/adapt
 import { loadSandboxCatalog } from '../../../../server/adapters/sandbox/catalog.js';
 
 describe('parseMarketRatesEnv(env)', () => {
-  it('defaults to all three sources, their public URLs, 60 s and 0.4%', () => {
+  it('defaults to all four sources, their public URLs, 60 s and 0.4%', () => {
     expect(parseMarketRatesEnv({})).to.deep.equal({
-      options: { sources: ['kraken', 'binance', 'coinbase'], urls: {}, maxAgeSeconds: 60, maxSpreadPercent: '0.4', pegged: {} },
+      options: { sources: ['kraken', 'binance', 'coinbase', 'bitfinex'], urls: {}, maxAgeSeconds: 60, maxSpreadPercent: '0.4', pegged: {} },
       problems: [],
     });
   });
