@@ -715,7 +715,7 @@ function exchange(swap: SwapRecord, seen: Observations, context: DecisionContext
   } else if (
     swap.rateType === 'fixed' &&
     !swap.lateDeposit &&
-    (received.equals(swap.depositAmount) || (swap.amountMismatchPolicy === 'refund_excess' && received.greaterThan(swap.depositAmount)))
+    (received.equals(swap.depositAmount) || overpaidUnderRefundExcess(swap, received))
   ) {
     // Exactly depositAmount, or an overpayment under refund_excess (its excess goes back apart): the quoted output.
     output = swap.expectedOutputAmount!;
@@ -748,10 +748,27 @@ function exchange(swap: SwapRecord, seen: Observations, context: DecisionContext
     memo: swap.destinationMemo,
     amount: output,
   };
-  // An overpayment's excess (refund_excess) goes back with the payout, at the amount fixed when it was credited.
-  const excess = swap.excessRefundAmount !== null && !currentExcessRefund(seen) ? [excessRefundIntent(swap, context, 1)] : [];
-  return { ...NOTHING, change: { ...routeTerms, actualOutputAmount: output }, payouts: [intent, ...excess] };
+  // An overpayment's excess (refund_excess) goes back with the payout, at the amount fixed when it was credited;
+  // one credited another way (an operator approved it in review) is priced now, by the same rule.
+  let excessAmount = swap.excessRefundAmount;
+  if (excessAmount === null && overpaidUnderRefundExcess(swap, received) && refundAddressOf(swap)) {
+    const terms = refundTerms(catalog, context.source, received.minus(swap.depositAmount).toFixed(), seen.prices.source());
+    if (!terms.held) excessAmount = terms.amount;
+  }
+  const excess =
+    excessAmount !== null && !currentExcessRefund(seen)
+      ? [excessRefundIntent({ ...swap, excessRefundAmount: excessAmount }, context, 1)]
+      : [];
+  const fixed = excessAmount !== swap.excessRefundAmount ? { excessRefundAmount: excessAmount } : {};
+  return { ...NOTHING, change: { ...routeTerms, ...fixed, actualOutputAmount: output }, payouts: [intent, ...excess] };
 }
+
+// A fixed-rate deposit in time, above depositAmount, of a swap whose policy returns the excess.
+const overpaidUnderRefundExcess = (swap: SwapRecord, received: Amount) =>
+  swap.rateType === 'fixed' &&
+  !swap.lateDeposit &&
+  swap.amountMismatchPolicy === 'refund_excess' &&
+  received.greaterThan(swap.depositAmount);
 
 // The `attempt`-th refund of an overpayment's excess: excessRefundAmount to the swap's refund destination.
 function excessRefundIntent(swap: SwapRecord, context: DecisionContext, attempt: number): PayoutIntent {

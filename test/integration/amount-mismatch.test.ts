@@ -119,6 +119,22 @@ describe('amountMismatchPolicy: a fixed-rate deposit of another amount', functio
     );
   });
 
+  it('refund_excess, overpaid above the automatic maximum: held for review, and once approved the quoted output and the excess back', async () => {
+    const { order } = await client.create(FIXED, { amountMismatchPolicy: 'refund_excess' });
+    await client.pay(order, '0.4');
+    const held = await client.waitFor(order.id, (o) => o.status === 'review');
+    expect(held.order.excessRefundAmount).to.equal(null);
+    const decided = await client.send('POST', `/api/v1/sandbox/swaps/${order.id}/review-decision`, { decision: 'approve' });
+    expect(decided.status, decided.text).to.equal(200);
+    const done = await client.waitFor(order.id, ENDED, 60_000);
+    expect(done.order).to.include({
+      status: 'finished',
+      actualOutputAmount: order.expectedOutputAmount,
+      excessRefundAmount: lessTheFee('0.385'),
+    });
+    expect(done.order.excessRefundTxHash).to.be.a('string');
+  });
+
   for (const policy of ['market_rate', 'refund_excess'] as const) {
     it(`${policy}, below the pair's minimum: refunded (amount_out_of_range) whatever the policy`, async () => {
       const { order } = await paidSwap(policy, '0.0002');

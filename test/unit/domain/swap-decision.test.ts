@@ -446,10 +446,21 @@ const MISMATCH_POLICY_ROWS: Row[] = [
   },
   {
     status: 'exchanging (refund_excess)',
-    when: 'overpaid by an excess kept (dust after the fee): the quoted output, no refund, no price asked',
+    when: 'overpaid by an excess kept (dust after the fee): the quoted output, no refund',
     swap: paidIn('refund_excess', '2.5013', 'exchanging'),
     outputs: [own(8, { amount: '2.5013' })],
-    expect: { change: { actualOutputAmount: '199.7175' }, payouts: [PAY('199.7175')], pricesAsked: false },
+    expect: { change: { actualOutputAmount: '199.7175' }, payouts: [PAY('199.7175')] },
+  },
+  {
+    status: 'exchanging (refund_excess)',
+    when: 'an overpayment an operator approved (held above the automatic maximum): the excess is priced now and goes back with the payout',
+    swap: paidIn('refund_excess', '2.6', 'exchanging'),
+    outputs: [own(8, { amount: '2.6' })],
+    expect: {
+      change: { actualOutputAmount: '199.7175', ...OVERPAID_EXCESS },
+      payouts: [PAY('199.7175'), EXCESS_REFUND()],
+      pricesAsked: true,
+    },
   },
   {
     status: 'exchanging (refund_excess)',
@@ -2464,7 +2475,9 @@ describe('swap decision (decide, decideReview)', () => {
             // An overpayment's excess: what arrived beyond depositAmount, less the fee, as the swap fixed it.
             if (p.purpose === 'excess_refund') {
               const excess = new Money(row.swap.receivedAmount!).minus(row.swap.depositAmount).toFixed();
-              return p.amount !== row.swap.excessRefundAmount || lessTheFee(row, excess) !== p.amount;
+              const fixed =
+                decision.change?.excessRefundAmount ?? decision.transition?.fields.excessRefundAmount ?? row.swap.excessRefundAmount;
+              return p.amount !== fixed || lessTheFee(row, excess) !== p.amount;
             }
             const role = p.purpose === 'extra_refund' ? 'extra' : 'swap';
             return !deposits.some(
