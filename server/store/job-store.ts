@@ -10,9 +10,12 @@ import {
   listDueRoutes,
   listRouteAssetKeys,
   listUnallocatedRoutes,
+  listUnsignedRoutes,
   nextDuePoll,
+  storeRouteSignatures,
   type RouteNetworkAddress,
 } from './routes.js';
+import type { RouteToSign } from '../domain/signed-instructions.js';
 import { listActiveSwapIds, listUnstartedSwapIds } from './swaps.js';
 
 /** The engine's statements. */
@@ -23,12 +26,19 @@ export interface JobStore {
   openPayoutIds(unchangedSince?: Date): Promise<string[]>;
   /** Swaps whose first step never ran, or still waiting (or overdue) past their deadline, as of `before`. */
   unstartedSwapIds(before: Date): Promise<string[]>;
-  /** Routes created before `createdBefore` with a network still without its address. */
+  /**
+   * Routes created before `createdBefore` with a network still without its address (those networks), or with
+   * every address but no `addresses_jws` yet (no network: only the signature is missing).
+   */
   unallocatedRoutes(createdBefore: Date): Promise<Array<{ routeId: string; networks: string[] }>>;
   /** The asset keys of `routeIds`. */
   routeAssetKeys(routeIds: string[]): Promise<Array<{ routeId: string; assetKeys: string[] }>>;
   /** Stores route addresses not stored yet; an address already stored is kept. */
   fillRouteAddresses(fills: RouteNetworkAddress[]): Promise<number>;
+  /** Those of `routeIds` with every address allocated and no `addresses_jws` yet, with what their JWS signs. */
+  unsignedRoutes(routeIds: string[]): Promise<RouteToSign[]>;
+  /** Stores each route's `addresses_jws`, unless it has one already. */
+  storeRouteSignatures(signatures: Array<{ routeId: string; jws: string }>): Promise<void>;
   /** Up to `limit` active routes due for a poll at `at`, those inside an expect-deposit window first. */
   dueRoutes(at: Date, limit: number): Promise<string[]>;
   /** When the next active route is due for a poll. */
@@ -44,6 +54,8 @@ export function createJobStore(db: Knex): JobStore {
     unallocatedRoutes: (createdBefore) => listUnallocatedRoutes(db, createdBefore),
     routeAssetKeys: (routeIds) => listRouteAssetKeys(db, routeIds),
     fillRouteAddresses: (fills) => fillRouteAddresses(db, fills),
+    unsignedRoutes: (routeIds) => listUnsignedRoutes(db, routeIds),
+    storeRouteSignatures: (signatures) => storeRouteSignatures(db, signatures),
     dueRoutes: (at, limit) => listDueRoutes(db, at, limit),
     nextDuePoll: () => nextDuePoll(db),
   };

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { assetNetwork } from '../domain/catalog.js';
 import type { BucketRecord, DepositOrder, DepositRecord } from '../domain/route-deposit-view.js';
 import type { PolledRoute } from '../domain/route-poll.js';
+import type { RouteToSign } from '../domain/signed-instructions.js';
 import { FOREIGN_KEY_VIOLATION, guardRefusal, sqlState, UNIQUE_VIOLATION } from './errors.js';
 import { columnArrays, groupCommit, groupCommitClaims, groupReadByUuid, groupReadRows, recordInsert } from './group-commit.js';
 import { CHALLENGE_SPENDABLE } from './route-challenge.js';
@@ -29,6 +30,8 @@ export interface RouteRecord extends PolledRoute {
   status: string;
   /** When the route's addresses are next looked at for deposits. */
   nextPollAt: Date | null;
+  /** The compact JWS over its addresses and destination, once all its addresses are allocated (0034). */
+  addressesJws: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -78,7 +81,10 @@ export function createChallengeReader(db: Knex): (id: string) => Promise<Challen
 }
 
 /** A route to create: its id is made by the caller; the partner's markup is read by the statement that stores it. */
-export type NewRoute = Omit<RouteRecord, 'status' | 'markupPercent' | 'expectDepositUntil' | 'nextPollAt' | 'activeAt' | 'updatedAt'> & {
+export type NewRoute = Omit<
+  RouteRecord,
+  'status' | 'markupPercent' | 'expectDepositUntil' | 'nextPollAt' | 'activeAt' | 'updatedAt' | 'addressesJws'
+> & {
   nextPollAt: Date;
 };
 
@@ -470,10 +476,58 @@ export async function listUnallocatedRoutes(db: Knex, createdBefore: Date): Prom
        cross join lateral (select substr(k.key, strpos(k.key, '/') + 1) as network) n
       where r.created_at < ?
         and not exists (select from route_addresses a where a.route_id = r.id and a.network = n.network)
-      group by r.id`,
-    [createdBefore],
+      group by r.id
+     union all
+     select r.id, '{}'::text[]
+       from permanent_routes r
+      where r.created_at < ? and r.addresses_jws is null
+        and not exists (select from unnest(r.asset_keys) as k(key)
+                         where not exists (select from route_addresses a
+                                            where a.route_id = r.id and a.network = substr(k.key, strpos(k.key, '/') + 1)))`,
+    [createdBefore, createdBefore],
   );
   return rows;
+}
+
+/**
+ * Those of `routeIds` that have an address on every asset key's network and no `addresses_jws` yet, each with
+ * what its JWS signs (domain/signed-instructions.ts RouteToSign).
+ */
+export async function listUnsignedRoutes(db: Knex, routeIds: string[]): Promise<RouteToSign[]> {
+  if (routeIds.length === 0) return [];
+  const { rows } = await db.raw(
+    `select r.id, r.external_user, r.destination_asset, r.destination_network, r.destination_address, r.asset_keys,
+            (select json_object_agg(a.network, a.address) from route_addresses a where a.route_id = r.id) as addresses
+       from permanent_routes r
+      where r.id = any(?::uuid[]) and r.addresses_jws is null`,
+    [routeIds],
+  );
+  return (rows as Array<Record<string, unknown>>).flatMap((row) => {
+    const byNetwork = (row.addresses ?? {}) as Record<string, string>;
+    const keys = row.asset_keys as string[];
+    if (keys.some((key) => !byNetwork[assetNetwork(key)])) return [];
+    return [
+      {
+        routeId: row.id as string,
+        externalUser: row.external_user as string,
+        destinationAsset: row.destination_asset as string,
+        destinationNetwork: row.destination_network as string,
+        destinationAddress: row.destination_address as string,
+        addresses: Object.fromEntries(keys.map((key) => [key, byNetwork[assetNetwork(key)]])),
+      },
+    ];
+  });
+}
+
+/** Stores each route's `addresses_jws` in one statement, leaving a route that has one already as it is. */
+export async function storeRouteSignatures(db: Knex, signatures: Array<{ routeId: string; jws: string }>): Promise<void> {
+  if (signatures.length === 0) return;
+  await db.raw(
+    `update permanent_routes r set addresses_jws = given.jws
+       from unnest(?::uuid[], ?::text[]) as given(id, jws)
+      where r.id = given.id and r.addresses_jws is null`,
+    [signatures.map((s) => s.routeId), signatures.map((s) => s.jws)],
+  );
 }
 
 /** The allocated addresses of `routeIds`, by route and network. */
