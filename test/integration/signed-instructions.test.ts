@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { compactVerify, createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet } from 'jose';
+import { DepositInstructionsError, verifyDepositInstructions, verifyRouteAddresses } from '../../sdk/src/index.js';
 import { generateSigningKeyPem } from '../../server/signing-keys.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import type { SignerOptions } from '../support/signer.js';
@@ -128,6 +129,19 @@ describe('signed deposit instructions', function () {
     expect((refusal as { code?: string }).code).to.equal('ERR_JWS_SIGNATURE_VERIFICATION_FAILED');
   });
 
+  it("verifies with the SDK's verifyDepositInstructions (Node entry), fetching the keys, against the swap it reads", async () => {
+    const { order } = await addressedSwap();
+    const payload = await verifyDepositInstructions(order.depositInstructionsJws!, { baseUrl: server.baseUrl, swap: order });
+    expect(payload).to.include({ swapId: order.id, depositAddress: order.depositAddress });
+    let refusal: unknown;
+    await verifyDepositInstructions(order.depositInstructionsJws!, {
+      baseUrl: server.baseUrl,
+      swap: { ...order, depositAmount: '1' },
+    }).catch((err) => (refusal = err));
+    expect(refusal).to.be.instanceOf(DepositInstructionsError);
+    expect((refusal as DepositInstructionsError).reason).to.equal('mismatch');
+  });
+
   it("signs a permanent route's addresses and verified destination once they are all allocated", async () => {
     const routed = swapClient(server.origin, { ...(await server.createSigner('Route partner')), user: 'user-7' });
     const route = await createVerifiedRoute(routed, 'user-7');
@@ -144,6 +158,7 @@ describe('signed deposit instructions', function () {
       signedAt: payload.signedAt,
     });
     expect(Object.values(signed.addresses).every((a) => a !== '')).to.equal(true);
+    expect(await verifyRouteAddresses(signed.addresses_jws!, { baseUrl: server.baseUrl, route: signed })).to.deep.equal(payload);
   });
 
   describe('after a key rotation', () => {
