@@ -11,7 +11,7 @@ import type { AdapterRegistry } from '../adapters/chain.js';
 import { seedOf } from '../adapters/sandbox/chain.js';
 import type { CryptoThread } from '../crypto-thread.js';
 import { assetNetwork, NATIVE_ASSET, type Catalog } from '../domain/catalog.js';
-import { ROUTE_ADDRESSES_TYPE, routeAddressesOf, type InstructionsSigner } from '../domain/signed-instructions.js';
+import { ROUTE_ADDRESSES_TYPE, routeAddressesOf, type InstructionsSigner, type RouteToSign } from '../domain/signed-instructions.js';
 import { depositIndexOf } from '../store/chain-ledger.js';
 import type { Metrics } from '../metrics.js';
 import type { JobStore } from '../store/job-store.js';
@@ -63,14 +63,14 @@ export interface RouteSigning {
 }
 
 /** The statements allocation runs. */
-export type RouteAddressStore = Pick<JobStore, 'routeAssetKeys' | 'fillRouteAddresses' | 'unsignedRoutes' | 'storeRouteSignatures'>;
+export type RouteAddressStore = Pick<JobStore, 'routeAssetKeys' | 'fillRouteAddresses'>;
 
 /**
  * Stores every address of `routes` that is still being allocated (the routes of a batch of jobs), in one
- * statement per ROUTES_PER_FILL routes, then signs the addresses of each route that has all of them now
- * (`addresses_jws`, once: a route signed already keeps its JWS). A route's `networks`, when its job names them
- * (the networks of its asset keys; none for a route whose addresses are all stored but not signed), save
- * reading its asset keys first. The addresses are asked of `addressOf`, outside any transaction.
+ * statement per ROUTES_PER_FILL routes, and signs the addresses of each route that has all of them then
+ * (`addresses_jws`, once, in the fill's transaction: a route signed already keeps its JWS). A route's
+ * `networks`, when its job names them (the networks of its asset keys; none for a route whose addresses are
+ * all stored but not signed), save reading its asset keys first. The addresses are asked of `addressOf`, outside any transaction.
  */
 export async function allocateRouteAddresses(
   store: RouteAddressStore,
@@ -80,30 +80,27 @@ export async function allocateRouteAddresses(
 ): Promise<void> {
   const unnamed = routes.filter((r) => !r.networks).map((r) => r.routeId);
   const keys = new Map((await store.routeAssetKeys(unnamed)).map((r) => [r.routeId, r.assetKeys]));
+  const sign = (complete: RouteToSign[]) => {
+    const at = signing.now();
+    return complete.map((route) => ({
+      routeId: route.routeId,
+      jws: signing.signer.sign(ROUTE_ADDRESSES_TYPE, routeAddressesOf(route, at)),
+    }));
+  };
   for (let start = 0; start < routes.length; start += ROUTES_PER_FILL) {
+    const chunk = routes.slice(start, start + ROUTES_PER_FILL);
     const pending: Array<Promise<RouteNetworkAddress>> = [];
-    for (const { routeId, networks } of routes.slice(start, start + ROUTES_PER_FILL)) {
+    for (const { routeId, networks } of chunk) {
       for (const network of new Set(networks ?? (keys.get(routeId) ?? []).map(assetNetwork))) {
         pending.push(addressOf(routeId, network).then((address) => ({ routeId, network, address })));
       }
     }
-    await store.fillRouteAddresses(await Promise.all(pending));
-    await signRouteAddresses(
-      store,
-      signing,
-      routes.slice(start, start + ROUTES_PER_FILL).map((r) => r.routeId),
+    await store.fillRouteAddresses(
+      chunk.map((r) => r.routeId),
+      await Promise.all(pending),
+      sign,
     );
   }
-}
-
-// Signs the addresses of those of `routeIds` that have every address and no signature yet.
-async function signRouteAddresses(store: RouteAddressStore, signing: RouteSigning, routeIds: string[]): Promise<void> {
-  const complete = await store.unsignedRoutes(routeIds);
-  if (complete.length === 0) return;
-  const at = signing.now();
-  await store.storeRouteSignatures(
-    complete.map((route) => ({ routeId: route.routeId, jws: signing.signer.sign(ROUTE_ADDRESSES_TYPE, routeAddressesOf(route, at)) })),
-  );
 }
 
 /**

@@ -10,12 +10,10 @@ import {
   listDueRoutes,
   listRouteAssetKeys,
   listUnallocatedRoutes,
-  listUnsignedRoutes,
   nextDuePoll,
-  storeRouteSignatures,
+  type RouteAddressSigner,
   type RouteNetworkAddress,
 } from './routes.js';
-import type { RouteToSign } from '../domain/signed-instructions.js';
 import { listActiveSwapIds, listUnstartedSwapIds } from './swaps.js';
 
 /** The engine's statements. */
@@ -33,12 +31,11 @@ export interface JobStore {
   unallocatedRoutes(createdBefore: Date): Promise<Array<{ routeId: string; networks: string[] }>>;
   /** The asset keys of `routeIds`. */
   routeAssetKeys(routeIds: string[]): Promise<Array<{ routeId: string; assetKeys: string[] }>>;
-  /** Stores route addresses not stored yet; an address already stored is kept. */
-  fillRouteAddresses(fills: RouteNetworkAddress[]): Promise<number>;
-  /** Those of `routeIds` with every address allocated and no `addresses_jws` yet, with what their JWS signs. */
-  unsignedRoutes(routeIds: string[]): Promise<RouteToSign[]>;
-  /** Stores each route's `addresses_jws`, unless it has one already. */
-  storeRouteSignatures(signatures: Array<{ routeId: string; jws: string }>): Promise<void>;
+  /**
+   * Stores route addresses not stored yet (an address already stored is kept) and, in the same transaction, the
+   * `addresses_jws` `sign` makes for each of `routeIds` that has every address now and none yet.
+   */
+  fillRouteAddresses(routeIds: string[], fills: RouteNetworkAddress[], sign: RouteAddressSigner): Promise<number>;
   /** Up to `limit` active routes due for a poll at `at`, those inside an expect-deposit window first. */
   dueRoutes(at: Date, limit: number): Promise<string[]>;
   /** When the next active route is due for a poll. */
@@ -53,9 +50,7 @@ export function createJobStore(db: Knex): JobStore {
     unstartedSwapIds: (before) => listUnstartedSwapIds(db, before),
     unallocatedRoutes: (createdBefore) => listUnallocatedRoutes(db, createdBefore),
     routeAssetKeys: (routeIds) => listRouteAssetKeys(db, routeIds),
-    fillRouteAddresses: (fills) => fillRouteAddresses(db, fills),
-    unsignedRoutes: (routeIds) => listUnsignedRoutes(db, routeIds),
-    storeRouteSignatures: (signatures) => storeRouteSignatures(db, signatures),
+    fillRouteAddresses: (routeIds, fills, sign) => fillRouteAddresses(db, routeIds, fills, sign),
     dueRoutes: (at, limit) => listDueRoutes(db, at, limit),
     nextDuePoll: () => nextDuePoll(db),
   };
