@@ -57,8 +57,10 @@ export type SwapToCompare = Partial<Schemas['Swap']> & Pick<Schemas['Swap'], 'id
 /** Options of verifyDepositInstructions. */
 export interface VerifyDepositInstructionsOptions extends SigningKeysSource {
   /**
-   * The swap the instructions must describe: its id, deposit address and memo, amounts, destination, rate type
-   * and deadlines are compared with the payload (`mismatch` on any difference). Omit it to only verify.
+   * The swap the instructions must describe: its id, source, deposit address and memo, deposit amount,
+   * destination, expected and minimum output and rate type are compared with the payload (`mismatch` on any
+   * difference; a field the object lacks is not compared). The deadlines are not: the payload has them as
+   * signed, and the sandbox's clock operation moves a swap's. Omit it to only verify.
    */
   swap?: SwapToCompare;
 }
@@ -115,7 +117,7 @@ export async function verifyRouteAddresses(jws: string, options: VerifyRouteAddr
   return signed;
 }
 
-// The swap fields the payload carries under the same names (besides swapId and signedAt).
+// The swap fields the payload carries under the same names that never change once signed (not the deadlines).
 const SWAP_FIELDS = [
   'sourceAsset',
   'sourceNetwork',
@@ -129,8 +131,6 @@ const SWAP_FIELDS = [
   'expectedOutputAmount',
   'minimumOutputAmount',
   'rateType',
-  'quoteExpiresAt',
-  'confirmationDeadline',
 ] as const;
 
 const mismatch = (message: string) => new DepositInstructionsError('mismatch', `Do not show this address: ${message}.`);

@@ -83,6 +83,11 @@ describe('sdk verifyDepositInstructions()', () => {
     expect(await verifyDepositInstructions(VALID, { keys: KEYS, swap: SWAP })).to.deep.equal(INSTRUCTIONS);
   });
 
+  it("does not compare the deadlines, which the sandbox's clock operation moves after signing", async () => {
+    const moved = { ...SWAP, quoteExpiresAt: '2026-06-14T10:20:00.000Z', confirmationDeadline: '2026-06-14T11:20:00.000Z' };
+    expect(await verifyDepositInstructions(VALID, { keys: KEYS, swap: moved })).to.deep.equal(INSTRUCTIONS);
+  });
+
   it('verifies ES256 (P-256) signatures too', async () => {
     const p256 = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
     const key = keyOf(p256, 'ES256');
