@@ -255,6 +255,25 @@ describe('production mode with no networks', () => {
   });
 });
 
+describe('production mode without a usable signing key', () => {
+  it('refuses to start without SIGNING_KEY_FILE, and with one other users can read, never printing the key', async function () {
+    this.timeout(60_000);
+    const missing = await startRefused({ NETWORKS: '' });
+    expect(missing.code).to.equal(78);
+    expect(missing.output).to.match(/SIGNING_KEY_FILE is required when SERVICE_MODE=production: .*openssl genpkey -algorithm ed25519/);
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'pss-key-'));
+    const file = path.join(dir, 'signing-key.pem');
+    const pem = generateSigningKeyPem();
+    await writeFile(file, pem, { mode: 0o644 });
+    await chmod(file, 0o644);
+    const open = await startRefused({ NETWORKS: '', SIGNING_KEY_FILE: file });
+    await rm(dir, { recursive: true, force: true });
+    expect(open.code).to.equal(78);
+    expect(open.output).to.contain(`SIGNING_KEY_FILE (${file}): is accessible to other users (mode 0644)`);
+    expect(open.output).not.to.contain(pem.split('\n')[1]);
+  });
+});
+
 describe('production mode with CORS_ORIGINS=*', () => {
   it('refuses to start, saying that * is for a sandbox and what to list instead', async function () {
     this.timeout(60_000);
