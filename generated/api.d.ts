@@ -52,6 +52,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/signing-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the keys that sign deposit instructions
+         * @description The public keys (a JWK Set, RFC 7517) whose signatures of deposit instructions verify: the key
+         *     that signs now, first, then every earlier key the operator still lists, so that a swap or route
+         *     signed before a key rotation still verifies after it. Public (no credentials) and served to
+         *     browsers like the catalogue (see "Browsers (CORS)").
+         *
+         *     A swap carries `depositInstructionsJws` once its deposit address is allocated, and a permanent
+         *     route `addresses_jws` once all its addresses are: compact JWS (RFC 7515) whose protected header
+         *     is `{"alg", "kid", "typ"}`. To verify one, split it at the dots, pick the key of this set whose
+         *     `kid` is the header's (fetch the set again when none is: a new key has come into use), check the
+         *     signature with that key (`alg` `EdDSA`: Ed25519; `ES256`: ECDSA P-256 with SHA-256, the signature
+         *     `r || s`), check `typ` (`deposit-instructions+jws` for a swap, `route-addresses+jws` for a route),
+         *     then compare the payload with what is shown to the customer: the `DepositInstructions` and
+         *     `RouteAddresses` schemas say what each payload holds. Any JOSE library does this (for example
+         *     `compactVerify` with `createLocalJWKSet` of `jose`); the partner SDK's `verifyDepositInstructions`
+         *     does it all, in Node and in browsers.
+         *
+         *     The set changes only when the operator rotates keys; it may be cached for the `max-age` of its
+         *     `Cache-Control` header (300 s).
+         */
+        get: operations["getSigningKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/assets": {
         parameters: {
             query?: never;
@@ -1331,6 +1368,116 @@ export interface components {
             destinationMemo?: components["schemas"]["MemoInput"];
             amountMismatchPolicy?: components["schemas"]["AmountMismatchPolicy"];
         };
+        /**
+         * @description One public key of `GET /signing-keys`, a JWK (RFC 7517): Ed25519 (`kty: OKP`, `alg: EdDSA`) or P-256
+         *     (`kty: EC`, `alg: ES256`, with `y`). `kid` is its RFC 7638 thumbprint (SHA-256, base64url).
+         */
+        SigningKey: {
+            /**
+             * @description The key type.
+             * @enum {string}
+             */
+            kty: "OKP" | "EC";
+            /**
+             * @description The curve.
+             * @enum {string}
+             */
+            crv: "Ed25519" | "P-256";
+            /** @description The public key (OKP) or its x coordinate (EC), base64url. */
+            x: string;
+            /** @description The y coordinate of an EC key, base64url; absent on OKP keys. */
+            y?: string;
+            /** @description The key id the JWS header names (the key's RFC 7638 thumbprint). */
+            kid: string;
+            /**
+             * @description The JWS algorithm the key signs with.
+             * @enum {string}
+             */
+            alg: "EdDSA" | "ES256";
+            /**
+             * @description Signatures.
+             * @constant
+             */
+            use: "sig";
+        };
+        /** @description The keys whose signatures verify (a JWK Set), the one signing now first. */
+        SigningKeySet: {
+            keys: components["schemas"]["SigningKey"][];
+        };
+        /**
+         * @description The payload of a swap's `depositInstructionsJws` (UTF-8 JSON). Each field other than `signedAt` has
+         *     the value of the swap's field of the same name when it was signed; `destination` is the payout
+         *     address. A verifier compares at least `swapId`, `depositAddress`, `depositMemo` and `depositAmount`
+         *     with what the customer is shown.
+         */
+        DepositInstructions: {
+            swapId: components["schemas"]["SwapId"];
+            sourceAsset: components["schemas"]["AssetSymbol"];
+            sourceNetwork: components["schemas"]["NetworkCode"];
+            /** @description Where the customer pays. */
+            depositAddress: string;
+            /** @description The memo the deposit must carry; `null` when none. */
+            depositMemo: string | null;
+            /** @description What the customer pays, in units of the source asset. */
+            depositAmount: components["schemas"]["DecimalAmount"];
+            destinationAsset: components["schemas"]["AssetSymbol"];
+            destinationNetwork: components["schemas"]["NetworkCode"];
+            /** @description The payout address. */
+            destination: components["schemas"]["Address"];
+            /** @description The payout memo; `null` when none. */
+            destinationMemo: string | null;
+            /** @description What the swap pays out (fixed rate) or is expected to (floating). */
+            expectedOutputAmount: string | null;
+            /** @description Floating rate - the lowest amount paid out; `null` at a fixed rate. */
+            minimumOutputAmount: string | null;
+            rateType: components["schemas"]["RateType"];
+            /**
+             * Format: date-time
+             * @description Pay before this time (the deposit deadline).
+             */
+            quoteExpiresAt: string;
+            /**
+             * Format: date-time
+             * @description A fixed rate holds for a deposit confirmed before this time.
+             */
+            confirmationDeadline: string | null;
+            /**
+             * Format: date-time
+             * @description When the service signed the instructions.
+             */
+            signedAt: string;
+        };
+        /** @description The payload of a permanent route's `addresses_jws` (UTF-8 JSON). */
+        RouteAddresses: {
+            /**
+             * Format: uuid
+             * @description The route's `route_id`.
+             */
+            routeId: string;
+            /** @description The route's `external_user_id`. */
+            externalUserId: string;
+            /**
+             * @description The asset paid out to the verified wallet.
+             * @enum {string}
+             */
+            destinationAsset: "fUSD" | "ZANO";
+            /**
+             * @description Always ZANO.
+             * @constant
+             */
+            destinationNetwork: "ZANO";
+            /** @description The verified settlement wallet every conversion pays out to. */
+            destinationAddress: string;
+            /** @description Every deposit address of the route, keyed `ASSET/NETWORK` as the route's `addresses`. */
+            addresses: {
+                [key: string]: string;
+            };
+            /**
+             * Format: date-time
+             * @description When the service signed the addresses.
+             */
+            signedAt: string;
+        };
         /** @description The order record of a swap, with its public status. */
         Swap: {
             id: components["schemas"]["SwapId"];
@@ -1369,6 +1516,19 @@ export interface components {
             depositAddress?: string | null;
             /** @description Memo the customer must attach to the deposit, on networks that need one. */
             depositMemo?: string | null;
+            /**
+             * @description The deposit instructions signed by the service: a compact JWS (RFC 7515) with the protected header
+             *     `{"alg": "EdDSA" or "ES256", "kid", "typ": "deposit-instructions+jws"}` and the `DepositInstructions`
+             *     payload (the swap id, source asset and network, deposit address and memo, deposit amount,
+             *     destination asset, network, address and memo, expected and minimum output, rate type, deadlines and
+             *     the signing time, as this swap shows them). Verify it with the key of `GET /signing-keys` whose
+             *     `kid` is the header's, and compare the payload with the address shown to the customer before they
+             *     pay (the SDK's `verifyDepositInstructions` does both). Signed once, when the deposit address is
+             *     allocated: every read, webhook and stream shows the same bytes. `null` while the address is being
+             *     allocated, and on route orders (`mode: permanent`), whose address the route's `addresses_jws`
+             *     signs.
+             */
+            depositInstructionsJws?: string | null;
             /**
              * @description The transaction of the swap's own deposit (`deposits` entry with `role: swap`); `null` until it is seen,
              *     and again if a reorganisation removed it before it was credited.
@@ -1776,6 +1936,15 @@ export interface components {
             addresses: {
                 [key: string]: string;
             };
+            /**
+             * @description The route's addresses and verified destination signed by the service: a compact JWS (RFC 7515) with
+             *     the protected header `{"alg", "kid", "typ": "route-addresses+jws"}` and the `RouteAddresses` payload
+             *     (the route id, the partner's user id, the destination asset, network and address, every address of
+             *     `addresses` keyed the same way, and the signing time). Verify it with the key of
+             *     `GET /signing-keys` whose `kid` is the header's. Signed once, when the last of the route's addresses
+             *     is allocated; `null` until then.
+             */
+            addresses_jws?: string | null;
             /** @description The fee terms of each conversion, fixed when the route was created (the partner markup in force then included). */
             fee: {
                 /** @description Fee percentage of each conversion, the partner markup included. */
@@ -2780,6 +2949,35 @@ export interface operations {
                     "application/json": {
                         [key: string]: unknown;
                     };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getSigningKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key set, the key that signs now first. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description `public, max-age=300`: the set may be cached for 300 s. */
+                    "Cache-Control"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SigningKeySet"];
                 };
             };
             400: components["responses"]["BadRequest"];

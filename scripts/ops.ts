@@ -44,6 +44,7 @@ import { createSwapService } from '../server/services/swaps.js';
 import { findSwap, type SwapRecord } from '../server/store/swaps.js';
 import { createLogger } from '../server/logger.js';
 import { servedCatalog } from '../server/production-config.js';
+import { resolveSigningKeys } from '../server/signing-keys.js';
 import { createProductionChainAdapters, createSandboxChainAdapters } from '../server/wiring.js';
 import { actorOf, EXIT_USAGE, runCli, UsageError } from './cli.js';
 import { openServiceStore } from './service-store.js';
@@ -393,6 +394,8 @@ async function createLifecycle(config: Config, db: Database, jobs: JobQueue) {
     // priced by the server's own step).
     rates: production ? createMarketRates({ ...production.rates, now }) : createSandboxRates(catalog),
     adapters: chains.registry,
+    // An operator's decisions allocate no address; the signer is the server's all the same (SIGNING_KEY_FILE).
+    signer: resolveSigningKeys(config).signer,
     exchange: chains.exchange,
     jobs,
     now,

@@ -21,6 +21,7 @@ import { isBelowMinimumPayout, maxTipAgeSeconds, servedCatalog } from './product
 import { createHotWalletLiquidity, type Liquidity } from './services/liquidity.js';
 import { startNetworkStatus, type NetworkStatus } from './services/network-status.js';
 import type { Database } from './store/database.js';
+import type { SigningKeys } from './signing-keys.js';
 import { createSecretBox } from './store/secret-box.js';
 import { startSwapEngine, type SwapEngine } from './swap-engine.js';
 import { createProductionChainAdapters, createSandboxChainAdapters, type ChainAdapters } from './wiring.js';
@@ -35,6 +36,8 @@ export interface AssemblyOptions {
   /** Open and migrated. */
   database: Database;
   secretsKey: Buffer;
+  /** The keys that sign deposit instructions (signing-keys.ts resolveSigningKeys). */
+  signingKeys: SigningKeys;
   logger: Logger;
   apiDocument: AppDeps['apiDocument'];
   apiVersion: string;
@@ -167,6 +170,7 @@ export async function assembleService(options: AssemblyOptions): Promise<Service
     chains,
     liquidity,
     secretsKey: options.secretsKey,
+    signer: options.signingKeys.signer,
     logger,
     now,
     jobSchema: options.jobSchema,
@@ -199,6 +203,7 @@ export async function assembleService(options: AssemblyOptions): Promise<Service
     now,
     handlers: options.handlers,
     metrics: options.metrics,
+    signingKeySet: options.signingKeys.keySet,
   });
   return {
     app,

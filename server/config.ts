@@ -8,6 +8,7 @@ import { readProductionConfig, type ProductionConfig } from './production-config
 import { spreadFeeProblems } from './adapters/market/config.js';
 import { loadSandboxCatalog } from './adapters/sandbox/catalog.js';
 import { Money } from './domain/money.js';
+import { readPreviousSigningKeys, readSigningKey } from './signing-keys.js';
 
 /** How the service talks to the outside world: simulated (sandbox) or real adapters (production). */
 export type ServiceMode = 'sandbox' | 'production';
@@ -43,6 +44,15 @@ export interface Config {
    * sandbox starts with no set-up; false (production): SECRETS_KEY is required.
    */
   readonly secretsKeyFallback: boolean;
+  /** The PKCS#8 PEM private key that signs deposit instructions (Ed25519 or P-256); required in production. */
+  readonly signingKeyFile: string | undefined;
+  /** PEM public keys of earlier signing keys, still served by GET /signing-keys so their signatures verify. */
+  readonly signingPreviousKeysFile: string | undefined;
+  /**
+   * Without SIGNING_KEY_FILE, sign with a key generated once into dataDir/signing-key.pem and reused on every
+   * start (sandbox); false (production): SIGNING_KEY_FILE is required.
+   */
+  readonly signingKeyFallback: boolean;
   readonly logLevel: string;
   /** Print the URL and the sandbox demo credentials to stdout at start. */
   readonly printBanner: boolean;
@@ -157,12 +167,20 @@ export interface StreamLimitConfig {
  * rest of the service reads these and never asks which mode it runs in (only the entry points do, to
  * choose what to build: server/main.ts and the command-line tools in scripts/).
  */
-export type ModeCapabilities = Pick<Config, 'secretsKeyFallback' | 'webhookRequireHttps' | 'webhookCanAllowPrivateTargets'>;
+export type ModeCapabilities = Pick<
+  Config,
+  'secretsKeyFallback' | 'signingKeyFallback' | 'webhookRequireHttps' | 'webhookCanAllowPrivateTargets'
+>;
 
 /** The capabilities of `mode` (also for tests that force a mode loadConfig refuses to start in). */
 export function modeCapabilities(mode: ServiceMode): ModeCapabilities {
   const sandbox = mode === 'sandbox';
-  return { secretsKeyFallback: sandbox, webhookRequireHttps: !sandbox, webhookCanAllowPrivateTargets: sandbox };
+  return {
+    secretsKeyFallback: sandbox,
+    signingKeyFallback: sandbox,
+    webhookRequireHttps: !sandbox,
+    webhookCanAllowPrivateTargets: sandbox,
+  };
 }
 
 /** Raised when the environment holds a value the service cannot run with. */
@@ -195,6 +213,8 @@ export function loadConfig(env: Env = process.env): Config {
     serviceMode,
     ...modeCapabilities(serviceMode),
     secretsKey: read.optionalSecretsKey('SECRETS_KEY'),
+    signingKeyFile: read.optionalKeyFile('SIGNING_KEY_FILE', readSigningKey),
+    signingPreviousKeysFile: read.optionalKeyFile('SIGNING_PREVIOUS_KEYS_FILE', readPreviousSigningKeys),
     logLevel: read.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     printBanner: read.boolean('PRINT_BANNER', serviceMode === 'sandbox'),
     validateResponses: read.boolean('VALIDATE_RESPONSES', nodeEnv !== 'production'),
@@ -249,6 +269,11 @@ export function loadConfig(env: Env = process.env): Config {
   if (serviceMode === 'production') {
     if (!config.secretsKey) problems.push('SECRETS_KEY is required when SERVICE_MODE=production');
     if (!config.databaseUrl) problems.push('DATABASE_URL is required when SERVICE_MODE=production');
+    if (!config.signingKeyFile && (env.SIGNING_KEY_FILE ?? '').trim() === '') {
+      problems.push(
+        'SIGNING_KEY_FILE is required when SERVICE_MODE=production: the PKCS#8 PEM private key that signs deposit instructions, e.g. from: openssl genpkey -algorithm ed25519 -out signing-key.pem (chmod 600; docs/signing.md#signed-deposit-instructions)',
+      );
+    }
     if (!config.publicOrigin.startsWith('https://')) problems.push('PUBLIC_ORIGIN must be https when SERVICE_MODE=production');
   }
   // Market prices must agree more tightly than the smallest fee the catalogue (the one production serves) charges.
@@ -412,6 +437,19 @@ function createReader(env: Env, problems: string[]) {
         return undefined;
       }
       return value.toLowerCase();
+    },
+    /** A key file's path, checked at start by `check` (which throws what is wrong with it). */
+    optionalKeyFile(name: string, check: (file: string) => unknown): string | undefined {
+      const value = raw(name);
+      if (value === undefined) return undefined;
+      const file = path.resolve(value);
+      try {
+        check(file);
+      } catch (err) {
+        problems.push(`${name} (${file}): ${(err as Error).message}`);
+        return undefined;
+      }
+      return file;
     },
     /** `SYMBOL/NETWORK=amount,...` (HOT_WALLET_MIN, HOT_WALLET_MAX): decimal amounts by asset key. */
     assetAmounts(name: string): Readonly<Record<string, string>> {

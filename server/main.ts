@@ -16,6 +16,7 @@ import { createMetrics } from './metrics.js';
 import { startHousekeeping } from './jobs/housekeeping.js';
 import { DemoSecretUnreadableError, ensureDemoPartner, findUnreadablePartnerSecrets, type IssuedCredentials } from './partners.js';
 import { resolveSecretsKey, secretsKeyFileWarning } from './secrets-key.js';
+import { resolveSigningKeys } from './signing-keys.js';
 import { createSecretBox } from './store/secret-box.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -49,6 +50,8 @@ async function main(): Promise<void> {
   if (keyFileWarning) logger.warn(keyFileWarning);
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const secretsKey = resolveSecretsKey(config);
+  const signingKeys = resolveSigningKeys(config);
+  logger.info({ kid: signingKeys.signer.kid, keys: signingKeys.keySet.keys.length }, 'signing deposit instructions');
   const secretBox = createSecretBox(secretsKey);
   const applied = await migrate(db.knex, { secretBox });
   logger.info({ database: db.kind, applied }, 'database ready');
@@ -78,6 +81,7 @@ async function main(): Promise<void> {
       config,
       database: db,
       secretsKey,
+      signingKeys,
       logger,
       apiDocument: document,
       apiVersion: version,

@@ -29,6 +29,7 @@ import { createRouteService, type RouteService } from './services/routes.js';
 import { createSwapService, type SwapService } from './services/swaps.js';
 import { startSwapHub, type SwapHub } from './store/swap-hub.js';
 import type { ChainAdapters } from './wiring.js';
+import type { InstructionsSigner } from './domain/signed-instructions.js';
 
 /** The running swap machinery. */
 export interface SwapEngine {
@@ -60,6 +61,8 @@ export async function startSwapEngine(deps: {
   /** What the hot wallets can still pay (production); none: no limit. */
   liquidity?: Liquidity;
   secretsKey: Buffer;
+  /** Signs new swaps' deposit instructions and routes' addresses (signing-keys.ts). */
+  signer: InstructionsSigner;
   logger: Logger;
   now: () => Date;
   /** Schema for pg-boss's tables (tests on a shared PostgreSQL give each run its own). */
@@ -93,6 +96,7 @@ export async function startSwapEngine(deps: {
     jobs: queue,
     now: deps.now,
     liquidity: deps.liquidity,
+    signer: deps.signer,
   });
   const watching = startChainWatching({
     knex: deps.knex,
@@ -154,6 +158,7 @@ export async function startSwapEngine(deps: {
     routeAddresses: deps.chains.sandbox
       ? sandboxRouteAddresses(crypto)
       : adapterRouteAddresses({ knex: deps.knex, catalog: deps.catalog, adapters }),
+    signer: deps.signer,
     lifecycle,
     payoutSender,
     routes,

@@ -1,6 +1,7 @@
 /**
  * The browser entry point, `@partner-swap/sdk/browser`: reads and follows one swap with its access token, the
- * credential a partner's backend may hand to a page (as Stripe's client_secret). It holds no signing code and
+ * credential a partner's backend may hand to a page (as Stripe's client_secret), and verifies its signed deposit
+ * instructions (`verifyDepositInstructions`, with WebCrypto) before the page shows the address. It holds no signing code and
  * no partner secret, and imports nothing from Node: only fetch, streams and eventsource-parser, so it runs
  * in browsers and in Node alike. The stream is read with fetch, not EventSource, because EventSource cannot
  * send the Authorization header the stream is authenticated with.
@@ -18,6 +19,22 @@ import {
 } from './stream.js';
 
 export { PartnerApiError } from './errors.js';
+export {
+  DEPOSIT_INSTRUCTIONS_TYPE,
+  DepositInstructionsError,
+  ROUTE_ADDRESSES_TYPE,
+  verifyDepositInstructions,
+  verifyRouteAddresses,
+  type DepositInstructions,
+  type DepositInstructionsReason,
+  type RouteAddresses,
+  type SigningKey,
+  type SigningKeySet,
+  type SigningKeysSource,
+  type SwapToCompare,
+  type VerifyDepositInstructionsOptions,
+  type VerifyRouteAddressesOptions,
+} from './deposit-instructions.js';
 export { DEFAULT_STREAM_MAX_RECONNECTS, StreamDisconnectedError, type StreamOptions, type SwapStreamEvent } from './stream.js';
 export type { ApiResult } from './result.js';
 export type { Swap, SwapDetail, SwapEvent, SwapStatus } from './schemas.js';

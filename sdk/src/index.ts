@@ -82,6 +82,22 @@ export {
   type WebhookTestEvent,
   type WebhookVerificationReason,
 } from './webhooks.js';
+export {
+  DEPOSIT_INSTRUCTIONS_TYPE,
+  DepositInstructionsError,
+  ROUTE_ADDRESSES_TYPE,
+  verifyDepositInstructions,
+  verifyRouteAddresses,
+  type DepositInstructions,
+  type DepositInstructionsReason,
+  type RouteAddresses,
+  type SigningKey,
+  type SigningKeySet,
+  type SigningKeysSource,
+  type SwapToCompare,
+  type VerifyDepositInstructionsOptions,
+  type VerifyRouteAddressesOptions,
+} from './deposit-instructions.js';
 export { DEFAULT_RETRY, isRetryable, retryDelayMs, type Attempt, type RetryOptions } from './retry.js';
 export { canonicalText, newNonce, SIGNING_SCHEME, signatureHeader, signedHeaders, type SigningInput } from './signing.js';
 export { SDK_VERSION } from './version.js';

@@ -11,8 +11,12 @@ import { build, type Metafile } from 'esbuild';
 const BROWSER_ENTRY = fileURLToPath(new URL('../src/browser.ts', import.meta.url));
 const PARTNER_ENTRY = fileURLToPath(new URL('../src/index.ts', import.meta.url));
 
-/** The gzip size the browser entry must stay under (the SDK README gives the measured size). */
-const BROWSER_BUNDLE_BUDGET_BYTES = 5 * 1024;
+/**
+ * The gzip size the browser entry must stay under (the SDK README gives the measured size): 5 KiB until the entry
+ * took in verifyDepositInstructions (about 1.7 KiB: WebCrypto does the cryptography, the rest is its checks and
+ * the messages that say what is wrong).
+ */
+const BROWSER_BUNDLE_BUDGET_BYTES = 6 * 1024;
 
 /** Bundles `entry` for `platform`, minified; returns its code and the modules it took in. */
 async function bundle(entry: string, platform: 'browser' | 'node') {

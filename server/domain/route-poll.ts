@@ -106,6 +106,7 @@ export type RouteOrderDraft = Omit<
   | 'mode'
   | 'status'
   | 'depositMemo'
+  | 'depositInstructionsJws'
   | 'lateDeposit'
   | 'actualOutputAmount'
   | 'settlementTxHash'

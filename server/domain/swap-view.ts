@@ -45,6 +45,11 @@ export interface SwapRecord {
   feeUsd: string | null;
   depositAddress: string | null;
   depositMemo: string | null;
+  /**
+   * The compact JWS over the swap's deposit instructions (domain/signed-instructions.ts), stored with its deposit
+   * address; null before it, and on route orders (their address is signed by the route's `addresses_jws`).
+   */
+  depositInstructionsJws: string | null;
   sourceTxHash: string | null;
   receivedAmount: string | null;
   receivedFrom: string | null;
@@ -148,6 +153,7 @@ export function toSwapBody(swap: SwapRecord): SwapBody {
     minimumOutputAmount: swap.minimumOutputAmount,
     depositAddress: swap.depositAddress,
     depositMemo: swap.depositMemo,
+    depositInstructionsJws: swap.depositInstructionsJws,
     sourceTxHash: swap.sourceTxHash,
     settlementTxHash: swap.settlementTxHash,
     refundTxHash: swap.refundTxHash,

@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import type { CryptoThread } from '../crypto-thread.js';
 import type { Catalog } from '../domain/catalog.js';
 import type { SwapTokens } from '../domain/access-tokens.js';
+import type { SigningKeySet } from '../domain/signed-instructions.js';
 import type { RatesAdapter } from '../adapters/rates.js';
 import type { JobEngine } from '../jobs/engine.js';
 import type { SimulatedChain } from '../adapters/sandbox/chain.js';
@@ -52,4 +53,6 @@ export interface HandlerDeps {
   liquidity?: Liquidity;
   /** Why permanent routes cannot be created (409 route_unavailable), or undefined when they can. */
   routesUnavailable?: string;
+  /** The public keys whose signatures of deposit instructions verify (GET /signing-keys), the current one first. */
+  signingKeySet: SigningKeySet;
 }

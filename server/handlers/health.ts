@@ -1,14 +1,26 @@
-/** Health and Meta operations: liveness with dependency checks, and the served spec. */
+/** Health and Meta operations: liveness with dependency checks, the served spec, and the keys that sign deposit instructions. */
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import { AppError } from '../domain/errors.js';
 import { pingDatabase } from '../store/database.js';
-import type { Handlers } from '../http/handler-types.js';
+import { fixedBody, type Handlers } from '../http/handler-types.js';
 import type { HandlerDeps } from './deps.js';
 
-/** Handlers for getHealth and getOpenApiDocument. */
-export function createHealthHandlers(deps: HandlerDeps): Pick<Handlers, 'getHealth' | 'getOpenApiDocument'> {
+/**
+ * How long a client may cache GET /signing-keys. Short, so a verifier meeting a new `kid` after a rotation
+ * (the SDK fetches the set again for an unknown `kid`) sees it soon; a previous key stays in the set for as
+ * long as the operator lists it, so a cached set never loses a key it still needs.
+ */
+export const SIGNING_KEYS_MAX_AGE_SECONDS = 300;
+
+/** Handlers for getHealth, getOpenApiDocument and getSigningKeys. */
+export function createHealthHandlers(deps: HandlerDeps): Pick<Handlers, 'getHealth' | 'getOpenApiDocument' | 'getSigningKeys'> {
   const document = compressedDocument(JSON.stringify(deps.apiDocument));
+  const signingKeys = fixedBody(structuredClone(deps.signingKeySet));
   return {
+    async getSigningKeys() {
+      return { status: 200, body: signingKeys, headers: { 'Cache-Control': `public, max-age=${SIGNING_KEYS_MAX_AGE_SECONDS}` } };
+    },
+
     async getHealth() {
       const database = await pingDatabase(deps.knex);
       const checks = { database: { status: database.ok ? ('ok' as const) : ('fail' as const), latencyMs: database.latencyMs } };

@@ -270,6 +270,7 @@ function toRouteBody(route: RouteRecord, addresses: RouteAddressRecord[], bucket
     ...(route.label !== null ? { label: route.label } : {}),
     status: route.status,
     addresses: Object.fromEntries(addresses.map((a) => [a.assetKey, a.address])),
+    addresses_jws: route.addressesJws,
     fee: { percent: new Money(route.feePercent).plus(route.markupPercent).toNumber(), floor_usd: new Money(route.feeFloorUsd).toNumber() },
     min_swap_usd: new Money(route.minSwapUsd).toNumber(),
     max_auto_swap_usd: new Money(route.maxAutoSwapUsd).toNumber(),

@@ -78,6 +78,7 @@ export function createSwapHandlers(deps: HandlerDeps, issued: IssuedQuotes): Pic
         feeUsd: quote.feeUsd,
         depositAddress: null,
         depositMemo: null,
+        depositInstructionsJws: null,
         sourceTxHash: null,
         receivedAmount: null,
         receivedFrom: null,

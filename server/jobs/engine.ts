@@ -22,6 +22,7 @@ import type { JobStore } from '../store/job-store.js';
 import type { PayoutSender } from './payout-sender.js';
 import { createPayoutSends } from './payout-sends.js';
 import { QUEUES, type EnginePart, type JobQueue } from './queue.js';
+import type { InstructionsSigner } from '../domain/signed-instructions.js';
 import { createRouteAddressing, type RouteAddressSource } from './route-addresses.js';
 import { createRoutePolling } from './route-deposits.js';
 import { createSwapSteps } from './swap-steps.js';
@@ -63,6 +64,8 @@ export interface JobEngineDeps {
   routes: Pick<RouteService, 'poll' | 'postpone'>;
   /** Where new routes' deposit addresses come from (route-addresses.ts). */
   routeAddresses: RouteAddressSource;
+  /** Signs a route's addresses once they are all allocated (`addresses_jws`). */
+  signer: InstructionsSigner;
   /** Webhook delivery: what the dispatcher claims and the pump sends (webhook-delivery.ts). */
   delivery: WebhookDelivery;
   /** The configuration: webhook delivery's limits, production's payout batching. */
@@ -81,7 +84,14 @@ export async function startJobEngine(deps: JobEngineDeps): Promise<JobEngine> {
   const { store, queue, now, logger, metrics } = deps;
   const steps = createSwapSteps({ store, queue, lifecycle: deps.lifecycle, now, logger, metrics });
   const payouts = createPayoutSends({ store, queue, sender: deps.payoutSender, config: deps.config, now, logger, metrics });
-  const routeAddressing = createRouteAddressing({ store, queue, addressOf: deps.routeAddresses, logger, metrics });
+  const routeAddressing = createRouteAddressing({
+    store,
+    queue,
+    addressOf: deps.routeAddresses,
+    signing: { signer: deps.signer, now },
+    logger,
+    metrics,
+  });
   const unstarted = createUnstartedSweep({ store, queue, now, logger, periodMs: deps.startSweepMs });
   // The orders a poll creates are queued in its transaction and moved on at once after it commits.
   const polling = createRoutePolling({

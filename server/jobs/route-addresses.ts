@@ -11,6 +11,7 @@ import type { AdapterRegistry } from '../adapters/chain.js';
 import { seedOf } from '../adapters/sandbox/chain.js';
 import type { CryptoThread } from '../crypto-thread.js';
 import { assetNetwork, NATIVE_ASSET, type Catalog } from '../domain/catalog.js';
+import { ROUTE_ADDRESSES_TYPE, routeAddressesOf, type InstructionsSigner, type RouteToSign } from '../domain/signed-instructions.js';
 import { depositIndexOf } from '../store/chain-ledger.js';
 import type { Metrics } from '../metrics.js';
 import type { JobStore } from '../store/job-store.js';
@@ -55,27 +56,50 @@ export function adapterRouteAddresses(deps: { knex: Knex; catalog: Catalog; adap
  */
 export const ROUTES_PER_FILL = 6;
 
+/** What signs a route's addresses once they are all allocated: the signer and the clock of `signedAt`. */
+export interface RouteSigning {
+  signer: InstructionsSigner;
+  now: () => Date;
+}
+
+/** The statements allocation runs. */
+export type RouteAddressStore = Pick<JobStore, 'routeAssetKeys' | 'fillRouteAddresses'>;
+
 /**
  * Stores every address of `routes` that is still being allocated (the routes of a batch of jobs), in one
- * statement per ROUTES_PER_FILL routes. A route's `networks`, when its job names them (the networks of its
- * asset keys), save reading its asset keys first. The addresses are asked of `addressOf`, outside any
- * transaction.
+ * statement per ROUTES_PER_FILL routes, and signs the addresses of each route that has all of them then
+ * (`addresses_jws`, once, in the fill's transaction: a route signed already keeps its JWS). A route's
+ * `networks`, when its job names them (the networks of its asset keys; none for a route whose addresses are
+ * all stored but not signed), save reading its asset keys first. The addresses are asked of `addressOf`, outside any transaction.
  */
 export async function allocateRouteAddresses(
-  store: Pick<JobStore, 'routeAssetKeys' | 'fillRouteAddresses'>,
+  store: RouteAddressStore,
   addressOf: RouteAddressSource,
+  signing: RouteSigning,
   routes: Array<{ routeId: string; networks?: string[] }>,
 ): Promise<void> {
   const unnamed = routes.filter((r) => !r.networks).map((r) => r.routeId);
   const keys = new Map((await store.routeAssetKeys(unnamed)).map((r) => [r.routeId, r.assetKeys]));
+  const sign = (complete: RouteToSign[]) => {
+    const at = signing.now();
+    return complete.map((route) => ({
+      routeId: route.routeId,
+      jws: signing.signer.sign(ROUTE_ADDRESSES_TYPE, routeAddressesOf(route, at)),
+    }));
+  };
   for (let start = 0; start < routes.length; start += ROUTES_PER_FILL) {
+    const chunk = routes.slice(start, start + ROUTES_PER_FILL);
     const pending: Array<Promise<RouteNetworkAddress>> = [];
-    for (const { routeId, networks } of routes.slice(start, start + ROUTES_PER_FILL)) {
+    for (const { routeId, networks } of chunk) {
       for (const network of new Set(networks ?? (keys.get(routeId) ?? []).map(assetNetwork))) {
         pending.push(addressOf(routeId, network).then((address) => ({ routeId, network, address })));
       }
     }
-    await store.fillRouteAddresses(await Promise.all(pending));
+    await store.fillRouteAddresses(
+      chunk.map((r) => r.routeId),
+      await Promise.all(pending),
+      sign,
+    );
   }
 }
 
@@ -99,9 +123,10 @@ type RouteAddressesJob = { routes: RouteAddressWork[] } | RouteAddressWork;
  * allocation of new routes on the instance that stored them (`schedule`, without a job of their own).
  */
 export function createRouteAddressing(deps: {
-  store: Pick<JobStore, 'routeAssetKeys' | 'fillRouteAddresses'>;
+  store: RouteAddressStore;
   queue: JobQueue;
   addressOf: RouteAddressSource;
+  signing: RouteSigning;
   logger: Logger;
   metrics?: Metrics;
 }): EnginePart<(routes: Array<{ routeId: string; networks: string[] }>) => Promise<void>> {
@@ -114,7 +139,7 @@ export function createRouteAddressing(deps: {
   const drainAllocations = async () => {
     while (allocating.length > 0) {
       const batch = allocating.splice(0, ROUTE_ADDRESSES_BATCH_SIZE);
-      await allocateRouteAddresses(deps.store, deps.addressOf, batch).catch((err) =>
+      await allocateRouteAddresses(deps.store, deps.addressOf, deps.signing, batch).catch((err) =>
         deps.logger.warn(
           { err, routes: batch.length },
           "allocating new routes' addresses failed; the sweep of unstarted work allocates them",
@@ -133,6 +158,7 @@ export function createRouteAddressing(deps: {
           allocateRouteAddresses(
             deps.store,
             deps.addressOf,
+            deps.signing,
             jobs.flatMap(({ data }) => ('routes' in data ? data.routes : [data])),
           ),
       );

@@ -29,6 +29,7 @@ import {
   type PayoutIntent,
   type ReviewDecision,
 } from '../domain/swap-decision.js';
+import { DEPOSIT_INSTRUCTIONS_TYPE, depositInstructionsOf, type InstructionsSigner } from '../domain/signed-instructions.js';
 import type { SwapRecord } from '../domain/swap-view.js';
 import { transaction } from '../store/after-commit.js';
 import { depositIndexOf, listOutputsTo, listOwnFundingTxs, listRemovedOrderDeposits } from '../store/chain-ledger.js';
@@ -57,6 +58,8 @@ export interface SwapServiceDeps {
   now: () => Date;
   /** What the hot wallets can still pay (read under the asset's lock in the step's transaction, in `exchanging`); none: no limit. */
   liquidity?: Liquidity;
+  /** Signs a new swap's deposit instructions, once, with its deposit address (domain/signed-instructions.ts). */
+  signer: InstructionsSigner;
 }
 
 /** The outcome of advancing a swap: when it should be looked at again, if the clock alone will move it. */
@@ -287,14 +290,19 @@ export function createSwapService(deps: SwapServiceDeps) {
   }
 
   // A new swap's address: asked of the address source outside any transaction, stored only if the swap is
-  // unchanged since it was read. Undefined when nothing was stored (the locked steps take it from there).
+  // unchanged since it was read, with its signed deposit instructions (signed here, once: every read, webhook
+  // and stream then shows the same bytes, which verify after a key rotation too). Undefined when nothing was
+  // stored (the locked steps take it from there).
   async function allocate(swap: SwapRecord, at: Date): Promise<SwapRecord | undefined> {
     const source = assetOf(swap.sourceAsset, swap.sourceNetwork);
     const allocated = await deps.adapters.of(source.network).addresses.depositAddress(source, {
       key: swap.id,
       index: () => depositIndexOf(deps.knex, source.network, swap.id),
     });
-    const change = await writeAllocation({ swap, fields: { depositAddress: allocated.address, depositMemo: allocated.memo }, at });
+    const fields = { depositAddress: allocated.address, depositMemo: allocated.memo };
+    const instructions = depositInstructionsOf({ ...swap, ...fields }, at);
+    const depositInstructionsJws = deps.signer.sign(DEPOSIT_INSTRUCTIONS_TYPE, instructions);
+    const change = await writeAllocation({ swap, fields: { ...fields, depositInstructionsJws }, at });
     return change?.swap;
   }
 

@@ -11,6 +11,7 @@ import {
   listRouteAssetKeys,
   listUnallocatedRoutes,
   nextDuePoll,
+  type RouteAddressSigner,
   type RouteNetworkAddress,
 } from './routes.js';
 import { listActiveSwapIds, listUnstartedSwapIds } from './swaps.js';
@@ -23,12 +24,18 @@ export interface JobStore {
   openPayoutIds(unchangedSince?: Date): Promise<string[]>;
   /** Swaps whose first step never ran, or still waiting (or overdue) past their deadline, as of `before`. */
   unstartedSwapIds(before: Date): Promise<string[]>;
-  /** Routes created before `createdBefore` with a network still without its address. */
+  /**
+   * Routes created before `createdBefore` with a network still without its address (those networks), or with
+   * every address but no `addresses_jws` yet (no network: only the signature is missing).
+   */
   unallocatedRoutes(createdBefore: Date): Promise<Array<{ routeId: string; networks: string[] }>>;
   /** The asset keys of `routeIds`. */
   routeAssetKeys(routeIds: string[]): Promise<Array<{ routeId: string; assetKeys: string[] }>>;
-  /** Stores route addresses not stored yet; an address already stored is kept. */
-  fillRouteAddresses(fills: RouteNetworkAddress[]): Promise<number>;
+  /**
+   * Stores route addresses not stored yet (an address already stored is kept) and, in the same transaction, the
+   * `addresses_jws` `sign` makes for each of `routeIds` that has every address now and none yet.
+   */
+  fillRouteAddresses(routeIds: string[], fills: RouteNetworkAddress[], sign: RouteAddressSigner): Promise<number>;
   /** Up to `limit` active routes due for a poll at `at`, those inside an expect-deposit window first. */
   dueRoutes(at: Date, limit: number): Promise<string[]>;
   /** When the next active route is due for a poll. */
@@ -43,7 +50,7 @@ export function createJobStore(db: Knex): JobStore {
     unstartedSwapIds: (before) => listUnstartedSwapIds(db, before),
     unallocatedRoutes: (createdBefore) => listUnallocatedRoutes(db, createdBefore),
     routeAssetKeys: (routeIds) => listRouteAssetKeys(db, routeIds),
-    fillRouteAddresses: (fills) => fillRouteAddresses(db, fills),
+    fillRouteAddresses: (routeIds, fills, sign) => fillRouteAddresses(db, routeIds, fills, sign),
     dueRoutes: (at, limit) => listDueRoutes(db, at, limit),
     nextDuePoll: () => nextDuePoll(db),
   };

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { assetNetwork } from '../domain/catalog.js';
 import type { BucketRecord, DepositOrder, DepositRecord } from '../domain/route-deposit-view.js';
 import type { PolledRoute } from '../domain/route-poll.js';
+import type { RouteToSign } from '../domain/signed-instructions.js';
 import { FOREIGN_KEY_VIOLATION, guardRefusal, sqlState, UNIQUE_VIOLATION } from './errors.js';
 import { columnArrays, groupCommit, groupCommitClaims, groupReadByUuid, groupReadRows, recordInsert } from './group-commit.js';
 import { CHALLENGE_SPENDABLE } from './route-challenge.js';
@@ -29,6 +30,8 @@ export interface RouteRecord extends PolledRoute {
   status: string;
   /** When the route's addresses are next looked at for deposits. */
   nextPollAt: Date | null;
+  /** The compact JWS over its addresses and destination, once all its addresses are allocated (0034). */
+  addressesJws: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -78,7 +81,10 @@ export function createChallengeReader(db: Knex): (id: string) => Promise<Challen
 }
 
 /** A route to create: its id is made by the caller; the partner's markup is read by the statement that stores it. */
-export type NewRoute = Omit<RouteRecord, 'status' | 'markupPercent' | 'expectDepositUntil' | 'nextPollAt' | 'activeAt' | 'updatedAt'> & {
+export type NewRoute = Omit<
+  RouteRecord,
+  'status' | 'markupPercent' | 'expectDepositUntil' | 'nextPollAt' | 'activeAt' | 'updatedAt' | 'addressesJws'
+> & {
   nextPollAt: Date;
 };
 
@@ -470,10 +476,57 @@ export async function listUnallocatedRoutes(db: Knex, createdBefore: Date): Prom
        cross join lateral (select substr(k.key, strpos(k.key, '/') + 1) as network) n
       where r.created_at < ?
         and not exists (select from route_addresses a where a.route_id = r.id and a.network = n.network)
-      group by r.id`,
-    [createdBefore],
+      group by r.id
+     union all
+     select r.id, '{}'::text[]
+       from permanent_routes r
+      where r.created_at < ? and r.addresses_jws is null
+        and not exists (select from unnest(r.asset_keys) as k(key)
+                         where not exists (select from route_addresses a
+                                            where a.route_id = r.id and a.network = substr(k.key, strpos(k.key, '/') + 1)))`,
+    [createdBefore, createdBefore],
   );
   return rows;
+}
+
+// Those of `routeIds` that have an address on every asset key's network and no `addresses_jws` yet, each with
+// what its JWS signs.
+async function listUnsignedRoutes(db: Knex, routeIds: string[]): Promise<RouteToSign[]> {
+  if (routeIds.length === 0) return [];
+  const { rows } = await db.raw(
+    `select r.id, r.external_user, r.destination_asset, r.destination_network, r.destination_address, r.asset_keys,
+            (select json_object_agg(a.network, a.address) from route_addresses a where a.route_id = r.id) as addresses
+       from permanent_routes r
+      where r.id = any(?::uuid[]) and r.addresses_jws is null`,
+    [routeIds],
+  );
+  return (rows as Array<Record<string, unknown>>).flatMap((row) => {
+    const byNetwork = (row.addresses ?? {}) as Record<string, string>;
+    const keys = row.asset_keys as string[];
+    if (keys.some((key) => !byNetwork[assetNetwork(key)])) return [];
+    return [
+      {
+        routeId: row.id as string,
+        externalUser: row.external_user as string,
+        destinationAsset: row.destination_asset as string,
+        destinationNetwork: row.destination_network as string,
+        destinationAddress: row.destination_address as string,
+        addresses: Object.fromEntries(keys.map((key) => [key, byNetwork[assetNetwork(key)]])),
+      },
+    ];
+  });
+}
+
+// Stores each route's `addresses_jws` in one statement, leaving a route that has one already as it is (another
+// instance's fill of the same route signed it first).
+async function storeRouteSignatures(db: Knex, signatures: Array<{ routeId: string; jws: string }>): Promise<void> {
+  if (signatures.length === 0) return;
+  await db.raw(
+    `update permanent_routes r set addresses_jws = given.jws
+       from unnest(?::uuid[], ?::text[]) as given(id, jws)
+      where r.id = given.id and r.addresses_jws is null`,
+    [signatures.map((s) => s.routeId), signatures.map((s) => s.jws)],
+  );
 }
 
 /** The allocated addresses of `routeIds`, by route and network. */
@@ -498,23 +551,45 @@ const GIVEN_ADDRESSES = `select * from unnest(?::uuid[], ?::text[], ?::text[]) a
 // What refuses an allocation that is not the first for its rows, or whose route is gone.
 const REFILL_CODES = new Set([UNIQUE_VIOLATION, FOREIGN_KEY_VIOLATION]);
 
+/** Signs the routes a fill completed (domain/signed-instructions.ts): each one's `addresses_jws`. */
+export type RouteAddressSigner = (routes: RouteToSign[]) => Array<{ routeId: string; jws: string }>;
+
 /**
  * Stores the addresses `fills` names, of any number of routes: a row for each route and network. A job's
  * first run meets no row of its routes, so one plain insert stores them. A run that finds rows (a retried
  * job) keeps each allocated address and adds only the missing ones, and a route deleted with its partner
- * meanwhile is skipped: each is answered by the plain insert's refusal, and a second statement then inserts
- * what is missing (the key and route checks of every row were what the plain insert saves). Returns how many
- * rows it wrote.
+ * meanwhile is skipped: each is answered by the plain insert's refusal (rolled back to its savepoint), and a
+ * second statement then inserts what is missing (the key and route checks of every row were what the plain
+ * insert saves). In the same transaction, those of `routeIds` that now have every address and no
+ * `addresses_jws` are signed by `sign` and their JWS stored, so no read sees a route's addresses complete and
+ * unsigned (`routeIds` may name routes the fill does not touch: routes whose signature alone is missing).
+ * Returns how many rows it wrote.
  */
-export async function fillRouteAddresses(db: Knex, fills: RouteNetworkAddress[]): Promise<number> {
+export async function fillRouteAddresses(
+  db: Knex,
+  routeIds: string[],
+  fills: RouteNetworkAddress[],
+  sign: RouteAddressSigner,
+): Promise<number> {
+  if (fills.length === 0 && routeIds.length === 0) return 0;
+  return db.transaction(async (trx) => {
+    const written = await insertRouteAddresses(trx, fills);
+    await storeRouteSignatures(trx, sign(await listUnsignedRoutes(trx, routeIds)));
+    return written;
+  });
+}
+
+async function insertRouteAddresses(trx: Knex.Transaction, fills: RouteNetworkAddress[]): Promise<number> {
   if (fills.length === 0) return 0;
   const arrays = [fills.map((f) => f.routeId), fills.map((f) => f.network), fills.map((f) => f.address)];
   try {
-    const result = await db.raw(`insert into route_addresses (route_id, network, address) ${GIVEN_ADDRESSES}`, arrays);
+    const result = await trx.transaction((savepoint) =>
+      savepoint.raw(`insert into route_addresses (route_id, network, address) ${GIVEN_ADDRESSES}`, arrays),
+    );
     return result.rowCount ?? 0;
   } catch (err) {
     if (!REFILL_CODES.has(sqlState(err) ?? '')) throw err;
-    const result = await db.raw(
+    const result = await trx.raw(
       `insert into route_addresses (route_id, network, address)
        select given.* from (${GIVEN_ADDRESSES}) as given
         where exists (select from permanent_routes r where r.id = given.route_id)

@@ -15,6 +15,7 @@ export type NewSwap = Omit<
   | 'mode'
   | 'depositAddress'
   | 'depositMemo'
+  | 'depositInstructionsJws'
   | 'sourceTxHash'
   | 'receivedAmount'
   | 'receivedFrom'

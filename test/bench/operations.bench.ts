@@ -120,6 +120,7 @@ const ROWS: Record<OperationId, (c: RowContext) => Row[]> = {
       call: { method: 'GET', path: '/openapi.json', auth: 'public', headers: () => ({ 'accept-encoding': 'gzip, deflate, br' }) },
     },
   ],
+  getSigningKeys: () => [{ call: { method: 'GET', path: '/signing-keys', auth: 'public' } }],
   listAssets: () => [{ call: { method: 'GET', path: '/assets', auth: 'public' }, bare: true }],
   getPairs: () => [{ call: { method: 'GET', path: '/pairs', auth: 'public' } }],
   createQuote: ({ world }) => [{ call: signedCall('POST', '/quotes', world.quoteRequest), bare: true }],

@@ -33,7 +33,7 @@ const limits = {
 const spec = JSON.parse(fs.readFileSync(path.join(__dirname, '../../generated/openapi.json'), 'utf8'));
 const operationIdOf = (method, pathTemplate) => spec.paths[pathTemplate]?.[method.toLowerCase()]?.operationId;
 
-const PUBLIC = new Set(['GET /health', 'GET /openapi.json', 'GET /assets', 'GET /pairs']);
+const PUBLIC = new Set(['GET /health', 'GET /openapi.json', 'GET /signing-keys', 'GET /assets', 'GET /pairs']);
 
 // Statuses no request can provoke from outside a healthy server, with the suite that covers each instead.
 const NOT_PROVOKABLE = {

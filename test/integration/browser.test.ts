@@ -3,8 +3,9 @@
  * on a page served from another origin than the API (another port), as a partner's frontend is: the API lists
  * the page's origin in CORS_ORIGINS. The page reads the catalogue, reads a swap with its access token, and
  * follows its stream to `finished` through a sandbox payment the test makes, signed, from Node; once more
- * through a connection dropped mid-stream. A signed operation called from the page is refused by the
- * browser's CORS check. Skipped, with the reason printed, only when no chromium is installed.
+ * through a connection dropped mid-stream. The page verifies a swap's signed deposit instructions
+ * (verifyDepositInstructions, WebCrypto, keys from GET /signing-keys). A signed operation called from the page is
+ * refused by the browser's CORS check. Skipped, with the reason printed, only when no chromium is installed.
  */
 import { existsSync } from 'node:fs';
 import http from 'node:http';
@@ -164,6 +165,39 @@ async function callSigned(baseUrl: string): Promise<string> {
   }
 }
 
+// Run in the page: reads the swap with its token and verifies its deposit instructions with verifyDepositInstructions
+// (keys fetched from GET /signing-keys), as shown and with the address changed; what each verification gave.
+async function verifyInstructions({ baseUrl, swapId, accessToken }: Omit<Follow, 'drop'>) {
+  const sdk = (globalThis as unknown as PageGlobals).sdk!;
+  const { data } = await sdk.createSwapViewer({ baseUrl, swapId, accessToken }).get();
+  const order = data!.order;
+  const outcome = async (swap: typeof order) => {
+    try {
+      const payload = await sdk.verifyDepositInstructions(order.depositInstructionsJws!, { baseUrl, swap });
+      return { verified: payload.depositAddress };
+    } catch (err) {
+      return { refused: (err as InstanceType<typeof BrowserSdk.DepositInstructionsError>).reason };
+    }
+  };
+  const [header, payload, signature] = order.depositInstructionsJws!.split('.');
+  const changed = JSON.parse(atob(payload.replace(/-/g, '+').replace(/_/g, '/')));
+  changed.depositAddress = 'bc1qchangedbythepage';
+  const forged = `${header}.${btoa(JSON.stringify(changed)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')}.${signature}`;
+  let forgedOutcome;
+  try {
+    await sdk.verifyDepositInstructions(forged, { baseUrl });
+    forgedOutcome = 'verified';
+  } catch (err) {
+    forgedOutcome = (err as InstanceType<typeof BrowserSdk.DepositInstructionsError>).reason;
+  }
+  return {
+    address: order.depositAddress,
+    shown: await outcome(order),
+    otherAddress: await outcome({ ...order, depositAddress: 'bc1qnotthisone' }),
+    forged: forgedOutcome,
+  };
+}
+
 const statusIds = (events: BrowserSdk.SwapStreamEvent[]) => events.flatMap((e) => (e.type === 'status' ? [e.event.id] : []));
 
 describe('the browser SDK in chromium, on a page of another origin', function () {
@@ -282,6 +316,15 @@ describe('the browser SDK in chromium, on a page of another origin', function ()
     expect(preflight.headers.get('access-control-allow-origin')).to.equal(null);
     expect(preflight.body).to.have.nested.property('error.code', 'browser_not_allowed');
     expect((preflight.body as { error: { message: string } }).error.message).to.contain('partner secret in a browser is a leak');
+  });
+
+  it("verifies a swap's signed deposit instructions with WebCrypto, and refuses them for another address or once changed", async () => {
+    const { order, accessToken } = await client.create();
+    await client.waitFor(order.id, (o) => !!o.depositInstructionsJws);
+    const answer = await page.evaluate(verifyInstructions, { baseUrl: server!.baseUrl, swapId: order.id, accessToken });
+    expect(answer.shown).to.deep.equal({ verified: answer.address });
+    expect(answer.otherAddress).to.deep.equal({ refused: 'mismatch' });
+    expect(answer.forged).to.equal('invalid_signature');
   });
 
   it('throws no uncaught error in the page', () => {

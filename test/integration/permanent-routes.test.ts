@@ -126,8 +126,11 @@ describe('Permanent routes: challenges and verified creation', () => {
         .to.include.members(['BTC/BTC', 'USDT/ETH', 'USDT/TRX', 'fUSD/ZANO'])
         .and.not.include('ZANO/ZANO');
       const route = await waitForAddresses(client, res.body.route_id);
-      // The 201 body is the route as stored: read back, only its addresses have been filled in since, in the same order.
-      expect({ ...route, addresses: {} }).to.deep.equal({ ...res.body, addresses: {} });
+      // The 201 body is the route as stored: read back, only its addresses have been filled in since, in the same
+      // order, and signed with them (addresses_jws, null in the 201).
+      expect(res.body.addresses_jws).to.equal(null);
+      expect(route.addresses_jws).to.match(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+      expect({ ...route, addresses: {}, addresses_jws: null }).to.deep.equal({ ...res.body, addresses: {} });
       expect(Object.keys(route.addresses)).to.deep.equal(Object.keys(res.body.addresses));
       // EVM tokens share their network's address.
       expect(route.addresses['USDT/ETH'])

@@ -22,6 +22,7 @@ import { createScratchDatabase, postgresMissing, type ScratchDatabase } from '..
 import { freePort, spawnGroup, waitForHttp, type Child } from '../support/process.js';
 import { signedFetch, type SignerOptions } from '../support/signer.js';
 import { readJson } from '../support/http.js';
+import { generateSigningKeyPem } from '../../server/signing-keys.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -54,6 +55,8 @@ describe('production mode on a real Litecoin Core node (the server process)', fu
     keyDir = await mkdtemp(path.join(os.tmpdir(), 'pss-key-'));
     const keyFile = path.join(keyDir, 'eth-hot.key');
     await writeFile(keyFile, ANVIL_KEY_0, { mode: 0o600 });
+    const signingKeyFile = path.join(keyDir, 'signing-key.pem');
+    await writeFile(signingKeyFile, generateSigningKeyPem(), { mode: 0o600 });
     const ethAccount = HDKey.fromMasterSeed(Buffer.from('0f0e0d0c0b0a09080706050403020100', 'hex')).derive("m/44'/60'/0'");
     for (const source of ['kraken', 'binance', 'coinbase'] as const) providers.push(await startFakeProvider(source));
     const [kraken, binance, coinbase] = providers;
@@ -95,6 +98,7 @@ describe('production mode on a real Litecoin Core node (the server process)', fu
         HOST: '127.0.0.1',
         DATABASE_URL: database.url,
         SECRETS_KEY: secretsKey,
+        SIGNING_KEY_FILE: signingKeyFile,
         PUBLIC_ORIGIN: ORIGIN,
         LOG_LEVEL: 'warn',
         PRINT_BANNER: 'false',
@@ -251,6 +255,25 @@ describe('production mode with no networks', () => {
   });
 });
 
+describe('production mode without a usable signing key', () => {
+  it('refuses to start without SIGNING_KEY_FILE, and with one other users can read, never printing the key', async function () {
+    this.timeout(60_000);
+    const missing = await startRefused({ NETWORKS: '' });
+    expect(missing.code).to.equal(78);
+    expect(missing.output).to.match(/SIGNING_KEY_FILE is required when SERVICE_MODE=production: .*openssl genpkey -algorithm ed25519/);
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'pss-key-'));
+    const file = path.join(dir, 'signing-key.pem');
+    const pem = generateSigningKeyPem();
+    await writeFile(file, pem, { mode: 0o644 });
+    await chmod(file, 0o644);
+    const open = await startRefused({ NETWORKS: '', SIGNING_KEY_FILE: file });
+    await rm(dir, { recursive: true, force: true });
+    expect(open.code).to.equal(78);
+    expect(open.output).to.contain(`SIGNING_KEY_FILE (${file}): is accessible to other users (mode 0644)`);
+    expect(open.output).not.to.contain(pem.split('\n')[1]);
+  });
+});
+
 describe('production mode with CORS_ORIGINS=*', () => {
   it('refuses to start, saying that * is for a sandbox and what to list instead', async function () {
     this.timeout(60_000);
@@ -359,6 +382,8 @@ describe('production mode with an ETH node that does not answer at start', () =>
     dir = await mkdtemp(path.join(os.tmpdir(), 'pss-key-'));
     const keyFile = path.join(dir, 'eth-hot.key');
     await writeFile(keyFile, ANVIL_KEY_0, { mode: 0o600 });
+    const signingKeyFile = path.join(dir, 'signing-key.pem');
+    await writeFile(signingKeyFile, generateSigningKeyPem(), { mode: 0o600 });
     const account = HDKey.fromMasterSeed(Buffer.from('0f0e0d0c0b0a09080706050403020100', 'hex')).derive("m/44'/60'/0'");
     const port = await freePort();
     const env = {
@@ -367,6 +392,7 @@ describe('production mode with an ETH node that does not answer at start', () =>
       HOST: '127.0.0.1',
       DATABASE_URL: database.url,
       SECRETS_KEY: 'b'.repeat(64),
+      SIGNING_KEY_FILE: signingKeyFile,
       PUBLIC_ORIGIN: ORIGIN,
       LOG_LEVEL: 'warn',
       PRINT_BANNER: 'false',

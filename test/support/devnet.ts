@@ -38,6 +38,7 @@ import {
 import { startFakeProvider, type FakeProvider } from './market-data.js';
 import { createScratchDatabase, postgresMissing, type ScratchDatabase } from './postgres.js';
 import { freePort, spawnGroup, waitForHttp, type Child } from './process.js';
+import { generateSigningKeyPem } from '../../server/signing-keys.js';
 import { FUSD_ASSET_ID, SPENDABLE_AGE, startZanoWallet, ZANO_ASSET_ID, type ZanoWallet } from './zano-wallet.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -178,6 +179,8 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
     stops.push(() => rm(keyDir, { recursive: true, force: true }));
     const keyFile = path.join(keyDir, 'eth-hot-wallet.key');
     await writeFile(keyFile, ANVIL_KEY_0, { mode: 0o600 });
+    const signingKeyFile = path.join(keyDir, 'signing-key.pem');
+    await writeFile(signingKeyFile, generateSigningKeyPem(), { mode: 0o600 });
     const ethAccount = HDKey.fromMasterSeed(Buffer.from(ETH_DEPOSIT_SEED, 'hex')).derive("m/44'/60'/0'");
     const ethDepositKeyFile = options.sweepEth ? path.join(keyDir, 'eth-deposit.xprv') : undefined;
     if (ethDepositKeyFile) await writeFile(ethDepositKeyFile, ethAccount.privateExtendedKey, { mode: 0o600 });
@@ -242,6 +245,7 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
         HOST: '127.0.0.1',
         DATABASE_URL: database.url,
         SECRETS_KEY: secretsKey,
+        SIGNING_KEY_FILE: signingKeyFile,
         PUBLIC_ORIGIN: DEVNET_ORIGIN,
         PRINT_BANNER: 'false',
         NETWORKS: zano ? 'LTC,ETH,ZANO' : 'LTC,ETH',

@@ -4,7 +4,7 @@
  * close). Listens on a free port.
  */
 import { createSandboxChainAdapters, type ChainAdapters } from '../../server/wiring.js';
-import { randomBytes } from 'node:crypto';
+import { createPrivateKey, randomBytes, type KeyObject } from 'node:crypto';
 import type { AddressInfo, LookupFunction } from 'node:net';
 import knexFactory, { type Knex } from 'knex';
 import { loadConfig, modeCapabilities, type Config } from '../../server/config.js';
@@ -19,6 +19,7 @@ import { listenForMetrics } from '../../server/http/metrics-server.js';
 import { createMetrics } from '../../server/metrics.js';
 import { provisionPartner, type IssuedCredentials } from '../../server/partners.js';
 import { createSecretBox, type SecretBox } from '../../server/store/secret-box.js';
+import { generateSigningKeyPem, resolveSigningKeys, signingKeysOf } from '../../server/signing-keys.js';
 import type { Liquidity } from '../../server/services/liquidity.js';
 import type { SignerOptions } from './signer.js';
 
@@ -72,6 +73,10 @@ export interface TestServerOptions {
   liquidity?: Liquidity;
 }
 
+// The signing key of test servers without SIGNING_KEY_FILE: one per test process, generated in memory (a
+// sandbox process generates its own into DATA_DIR; tests leave DATA_DIR alone).
+let testSigningKey: KeyObject | undefined;
+
 /** The environment tests run with unless they override it. */
 export const TEST_ENV: Record<string, string> = {
   LOG_LEVEL: 'silent',
@@ -106,10 +111,14 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const metrics = options.metrics ? createMetrics() : undefined;
   // The service as main.ts builds it, on the simulated chain, also under a configuration forced to production
   // mode (configOverrides): such tests try what does not depend on real nodes (webhook rules) on swaps that move.
+  const signingKeys = config.signingKeyFile
+    ? resolveSigningKeys(config)
+    : signingKeysOf((testSigningKey ??= createPrivateKey(generateSigningKeyPem())));
   const service = await assembleService({
     config,
     database,
     secretsKey: Buffer.from(config.secretsKey!, 'hex'),
+    signingKeys,
     logger,
     apiDocument: document,
     apiVersion: version,

@@ -41,6 +41,7 @@ const WAITING: SwapRecord = {
   feeUsd: '3.54',
   depositAddress: SWAP_DEPOSIT_ADDRESS,
   depositMemo: null,
+  depositInstructionsJws: null,
   sourceTxHash: null,
   receivedAmount: null,
   receivedFrom: null,

@@ -1,11 +1,13 @@
 import { HDKey } from '@scure/bip32';
 import { expect } from 'chai';
+import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ConfigError, loadConfig, modeCapabilities, STREAM_MAX_LIFETIME_LIMIT_SECONDS } from '../../server/config.js';
 import { loadSandboxCatalog } from '../../server/adapters/sandbox/catalog.js';
 import { servedCatalog } from '../../server/production-config.js';
+import { generateSigningKeyPem } from '../../server/signing-keys.js';
 
 describe('loadConfig', () => {
   it('applies the documented defaults to an empty environment', () => {
@@ -156,6 +158,7 @@ describe('loadConfig', () => {
     expect(loadConfig({})).to.include({ secretsKeyFallback: true, webhookRequireHttps: false, webhookCanAllowPrivateTargets: true });
     expect(modeCapabilities('production')).to.deep.equal({
       secretsKeyFallback: false,
+      signingKeyFallback: false,
       webhookRequireHttps: true,
       webhookCanAllowPrivateTargets: false,
     });
@@ -167,7 +170,8 @@ describe('loadConfig', () => {
   });
 
   describe('production networks', () => {
-    const base = {
+    // SIGNING_KEY_FILE is set in `before`, once its file exists.
+    const base: Record<string, string> = {
       SERVICE_MODE: 'production',
       SECRETS_KEY: 'a'.repeat(64),
       DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x',
@@ -180,6 +184,8 @@ describe('loadConfig', () => {
       keysDir = await mkdtemp(path.join(os.tmpdir(), 'pss-hot-'));
       hotKey = path.join(keysDir, 'eth-hot');
       await writeFile(hotKey, 'ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80\n', { mode: 0o600 });
+      base.SIGNING_KEY_FILE = path.join(keysDir, 'signing-key.pem');
+      await writeFile(base.SIGNING_KEY_FILE, generateSigningKeyPem(), { mode: 0o600 });
     });
     after(() => rm(keysDir, { recursive: true, force: true }));
     const problemsOf = (env: Record<string, string>): string[] => {
@@ -534,5 +540,92 @@ describe('loadConfig CORS_ORIGINS', () => {
       problems = (err as ConfigError).problems;
     }
     expect(problems.filter((p) => p.startsWith('CORS_ORIGINS'))).to.deep.equal([]);
+  });
+});
+
+describe('loadConfig SIGNING_KEY_FILE and SIGNING_PREVIOUS_KEYS_FILE', () => {
+  const production = {
+    SERVICE_MODE: 'production',
+    SECRETS_KEY: 'a'.repeat(64),
+    DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x',
+    PUBLIC_ORIGIN: 'https://swap.example.com',
+  };
+  let dir: string;
+  before(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'pss-signing-'));
+  });
+  after(() => rm(dir, { recursive: true, force: true }));
+  const signingProblems = (env: Record<string, string>): string[] => {
+    try {
+      loadConfig(env);
+      return [];
+    } catch (err) {
+      return (err as ConfigError).problems.filter((p) => p.startsWith('SIGNING_'));
+    }
+  };
+  const file = async (name: string, text: string, mode = 0o600) => {
+    const at = path.join(dir, name);
+    await writeFile(at, text, { mode });
+    return at;
+  };
+
+  it('requires SIGNING_KEY_FILE in production, saying how to make one', () => {
+    expect(signingProblems(production)).to.deep.equal([
+      'SIGNING_KEY_FILE is required when SERVICE_MODE=production: the PKCS#8 PEM private key that signs deposit instructions, e.g. from: openssl genpkey -algorithm ed25519 -out signing-key.pem (chmod 600; docs/signing.md#signed-deposit-instructions)',
+    ]);
+    expect(signingProblems({})).to.deep.equal([]);
+    expect(loadConfig({})).to.include({ signingKeyFallback: true, signingKeyFile: undefined });
+  });
+
+  it('takes an Ed25519 or P-256 key file private to this user', async () => {
+    const ed25519 = await file('ed25519.pem', generateSigningKeyPem());
+    const p256 = await file(
+      'p256.pem',
+      generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'pem', type: 'pkcs8' }) as string,
+    );
+    expect(signingProblems({ ...production, SIGNING_KEY_FILE: ed25519 })).to.deep.equal([]);
+    expect(signingProblems({ ...production, SIGNING_KEY_FILE: p256 })).to.deep.equal([]);
+    expect(loadConfig({ SIGNING_KEY_FILE: ed25519 }).signingKeyFile).to.equal(ed25519);
+  });
+
+  it('refuses a key file that is missing, readable by others, not a PEM private key, or of another algorithm, never printing the key', async () => {
+    const missing = path.join(dir, 'missing.pem');
+    expect(signingProblems({ ...production, SIGNING_KEY_FILE: missing })).to.deep.equal([
+      `SIGNING_KEY_FILE (${missing}): cannot be read (ENOENT)`,
+    ]);
+    const pem = generateSigningKeyPem();
+    const open = await file('open.pem', pem, 0o644);
+    const [openProblem] = signingProblems({ ...production, SIGNING_KEY_FILE: open });
+    expect(openProblem).to.equal(
+      `SIGNING_KEY_FILE (${open}): is accessible to other users (mode 0644): anyone who can read it can sign deposit addresses as the service. Run: chmod 600 ${open}, and start again`,
+    );
+    const hex = await file('hex.key', 'ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80\n');
+    expect(signingProblems({ ...production, SIGNING_KEY_FILE: hex })[0]).to.match(
+      /^SIGNING_KEY_FILE \(.*hex\.key\): must hold a PKCS#8 PEM private key \(-----BEGIN PRIVATE KEY-----\), e\.g\. from: openssl genpkey -algorithm ed25519/,
+    );
+    const rsa = await file(
+      'rsa.pem',
+      generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'pem', type: 'pkcs8' }) as string,
+    );
+    expect(signingProblems({ ...production, SIGNING_KEY_FILE: rsa })[0]).to.match(
+      /^SIGNING_KEY_FILE \(.*rsa\.pem\): holds a key of type rsa; a signing key is Ed25519 \(openssl genpkey -algorithm ed25519\) or P-256/,
+    );
+    const broken = await file('broken.pem', '-----BEGIN PRIVATE KEY-----\nbm90IGEga2V5\n-----END PRIVATE KEY-----\n');
+    expect(signingProblems({ ...production, SIGNING_KEY_FILE: broken })[0]).to.match(/holds a PEM private key that does not parse/);
+    for (const problem of signingProblems({ ...production, SIGNING_KEY_FILE: open })) expect(problem).not.to.contain(pem.split('\n')[1]);
+  });
+
+  it('takes earlier public keys in SIGNING_PREVIOUS_KEYS_FILE, and refuses a private key or no key there', async () => {
+    const publicOf = (pem: string) => createPublicKey(pem).export({ format: 'pem', type: 'spki' }) as string;
+    const previous = await file('previous.pem', publicOf(generateSigningKeyPem()) + publicOf(generateSigningKeyPem()));
+    expect(signingProblems({ SIGNING_PREVIOUS_KEYS_FILE: previous })).to.deep.equal([]);
+    const privateOne = await file('previous-private.pem', generateSigningKeyPem());
+    expect(signingProblems({ SIGNING_PREVIOUS_KEYS_FILE: privateOne })).to.deep.equal([
+      `SIGNING_PREVIOUS_KEYS_FILE (${privateOne}): holds a private key; list only the public keys of earlier signing keys (openssl pkey -in old-key.pem -pubout >> previous-keys.pem)`,
+    ]);
+    const empty = await file('previous-empty.pem', 'nothing here\n');
+    expect(signingProblems({ SIGNING_PREVIOUS_KEYS_FILE: empty })).to.deep.equal([
+      `SIGNING_PREVIOUS_KEYS_FILE (${empty}): must hold one or more PEM public keys (-----BEGIN PUBLIC KEY-----)`,
+    ]);
   });
 });
