@@ -36,6 +36,7 @@ import * as payoutBatches from './0029_payout_batches.js';
 import * as coldTransfers from './0030_cold_transfers.js';
 import * as heldOutputs from './0031_held_outputs.js';
 import * as webhookEventTypes from './0032_webhook_event_types.js';
+import * as screeningVerdicts from './0035_screening_verdicts.js';
 
 /** What a migration may need besides the database: data migrations that re-seal secrets need the key. */
 export interface MigrationContext {
@@ -79,6 +80,7 @@ const migrations: Array<[name: string, migration: Migration]> = [
   ['0030_cold_transfers', coldTransfers],
   ['0031_held_outputs', heldOutputs],
   ['0032_webhook_event_types', webhookEventTypes],
+  ['0035_screening_verdicts', screeningVerdicts],
 ];
 
 /** A knex migration source over the static list above, handing each migration `context`. */
