@@ -5,58 +5,14 @@
  * that times out or answers malformed counts as SCREENING_FAIL_MODE says, closed by default and open when set.
  */
 import fs from 'node:fs/promises';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { expectError } from '../support/http.js';
 import { freshZanoWallet, signRouteRequest } from '../support/routes.js';
+import { allow, deny, startScreeningProvider, type ProviderAnswer } from '../support/screening-provider.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { btcToUsdt, ETH_ADDRESS, swapBody, swapClient, type Swap } from '../support/swaps.js';
-
-/** What the local provider answers one request: a status, a raw body, and how long it waits first. */
-export interface ProviderAnswer {
-  status?: number;
-  body: string;
-  delayMs?: number;
-}
-
-/** A subject the provider is asked about. */
-export interface Asked {
-  network: string;
-  address: string;
-  role: string;
-}
-
-/** A local screening provider whose answers the test decides (`answer`), recording what it was asked. */
-export async function startScreeningProvider() {
-  const asked: Asked[] = [];
-  const provider = {
-    asked,
-    url: '',
-    answer: (_subject: Asked): ProviderAnswer => ({ body: JSON.stringify({ decision: 'allow' }) }),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-  const server = http.createServer((req, res) => {
-    let text = '';
-    req.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-    req.on('end', () => {
-      const subject = JSON.parse(text) as Asked;
-      asked.push(subject);
-      const { status = 200, body, delayMs = 0 } = provider.answer(subject);
-      const timer = setTimeout(() => res.writeHead(status, { 'content-type': 'application/json' }).end(body), delayMs);
-      res.on('close', () => clearTimeout(timer));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  provider.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/screen`;
-  server.unref();
-  return provider;
-}
-
-const deny = (reason: string): ProviderAnswer => ({ body: JSON.stringify({ decision: 'deny', reason }) });
-const allow: ProviderAnswer = { body: JSON.stringify({ decision: 'allow' }) };
 
 // Addresses the denylist file names: one on ETH only, one on every network.
 const ETH_ONLY = '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359';
@@ -142,7 +98,7 @@ describe('address screening', function () {
       provider.answer = (subject) => (subject.role === 'refund' ? deny('stolen funds') : allow);
       const created = await client.createRaw(swapBody(quote, request));
       expectError(created, 403, 'address_denied');
-      expect((created.body as { error: { details: unknown } }).error.details).to.deep.include({ field: 'refundAddress' });
+      expect((created.body as unknown as { error: { details: unknown } }).error.details).to.deep.include({ field: 'refundAddress' });
     });
 
     it('refuses a permanent route to a settlement wallet the provider denies', async () => {
