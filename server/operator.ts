@@ -83,7 +83,12 @@ export async function listOperatorQueue(db: Knex, limit: number): Promise<Operat
     db,
     swaps.filter((swap) => heldOf(swap).length > 0).map((swap) => swap.id),
   );
-  const verdicts = (await listSenderVerdicts(db, swaps.map((swap) => swap.id))).filter((v) => v.decision !== 'allow');
+  const verdicts = (
+    await listSenderVerdicts(
+      db,
+      swaps.map((swap) => swap.id),
+    )
+  ).filter((v) => v.decision !== 'allow');
   const returnBy = (swap: SwapRecord, payment: { txHash: string; outputIndex: number }) =>
     heldRefunds.some((key) => key.split('#')[0] === extraRefundKey(swap.id, payment)) ? ('rebroadcast' as const) : ('to' as const);
   return swaps.map((swap) => ({

@@ -350,7 +350,8 @@ function decideStatus(swap: SwapRecord, seen: Observations, context: DecisionCon
     const asset = foreign ? findAsset(context.catalog, output.asset!, context.source.network) : context.source;
     const destination = asset ? extraRefundDestination(swap, output, asset, foreign) : null;
     // A refund to its sender waits for the sender's screening; one denied or held is never refunded to.
-    const toSender = destination !== null && destination.address === output.fromAddress ? senderScreening(seen, output.fromAddress) : 'cleared';
+    const toSender =
+      destination !== null && destination.address === output.fromAddress ? senderScreening(seen, output.fromAddress) : 'cleared';
     if (toSender === 'pending') continue;
     // Not above the asset's dust floor after the fee, a refund costs the hot wallet more than it returns (or
     // cannot be built at all): the payment is kept, recorded, for an operator to return or keep. A payment

@@ -64,12 +64,17 @@ export function createScreeningGate(deps: ScreeningGateDeps) {
     async requireAllowed(addresses: RequestAddress[], context: { operation: string; partnerId: string }): Promise<void> {
       if (!screening.enabled || addresses.length === 0) return;
       const verdicts = await Promise.all(addresses.map((a) => screening.screen(a)));
-      const refused = addresses.map((a, i) => ({ address: a, verdict: verdicts[i]! })).filter(({ verdict }) => verdict.decision !== 'allow');
+      const refused = addresses
+        .map((a, i) => ({ address: a, verdict: verdicts[i]! }))
+        .filter(({ verdict }) => verdict.decision !== 'allow');
       if (refused.length === 0) return;
       for (const { address, verdict } of refused) {
         await insertOperatorAction(
           knex,
-          trailEntry(`${address.network}:${address.address}`, address, verdict, { operation: context.operation, partnerId: context.partnerId }),
+          trailEntry(`${address.network}:${address.address}`, address, verdict, {
+            operation: context.operation,
+            partnerId: context.partnerId,
+          }),
         );
       }
       const first = refused[0]!.address;

@@ -83,14 +83,28 @@ describe('a swap held by address screening, decided with the ops CLI', function 
     expect(refund.code, refund.stdout).to.equal(4);
     expect(refund.stderr).to.match(/denied by address screening \(linked to a ransomware wallet\)/);
 
-    const failed = await cli('review', 'decide', order.id, '--fail', '--reason', 'sanctions: funds frozen for compliance', '--actor', 'bob');
+    const failed = await cli(
+      'review',
+      'decide',
+      order.id,
+      '--fail',
+      '--reason',
+      'sanctions: funds frozen for compliance',
+      '--actor',
+      'bob',
+    );
     expect(failed.code, failed.stderr).to.equal(0);
     expect(failed.stdout).to.include('review -> failed');
     expect((await client.get(order.id)).order).to.include({ status: 'failed', failureCode: 'failed_by_review' });
 
     const audit = await cli('audit', 'list', '--target', order.id, '--json');
     expect(audit.code, audit.stderr).to.equal(0);
-    const trail = (JSON.parse(audit.stdout) as TrailEntry[]).map((e) => ({ actor: e.actor, action: e.action, outcome: e.outcome, reason: e.reason }));
+    const trail = (JSON.parse(audit.stdout) as TrailEntry[]).map((e) => ({
+      actor: e.actor,
+      action: e.action,
+      outcome: e.outcome,
+      reason: e.reason,
+    }));
     expect(trail).to.deep.equal([
       { actor: 'bob', action: 'review.decide', outcome: 'succeeded', reason: 'sanctions: funds frozen for compliance' },
       { actor: 'bob', action: 'review.decide', outcome: 'refused', reason: 'customer asked' },

@@ -25,21 +25,33 @@ describe('screening (adapter)', () => {
   it('denies from the denylist without asking the provider', async () => {
     const { fetchFn, asked } = answering('{"decision":"allow"}');
     const denylist = parseDenylist(EVM, 'test', ['ETH']);
-    const verdict = await createScreening({ denylist, url: 'http://screen.test/', timeoutMs: 100, failMode: 'open', fetch: fetchFn }).screen(subject);
+    const verdict = await createScreening({
+      denylist,
+      url: 'http://screen.test/',
+      timeoutMs: 100,
+      failMode: 'open',
+      fetch: fetchFn,
+    }).screen(subject);
     expect(verdict).to.include({ decision: 'deny', provider: 'denylist' });
     expect(asked).to.have.length(0);
   });
 
   it('posts network, address and role, and returns the provider decision and reason', async () => {
     const { fetchFn, asked } = answering('{"decision":"review","reason":"exposure to a mixer"}');
-    const verdict = await createScreening({ url: 'http://screen.test/check', timeoutMs: 100, failMode: 'open', fetch: fetchFn }).screen(subject);
+    const verdict = await createScreening({ url: 'http://screen.test/check', timeoutMs: 100, failMode: 'open', fetch: fetchFn }).screen(
+      subject,
+    );
     expect(verdict).to.deep.equal({ decision: 'review', reason: 'exposure to a mixer', provider: 'provider' });
     expect(asked).to.deep.equal([{ url: 'http://screen.test/check', body: { network: 'ETH', address: EVM, role: 'destination' } }]);
   });
 
-  for (const [failMode, decision] of [['closed', 'review'], ['open', 'allow']] as const) {
+  for (const [failMode, decision] of [
+    ['closed', 'review'],
+    ['open', 'allow'],
+  ] as const) {
     describe(`with SCREENING_FAIL_MODE=${failMode}`, () => {
-      const screen = (fetchFn: typeof fetch) => createScreening({ url: 'http://screen.test/', timeoutMs: 50, failMode, fetch: fetchFn }).screen(subject);
+      const screen = (fetchFn: typeof fetch) =>
+        createScreening({ url: 'http://screen.test/', timeoutMs: 50, failMode, fetch: fetchFn }).screen(subject);
 
       it(`answers ${decision} for a malformed answer, saying what was wrong`, async () => {
         for (const [body, why] of [
@@ -62,7 +74,9 @@ describe('screening (adapter)', () => {
 
       it(`answers ${decision} when the provider does not answer in time`, async () => {
         const hanging = ((_url: string, init: RequestInit) =>
-          new Promise((_resolve, reject) => init.signal!.addEventListener('abort', () => reject(init.signal!.reason)))) as unknown as typeof fetch;
+          new Promise((_resolve, reject) =>
+            init.signal!.addEventListener('abort', () => reject(init.signal!.reason)),
+          )) as unknown as typeof fetch;
         expect(await screen(hanging)).to.include({ decision, failure: 'did not answer within 50 ms' });
       });
     });

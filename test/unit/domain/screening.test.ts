@@ -12,8 +12,7 @@ import {
 const NETWORKS = ['BTC', 'ETH', 'BSC', 'LTC', 'ZANO'];
 const EVM = '0x71C7656EC7ab88b098defB751B7401B5f6d8976F';
 const BTC = 'bc1qxy2kgdygjrsqtzq2n0yrf2493p83kkfjhx0wlh';
-const ZANO =
-  'ZxDFpn4k7xVYyc9VZ3LphrJbkpc46xfREace5bme1aXiMzKPAHA8jsTWcHSXhv9AdodSaoGXK9Mg7bk3ec4FkQrj357fZPWZX';
+const ZANO = 'ZxDFpn4k7xVYyc9VZ3LphrJbkpc46xfREace5bme1aXiMzKPAHA8jsTWcHSXhv9AdodSaoGXK9Mg7bk3ec4FkQrj357fZPWZX';
 
 describe('screening (domain)', () => {
   describe('screeningKeyOf', () => {
@@ -46,8 +45,10 @@ describe('screening (domain)', () => {
     });
 
     it('names the file and the line of an entry that is not an address', () => {
-      expect(() => parseDenylist(`${EVM}\nnot-an-address`, 'deny.txt', NETWORKS))
-        .to.throw(DenylistError, /deny\.txt line 2 .*not a valid address of any network/);
+      expect(() => parseDenylist(`${EVM}\nnot-an-address`, 'deny.txt', NETWORKS)).to.throw(
+        DenylistError,
+        /deny\.txt line 2 .*not a valid address of any network/,
+      );
     });
 
     it('refuses an unknown network, an address invalid on its network, a lower-case prefix and spaces', () => {
@@ -74,7 +75,10 @@ describe('screening (domain)', () => {
     it('refuses a reason that is not a string or is longer than the limit', () => {
       expect(() => parseScreeningAnswer('{"decision":"deny","reason":42}')).to.throw(MalformedScreeningAnswerError, /not a string/);
       const long = 'x'.repeat(MAX_SCREENING_REASON_CHARS + 1);
-      expect(() => parseScreeningAnswer(JSON.stringify({ decision: 'deny', reason: long }))).to.throw(MalformedScreeningAnswerError, /characters/);
+      expect(() => parseScreeningAnswer(JSON.stringify({ decision: 'deny', reason: long }))).to.throw(
+        MalformedScreeningAnswerError,
+        /characters/,
+      );
     });
 
     it('puts a reason written over several lines on one', () => {
