@@ -790,7 +790,7 @@ export function decideReview(
   if (decision === 'refund' && swap.routeId === null && refundsToHeldSender(swap, seen)) {
     const verdict = seen.senderVerdicts?.find((v) => v.addressKey === screeningKeyOf(swap.receivedFrom!));
     return {
-      refused: `The deposit's sender ${swap.receivedFrom} is ${verdict ? `${verdict.decision === 'deny' ? 'denied' : 'held for review'} by address screening (${verdict.reason ?? 'no reason given'})` : 'not screened yet'}, and refundMode sender would refund to it: the service never refunds to a sender screening did not allow. Approve the swap if screening was wrong, or fail it (the deposit stays held for support to return as the law allows).`,
+      refused: `The deposit's sender ${swap.receivedFrom} is ${verdict ? `${verdict.decision === 'deny' ? 'denied' : 'held for review'} by address screening (${verdict.reason?.slice(0, 200) ?? 'no reason given'})` : 'not screened yet'}, and refundMode sender would refund to it: the service never refunds to a sender screening did not allow. Approve the swap if screening was wrong, or fail it (the deposit stays held for support to return as the law allows).`,
     };
   }
   if (decision === 'refund' && live('refund').some((p) => p.status === 'pending' || p.status === 'signed')) {
