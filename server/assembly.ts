@@ -162,7 +162,7 @@ export async function assembleService(options: AssemblyOptions): Promise<Service
   }
 
   // Address screening (docs/screening.md): off unless SCREENING_DENYLIST_FILE or SCREENING_URL is set.
-  const screening = createScreeningGate({ knex, screening: createScreening(config.screening), now });
+  const screening = createScreeningGate({ knex, screening: createScreening(config.screening), now, logger });
   const engine = await startSwapEngine({
     config,
     knex,

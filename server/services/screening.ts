@@ -7,6 +7,7 @@
  * the operator action trail as `screening.verdict`, by the actor `screening`.
  */
 import type { Knex } from 'knex';
+import type { Logger } from 'pino';
 import type { Screening } from '../adapters/screening.js';
 import { AppError } from '../domain/errors.js';
 import { namesSender, screeningKeyOf, type ScreeningSubject, type ScreeningVerdict } from '../domain/screening.js';
@@ -24,6 +25,8 @@ export interface ScreeningGateDeps {
   knex: Knex;
   screening: Screening;
   now: () => Date;
+  /** Where a provider's failure is reported (a verdict of SCREENING_FAIL_MODE's; none: not logged). */
+  logger?: Pick<Logger, 'warn'>;
 }
 
 /** An address a request names, with the request field it came from. */
@@ -31,7 +34,17 @@ export type RequestAddress = ScreeningSubject & { field: string };
 
 /** Creates the gate. */
 export function createScreeningGate(deps: ScreeningGateDeps) {
-  const { knex, screening } = deps;
+  const { knex, screening, logger } = deps;
+  // Screens `subject`, reporting a provider's failure: an outage decides every verdict until it ends.
+  const screen = async (subject: ScreeningSubject): Promise<ScreeningVerdict> => {
+    const verdict = await screening.screen(subject);
+    if (verdict.failure)
+      logger?.warn(
+        { role: subject.role, network: subject.network, failure: verdict.failure, decision: verdict.decision },
+        'screening provider failed',
+      );
+    return verdict;
+  };
 
   // The trail entry of a verdict that denies or holds (an allowed address is not recorded).
   const trailEntry = (target: string, subject: ScreeningSubject, verdict: ScreeningVerdict, extra: Record<string, unknown>) => ({
@@ -63,7 +76,7 @@ export function createScreeningGate(deps: ScreeningGateDeps) {
      */
     async requireAllowed(addresses: RequestAddress[], context: { operation: string; partnerId: string }): Promise<void> {
       if (!screening.enabled || addresses.length === 0) return;
-      const verdicts = await Promise.all(addresses.map((a) => screening.screen(a)));
+      const verdicts = await Promise.all(addresses.map(screen));
       const refused = addresses
         .map((a, i) => ({ address: a, verdict: verdicts[i]! }))
         .filter(({ verdict }) => verdict.decision !== 'allow');
@@ -107,7 +120,7 @@ export function createScreeningGate(deps: ScreeningGateDeps) {
       }
       for (const [addressKey, address] of senders) {
         const subject: ScreeningSubject = { network: swap.sourceNetwork, address, role: 'sender' };
-        const verdict = await screening.screen(subject);
+        const verdict = await screen(subject);
         await transaction(knex, async (trx) => {
           const stored = await insertSenderVerdict(trx, {
             swapId: swap.id,
