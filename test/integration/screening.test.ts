@@ -19,6 +19,8 @@ const ETH_ONLY = '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359';
 const EVERYWHERE = 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq';
 // Denied by the provider.
 const PROVIDER_DENIED = '0x52908400098527886E0F7030069857D2E4169EE7';
+// A BTC sender on the denylist (BTC: only).
+const DENYLISTED_SENDER = 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4';
 
 describe('address screening', function () {
   this.timeout(120_000);
@@ -35,7 +37,10 @@ describe('address screening', function () {
     dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pss-screening-'));
     const denylist = path.join(dir, 'denylist.txt');
     // Case differs from the requests on purpose: EVM hex and bech32 compare case-insensitively.
-    await fs.writeFile(denylist, `# compliance list\nETH:${ETH_ONLY.toLowerCase()}\n\n${EVERYWHERE.toUpperCase()}\n`);
+    await fs.writeFile(
+      denylist,
+      `# compliance list\nETH:${ETH_ONLY.toLowerCase()}\n\n${EVERYWHERE.toUpperCase()}\nBTC:${DENYLISTED_SENDER}\n`,
+    );
     const env = {
       SCREENING_URL: provider.url,
       SCREENING_DENYLIST_FILE: denylist,
@@ -219,6 +224,39 @@ describe('address screening', function () {
       expect(let_.verdicts[0]).to.include({ decision: 'allow', failure: 'did not answer within 300 ms' });
       // An allowed verdict is stored, not put in the trail.
       expect(await screeningTrail(open, let_.order.id)).to.have.length(0);
+    });
+
+    it('holds the swap for a sender on the denylist (sandbox fromAddress), without asking the provider', async () => {
+      const { order } = await client.create(btcToUsdt('0.015', { rateType: 'fixed' }));
+      const ready = await client.waitFor(order.id, (o) => !!o.depositAddress);
+      const paid = await client.send('POST', '/api/v1/sandbox/deposits', {
+        address: ready.order.depositAddress,
+        asset: 'BTC',
+        network: 'BTC',
+        amount: '0.015',
+        fromAddress: DENYLISTED_SENDER,
+      });
+      expect(paid.status, paid.text).to.equal(202);
+      const { order: held } = await client.waitFor(order.id, (o) => o.status === 'review');
+      expect(held.failureCode).to.equal('screening_hold');
+      const [verdict] = await closed.knex('screening_verdicts').where({ swap_id: order.id });
+      expect(verdict).to.include({ address: DENYLISTED_SENDER, decision: 'deny', provider: 'denylist' });
+      expect(provider.asked.map((a) => a.address)).not.to.include(DENYLISTED_SENDER);
+      expect(await closed.knex('payouts').where({ swap_id: order.id, purpose: 'refund' })).to.have.length(0);
+    });
+
+    it('refuses a sandbox fromAddress that is not an address of the network', async () => {
+      const { order } = await client.create(btcToUsdt());
+      const ready = await client.waitFor(order.id, (o) => !!o.depositAddress);
+      const res = await client.send('POST', '/api/v1/sandbox/deposits', {
+        address: ready.order.depositAddress,
+        asset: 'BTC',
+        network: 'BTC',
+        amount: '0.015',
+        fromAddress: ETH_ADDRESS,
+      });
+      expectError(res, 400, 'invalid_request');
+      expect((res.body as { error: { details: unknown } }).error.details).to.deep.equal({ field: 'fromAddress' });
     });
 
     it('screens the sender once, and lets a swap from an allowed sender finish', async () => {

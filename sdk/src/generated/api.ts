@@ -2128,6 +2128,13 @@ export interface components {
             amount: components["schemas"]["SourceAmount"];
             /** @description Memo attached to the simulated payment. */
             memo?: components["schemas"]["Memo"];
+            /**
+             * @description The sender the simulated transaction names, an address of `network` (else `400 invalid_request`,
+             *     `details.field: fromAddress`); absent: a fresh address. Refunds to the sender go there, and address
+             *     screening judges it (a sender screening denies holds the swap in `review` with
+             *     `failureCode: screening_hold`). On ZANO, whose transactions hide their sender, it is not screened.
+             */
+            fromAddress?: components["schemas"]["Address"];
         };
         /** @description The simulated transaction that was broadcast; the simulated chain then confirms it block by block (sandbox only). */
         SandboxDeposit: {
