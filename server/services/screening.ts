@@ -129,6 +129,7 @@ export function createScreeningGate(deps: ScreeningGateDeps) {
             addressKey,
             decision: verdict.decision,
             reason: verdict.reason,
+            // 'none' only comes from screening that is off, which returned above.
             provider: verdict.provider === 'none' ? 'denylist' : verdict.provider,
             failure: verdict.failure ?? null,
             screenedAt: deps.now(),
