@@ -30,6 +30,9 @@ const SWAPS_LIMIT = 20;
 const SPARE_PARTNERS = 30;
 // The sandbox chain makes a block this often (seconds); a BTC deposit needs 2 confirmations to reach review.
 const SANDBOX_BLOCK_SECONDS = '0.2';
+// Addresses the contract server's denylist names: a destination on ETH and a refund address on BTC.
+const DENIED_DESTINATION = '0x52908400098527886E0F7030069857D2E4169EE7';
+const DENIED_REFUND = 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const bin = (name: string) => path.join(root, 'node_modules/.bin', name);
@@ -42,6 +45,9 @@ async function main(): Promise<number> {
     const proxyPort = await freePort();
     const secretsKey = randomBytes(32).toString('hex');
     const audience = `http://127.0.0.1:${proxyPort}`;
+    // Address screening's denylist (docs/screening.md), so the hooks can provoke each 403 address_denied.
+    const denylist = path.join(dataDir, 'denylist.txt');
+    await fs.writeFile(denylist, `ETH:${DENIED_DESTINATION}\nBTC:${DENIED_REFUND}\n`);
     const serverEnv = {
       SECRETS_KEY: secretsKey,
       RATE_LIMIT_PUBLIC_PER_MINUTE: String(PUBLIC_LIMIT),
@@ -57,6 +63,7 @@ async function main(): Promise<number> {
       PUBLIC_ORIGIN: audience,
       // The hooks' webhook receiver listens on this machine (test/contract/dredd-hooks.cjs).
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      SCREENING_DENYLIST_FILE: denylist,
     };
     const server = spawnGroup(process.execPath, ['--import', 'tsx', 'server/main.ts'], serverEnv, root);
     children.push(server);
@@ -93,6 +100,8 @@ async function main(): Promise<number> {
         PSS_LIMIT_SIGNED: String(SIGNED_LIMIT),
         PSS_LIMIT_QUOTES: String(QUOTES_LIMIT),
         PSS_LIMIT_SWAPS: String(SWAPS_LIMIT),
+        PSS_DENIED_DESTINATION: DENIED_DESTINATION,
+        PSS_DENIED_REFUND: DENIED_REFUND,
       },
       root,
     );

@@ -437,8 +437,21 @@ function formatQueue(swaps: OperatorQueueItem[], limit: number): string {
         (p.returnBy === 'rebroadcast' ? ', its refund held after an ambiguous broadcast' : ''),
     ),
   );
+  const screened = swaps.flatMap((s) =>
+    s.screening.map(
+      (v) =>
+        `  ${s.id} sender ${v.address}: ${v.decision === 'deny' ? 'denied' : 'held for review'} by ${v.provider === 'denylist' ? 'the denylist' : 'the screening provider'}: ${(v.reason ?? 'no reason given').replace(/\s+/g, ' ')}`,
+    ),
+  );
   const table = formatTable(header, rows, swaps.length === limit ? limit : undefined);
-  return held.length > 0 ? `${table}\n\nPayments held for an operator (return each with):\n${held.join('\n')}` : table;
+  const sections = [table];
+  if (held.length > 0) sections.push(`Payments held for an operator (return each with):\n${held.join('\n')}`);
+  if (screened.length > 0) {
+    sections.push(
+      `Address screening (decide with review decide ID --exchange | --fail; --refund to a sender screening did not allow is refused):\n${screened.join('\n')}`,
+    );
+  }
+  return sections.join('\n\n');
 }
 
 // Columns padded to their widest cell; `more` notes that the list stopped at that limit.

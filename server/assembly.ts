@@ -10,6 +10,8 @@ import type { Express } from 'express';
 import type { Logger } from 'pino';
 import { loadSandboxCatalog } from './adapters/sandbox/catalog.js';
 import { createSandboxRates } from './adapters/sandbox/rates.js';
+import { createScreening } from './adapters/screening.js';
+import { createScreeningGate } from './services/screening.js';
 import { createMarketRates } from './adapters/market/index.js';
 import type { RatesAdapter } from './adapters/rates.js';
 import { ConfigError, type Config } from './config.js';
@@ -162,6 +164,8 @@ export async function assembleService(options: AssemblyOptions): Promise<Service
     options.metrics?.watchTreasury(() => liquidity.snapshot(knex, paid, now()));
   }
 
+  // Address screening (docs/screening.md): off unless SCREENING_DENYLIST_FILE or SCREENING_URL is set.
+  const screening = createScreeningGate({ knex, screening: createScreening(config.screening), now, logger });
   const engine = await startSwapEngine({
     config,
     knex,
@@ -169,6 +173,7 @@ export async function assembleService(options: AssemblyOptions): Promise<Service
     rates,
     chains,
     liquidity,
+    screening,
     secretsKey: options.secretsKey,
     signer: options.signingKeys.signer,
     logger,
@@ -195,6 +200,7 @@ export async function assembleService(options: AssemblyOptions): Promise<Service
     sandbox: config.serviceMode === 'sandbox' ? chains.sandbox : undefined,
     networkStatus,
     liquidity,
+    screening,
     routesUnavailable: production && !production.networks.some((n) => n.family === 'zano') ? ROUTES_UNAVAILABLE_WITHOUT_ZANO : undefined,
     hub: engine.hub,
     jobs: engine.jobs,

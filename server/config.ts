@@ -2,12 +2,14 @@
  * Configuration: every environment variable the service reads is read here, once, and validated.
  * A bad value stops the process with a message naming the variable and what was expected.
  */
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { readProductionConfig, type ProductionConfig } from './production-config.js';
 import { spreadFeeProblems } from './adapters/market/config.js';
 import { loadSandboxCatalog } from './adapters/sandbox/catalog.js';
 import { Money } from './domain/money.js';
+import { DenylistError, parseDenylist, type Denylist } from './domain/screening.js';
 import { readPreviousSigningKeys, readSigningKey } from './signing-keys.js';
 
 /** How the service talks to the outside world: simulated (sandbox) or real adapters (production). */
@@ -128,6 +130,24 @@ export interface Config {
   readonly streamLimits: StreamLimitConfig;
   /** Production's networks and prices (server/production-config.ts); undefined in the sandbox. */
   readonly production: ProductionConfig | undefined;
+  /** Address screening (docs/screening.md): the denylist, the provider, its time limit and fail mode. */
+  readonly screening: ScreeningConfig;
+}
+
+/** SCREENING_*: what screens addresses; neither a denylist nor a URL: screening is off. */
+export interface ScreeningConfig {
+  /** SCREENING_DENYLIST_FILE, read and parsed at start (a bad line stops the process). */
+  readonly denylist: Denylist | undefined;
+  /** SCREENING_URL: the provider asked `POST {network, address, role}`. */
+  readonly url: string | undefined;
+  /** SCREENING_TIMEOUT_MS: time limit of one provider request (default 2000). */
+  readonly timeoutMs: number;
+  /**
+   * SCREENING_FAIL_MODE: what a provider's failure (timeout, error, malformed answer) counts as. `closed`
+   * (default): review, nothing moves until an operator looks, since money sent to a sanctioned address
+   * cannot be called back; `open`: allowed.
+   */
+  readonly failMode: 'closed' | 'open';
 }
 
 /** CORS_ORIGINS: the origins listed, or `*` for any. */
@@ -264,6 +284,12 @@ export function loadConfig(env: Env = process.env): Config {
       maxLifetimeSeconds: read.positiveNumber('STREAM_MAX_LIFETIME_SECONDS', 3600, { max: STREAM_MAX_LIFETIME_LIMIT_SECONDS }),
     },
     production: serviceMode === 'production' ? readProductionConfig(env, problems) : undefined,
+    screening: {
+      denylist: readDenylist(read.string('SCREENING_DENYLIST_FILE', ''), problems),
+      url: read.optionalUrl('SCREENING_URL', ['http:', 'https:']),
+      timeoutMs: read.integer('SCREENING_TIMEOUT_MS', 2000, { min: 1, max: 60_000 }),
+      failMode: read.oneOf('SCREENING_FAIL_MODE', ['closed', 'open'] as const, 'closed'),
+    },
   };
 
   if (serviceMode === 'production') {
@@ -319,7 +345,31 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push(`METRICS_PORT=${config.metricsPort} must differ from PORT: metrics are never served on the API port`);
   }
   if (problems.length > 0) throw new ConfigError(problems);
-  return Object.freeze({ ...config, rateLimits: Object.freeze(config.rateLimits), streamLimits: Object.freeze(config.streamLimits) });
+  return Object.freeze({
+    ...config,
+    rateLimits: Object.freeze(config.rateLimits),
+    streamLimits: Object.freeze(config.streamLimits),
+    screening: Object.freeze(config.screening),
+  });
+}
+
+// SCREENING_DENYLIST_FILE read and parsed once, against every network the catalogue knows; undefined when unset.
+function readDenylist(file: string, problems: string[]): Denylist | undefined {
+  if (file === '') return undefined;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    problems.push(`SCREENING_DENYLIST_FILE=${JSON.stringify(file)} cannot be read: ${(err as Error).message}`);
+    return undefined;
+  }
+  try {
+    return parseDenylist(text, `SCREENING_DENYLIST_FILE ${file}`, Object.keys(loadSandboxCatalog().networks));
+  } catch (err) {
+    if (!(err instanceof DenylistError)) throw err;
+    problems.push(err.message);
+    return undefined;
+  }
 }
 
 function createReader(env: Env, problems: string[]) {

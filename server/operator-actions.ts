@@ -39,6 +39,9 @@ export const OPERATOR_ACTIONS = {
   'alert.resolve': { reasonRequired: true },
   'cold.release': { reasonRequired: true },
   'output.resolve': { reasonRequired: true },
+  // Written by screening itself (actor `screening`, services/screening.ts), not by a CLI: a verdict that
+  // denies an address or holds a deposit, with the provider's reason.
+  'screening.verdict': { reasonRequired: false },
 } as const satisfies Record<string, { reasonRequired: boolean }>;
 
 /** An action the trail records. */

@@ -21,6 +21,7 @@ import { listOpenChainAlerts, resolveChainAlertRecord, type ChainAlertRecord } f
 import { listColdTransfers, lockColdTransfer, releaseColdTransfer, type ColdTransfer } from './store/cold-transfers.js';
 import { listHeldOutputs, resolveHeldOutput, type HeldOutput } from './store/held-outputs.js';
 import { listHeldPayouts, listHeldRefundKeys, movePayout, type PayoutRecord } from './store/payouts.js';
+import { listSenderVerdicts } from './store/screening-verdicts.js';
 import { listSwapsForOperator, lockSwap } from './store/swaps.js';
 import { findOutboxMessage, findWebhook, lastAttemptNumber } from './store/webhooks.js';
 
@@ -62,6 +63,11 @@ export interface OperatorQueueItem {
    * (no refund, or a failed one), or `rebroadcast` (its refund is held after an ambiguous broadcast).
    */
   heldPaymentList: Array<{ payment: string; amount: string; returnBy: 'to' | 'rebroadcast' }>;
+  /**
+   * Screening verdicts on the senders of its payments that deny or hold (docs/screening.md): why a swap is in
+   * review with `screening_hold`, in the provider's words.
+   */
+  screening: Array<{ address: string; decision: 'deny' | 'review'; reason: string | null; provider: string; screenedAt: string }>;
   updatedAt: string;
 }
 
@@ -77,6 +83,12 @@ export async function listOperatorQueue(db: Knex, limit: number): Promise<Operat
     db,
     swaps.filter((swap) => heldOf(swap).length > 0).map((swap) => swap.id),
   );
+  const verdicts = (
+    await listSenderVerdicts(
+      db,
+      swaps.map((swap) => swap.id),
+    )
+  ).filter((v) => v.decision !== 'allow');
   const returnBy = (swap: SwapRecord, payment: { txHash: string; outputIndex: number }) =>
     heldRefunds.some((key) => key.split('#')[0] === extraRefundKey(swap.id, payment)) ? ('rebroadcast' as const) : ('to' as const);
   return swaps.map((swap) => ({
@@ -98,6 +110,15 @@ export async function listOperatorQueue(db: Knex, limit: number): Promise<Operat
     refundAmount: swap.refundAmount,
     heldPayments: heldOf(swap).length,
     heldPaymentList: heldOf(swap).map((d) => ({ payment: `${d.txHash}:${d.outputIndex}`, amount: d.amount, returnBy: returnBy(swap, d) })),
+    screening: verdicts
+      .filter((v) => v.swapId === swap.id)
+      .map((v) => ({
+        address: v.address,
+        decision: v.decision as 'deny' | 'review',
+        reason: v.reason,
+        provider: v.provider,
+        screenedAt: v.screenedAt.toISOString(),
+      })),
     updatedAt: swap.updatedAt.toISOString(),
   }));
 }

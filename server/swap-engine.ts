@@ -25,6 +25,7 @@ import { coldRulesOf, startColdTransfers } from './jobs/cold-transfers.js';
 import { createPayoutSender, type CrashPoint } from './jobs/payout-sender.js';
 import type { Metrics } from './metrics.js';
 import type { Liquidity } from './services/liquidity.js';
+import type { ScreeningGate } from './services/screening.js';
 import { createRouteService, type RouteService } from './services/routes.js';
 import { createSwapService, type SwapService } from './services/swaps.js';
 import { startSwapHub, type SwapHub } from './store/swap-hub.js';
@@ -60,6 +61,8 @@ export async function startSwapEngine(deps: {
   chains: ChainAdapters;
   /** What the hot wallets can still pay (production); none: no limit. */
   liquidity?: Liquidity;
+  /** Screens deposits' senders before a swap step decides (services/screening.ts); none: no screening. */
+  screening?: ScreeningGate;
   secretsKey: Buffer;
   /** Signs new swaps' deposit instructions and routes' addresses (signing-keys.ts). */
   signer: InstructionsSigner;
@@ -97,6 +100,7 @@ export async function startSwapEngine(deps: {
     now: deps.now,
     liquidity: deps.liquidity,
     signer: deps.signer,
+    screening: deps.screening,
   });
   const watching = startChainWatching({
     knex: deps.knex,

@@ -48,6 +48,33 @@ export class PartnerApiError extends Error {
   }
 }
 
+/** The details of a `403 address_denied`: which request field address screening refused, in which role. */
+export interface AddressDeniedDetails {
+  /** The request field: `destinationAddress` or `refundAddress`. */
+  field: 'destinationAddress' | 'refundAddress';
+  /** The role it was screened in. */
+  role: 'destination' | 'refund';
+  /** The network of the address. */
+  network: string;
+}
+
+/** A PartnerApiError for an address screening refused (`403 address_denied`): ask the customer for another address. */
+export type AddressDeniedError = PartnerApiError & { status: 403; code: 'address_denied'; details: AddressDeniedDetails };
+
+/**
+ * Whether `error` is `403 address_denied` (POST /quotes, /swaps, /permanent-routes): the deployment's address
+ * screening does not allow `details.field`. The same address is refused again; ask for another.
+ */
+export function isAddressDenied(error: unknown): error is AddressDeniedError {
+  return (
+    error instanceof PartnerApiError &&
+    error.status === 403 &&
+    error.code === 'address_denied' &&
+    typeof error.details?.field === 'string' &&
+    typeof error.details?.role === 'string'
+  );
+}
+
 /** A wait helper (e.g. swaps.waitForDepositAddress) gave up: what it waited for did not happen within timeoutMs. */
 export class WaitTimeoutError extends Error {
   /** Always `wait_timeout`, so `error.code` reads the same on every error value. */

@@ -65,7 +65,7 @@ export type {
   SwapRequest,
   SwapStatus,
 } from './schemas.js';
-export { PartnerApiError, WaitTimeoutError } from './errors.js';
+export { isAddressDenied, PartnerApiError, WaitTimeoutError, type AddressDeniedDetails, type AddressDeniedError } from './errors.js';
 export {
   signTestWebhook,
   verifyWebhook,

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { PartnerApiError, WaitTimeoutError, type QuoteRequest, type SwapDetail, type SwapRequest } from '../src/index.js';
+import { isAddressDenied, PartnerApiError, WaitTimeoutError, type QuoteRequest, type SwapDetail, type SwapRequest } from '../src/index.js';
 import { apiError, eventOf, fakeApi, json, sentTo, swapOf, type FakeApi } from './support/fake-api.js';
 
 const QUOTE = {
@@ -53,6 +53,30 @@ describe('sdk swaps, quotes and sandbox', () => {
       expect(error).to.be.instanceOf(PartnerApiError);
       expect(error).to.include({ status: 409, code: 'amount_below_minimum' });
       expect(error?.details).to.deep.equal({ minimumSourceAmount: '0.001' });
+    });
+  });
+
+  describe('isAddressDenied(error)', () => {
+    it('narrows the 403 address_denied of a screened refund address, with its typed details', async () => {
+      const details = { field: 'refundAddress', role: 'refund', network: 'BTC' };
+      const api = fakeApi().on('POST', '/quotes', () =>
+        json(403, {
+          error: {
+            code: 'address_denied',
+            message: 'refundAddress cannot be used: address screening does not allow this BTC address.',
+            details,
+          },
+        }),
+      );
+      const { error } = await api.client().quotes.create(QUOTE);
+      expect(isAddressDenied(error)).to.equal(true);
+      if (isAddressDenied(error)) expect(error.details).to.deep.equal(details);
+    });
+
+    it("is false for another 403 and for an error that is not the API's", async () => {
+      const api = fakeApi().on('POST', '/quotes', () => json(403, { error: { code: 'ownership_not_verified', message: 'No.' } }));
+      expect(isAddressDenied((await api.client().quotes.create(QUOTE)).error)).to.equal(false);
+      expect(isAddressDenied(new Error('address_denied'))).to.equal(false);
     });
   });
 

@@ -17,6 +17,7 @@
 import { findAsset, type Catalog, type CatalogAsset } from './catalog.js';
 import { Money, type Amount } from './money.js';
 import { priceRouteOrder, priceTerms, refundTerms, sourceLimits, usdValue } from './pricing.js';
+import { screeningKeyOf, type ScreeningDecision } from './screening.js';
 import { isAllowedTransition, type SwapStatus } from './swap-lifecycle.js';
 import type { SwapDepositRecord, SwapRecord } from './swap-view.js';
 
@@ -75,6 +76,14 @@ export interface RouteDepositObservation {
   removed: boolean;
 }
 
+/** The screening verdict on a sender of payments to the swap's address (services/screening.ts). */
+export interface SenderVerdictObservation {
+  /** The sender in the form addresses are compared in (domain/screening.ts screeningKeyOf). */
+  addressKey: string;
+  decision: ScreeningDecision;
+  reason: string | null;
+}
+
 /** What `decide` sees. */
 export interface Observations {
   /** Outputs paid to the swap's deposit address (and memo), oldest first; none for route orders. */
@@ -99,6 +108,10 @@ export interface Observations {
    * nothing limits it (the sandbox) or it was not asked.
    */
   payable?: Amount;
+  /** Screening verdicts on the senders of payments to the swap's address (docs/screening.md); absent: none. */
+  senderVerdicts?: SenderVerdictObservation[];
+  /** Screening is on and the source network names senders: a sender without a verdict yet waits for one. */
+  screeningRequired?: boolean;
 }
 
 /** The fixed inputs of a decision. */
@@ -145,6 +158,7 @@ export const FAILURE_CODES = {
   insufficientLiquidity: 'insufficient_liquidity',
   refundedInReview: 'refunded_by_review',
   failedInReview: 'failed_by_review',
+  screeningHold: 'screening_hold',
 } as const;
 
 /**
@@ -156,6 +170,9 @@ export type ReviewDecision = 'approve' | 'pay-again' | 'refund' | 'fail';
 
 /** How soon a swap is looked at again when an extra payment's refund could not be priced. */
 export const UNPRICED_REFUND_RETRY_MS = 60_000;
+
+/** How soon a swap whose deposit's sender has no screening verdict yet is looked at again. */
+export const SCREENING_RETRY_MS = 5_000;
 
 const NOTHING: Decision = { transition: null, change: null, payouts: [], payoutUpdates: [], earn: false, wakeAt: undefined };
 
@@ -337,10 +354,14 @@ function decideStatus(swap: SwapRecord, seen: Observations, context: DecisionCon
     // A payment of an asset the catalogue does not list on the network cannot be returned by the service.
     const asset = foreign ? findAsset(context.catalog, output.asset!, context.source.network) : context.source;
     const destination = asset ? extraRefundDestination(swap, output, asset, foreign) : null;
+    // A refund to its sender waits for the sender's screening; one denied or held is never refunded to.
+    const toSender =
+      destination !== null && destination.address === output.fromAddress ? senderScreening(seen, output.fromAddress) : 'cleared';
+    if (toSender === 'pending') continue;
     // Not above the asset's dust floor after the fee, a refund costs the hot wallet more than it returns (or
     // cannot be built at all): the payment is kept, recorded, for an operator to return or keep. A payment
     // not above the floor before the fee is held without a price.
-    if (!asset || !destination || new Money(deposit.amount).lessThanOrEqualTo(asset.dustFloor)) {
+    if (!asset || !destination || toSender === 'held' || new Money(deposit.amount).lessThanOrEqualTo(asset.dustFloor)) {
       deposit.status = 'review';
       continue;
     }
@@ -458,6 +479,8 @@ function decideSwap(swap: SwapRecord, seen: Observations, context: DecisionConte
         if (confirmations > (swap.confirmationCount ?? 0)) return transition('confirming', { confirmationCount: confirmations });
         return rateHeld ? { ...NOTHING, wakeAt: swap.confirmationDeadline! } : NOTHING;
       }
+      const held = screeningHold(swap, seen, context, deposits);
+      if (held) return held;
       return decideConfirmed(swap, seen, context, deposits);
     }
     case 'exchanging':
@@ -503,6 +526,26 @@ function refundStep(swap: SwapRecord, seen: Observations, context: DecisionConte
   // What the refunds returned (the deposit less the network fee, as each intent fixed it; a route order's, together).
   const returned = swap.routeId !== null ? live.reduce((sum, p) => sum.plus(p.amount), new Money(0)).toFixed() : live[0].amount;
   return transition('refunded', { refundTxHash: live[0].txHash, refundAmount: returned }, mismatchRefundNote(swap, context.source));
+}
+
+// How screening stands on `address` as a sender: cleared (allowed, or nothing to screen), held (denied, or held
+// for review), or pending (screening is required and has no verdict on it yet).
+function senderScreening(seen: Observations, address: string | null): 'cleared' | 'held' | 'pending' {
+  if (!address) return 'cleared';
+  const key = screeningKeyOf(address);
+  const verdict = seen.senderVerdicts?.find((v) => v.addressKey === key);
+  if (verdict) return verdict.decision === 'allow' ? 'cleared' : 'held';
+  return seen.screeningRequired ? 'pending' : 'cleared';
+}
+
+// Before a confirmed deposit is credited: a sender screening denied or held holds the swap for an operator
+// (`screening_hold`), its deposit held with it; a sender not screened yet waits for its verdict. Null: cleared.
+function screeningHold(swap: SwapRecord, seen: Observations, context: DecisionContext, deposits: SwapDepositRecord[]): Decision | null {
+  const state = senderScreening(seen, swap.receivedFrom);
+  if (state === 'cleared') return null;
+  if (state === 'pending') return { ...NOTHING, wakeAt: new Date(context.now.getTime() + SCREENING_RETRY_MS) };
+  credit(deposits, 'review');
+  return transition('review', { confirmationCount: swap.requiredConfirmations, failureCode: FAILURE_CODES.screeningHold });
 }
 
 function decideConfirmed(swap: SwapRecord, seen: Observations, context: DecisionContext, deposits: SwapDepositRecord[]): Decision {
@@ -611,8 +654,9 @@ function refund(
     const held = { ...fields, failureCode };
     return swap.status === 'review' ? { ...NOTHING, change: held } : transition('review', held);
   };
-  // The network named no single sender to return it to: the deposit is held for an operator.
-  if (swap.routeId === null && !address) return hold();
+  // The network named no single sender to return it to, or screening denied or held the sender: the deposit
+  // is held for an operator.
+  if (swap.routeId === null && (!address || refundsToHeldSender(swap, seen))) return hold();
   const payouts = refundIntents(swap, seen, context, address);
   if (!Array.isArray(payouts)) return hold();
   if (own && payouts.length > 0) {
@@ -624,6 +668,10 @@ function refund(
     return transition('refunded', { ...fields, failureCode, refundTxHash: null, refundAmount: swap.receivedAmount });
   return { ...NOTHING, change: { ...fields, failureCode }, payouts };
 }
+
+// Whether the swap's own refund would go to a sender that screening did not clear.
+const refundsToHeldSender = (swap: SwapRecord, seen: Observations) =>
+  swap.refundMode === 'sender' && senderScreening(seen, swap.receivedFrom) !== 'cleared';
 
 // Where the swap's own refund goes: the refund address, or the sender the network named (null: none).
 const refundAddressOf = (swap: SwapRecord) => (swap.refundMode === 'address' ? swap.refundAddress : swap.receivedFrom) || null;
@@ -878,6 +926,12 @@ export function decideReview(
   }
   if ((decision === 'approve' || decision === 'pay-again') && live('refund').length > 0) {
     return { refused: 'A refund of this swap is committed (it may be on its way); approving would pay twice. Fail the swap instead.' };
+  }
+  if (decision === 'refund' && swap.routeId === null && refundsToHeldSender(swap, seen)) {
+    const verdict = seen.senderVerdicts?.find((v) => v.addressKey === screeningKeyOf(swap.receivedFrom!));
+    return {
+      refused: `The deposit's sender ${swap.receivedFrom} is ${verdict ? `${verdict.decision === 'deny' ? 'denied' : 'held for review'} by address screening (${verdict.reason?.slice(0, 200) ?? 'no reason given'})` : 'not screened yet'}, and refundMode sender would refund to it: the service never refunds to a sender screening did not allow. Approve the swap if screening was wrong, or fail it (the deposit stays held for support to return as the law allows).`,
+    };
   }
   if (decision === 'refund' && live('refund').some((p) => p.status === 'pending' || p.status === 'signed')) {
     return { refused: 'A refund of this swap is already on its way; refunding again would pay twice.' };

@@ -15,6 +15,7 @@ import type { SwapHub } from '../store/swap-hub.js';
 
 import type { Liquidity } from '../services/liquidity.js';
 import type { NetworkStatus } from '../services/network-status.js';
+import type { ScreeningGate } from '../services/screening.js';
 
 /** Dependencies shared by every handler module. */
 export interface HandlerDeps {
@@ -51,6 +52,8 @@ export interface HandlerDeps {
   networkStatus?: Pick<NetworkStatus, 'requireHealthy' | 'states'>;
   /** How much of an asset the service can still promise (none in the sandbox: no limit). */
   liquidity?: Liquidity;
+  /** Screens destination and refund addresses at quote, swap and route creation (403 address_denied); none: off. */
+  screening?: Pick<ScreeningGate, 'requireAllowed'>;
   /** Why permanent routes cannot be created (409 route_unavailable), or undefined when they can. */
   routesUnavailable?: string;
   /** The public keys whose signatures of deposit instructions verify (GET /signing-keys), the current one first. */

@@ -58,6 +58,13 @@ export function createQuoteHandlers(deps: HandlerDeps, issued: IssuedQuotes): Pi
 
       deps.networkStatus?.requireHealthy(source.network);
       deps.networkStatus?.requireHealthy(destination.network);
+      // A refund address screening does not allow is refused before anything is priced or reserved.
+      if (refund.refundAddress !== null) {
+        await deps.screening?.requireAllowed(
+          [{ field: 'refundAddress', network: source.network, address: refund.refundAddress, role: 'refund' }],
+          { operation: 'createQuote', partnerId },
+        );
+      }
       const at = deps.now();
       const [sourcePriceUsd, destinationPriceUsd] = await Promise.all([
         deps.rates.priceUsd(source.symbol, source.network, at),

@@ -124,6 +124,11 @@ export function createRouteHandlers(
           externalUserId: body.externalUserId,
         });
       }
+      // A settlement wallet screening does not allow is refused before its proof is checked.
+      await deps.screening?.requireAllowed(
+        [{ field: 'destinationAddress', network: body.destinationNetwork, address: body.destinationAddress, role: 'destination' }],
+        { operation: 'createPermanentRoute', partnerId },
+      );
       const at = deps.now();
       const target = settlementTarget(partnerId, user, body);
       // The challenge is checked by the statement that spends it, so a create reads nothing first: the wallet's

@@ -4,7 +4,7 @@
  * status through HTTP alone. Route orders are swaps too: review decisions and failures apply to them.
  */
 import type { Knex } from 'knex';
-import { validateMemo } from '../domain/addresses.js';
+import { validateAddress, validateMemo } from '../domain/addresses.js';
 import { assetKey, findAsset } from '../domain/catalog.js';
 import { AppError, invalidRequest } from '../domain/errors.js';
 import { toAmount } from '../domain/money.js';
@@ -146,6 +146,8 @@ export function createSandboxHandlers(
           field: 'amount',
         });
       }
+      const sender = body.fromAddress === undefined ? undefined : validateAddress(asset.network, body.fromAddress);
+      if (sender && !sender.ok) throw invalidRequest(`fromAddress: ${sender.reason}`, { field: 'fromAddress' });
       // The payment goes on the simulated chain; its watcher, woken, records it in the ledger and wakes the
       // swap or route it pays, as a node's would.
       const tx = await chain().pay({
@@ -154,6 +156,7 @@ export function createSandboxHandlers(
         address: body.address,
         memo: memo.value,
         amount: body.amount,
+        ...(sender?.ok ? { fromAddress: sender.value } : {}),
       });
       deps.watching.wake(asset.network);
       return {

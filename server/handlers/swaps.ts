@@ -53,6 +53,17 @@ export function createSwapHandlers(deps: HandlerDeps, issued: IssuedQuotes): Pic
         if (state.bound) return replay(state.bound, hash);
         quote = usableQuote(state.quote, body, at);
       }
+      // Screening asks its provider here, outside the statement that creates the swap (a replay answered above
+      // was screened when it was created).
+      await deps.screening?.requireAllowed(
+        [
+          { field: 'destinationAddress', network: destination.network, address: payout.destination, role: 'destination' },
+          ...(refund.refundAddress !== null
+            ? [{ field: 'refundAddress', network: source.network, address: refund.refundAddress, role: 'refund' as const }]
+            : []),
+        ],
+        { operation: 'createSwap', partnerId },
+      );
       // Every field is set here, none left to a column default: the response is built from this record and
       // stored with it in one statement (store/swap-creation.ts).
       const created: SwapRecord = {

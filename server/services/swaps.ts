@@ -18,6 +18,9 @@ import { validateAddress, validateMemo } from '../domain/addresses.js';
 import { AppError, invalidRequest } from '../domain/errors.js';
 import type { Amount } from '../domain/money.js';
 import type { Liquidity } from './liquidity.js';
+import type { ScreeningGate } from './screening.js';
+import { namesSender } from '../domain/screening.js';
+import { listSenderVerdicts } from '../store/screening-verdicts.js';
 import {
   decide,
   decideHeldPayment,
@@ -60,6 +63,8 @@ export interface SwapServiceDeps {
   liquidity?: Liquidity;
   /** Signs a new swap's deposit instructions, once, with its deposit address (domain/signed-instructions.ts). */
   signer: InstructionsSigner;
+  /** Screens the senders of payments to a swap's address before the step's transaction (none: no screening). */
+  screening?: Pick<ScreeningGate, 'enabled' | 'screenSenders'>;
 }
 
 /** The outcome of advancing a swap: when it should be looked at again, if the clock alone will move it. */
@@ -166,13 +171,14 @@ export function createSwapService(deps: SwapServiceDeps) {
     payable: Amount | undefined,
   ): Promise<Observations & { payoutRows: PayoutRecord[] }> {
     const source = assetOf(swap.sourceAsset, swap.sourceNetwork);
-    const [outputs, payoutRows, routeDeposits, removedDeposits] = await Promise.all([
+    const [outputs, payoutRows, routeDeposits, removedDeposits, verdicts] = await Promise.all([
       swap.routeId === null && swap.depositAddress !== null
         ? listOutputsTo(trx, swap.sourceNetwork, swap.depositAddress, source.memoNeeded ? swap.depositMemo : null)
         : Promise.resolve([]),
       listSwapPayouts(trx, swap.id),
       swap.routeId !== null ? listOrderDeposits(trx, swap.id) : Promise.resolve([]),
       swap.routeId !== null ? listRemovedOrderDeposits(trx, swap.id) : Promise.resolve([]),
+      swap.routeId === null ? listSenderVerdicts(trx, [swap.id]) : Promise.resolve([]),
     ]);
     // Every payment to the address, whatever its asset (one of another asset is returned or held, never
     // converted), but the service's own gas top-ups for sweeping it.
@@ -202,6 +208,8 @@ export function createSwapService(deps: SwapServiceDeps) {
       prices,
       exchangeRefusal,
       payable,
+      senderVerdicts: verdicts.map((v) => ({ addressKey: v.addressKey, decision: v.decision, reason: v.reason })),
+      screeningRequired: deps.screening?.enabled === true && swap.routeId === null && namesSender(swap.sourceNetwork),
       payoutRows,
     };
   }
@@ -328,7 +336,12 @@ export function createSwapService(deps: SwapServiceDeps) {
       if (allocated)
         return { kind: 'idle', swap: allocated, wakeAt: allocated.status === 'waiting' ? allocated.quoteExpiresAt : allocated.expiresAt };
     }
-    const [{ prices, unasked }, exchangeRefusal] = await Promise.all([pricesFor(read, at, priced), exchangeRefusalFor(read)]);
+    // The senders of its payments are screened first, outside the transaction (services/screening.ts).
+    const [{ prices, unasked }, exchangeRefusal] = await Promise.all([
+      pricesFor(read, at, priced),
+      exchangeRefusalFor(read),
+      deps.screening?.screenSenders(read),
+    ]);
     return transaction(deps.knex, async (trx) => {
       const swap = await lockSwap(trx, swapId);
       if (!swap) return { kind: 'missing' as const };

@@ -67,6 +67,9 @@ const QUOTE_REQUEST = {
   refundMode: 'sender',
 };
 const DESTINATION = '0x71C7656EC7ab88b098defB751B7401B5f6d8976F'; // EIP-55 valid, the spec's example
+// On the contract server's screening denylist (scripts/contract.ts).
+const DENIED_DESTINATION = process.env.PSS_DENIED_DESTINATION;
+const DENIED_REFUND = process.env.PSS_DENIED_REFUND;
 // Above the catalogue's automatic maximum (25,000 USD at 68,250 USD/BTC) and below its maximum: goes to review.
 const REVIEW_AMOUNT = '0.5';
 
@@ -498,6 +501,11 @@ const SCENARIOS = {
         );
       };
     },
+    async 403(transaction) {
+      // A refund address on the server's screening denylist.
+      setBody(transaction, { ...QUOTE_REQUEST, refundMode: 'address', refundAddress: DENIED_REFUND });
+      transaction.expectCode = 'address_denied';
+    },
     async 409(transaction) {
       setBody(transaction, { ...QUOTE_REQUEST, sourceAmount: '0.00001' });
       transaction.expectCode = 'amount_below_minimum';
@@ -617,6 +625,14 @@ const SCENARIOS = {
           'invalid_destination',
         );
       };
+    },
+    async 403(transaction) {
+      // A destination on the server's screening denylist.
+      const request = swapRequestOf(transaction);
+      const quote = await createQuote(partners.main, request);
+      setBody(transaction, { ...swapBodyFor(quote, request), destinationAddress: DENIED_DESTINATION });
+      setHeader(transaction, 'Idempotency-Key', randomUUID());
+      transaction.expectCode = 'address_denied';
     },
     async 409(transaction) {
       // The quote is used by a first swap; a second swap from it (another key) finds it used.

@@ -164,6 +164,8 @@ export interface paths {
          *       source asset whose network needs a memo to credit an account (`memoNeeded` in `/assets`: XRP, TON):
          *       a refund sent there without the customer's memo would be lost. Give `refundAddress` and `refundMemo`.
          *       It is refused on ZANO as well: Zano transactions do not reveal their sender. Give `refundAddress`.
+         *     - Where the deployment screens addresses, a `refundAddress` that screening denies (or holds for review) is
+         *       `403 address_denied` with `details.field: refundAddress`. Ask the customer for another address.
          *
          *     `409` codes: `pair_unavailable`, `rate_type_unavailable`, `amount_below_minimum`,
          *     `amount_above_maximum` (the last two carry the limits in `error.details`).
@@ -237,6 +239,13 @@ export interface paths {
          *     `400 invalid_destination`, `invalid_refund_address` or `invalid_memo`, with the field in
          *     `error.details.field`. An empty-string memo means no memo. Where the destination asset needs a
          *     memo (`Asset.memoNeeded`, e.g. an XRP destination tag: an unsigned 32-bit integer) it is required.
+         *
+         *     **Address screening.** Where the deployment screens addresses, a `destinationAddress` or
+         *     `refundAddress` that screening denies, or holds for review, is `403 address_denied` with the field in
+         *     `error.details.field` (nothing is created and the key is not bound). The sender of the deposit is
+         *     screened too, where the source network names one (not on ZANO): a deposit from a sender screening
+         *     denies or holds puts the swap in `review` with `failureCode: screening_hold` before it is credited.
+         *     Such a deposit is never refunded automatically to its sender; an operator decides.
          */
         post: operations["createSwap"];
         delete?: never;
@@ -550,9 +559,11 @@ export interface paths {
          *     1. `externalUserId` equals the `x-service-user` header (else `400 external_user_mismatch`).
          *     2. `challengeId` is known, unexpired and unused, was issued to this partner and user for this
          *        target, and `message` equals its text byte for byte (else `400 invalid_challenge`).
-         *     3. `publicKey` is the spend public key of `destinationAddress` and `signature` is a valid wallet
+         *     3. Where the deployment screens addresses, screening allows `destinationAddress` (else
+         *        `403 address_denied`, `details.field: destinationAddress`; one held for review is refused too).
+         *     4. `publicKey` is the spend public key of `destinationAddress` and `signature` is a valid wallet
          *        signature of `message` by it (else `403 ownership_not_verified`).
-         *     4. A new route must keep the partner within its route quota (20000 by default; else
+         *     5. A new route must keep the partner within its route quota (20000 by default; else
          *        `409 route_limit_reached`, with the quota in `details.limit`, and the challenge stays unused).
          *        Recovering an existing route is always allowed.
          *
@@ -940,6 +951,7 @@ export interface components {
          *     | `partner_disabled` | 401 | The partner of the key is disabled |
          *     | `invalid_token` | 401 | The swap access token is wrong or belongs to another swap |
          *     | `ownership_not_verified` | 403 | The wallet signature does not prove ownership of the destination |
+         *     | `address_denied` | 403 | Address screening does not allow a destination or refund address (`POST /quotes`, `POST /swaps`, `POST /permanent-routes`); `details.field` names it |
          *     | `browser_not_allowed` | 403 | Only on a CORS preflight (`OPTIONS`) of a signed operation: the partner secret must never be in a browser; call the operation from your backend |
          *     | `origin_not_allowed` | 403 | Only on a CORS preflight (`OPTIONS`) from an origin the deployment does not list |
          *     | `not_found` | 404 | Unknown path, or no such resource for this partner (another partner's resource is also `404`) |
@@ -1629,6 +1641,7 @@ export interface components {
              *     | `deposit_removed` | a reorganisation removed a deposit that was already credited: `review` |
              *     | `insufficient_liquidity` | the hot wallet could not cover the payout when it was due (production): `review`; an operator funds it and approves, or refunds |
              *     | `refunded_by_review`, `failed_by_review` | an operator's decision on a swap in `review` |
+             *     | `screening_hold` | address screening denied the deposit's sender, or held it for review (or the screening provider failed and the deployment fails closed): `review` before the deposit is credited; it is never refunded automatically to that sender, an operator decides |
              */
             failureCode?: string | null;
             /**
@@ -2323,6 +2336,13 @@ export interface components {
             amount: components["schemas"]["SourceAmount"];
             /** @description Memo attached to the simulated payment. */
             memo?: components["schemas"]["Memo"];
+            /**
+             * @description The sender the simulated transaction names, an address of `network` (else `400 invalid_request`,
+             *     `details.field: fromAddress`); absent: a fresh address. Refunds to the sender go there, and address
+             *     screening judges it (a sender screening denies holds the swap in `review` with
+             *     `failureCode: screening_hold`). On ZANO, whose transactions hide their sender, it is not screened.
+             */
+            fromAddress?: components["schemas"]["Address"];
         };
         /** @description The simulated transaction that was broadcast; the simulated chain then confirms it block by block (sandbox only). */
         SandboxDeposit: {
@@ -2621,8 +2641,31 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The wallet signature does not prove ownership of the destination (`ownership_not_verified`). */
+        /**
+         * @description The wallet signature does not prove ownership of the destination (`ownership_not_verified`), or address
+         *     screening does not allow the destination (`address_denied`, `details.field: destinationAddress`).
+         */
         Forbidden: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description Address screening does not allow an address the request names (`address_denied`): it is denied, or held
+         *     for review (a destination or refund address held for review is refused as well; nothing is promised to
+         *     it). `details.field` names the request field (`destinationAddress` or `refundAddress`), `details.role`
+         *     its role (`destination` or `refund`) and `details.network` its network. The screening provider's reason
+         *     is for the deployment's operators and is not given here. Ask the customer for another address; the
+         *     same address is refused again.
+         */
+        AddressDenied: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -3080,6 +3123,7 @@ export interface operations {
             };
             400: components["responses"]["QuoteBadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AddressDenied"];
             409: components["responses"]["QuoteConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -3183,6 +3227,7 @@ export interface operations {
             };
             400: components["responses"]["SwapBadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AddressDenied"];
             409: components["responses"]["SwapConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];

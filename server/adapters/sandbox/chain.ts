@@ -63,6 +63,8 @@ export interface SandboxPayment {
   address: string;
   memo: string | null;
   amount: string;
+  /** The sender the transaction names; absent: a fresh address of the network. */
+  fromAddress?: string;
 }
 
 /** A reorganisation done. */
@@ -218,7 +220,7 @@ export function createSimulatedChain(deps: { knex: Knex; catalog: Catalog; block
       return writePayment({
         ...payment,
         txHash: sandboxTxHash(payment.network, seedOf(`deposit:${nonce}`)),
-        fromAddress: sandboxAddress(payment.network, seedOf(`sender:${nonce}`)),
+        fromAddress: payment.fromAddress ?? sandboxAddress(payment.network, seedOf(`sender:${nonce}`)),
         outputIndex: 0,
         createdAt: deps.now(),
       });

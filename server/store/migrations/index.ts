@@ -38,6 +38,7 @@ import * as heldOutputs from './0031_held_outputs.js';
 import * as webhookEventTypes from './0032_webhook_event_types.js';
 import * as amountMismatchPolicy from './0033_amount_mismatch_policy.js';
 import * as signedInstructions from './0034_signed_instructions.js';
+import * as screeningVerdicts from './0035_screening_verdicts.js';
 
 /** What a migration may need besides the database: data migrations that re-seal secrets need the key. */
 export interface MigrationContext {
@@ -83,6 +84,7 @@ const migrations: Array<[name: string, migration: Migration]> = [
   ['0032_webhook_event_types', webhookEventTypes],
   ['0033_amount_mismatch_policy', amountMismatchPolicy],
   ['0034_signed_instructions', signedInstructions],
+  ['0035_screening_verdicts', screeningVerdicts],
 ];
 
 /** A knex migration source over the static list above, handing each migration `context`. */

@@ -1,0 +1,146 @@
+/**
+ * Address screening around the swap lifecycle (docs/screening.md): destination and refund addresses are
+ * screened at quote, swap and route creation (403 `address_denied` for one denied or held for review), and
+ * the senders of payments to a swap's address before its step decides (swap-decision.ts holds the swap, and
+ * never refunds to a sender that is not allowed). The provider is asked outside every transaction; a sender's
+ * verdict and its operator-trail entry commit together afterwards. Every verdict that denies or holds is in
+ * the operator action trail as `screening.verdict`, by the actor `screening`.
+ */
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { Screening } from '../adapters/screening.js';
+import { AppError } from '../domain/errors.js';
+import { namesSender, screeningKeyOf, type ScreeningSubject, type ScreeningVerdict } from '../domain/screening.js';
+import type { SwapRecord } from '../domain/swap-view.js';
+import { transaction } from '../store/after-commit.js';
+import { listOutputsTo } from '../store/chain-ledger.js';
+import { insertOperatorAction } from '../store/operator-actions.js';
+import { insertSenderVerdict, listSenderVerdicts } from '../store/screening-verdicts.js';
+
+/** The actor of the trail entries screening writes. */
+export const SCREENING_ACTOR = 'screening';
+
+/** What the gate needs. */
+export interface ScreeningGateDeps {
+  knex: Knex;
+  screening: Screening;
+  now: () => Date;
+  /** Where a provider's failure is reported (a verdict of SCREENING_FAIL_MODE's; none: not logged). */
+  logger?: Pick<Logger, 'warn'>;
+}
+
+/** An address a request names, with the request field it came from. */
+export type RequestAddress = ScreeningSubject & { field: string };
+
+/** Creates the gate. */
+export function createScreeningGate(deps: ScreeningGateDeps) {
+  const { knex, screening, logger } = deps;
+  // Screens `subject`, reporting a provider's failure: an outage decides every verdict until it ends.
+  const screen = async (subject: ScreeningSubject): Promise<ScreeningVerdict> => {
+    const verdict = await screening.screen(subject);
+    if (verdict.failure)
+      logger?.warn(
+        { role: subject.role, network: subject.network, failure: verdict.failure, decision: verdict.decision },
+        'screening provider failed',
+      );
+    return verdict;
+  };
+
+  // The trail entry of a verdict that denies or holds (an allowed address is not recorded).
+  const trailEntry = (target: string, subject: ScreeningSubject, verdict: ScreeningVerdict, extra: Record<string, unknown>) => ({
+    actor: SCREENING_ACTOR,
+    action: 'screening.verdict',
+    target,
+    reason: verdict.reason,
+    outcome: 'succeeded' as const,
+    details: {
+      ...extra,
+      network: subject.network,
+      address: subject.address,
+      role: subject.role,
+      decision: verdict.decision,
+      provider: verdict.provider,
+      ...(verdict.failure ? { failure: verdict.failure } : {}),
+    },
+    actedAt: deps.now(),
+  });
+
+  return {
+    /** Whether any screening is configured. */
+    enabled: screening.enabled,
+
+    /**
+     * Screens the addresses a creating request names, together; 403 `address_denied` (`details.field`,
+     * `details.role`) for the first that is denied or held for review (a destination held for review is not
+     * one money may be promised to), each such verdict recorded in the trail. Call before any transaction.
+     */
+    async requireAllowed(addresses: RequestAddress[], context: { operation: string; partnerId: string }): Promise<void> {
+      if (!screening.enabled || addresses.length === 0) return;
+      const verdicts = await Promise.all(addresses.map(screen));
+      const refused = addresses
+        .map((a, i) => ({ address: a, verdict: verdicts[i]! }))
+        .filter(({ verdict }) => verdict.decision !== 'allow');
+      if (refused.length === 0) return;
+      for (const { address, verdict } of refused) {
+        await insertOperatorAction(
+          knex,
+          trailEntry(`${address.network}:${address.address}`, address, verdict, {
+            operation: context.operation,
+            partnerId: context.partnerId,
+          }),
+        );
+      }
+      const first = refused[0]!.address;
+      throw new AppError(
+        403,
+        'address_denied',
+        `${first.field} cannot be used: address screening does not allow this ${first.network} address. Ask the customer for another address.`,
+        { field: first.field, role: first.role, network: first.network },
+      );
+    },
+
+    /**
+     * Screens each sender of a payment to `swap`'s address that has no verdict yet (on a network that names
+     * senders), and stores each verdict, with its trail entry when it denies or holds. Reads the ledger
+     * outside any transaction; the step's own transaction reads the verdicts back (listSenderVerdicts).
+     */
+    async screenSenders(swap: SwapRecord): Promise<void> {
+      if (!screening.enabled || swap.routeId !== null || swap.depositAddress === null || !namesSender(swap.sourceNetwork)) return;
+      const [outputs, known] = await Promise.all([
+        // Every output to the address (a memo network's shared address too): screening a few senders more is harmless.
+        listOutputsTo(knex, swap.sourceNetwork, swap.depositAddress, null),
+        listSenderVerdicts(knex, [swap.id]),
+      ]);
+      const screened = new Set(known.map((v) => v.addressKey));
+      const senders = new Map<string, string>();
+      for (const output of outputs) {
+        if (!output.fromAddress) continue;
+        const key = screeningKeyOf(output.fromAddress);
+        if (!screened.has(key) && !senders.has(key)) senders.set(key, output.fromAddress);
+      }
+      for (const [addressKey, address] of senders) {
+        const subject: ScreeningSubject = { network: swap.sourceNetwork, address, role: 'sender' };
+        const verdict = await screen(subject);
+        await transaction(knex, async (trx) => {
+          const stored = await insertSenderVerdict(trx, {
+            swapId: swap.id,
+            network: subject.network,
+            address,
+            addressKey,
+            decision: verdict.decision,
+            reason: verdict.reason,
+            // 'none' only comes from screening that is off, which returned above.
+            provider: verdict.provider === 'none' ? 'denylist' : verdict.provider,
+            failure: verdict.failure ?? null,
+            screenedAt: deps.now(),
+          });
+          // Another instance's step stored this sender's verdict first: its entry is the one in the trail.
+          if (stored && verdict.decision !== 'allow') await insertOperatorAction(trx, trailEntry(swap.id, subject, verdict, {}));
+        });
+      }
+    },
+  };
+}
+
+/** The gate's operations. */
+export type ScreeningGate = ReturnType<typeof createScreeningGate>;
