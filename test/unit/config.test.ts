@@ -209,7 +209,9 @@ describe('loadConfig', () => {
 
     it('refuses a network without a production adapter, DOGE among them (Dogecoin Core lacks the calls the adapter uses)', () => {
       expect(problemsOf({ NETWORKS: 'SOL' }).join('\n')).to.match(/NETWORKS names SOL, which has no production adapter/);
-      expect(problemsOf({ NETWORKS: 'DOGE' }).join('\n')).to.match(/NETWORKS names DOGE, which has no production adapter; the ones there are: BTC, LTC, ETH, BSC, ZANO/);
+      expect(problemsOf({ NETWORKS: 'DOGE' }).join('\n')).to.match(
+        /NETWORKS names DOGE, which has no production adapter; the ones there are: BTC, LTC, ETH, BSC, ZANO/,
+      );
     });
 
     it('reads ZANO: both wallet RPC URLs required, an optional fUSD asset id, and serves ZANO and fUSD', () => {
