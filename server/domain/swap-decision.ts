@@ -797,9 +797,10 @@ function exchange(swap: SwapRecord, seen: Observations, context: DecisionContext
     amount: output,
   };
   // An overpayment's excess (refund_excess) goes back with the payout, at the amount fixed when it was credited;
-  // one credited another way (an operator approved it in review) is priced now, by the same rule.
+  // one credited another way (an operator approved it in review) is priced now, by the same rule. Never to a
+  // sender screening did not clear (an operator approved the swap it held): that excess stays for them.
   let excessAmount = swap.excessRefundAmount;
-  if (excessAmount === null && overpaidUnderRefundExcess(swap, received) && refundAddressOf(swap)) {
+  if (excessAmount === null && overpaidUnderRefundExcess(swap, received) && refundAddressOf(swap) && !refundsToHeldSender(swap, seen)) {
     const terms = refundTerms(catalog, context.source, received.minus(swap.depositAmount).toFixed(), seen.prices.source());
     if (!terms.held) excessAmount = terms.amount;
   }

@@ -21,6 +21,7 @@ import {
   type PayoutObservation,
   type ReviewDecision,
   type RouteDepositObservation,
+  type SenderVerdictObservation,
 } from '../../../server/domain/swap-decision.js';
 import { isAllowedTransition, type SwapStatus } from '../../../server/domain/swap-lifecycle.js';
 import { isRetryable, type SwapDepositRecord, type SwapRecord } from '../../../server/domain/swap-view.js';
@@ -321,6 +322,8 @@ interface Row {
   payable?: string;
   /** A review decision instead of decide(). */
   review?: ReviewDecision;
+  /** Screening verdicts on the senders (none by default). */
+  senderVerdicts?: SenderVerdictObservation[];
   expect: Expected;
   /** Set on a row that exposes a bug: the row is skipped and the bug reported. */
   bug?: string;
@@ -461,6 +464,14 @@ const MISMATCH_POLICY_ROWS: Row[] = [
       payouts: [PAY('199.7175'), EXCESS_REFUND()],
       pricesAsked: true,
     },
+  },
+  {
+    status: 'exchanging (refund_excess)',
+    when: 'an overpayment from a sender screening denied, approved by an operator: the quoted output, no excess refund to that sender',
+    swap: paidIn('refund_excess', '2.6', 'exchanging', { refundMode: 'sender', refundAddress: null }),
+    outputs: [own(8, { amount: '2.6' })],
+    senderVerdicts: [{ addressKey: SENDER, decision: 'deny', reason: 'sanctioned' }],
+    expect: { change: { actualOutputAmount: '199.7175' }, payouts: [PAY('199.7175')] },
   },
   {
     status: 'exchanging (refund_excess)',
@@ -2347,6 +2358,7 @@ function run(row: Row): { decision: Decision; asked: string[] } {
     prices: { source: price('source'), destination: price('destination') },
     exchangeRefusal: row.exchangeRefusal ?? null,
     payable: row.payable === undefined ? undefined : new Money(row.payable),
+    senderVerdicts: row.senderVerdicts,
   };
   const context = {
     catalog,
