@@ -235,12 +235,12 @@ function remediesOf(payout: PayoutRecord, final: number): string[] {
     return [payout.status === 'review' ? `cold release ${payout.id} --rebroadcast` : `cold release ${payout.id}`];
   if (payout.purpose === 'extra_refund') return ['payments return SWAP_ID TXHASH:INDEX --rebroadcast'];
   // An overpayment's excess (refund_excess): its swap is in review, and approving sends it again.
-  if (payout.purpose === 'excess_refund')
-    return [
-      `--exchange (${payout.status === 'review' ? 'the same bytes again' : 'a new refund of the excess, once this one surely paid nothing'})`,
-      '--fail',
-    ];
-  if (payout.status === 'failed') return ['--pay-again', '--refund', '--fail'];
+  if (payout.purpose === 'excess_refund') {
+    if ((payout.status === 'reverted' || payout.status === 'cancelled') && payout.confirmations < final) {
+      return [`wait: ${payout.confirmations} of ${final} confirmations`, '--fail'];
+    }
+    return [`--exchange (${payout.status === 'review' ? 'the same bytes again' : 'a new refund of the excess'})`, '--fail'];
+  }
   if (payout.status === 'reverted' || payout.status === 'cancelled') {
     return payout.confirmations >= final
       ? ['--pay-again', '--refund', '--fail']

@@ -486,8 +486,8 @@ function decideSwap(swap: SwapRecord, seen: Observations, context: DecisionConte
     case 'exchanging':
     case 'sending': {
       if (ownGone && isAllowedTransition(swap.status, 'review')) {
-        // A payout not yet signed never goes out for a deposit the chain took back.
-        const unsigned = seen.payouts.filter((p) => p.purpose === 'payout' && p.status === 'pending');
+        // A payout (or an overpayment's excess refund) not yet signed never goes out for a deposit the chain took back.
+        const unsigned = seen.payouts.filter((p) => (p.purpose === 'payout' || p.purpose === 'excess_refund') && p.status === 'pending');
         return {
           ...transition('review', { failureCode: FAILURE_CODES.depositRemoved }),
           payoutUpdates: unsigned.map((p) => ({ key: p.key, status: 'failed' as const })),
@@ -888,7 +888,14 @@ export function decideReview(
     `Payout ${p.txHash} is ${p.status} with ${p.confirmations} of ${payoutConfirmations} confirmations: until it is final a reorganisation could still make it pay. Decide again then.`;
   // The swap's payout is made or in play, and only the refund of its overpayment's excess is held.
   const excess = currentExcessRefund(seen);
+  const depositGone =
+    swap.routeId === null && swap.sourceTxHash !== null && !deposits.some((d) => d.role === 'swap' && d.status !== 'removed');
   if (excess && isHeld(excess) && payout && !payoutIsDead(payout, payoutConfirmations)) {
+    if (decision === 'approve' && depositGone) {
+      return {
+        refused: 'The deposit of this swap left the chain (a reorganisation): its excess is not sent again. Fail the swap instead.',
+      };
+    }
     if (decision === 'refund' || decision === 'pay-again') {
       return {
         refused: `The payout of this swap is ${payout.status}${payout.txHash ? ` (${payout.txHash})` : ''}; only the refund of its excess is held. Approve to send the excess again, or fail the swap to keep it for support.`,
@@ -932,6 +939,12 @@ export function decideReview(
     const verdict = seen.senderVerdicts?.find((v) => v.addressKey === screeningKeyOf(swap.receivedFrom!));
     return {
       refused: `The deposit's sender ${swap.receivedFrom} is ${verdict ? `${verdict.decision === 'deny' ? 'denied' : 'held for review'} by address screening (${verdict.reason?.slice(0, 200) ?? 'no reason given'})` : 'not screened yet'}, and refundMode sender would refund to it: the service never refunds to a sender screening did not allow. Approve the swap if screening was wrong, or fail it (the deposit stays held for support to return as the law allows).`,
+    };
+  }
+  // An overpayment's excess went back (or may have): a refund of the whole deposit would pay it twice.
+  if (decision === 'refund' && live('excess_refund').length > 0) {
+    return {
+      refused: `The excess of this swap's deposit was returned, or may have been (${live('excess_refund').at(-1)!.status}): refunding the whole deposit would pay it twice. Pay again, or fail the swap.`,
     };
   }
   if (decision === 'refund' && live('refund').some((p) => p.status === 'pending' || p.status === 'signed')) {
@@ -1004,7 +1017,9 @@ export function decideReview(
     if (!Array.isArray(planned)) {
       return { refused: `${planned.held}: a refund would return nothing. Fail the swap to keep the deposit for support, or approve it.` };
     }
-    const step = refund(swap, seen, context, deposits, FAILURE_CODES.refundedInReview);
+    // Refunded whole, an overpayment's excess is not returned apart.
+    const noExcess = swap.excessRefundAmount !== null ? { excessRefundAmount: null } : {};
+    const step = refund(swap, seen, context, deposits, FAILURE_CODES.refundedInReview, noExcess);
     return step.transition ? step : { ...step, change: { ...step.change, deposits } };
   }
   return transition('failed', { failureCode: FAILURE_CODES.failedInReview });

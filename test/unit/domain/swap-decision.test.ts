@@ -572,6 +572,58 @@ const MISMATCH_POLICY_ROWS: Row[] = [
     expect: { to: 'exchanging', fields: { failureCode: null }, payoutUpdates: [{ key: EXCESS_KEY, status: 'signed' }] },
   },
   {
+    status: 'sending (refund_excess)',
+    when: 'the deposit is removed while the payout and the excess refund are unsigned: review, both cancelled',
+    swap: paidIn('refund_excess', '2.6', 'sending', {
+      ...PAID,
+      ...OVERPAID_EXCESS,
+      settlementTxHash: null,
+      receivedAmount: '2.6',
+      deposits: [depositRecord('swap', 'credited', { amount: '2.6' })],
+    }),
+    outputs: [own(8, { amount: '2.6', removed: true })],
+    payouts: [payout('pending'), excessRefund('pending')],
+    expect: {
+      to: 'review',
+      fields: { failureCode: FAILURE_CODES.depositRemoved },
+      deposits: [OWN('removed')],
+      payoutUpdates: [
+        { key: PAYOUT_KEY, status: 'failed' },
+        { key: EXCESS_KEY, status: 'failed' },
+      ],
+    },
+  },
+  {
+    status: 'review (refund_excess)',
+    when: 'refunding after the payout failed for good while the excess went back: refused (the excess would be paid twice)',
+    swap: paidIn('refund_excess', '2.6', 'review', {
+      ...PAID,
+      ...OVERPAID_EXCESS,
+      receivedAmount: '2.6',
+      failureCode: FAILURE_CODES.payoutFailed,
+      deposits: [depositRecord('swap', 'credited', { amount: '2.6' })],
+    }),
+    outputs: [own(8, { amount: '2.6' })],
+    payouts: [payout('failed'), excessRefund('confirmed')],
+    review: 'refund',
+    expect: { throws: /refunding the whole deposit would pay it twice/ },
+  },
+  {
+    status: 'review (refund_excess)',
+    when: 'approving a held excess refund after the deposit left the chain: refused',
+    swap: paidIn('refund_excess', '2.6', 'review', {
+      ...PAID,
+      ...OVERPAID_EXCESS,
+      receivedAmount: '2.6',
+      failureCode: FAILURE_CODES.refundFailed,
+      deposits: [depositRecord('swap', 'removed', { amount: '2.6' })],
+    }),
+    outputs: [own(8, { amount: '2.6', removed: true })],
+    payouts: [payout('confirmed'), excessRefund('failed')],
+    review: 'approve',
+    expect: { throws: /left the chain/ },
+  },
+  {
     status: 'review (refund_excess)',
     when: 'refunding a swap whose payout is made, with only its excess refund held: refused',
     swap: paidIn('refund_excess', '2.6', 'review', {
