@@ -9,12 +9,13 @@
  *   `sign_transfer` of that set on the signer wallet, exactly once: the signed set and its one hash are what the
  *   core commits before anything is broadcast. A retry broadcasts the same signed set; nothing is signed again.
  * - broadcast: `submit_transfer` of the same signed set on the view-only wallet. The same set again is accepted
- *   (the daemon has it, or has mined it). A daemon refusal is checked against the wallet: a transaction it knows
- *   (in the pool or mined) is accepted; otherwise it was never taken (its inputs spent by another transaction,
- *   or refused outright), and is rejected for good: an operator decides (Monero has no fee bumping).
+ *   (the daemon has it, or has mined it). A failed submit is checked against the wallet: a transaction it knows
+ *   (in the pool or mined) is accepted; otherwise the outcome is unknown (the wallet answers one code for a
+ *   refusal and for a relay that timed out), so the payout is held for an operator (Monero has no fee bumping),
+ *   and only the same set is ever sent again.
  *
  * The view-only wallet reserves nothing for an unsigned set: two built at once may pick the same inputs, and
- * the later one submitted is refused (rejected, never paid).
+ * the later one submitted is refused (held for an operator, who sees that the other paid).
  */
 import type { Logger } from 'pino';
 import { decodeMoneroAddress } from '../../domain/monero-address.js';
@@ -90,6 +91,9 @@ export function createMoneroPayoutSender(options: MoneroSenderOptions): PayoutSe
     }
   }
 
+  // The wallet answers -41 for every failure of its relay to the daemon: a refusal, but also no connection, a
+  // busy daemon or a timeout after the daemon took it. Only the wallet's having it is proof of anything; so it
+  // is accepted then, and otherwise the outcome is unknown: the payout is held, and the same set can go again.
   async function refused(txHash: string, rpcMessage: string): Promise<BroadcastOutcome> {
     let has: boolean;
     try {
@@ -98,11 +102,9 @@ export function createMoneroPayoutSender(options: MoneroSenderOptions): PayoutSe
       throw new AmbiguousBroadcastError(`could not tell whether ${txHash} is in the wallet: ${(err as Error).message}`, { cause: err });
     }
     if (has) return { kind: 'accepted' };
-    return {
-      kind: 'rejected',
-      reason: `the daemon refused it (${rpcMessage}): its inputs are spent by another transaction, or it is invalid`,
-      passing: false,
-    };
+    throw new AmbiguousBroadcastError(
+      `submit_transfer of ${txHash} failed (${rpcMessage}) and the wallet does not have it: refused by the daemon, or never relayed, or relayed and not recorded`,
+    );
   }
 
   return {

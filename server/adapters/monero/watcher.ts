@@ -72,18 +72,28 @@ export function createMoneroChainWatcher(options: MoneroWatcherOptions): ChainWa
     const previous: Position | null = startFrom ? (JSON.parse(startFrom) as Position) : null;
     const wallet = await options.walletAddress();
     await rpc.call('refresh', {});
-    const tip = await tipHeight();
-    const floor = Math.max(0, (previous ? Math.min(previous.height, tip) : tip) - reorgDepth);
-    const answer = await rpc.call<Partial<Record<MoneroTransfer['type'], MoneroTransfer[]>>>('get_transfers', {
-      in: true,
-      out: true,
-      pending: true,
-      pool: true,
-      failed: false,
-      filter_by_height: true,
-      // Transfers mined above this height (the pool's are always listed).
-      min_height: floor,
-    });
+    // The tip and the transfers of one wallet state: a block taken in between (the wallet also refreshes on its
+    // own) could move a pool payment into a block this answer does not list yet. Read again then.
+    let tip = await tipHeight();
+    let floor = 0;
+    let answer: Partial<Record<MoneroTransfer['type'], MoneroTransfer[]>> = {};
+    for (let attempt = 0; ; attempt++) {
+      floor = Math.max(0, (previous ? Math.min(previous.height, tip) : tip) - reorgDepth);
+      answer = await rpc.call('get_transfers', {
+        in: true,
+        out: true,
+        pending: true,
+        pool: true,
+        failed: false,
+        filter_by_height: true,
+        // Transfers mined above this height (the pool's are always listed).
+        min_height: floor,
+      });
+      const after = await tipHeight();
+      if (after === tip) break;
+      if (attempt >= 4) throw new Error('the Monero wallet kept taking blocks while its transfers were read');
+      tip = after;
+    }
     const blockOf = (height: bigint): BlockRef | null =>
       height > 0n ? { height: Number(height), hash: moneroBlockLabel(Number(height)) } : null;
 
