@@ -18,6 +18,7 @@
  */
 import type { Logger } from 'pino';
 import { moneroIntegratedAddress } from '../../domain/monero-address.js';
+import { windowChanges, windowOutputKey, type WindowPosition } from '../wallet-window.js';
 import type { BlockRef, ChainScan, ChainTip, ChainWatcher, ObservedOutput, ObservedPayout, ScanCursor, WatchFilter } from '../chain.js';
 import { NO_PAYMENT_ID } from './addresses.js';
 import { formatPiconero, type MoneroRpcClient } from './rpc.js';
@@ -31,13 +32,6 @@ export interface MoneroTransfer {
   unlock_time?: bigint;
   payment_id?: string;
   type: 'in' | 'out' | 'pending' | 'failed' | 'pool' | 'block';
-}
-
-interface Position {
-  v: 1;
-  height: number;
-  outputs: Record<string, number>;
-  payouts: Record<string, number>;
 }
 
 export interface MoneroWatcherOptions {
@@ -54,7 +48,6 @@ export interface MoneroWatcherOptions {
 /** The label a block of height `height` goes by (the wallet RPC shows no block hashes). */
 export const moneroBlockLabel = (height: number) => `xmr-height-${height}`;
 const PAYMENT_ID = /^[0-9a-f]{16}$/;
-const outputKey = (txHash: string) => `${txHash}:0`;
 
 export function createMoneroChainWatcher(options: MoneroWatcherOptions): ChainWatcher {
   const { rpc } = options;
@@ -69,7 +62,7 @@ export function createMoneroChainWatcher(options: MoneroWatcherOptions): ChainWa
   async function scan(cursor: ScanCursor | null, watched: WatchFilter): Promise<ChainScan> {
     const stored = cursor?.position ?? null;
     const startFrom = stored !== null && quiet?.from === stored ? quiet.to : stored;
-    const previous: Position | null = startFrom ? (JSON.parse(startFrom) as Position) : null;
+    const previous: WindowPosition | null = startFrom ? (JSON.parse(startFrom) as WindowPosition) : null;
     const wallet = await options.walletAddress();
     await rpc.call('refresh', {});
     // The tip and the transfers of one wallet state: a block taken in between (the wallet also refreshes on its
@@ -121,7 +114,7 @@ export function createMoneroChainWatcher(options: MoneroWatcherOptions): ChainWa
         surfaced.add(t.txid);
         options.logger?.warn({ txHash: t.txid, address, unlockTime: unlockTime.toString(), height: Number(t.height) }, heldReason);
       }
-      const key = outputKey(t.txid);
+      const key = windowOutputKey(t.txid, 0);
       // One transfer per (tx, payment id): a second entry of the same tx (pool and mined at once) is the same payment.
       if (current.has(key) && current.get(key)!.block !== null) continue;
       current.set(key, {
@@ -142,21 +135,7 @@ export function createMoneroChainWatcher(options: MoneroWatcherOptions): ChainWa
       if (!currentPayouts.has(t.txid) || t.height > 0n) currentPayouts.set(t.txid, { txHash: t.txid, block: blockOf(t.height) });
     }
 
-    const inWindow = (height: number) => height === 0 || height > floor;
-    const heightOf = (block: BlockRef | null) => block?.height ?? 0;
-    const outputs = [...current.entries()].filter(([key, o]) => previous?.outputs[key] !== heightOf(o.block)).map(([, o]) => o);
-    const removed = Object.entries(previous?.outputs ?? {})
-      .filter(([key, height]) => inWindow(height) && !current.has(key))
-      .map(([key]) => ({ txHash: key.slice(0, key.lastIndexOf(':')), outputIndex: 0 }));
-    const payouts = [...currentPayouts.values()].filter((p) => previous?.payouts[p.txHash] !== heightOf(p.block));
-    for (const [txHash, height] of Object.entries(previous?.payouts ?? {})) {
-      if (inWindow(height) && height !== 0 && !currentPayouts.has(txHash)) payouts.push({ txHash, block: null });
-    }
-
-    const keep = (height: number) => height === 0 || height > tip - reorgDepth;
-    const next: Position = { v: 1, height: tip, outputs: {}, payouts: {} };
-    for (const [key, o] of current) if (keep(heightOf(o.block))) next.outputs[key] = heightOf(o.block);
-    for (const p of currentPayouts.values()) if (keep(heightOf(p.block))) next.payouts[p.txHash] = heightOf(p.block);
+    const { outputs, removed, payouts, next } = windowChanges(previous, current, currentPayouts, { floor, tip, reorgDepth });
 
     const result: ChainScan = {
       tip: { height: tip, hash: moneroBlockLabel(tip) },

@@ -20,6 +20,7 @@
  * Block hashes in BlockRef are labels (`zano-height-<n>`), not real hashes.
  */
 import type { Logger } from 'pino';
+import { windowChanges, windowOutputKey, type WindowPosition } from '../wallet-window.js';
 import type { BlockRef, ChainScan, ChainTip, ChainWatcher, ObservedOutput, ObservedPayout, ScanCursor, WatchFilter } from '../chain.js';
 import { integratedAddressOf } from './addresses.js';
 import { formatAtomic, type AssetBook } from './assets.js';
@@ -42,14 +43,6 @@ interface RecentTxs {
   last_item_index?: bigint;
 }
 
-/** The opaque position: the tip reached, and what was reported in the window (key to height, 0: in the pool). */
-interface Position {
-  v: 1;
-  height: number;
-  outputs: Record<string, number>;
-  payouts: Record<string, number>;
-}
-
 export interface ZanoWatcherOptions {
   rpc: ZanoRpcClient;
   assets: AssetBook;
@@ -67,7 +60,6 @@ export interface ZanoWatcherOptions {
 /** The label a block of height `height` goes by (the wallet RPC shows no block hashes). */
 export const blockLabel = (height: number) => `zano-height-${height}`;
 const PAYMENT_ID = /^[0-9a-f]{16}$/;
-const outputKey = (txHash: string, index: number) => `${txHash}:${index}`;
 
 /** An intrinsic payment id as the wallet's uint64 (convert_payment_id: little-endian). */
 const pidAsU64 = (pid: string) => Buffer.from(pid, 'hex').readBigUInt64LE(0);
@@ -131,7 +123,7 @@ export function createZanoChainWatcher(options: ZanoWatcherOptions): ChainWatche
   async function scan(cursor: ScanCursor | null, watched: WatchFilter): Promise<ChainScan> {
     const stored = cursor?.position ?? null;
     const startFrom = stored !== null && quiet?.from === stored ? quiet.to : stored;
-    const previous: Position | null = startFrom ? (JSON.parse(startFrom) as Position) : null;
+    const previous: WindowPosition | null = startFrom ? (JSON.parse(startFrom) as WindowPosition) : null;
     const wallet = await options.walletAddress();
     const { tip, floor, transfers } = await readHistory((top) => (previous ? Math.min(previous.height, top) : top) - reorgDepth);
     const blockOf = (height: bigint): BlockRef | null =>
@@ -189,7 +181,7 @@ export function createZanoChainWatcher(options: ZanoWatcherOptions): ChainWatche
             };
             surface(`${tx.tx_hash}:${pid}:${sub.asset_id}`, details, heldReason);
           }
-          current.set(outputKey(tx.tx_hash, outputIndex), {
+          current.set(windowOutputKey(tx.tx_hash, outputIndex), {
             txHash: tx.tx_hash,
             outputIndex,
             address,
@@ -206,24 +198,7 @@ export function createZanoChainWatcher(options: ZanoWatcherOptions): ChainWatche
     }
 
     // What changed against the window the position remembers (entries below the floor were not read again).
-    const inWindow = (height: number) => height === 0 || height > floor;
-    const heightOf = (block: BlockRef | null) => block?.height ?? 0;
-    const outputs = [...current.entries()].filter(([key, o]) => previous?.outputs[key] !== heightOf(o.block)).map(([, o]) => o);
-    const removed = Object.entries(previous?.outputs ?? {})
-      .filter(([key, height]) => inWindow(height) && !current.has(key))
-      .map(([key]) => {
-        const at = key.lastIndexOf(':');
-        return { txHash: key.slice(0, at), outputIndex: Number(key.slice(at + 1)) };
-      });
-    const payouts = [...currentPayouts.values()].filter((p) => previous?.payouts[p.txHash] !== heightOf(p.block));
-    for (const [txHash, height] of Object.entries(previous?.payouts ?? {})) {
-      if (inWindow(height) && height !== 0 && !currentPayouts.has(txHash)) payouts.push({ txHash, block: null });
-    }
-
-    const keep = (height: number) => height === 0 || height > tip - reorgDepth;
-    const next: Position = { v: 1, height: tip, outputs: {}, payouts: {} };
-    for (const [key, o] of current) if (keep(heightOf(o.block))) next.outputs[key] = heightOf(o.block);
-    for (const p of currentPayouts.values()) if (keep(heightOf(p.block))) next.payouts[p.txHash] = heightOf(p.block);
+    const { outputs, removed, payouts, next } = windowChanges(previous, current, currentPayouts, { floor, tip, reorgDepth });
 
     const result: ChainScan = { tip: { height: tip, hash: blockLabel(tip) }, position: JSON.stringify(next), outputs, removed, payouts };
     const isQuiet = outputs.length === 0 && removed.length === 0 && payouts.length === 0;
