@@ -135,6 +135,7 @@ export async function startSwapEngine(deps: {
       blockMs: (network) => adapters.of(network).watcher.busyScanMs,
     },
     dustFloorFactor: deps.config.routeDustFloorFactor,
+    screening: deps.screening,
     logger: deps.logger,
   });
   // What started so far stops again when the rest fails to start (a test's server, a process that exits).

@@ -9,6 +9,8 @@
  *    - each same-asset bucket of confirmed deposits is decided (accumulation.ts decideBucket): it waits as
  *      `accumulating` (the bucket's valuation is stored once, as a bucket), converts in one order (which runs
  *      the swap lifecycle at the route's fee), or converts alone into review above the automatic maximum;
+ *    - a confirmed deposit whose sender screening denied or held converts alone, into review
+ *      (`screening_hold`), whatever its amount; one whose sender has no verdict yet waits for it;
  *    - a `permanent_deposit.updated` message for every deposit it changed (and no other: the deposits already
  *      waiting in a bucket that grows are not rewritten), and when to poll the route next.
  * Prices are asked before the transaction (they are given here, by asset key); a decision that needs one it
@@ -97,7 +99,15 @@ export interface RoutePollObservations {
   /** The route's waiting buckets as stored. */
   buckets: BucketRecord[];
   prices: RoutePrices;
+  /** How screening stands on the sender of each open deposit, by deposit id; absent: cleared (screening is off). */
+  screening?: ReadonlyMap<string, SenderStanding>;
 }
+
+/** How screening stands on a deposit's sender: allowed (or nothing to screen), denied or held, or no verdict yet. */
+export type SenderStanding = 'cleared' | 'held' | 'pending';
+
+/** How soon a route with a confirmed deposit whose sender has no screening verdict yet is polled again. */
+export const SCREENING_RETRY_SECONDS = 5;
 
 /** A new route order's fields (store/swap-transitions.ts createRouteOrder). */
 export type RouteOrderDraft = Omit<
@@ -123,8 +133,11 @@ export type RouteOrderDraft = Omit<
 /** One write of a poll; they are applied in order. */
 export type RoutePollStep =
   | { kind: 'updateDeposit'; depositId: string; fields: Partial<DepositRecord> }
-  /** Creates the order, its deposits joining it, and moves it on: to review, or to exchanging. */
-  | { kind: 'convert'; depositIds: string[]; order: RouteOrderDraft; review: boolean }
+  /**
+   * Creates the order, its deposits joining it, and moves it on: to review (with `failureCode` when it says
+   * why: a sender screening did not clear), or to exchanging.
+   */
+  | { kind: 'convert'; depositIds: string[]; order: RouteOrderDraft; review: boolean; failureCode?: string }
   | { kind: 'saveBucket'; bucket: BucketRecord }
   | { kind: 'deleteBucket'; bucket: BucketRecord };
 
@@ -256,16 +269,35 @@ export function decideRoutePoll(seen: RoutePollObservations, context: RoutePollC
   }
 
   const buckets = new Map<string, DepositRecord[]>();
+  // Confirmed deposits from a sender screening did not clear: each is held alone, never accumulated.
+  const held: DepositRecord[] = [];
+  let screeningPending = false;
   for (const deposit of open) {
     if (deposit.confirmationCount < deposit.requiredConfirmations) continue;
     const key = bucketOf(deposit);
+    const standing = seen.screening?.get(deposit.id) ?? 'cleared';
+    if (standing !== 'cleared') {
+      // One waiting in a bucket leaves it (the bucket is valued again, or removed).
+      if (deposit.status === 'accumulating') left.add(key);
+      if (standing === 'pending') screeningPending = true;
+      else held.push(deposit);
+      continue;
+    }
     buckets.set(key, [...(buckets.get(key) ?? []), deposit]);
   }
-  // A bucket needs its asset's price, and the destination's should it convert.
+  // A bucket or a held deposit needs its asset's price, and the destination's should it convert.
   const destinationKey = assetKey({ symbol: route.destinationAsset, network: route.destinationNetwork });
-  const needed = buckets.size > 0 ? [...buckets.keys(), destinationKey] : [];
+  const converting = [...buckets.keys(), ...held.map(bucketOf)];
+  const needed = converting.length > 0 ? [...converting, destinationKey] : [];
   const unpriced = [...new Set(needed)].filter((key) => !seen.prices.has(key));
   if (unpriced.length > 0) return { kind: 'unpriced', assetKeys: unpriced };
+
+  for (const deposit of held) {
+    const pricesUsd = { source: seen.prices.get(bucketOf(deposit))!(), destination: seen.prices.get(destinationKey)!() };
+    const order = routeOrderOf(route, [deposit], deposit.amount, pricesUsd, context);
+    steps.push({ kind: 'convert', depositIds: [deposit.id], order, review: true, failureCode: 'screening_hold' });
+    changed.delete(deposit.id);
+  }
 
   const waiting = new Map(seen.buckets.map((b) => [bucketOf(b), b]));
   const limits = { minSwapUsd: route.minSwapUsd, maxAutoSwapUsd: route.maxAutoSwapUsd };
@@ -315,12 +347,14 @@ export function decideRoutePoll(seen: RoutePollObservations, context: RoutePollC
   }
 
   const activeAt = paid.length > 0 ? at : undefined;
+  const next = nextPollAt(route, open, activeAt ?? route.activeAt, context);
+  const screeningRetry = new Date(at.getTime() + SCREENING_RETRY_SECONDS * 1000);
   return {
     kind: 'decided',
     steps,
     announce: [...changed.values()],
     waiting: [...waiting.values()],
-    nextPollAt: nextPollAt(route, open, activeAt ?? route.activeAt, context),
+    nextPollAt: screeningPending && next > screeningRetry ? screeningRetry : next,
     activeAt,
   };
 }

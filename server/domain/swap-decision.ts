@@ -656,7 +656,7 @@ function refund(
   };
   // The network named no single sender to return it to, or screening denied or held the sender: the deposit
   // is held for an operator.
-  if (swap.routeId === null && (!address || refundsToHeldSender(swap, seen))) return hold();
+  if (swap.routeId === null ? !address || refundsToHeldSender(swap, seen) : heldRouteSenders(seen).length > 0) return hold();
   const payouts = refundIntents(swap, seen, context, address);
   if (!Array.isArray(payouts)) return hold();
   if (own && payouts.length > 0) {
@@ -672,6 +672,11 @@ function refund(
 // Whether the swap's own refund would go to a sender that screening did not clear.
 const refundsToHeldSender = (swap: SwapRecord, seen: Observations) =>
   swap.refundMode === 'sender' && senderScreening(seen, swap.receivedFrom) !== 'cleared';
+
+// The senders of a route order's deposits (each refunded to its sender) that screening did not clear.
+const heldRouteSenders = (seen: Observations) => [
+  ...new Set(seen.routeDeposits.filter((d) => senderScreening(seen, d.fromAddress) !== 'cleared').map((d) => d.fromAddress)),
+];
 
 // Where the swap's own refund goes: the refund address, or the sender the network named (null: none).
 const refundAddressOf = (swap: SwapRecord) => (swap.refundMode === 'address' ? swap.refundAddress : swap.receivedFrom) || null;
@@ -939,6 +944,11 @@ export function decideReview(
     const verdict = seen.senderVerdicts?.find((v) => v.addressKey === screeningKeyOf(swap.receivedFrom!));
     return {
       refused: `The deposit's sender ${swap.receivedFrom} is ${verdict ? `${verdict.decision === 'deny' ? 'denied' : 'held for review'} by address screening (${verdict.reason?.slice(0, 200) ?? 'no reason given'})` : 'not screened yet'}, and refundMode sender would refund to it: the service never refunds to a sender screening did not allow. Approve the swap if screening was wrong, or fail it (the deposit stays held for support to return as the law allows).`,
+    };
+  }
+  if (decision === 'refund' && swap.routeId !== null && heldRouteSenders(seen).length > 0) {
+    return {
+      refused: `A deposit of this route order came from ${heldRouteSenders(seen).join(', ')}, which address screening did not allow, and a route order is refunded to each deposit's sender: the service never refunds to a sender screening did not allow. Approve the order if screening was wrong, or fail it (the deposit stays held for support to return as the law allows).`,
     };
   }
   // An overpayment's excess went back (or may have): a refund of the whole deposit would pay it twice.

@@ -6,6 +6,10 @@
  * messages and the route's next poll. The sweeper (jobs/route-deposits.ts) calls it; the route lock makes
  * polls of one route run one at a time, so two workers never convert a deposit twice.
  *
+ * Screening (docs/screening.md) asks about the senders of the route's new payments before the transaction
+ * too (services/screening.ts); the poll stores the verdicts with the deposits, and a deposit from a sender
+ * screening did not clear becomes an order held for an operator.
+ *
  * No rates-adapter call runs inside the transaction: the prices a poll may need (the assets of the route's
  * deposits without an order, and its destination) are asked before it. A payment seen for the first time
  * already confirmed, in an asset the route held no deposit of, needs a price that was not asked: the poll then
@@ -24,6 +28,7 @@ import {
   type RoutePollStep,
   type RoutePrices,
 } from '../domain/route-poll.js';
+import type { RouteScreened, ScreeningGate } from './screening.js';
 import { transaction } from '../store/after-commit.js';
 import { listOutputsToAddresses } from '../store/chain-ledger.js';
 import {
@@ -49,6 +54,8 @@ export interface RouteServiceDeps {
   schedule: PollSchedule;
   /** ROUTE_DUST_FLOOR_FACTOR: multiplies every catalogue dust floor (decimal string). */
   dustFloorFactor: string;
+  /** Screens the senders of the route's payments before a poll (none: no screening). */
+  screening?: Pick<ScreeningGate, 'enabled' | 'screenRouteSenders' | 'recordRouteVerdicts'>;
   logger?: Logger;
 }
 
@@ -103,6 +110,7 @@ export function createRouteService(deps: RouteServiceDeps) {
     trx: Knex.Transaction,
     route: RouteRecord,
     prices: RoutePrices,
+    screened: RouteScreened,
     at: Date,
     onOrder: OrderCallback | undefined,
   ): Promise<PollResult> {
@@ -122,8 +130,9 @@ export function createRouteService(deps: RouteServiceDeps) {
     const created = await insertNewDeposits(trx, fresh.deposits);
     const open = await listOpenDeposits(trx, route.id);
     const buckets = await listBuckets(trx, route.id);
+    const screening = deps.screening?.enabled ? await deps.screening.recordRouteVerdicts(trx, route.id, open, screened) : undefined;
 
-    const decision = decideRoutePoll({ route, outputs, created, open, buckets, prices }, context);
+    const decision = decideRoutePoll({ route, outputs, created, open, buckets, prices, screening }, context);
     if (decision.kind === 'unpriced') throw new UnpricedError(decision.assetKeys);
     const orderIds: string[] = [];
     for (const step of decision.steps) {
@@ -146,7 +155,8 @@ export function createRouteService(deps: RouteServiceDeps) {
         return undefined;
       case 'convert': {
         const created = await createRouteOrder(trx, step.order, step.depositIds, at);
-        await transitionSwap(trx, created.swap, step.review ? 'review' : 'exchanging', {}, at);
+        const fields = step.failureCode ? { failureCode: step.failureCode } : {};
+        await transitionSwap(trx, created.swap, step.review ? 'review' : 'exchanging', fields, at);
         return created.swap.id;
       }
       case 'saveBucket':
@@ -170,13 +180,14 @@ export function createRouteService(deps: RouteServiceDeps) {
       if (!pricing) return { nextPollAt: undefined, orderIds: [] };
       const prices = new Map<string, () => Amount>();
       let wanted = pricing.depositKeys.length > 0 ? [...pricing.depositKeys, pricing.destinationKey] : [];
+      const screened = deps.screening?.enabled ? await deps.screening.screenRouteSenders(routeId) : new Map();
       for (let attempt = 1; ; attempt++) {
         await askPrices(prices, wanted, at);
         try {
           return await transaction(deps.knex, async (trx) => {
             const route = await lockDueRoute(trx, routeId, dueAt);
             if (!route) return { nextPollAt: undefined, orderIds: [] };
-            return pollLocked(trx, route, prices, at, options.onOrder);
+            return pollLocked(trx, route, prices, screened, at, options.onOrder);
           });
         } catch (err) {
           if (!(err instanceof UnpricedError) || attempt >= MAX_ATTEMPTS) throw err;

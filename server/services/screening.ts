@@ -2,20 +2,32 @@
  * Address screening around the swap lifecycle (docs/screening.md): destination and refund addresses are
  * screened at quote, swap and route creation (403 `address_denied` for one denied or held for review), and
  * the senders of payments to a swap's address before its step decides (swap-decision.ts holds the swap, and
- * never refunds to a sender that is not allowed). The provider is asked outside every transaction; a sender's
- * verdict and its operator-trail entry commit together afterwards. Every verdict that denies or holds is in
+ * never refunds to a sender that is not allowed), and the sender of each payment to a permanent route's
+ * addresses before the route poll (route-poll.ts converts a held one alone, into review). The provider is
+ * asked outside every transaction; a verdict and its operator-trail entry commit together afterwards (a
+ * route deposit's with the poll that records it). Every verdict that denies or holds is in
  * the operator action trail as `screening.verdict`, by the actor `screening`.
  */
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Screening } from '../adapters/screening.js';
 import { AppError } from '../domain/errors.js';
+import type { SenderStanding } from '../domain/route-poll.js';
 import { namesSender, screeningKeyOf, type ScreeningSubject, type ScreeningVerdict } from '../domain/screening.js';
 import type { SwapRecord } from '../domain/swap-view.js';
 import { transaction } from '../store/after-commit.js';
-import { listOutputsTo } from '../store/chain-ledger.js';
+import { listOutputsTo, listOutputsToAddresses } from '../store/chain-ledger.js';
 import { insertOperatorAction } from '../store/operator-actions.js';
-import { insertSenderVerdict, listSenderVerdicts } from '../store/screening-verdicts.js';
+import type { DepositRecord } from '../store/route-deposits.js';
+import { listRouteAddresses } from '../store/routes.js';
+import {
+  insertRouteDepositVerdicts,
+  insertSenderVerdict,
+  listRouteDepositVerdicts,
+  listScreenedRouteOutputs,
+  listSenderVerdicts,
+  type RouteDepositVerdictRecord,
+} from '../store/screening-verdicts.js';
 
 /** The actor of the trail entries screening writes. */
 export const SCREENING_ACTOR = 'screening';
@@ -28,6 +40,9 @@ export interface ScreeningGateDeps {
   /** Where a provider's failure is reported (a verdict of SCREENING_FAIL_MODE's; none: not logged). */
   logger?: Pick<Logger, 'warn'>;
 }
+
+/** The verdicts taken before a route poll, by output (`txHash:outputIndex`). */
+export type RouteScreened = ReadonlyMap<string, { subject: ScreeningSubject; verdict: ScreeningVerdict }>;
 
 /** An address a request names, with the request field it came from. */
 export type RequestAddress = ScreeningSubject & { field: string };
@@ -138,6 +153,91 @@ export function createScreeningGate(deps: ScreeningGateDeps) {
           if (stored && verdict.decision !== 'allow') await insertOperatorAction(trx, trailEntry(swap.id, subject, verdict, {}));
         });
       }
+    },
+
+    /**
+     * Screens the sender of each payment to route `routeId`'s addresses (on networks that name senders) that
+     * has no verdict yet: one not recorded as a deposit, or recorded without one (screening was off then).
+     * Reads outside any transaction; the poll's transaction stores the verdicts with the deposits
+     * (recordRouteVerdicts). A sender of several payments is asked once.
+     */
+    async screenRouteSenders(routeId: string): Promise<RouteScreened> {
+      const screened = new Map<string, { subject: ScreeningSubject; verdict: ScreeningVerdict }>();
+      if (!screening.enabled) return screened;
+      const addresses = (await listRouteAddresses(knex, [routeId])).filter((a) => namesSender(a.network));
+      if (addresses.length === 0) return screened;
+      const outputs = await listOutputsToAddresses(knex, [...new Set(addresses.map((a) => a.address))]);
+      const done = await listScreenedRouteOutputs(
+        knex,
+        routeId,
+        outputs.map((o) => o.txHash),
+      );
+      const asked = new Map<string, Promise<ScreeningVerdict>>();
+      await Promise.all(
+        outputs
+          .filter((o) => !o.removed && o.fromAddress && namesSender(o.network) && !done.has(`${o.txHash}:${o.outputIndex}`))
+          .map(async (o) => {
+            const subject: ScreeningSubject = { network: o.network, address: o.fromAddress!, role: 'sender' };
+            const key = `${o.network}:${screeningKeyOf(subject.address)}`;
+            if (!asked.has(key)) asked.set(key, screen(subject));
+            screened.set(`${o.txHash}:${o.outputIndex}`, { subject, verdict: await asked.get(key)! });
+          }),
+      );
+      return screened;
+    },
+
+    /**
+     * In the route poll's transaction: stores the verdicts `screened` took on `deposits` that have none (with
+     * the trail entry of each that denies or holds, its target the route), and tells how each deposit's
+     * sender stands. A deposit on a network that names no sender, or whose payment named none, is cleared.
+     */
+    async recordRouteVerdicts(
+      trx: Knex.Transaction,
+      routeId: string,
+      deposits: readonly DepositRecord[],
+      screened: RouteScreened,
+    ): Promise<Map<string, SenderStanding>> {
+      const standing = new Map<string, SenderStanding>();
+      if (!screening.enabled || deposits.length === 0) return standing;
+      const stored = await listRouteDepositVerdicts(
+        trx,
+        deposits.map((d) => d.id),
+      );
+      const fresh: RouteDepositVerdictRecord[] = [];
+      for (const deposit of deposits) {
+        if (!namesSender(deposit.network) || !deposit.fromAddress) continue;
+        const taken = screened.get(`${deposit.txHash}:${deposit.outputIndex}`);
+        if (!stored.has(deposit.id) && taken) {
+          const verdict: RouteDepositVerdictRecord = {
+            depositId: deposit.id,
+            network: deposit.network,
+            address: deposit.fromAddress,
+            addressKey: screeningKeyOf(deposit.fromAddress),
+            decision: taken.verdict.decision,
+            reason: taken.verdict.reason,
+            // 'none' only comes from screening that is off, which returned above.
+            provider: taken.verdict.provider === 'none' ? 'denylist' : taken.verdict.provider,
+            failure: taken.verdict.failure ?? null,
+            screenedAt: deps.now(),
+          };
+          stored.set(deposit.id, verdict);
+          fresh.push(verdict);
+        }
+        const decision = stored.get(deposit.id)?.decision;
+        standing.set(deposit.id, decision === undefined ? 'pending' : decision === 'allow' ? 'cleared' : 'held');
+      }
+      const written = new Set(await insertRouteDepositVerdicts(trx, fresh));
+      for (const verdict of fresh) {
+        if (!written.has(verdict.depositId) || verdict.decision === 'allow') continue;
+        const deposit = deposits.find((d) => d.id === verdict.depositId)!;
+        const subject: ScreeningSubject = { network: verdict.network, address: verdict.address, role: 'sender' };
+        const taken = screened.get(`${deposit.txHash}:${deposit.outputIndex}`)!;
+        await insertOperatorAction(
+          trx,
+          trailEntry(routeId, subject, taken.verdict, { depositId: deposit.id, txHash: deposit.txHash, outputIndex: deposit.outputIndex }),
+        );
+      }
+      return standing;
     },
   };
 }

@@ -1,7 +1,8 @@
 /**
- * Screening verdicts on the senders of swaps' deposits (migration 0035): written once per swap and sender,
- * read by the swap step (swap-decision.ts holds a swap whose sender is denied or held, and never refunds to
- * one) and by the ops CLI.
+ * Screening verdicts on the senders of deposits: a swap's (migration 0035), written once per swap and sender,
+ * and a permanent-route deposit's (0036), written once per deposit by the route poll. Read by the swap step
+ * (swap-decision.ts holds a swap whose sender is denied or held, and never refunds to one; a route order's
+ * verdicts are those of its deposits), the route poll and the ops CLI.
  */
 import type { Knex } from 'knex';
 import type { ScreeningDecision, ScreeningProvider } from '../domain/screening.js';
@@ -65,12 +66,73 @@ export async function insertSenderVerdict(db: Knex, verdict: SenderVerdictRecord
   return rows.length > 0;
 }
 
-/** The sender verdicts of `swapIds`, oldest first. */
+/**
+ * The sender verdicts of `swapIds`, oldest first: a swap's own, and a route order's those of its deposits
+ * (listed as the order's).
+ */
 export async function listSenderVerdicts(db: Knex, swapIds: readonly string[]): Promise<SenderVerdictRecord[]> {
   if (swapIds.length === 0) return [];
-  const rows = await db<VerdictRow>('screening_verdicts')
-    .whereIn('swap_id', swapIds as string[])
-    .andWhere('role', 'sender')
-    .orderBy('screened_at');
-  return rows.map(toRecord);
+  const [own, routed] = await Promise.all([
+    db<VerdictRow>('screening_verdicts')
+      .whereIn('swap_id', swapIds as string[])
+      .andWhere('role', 'sender'),
+    db('route_deposit_verdicts as v')
+      .join('route_deposits as d', 'd.id', 'v.deposit_id')
+      .whereIn('d.order_id', swapIds as string[])
+      .select<VerdictRow[]>('v.*', 'd.order_id as swap_id'),
+  ]);
+  return [...own, ...routed].map(toRecord).sort((a, b) => a.screenedAt.getTime() - b.screenedAt.getTime());
+}
+
+/** The verdict on the sender of one permanent-route deposit. */
+export type RouteDepositVerdictRecord = Omit<SenderVerdictRecord, 'swapId'> & { depositId: string };
+
+/** Stores each of `verdicts` whose deposit has none yet; the deposit ids stored. */
+export async function insertRouteDepositVerdicts(db: Knex, verdicts: readonly RouteDepositVerdictRecord[]): Promise<string[]> {
+  if (verdicts.length === 0) return [];
+  const rows = await db('route_deposit_verdicts')
+    .insert(
+      verdicts.map((v) => ({
+        deposit_id: v.depositId,
+        network: v.network,
+        address: v.address,
+        address_key: v.addressKey,
+        decision: v.decision,
+        reason: v.reason,
+        provider: v.provider,
+        failure: v.failure,
+        screened_at: v.screenedAt,
+      })),
+    )
+    .onConflict('deposit_id')
+    .ignore()
+    .returning('deposit_id');
+  return rows.map((row: { deposit_id: string }) => row.deposit_id);
+}
+
+/** The verdicts on the senders of the route's deposits among `depositIds`, by deposit id. */
+export async function listRouteDepositVerdicts(db: Knex, depositIds: readonly string[]): Promise<Map<string, RouteDepositVerdictRecord>> {
+  if (depositIds.length === 0) return new Map();
+  const rows = await db<VerdictRow & { deposit_id: string }>('route_deposit_verdicts').whereIn('deposit_id', depositIds as string[]);
+  return new Map(
+    rows.map((row) => {
+      const { swapId: _order, ...verdict } = toRecord({ ...row, swap_id: '' });
+      return [row.deposit_id, { ...verdict, depositId: row.deposit_id }];
+    }),
+  );
+}
+
+/**
+ * The outputs (`txHash:outputIndex`) among `txHashes` that route `routeId` needs no screening of: recorded as
+ * deposits that have a verdict, are dust, or joined an order.
+ */
+export async function listScreenedRouteOutputs(db: Knex, routeId: string, txHashes: readonly string[]): Promise<Set<string>> {
+  if (txHashes.length === 0) return new Set();
+  const rows = await db('route_deposits as d')
+    .leftJoin('route_deposit_verdicts as v', 'v.deposit_id', 'd.id')
+    .where('d.route_id', routeId)
+    .whereIn('d.tx_hash', txHashes as string[])
+    .andWhere((q) => q.whereNotNull('v.deposit_id').orWhere('d.status', 'dust').orWhereNotNull('d.order_id'))
+    .select<Array<{ tx_hash: string; output_index: number }>>('d.tx_hash', 'd.output_index');
+  return new Set(rows.map((row) => `${row.tx_hash}:${row.output_index}`));
 }

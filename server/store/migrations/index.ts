@@ -39,6 +39,7 @@ import * as webhookEventTypes from './0032_webhook_event_types.js';
 import * as amountMismatchPolicy from './0033_amount_mismatch_policy.js';
 import * as signedInstructions from './0034_signed_instructions.js';
 import * as screeningVerdicts from './0035_screening_verdicts.js';
+import * as routeDepositVerdicts from './0036_route_deposit_verdicts.js';
 
 /** What a migration may need besides the database: data migrations that re-seal secrets need the key. */
 export interface MigrationContext {
@@ -85,6 +86,7 @@ const migrations: Array<[name: string, migration: Migration]> = [
   ['0033_amount_mismatch_policy', amountMismatchPolicy],
   ['0034_signed_instructions', signedInstructions],
   ['0035_screening_verdicts', screeningVerdicts],
+  ['0036_route_deposit_verdicts', routeDepositVerdicts],
 ];
 
 /** A knex migration source over the static list above, handing each migration `context`. */

@@ -10,6 +10,8 @@ import {
   decideRoutePoll,
   nextPollAt,
   depositsToRecord,
+  SCREENING_RETRY_SECONDS,
+  type SenderStanding,
   type PolledRoute,
   type RouteOutput,
   type RoutePollContext,
@@ -109,6 +111,8 @@ interface Row {
   open?: DepositRecord[];
   buckets?: BucketRecord[];
   prices?: Record<string, string | null>;
+  /** How screening stands on each deposit's sender, by id; absent: screening is off. */
+  screening?: Record<string, SenderStanding>;
   expect:
     | {
         /** The steps, as `summary` writes them. */
@@ -133,7 +137,7 @@ function summary(step: RoutePollStep): string {
         .map(([k, v]) => `${k}=${fieldText(v)}`)
         .join(' ')}`;
     case 'convert':
-      return `convert ${step.depositIds.join(',')} (${step.order.status}, ${step.order.sourceAmount}) to ${step.review ? 'review' : 'exchanging'}`;
+      return `convert ${step.depositIds.join(',')} (${step.order.status}, ${step.order.sourceAmount}) to ${step.review ? 'review' : 'exchanging'}${step.failureCode ? ` ${step.failureCode}` : ''}`;
     case 'saveBucket':
       return `save ${step.bucket.asset}/${step.bucket.network} ${step.bucket.accumulatedUsd}`;
     case 'deleteBucket':
@@ -300,6 +304,51 @@ const ROWS: Row[] = [
     expect: { throws: /USDT\/TRX unavailable/ },
   },
   {
+    when: 'screening holds the sender of a small confirmed deposit: it converts alone into review (screening_hold), the clean one waits',
+    outputs: [output('d1', REQUIRED), output('d2', REQUIRED)],
+    open: [confirming('d1', '3', REQUIRED), confirming('d2', '4', REQUIRED)],
+    screening: { d1: 'held', d2: 'cleared' },
+    expect: {
+      steps: ['convert d1 (confirming, 3) to review screening_hold', 'save USDT/TRX 4.00', `update d2 ${JOINS}`],
+      announce: ['d2 accumulating 19/19'],
+      waiting: ['USDT/TRX 4.00'],
+      nextPollInMs: REGULAR_MS,
+    },
+  },
+  {
+    when: 'screening holds the sender of a deposit already waiting in a bucket: it leaves it, and the bucket is valued again',
+    outputs: [output('d1', REQUIRED), output('d2', REQUIRED)],
+    open: [accumulating('d1', '3'), accumulating('d2', '4')],
+    buckets: [bucket('7.00')],
+    screening: { d1: 'held', d2: 'cleared' },
+    expect: {
+      steps: ['convert d1 (accumulating, 3) to review screening_hold', 'save USDT/TRX 4.00'],
+      announce: [],
+      waiting: ['USDT/TRX 4.00'],
+      nextPollInMs: REGULAR_MS,
+    },
+  },
+  {
+    when: 'a held sender whose deposit was the bucket: the bucket is gone',
+    outputs: [output('d1', REQUIRED)],
+    open: [accumulating('d1', '3')],
+    buckets: [bucket('3.00')],
+    screening: { d1: 'held' },
+    expect: {
+      steps: ['convert d1 (accumulating, 3) to review screening_hold', 'delete USDT/TRX'],
+      announce: [],
+      waiting: [],
+      nextPollInMs: REGULAR_MS,
+    },
+  },
+  {
+    when: 'a confirmed deposit whose sender has no verdict yet waits for it, and the route is polled again soon',
+    outputs: [output('d1', REQUIRED)],
+    open: [confirming('d1', '30', REQUIRED)],
+    screening: { d1: 'pending' },
+    expect: { steps: [], announce: [], waiting: [], nextPollInMs: SCREENING_RETRY_SECONDS * 1000 },
+  },
+  {
     when: "the destination's price is unavailable and the bucket only waits: it waits",
     outputs: [output('d1', REQUIRED)],
     open: [confirming('d1', '3', REQUIRED)],
@@ -338,6 +387,7 @@ function run(row: Omit<Row, 'when' | 'expect'>) {
       open: row.open ?? [],
       buckets: row.buckets ?? [],
       prices,
+      ...(row.screening ? { screening: new Map(Object.entries(row.screening)) } : {}),
     },
     CONTEXT,
   );
