@@ -2,7 +2,7 @@
  * Operator CLI: `npm run ops -- <command> [options]`, on the same store as the server (see service-store.ts).
  *
  *   swaps list --action-required operator [--limit N] [--json]      swaps held for a person (review, failed)
- *   review decide ID --exchange|--refund|--fail --reason TEXT [--actor NAME] [--json]
+ *   review decide ID --exchange|--pay-again|--refund [--to ADDRESS [--memo MEMO]]|--fail --reason TEXT [--actor NAME] [--json]
  *   payments return SWAP_ID TXHASH:INDEX --to ADDRESS [--memo MEMO] | --rebroadcast  --reason TEXT [--actor NAME] [--json]
  *   outputs held [--all] [--json]                                    outputs recorded but credited by nothing (held)
  *   outputs resolve NETWORK:TXHASH:INDEX --reason TEXT [--actor NAME] [--json]   mark a held output dealt with
@@ -56,11 +56,13 @@ const EXIT_INVALID_STATE = 4;
 const USAGE = `usage: npm run ops -- <command> [options]
   swaps list --action-required operator [--limit N] [--json]
       swaps waiting for an operator (status review or failed), review first, longest waiting first (default limit 100)
-  review decide ID --exchange|--pay-again|--refund|--fail --reason TEXT [--actor NAME] [--json]
+  review decide ID --exchange|--pay-again|--refund [--to ADDRESS [--memo MEMO]]|--fail --reason TEXT [--actor NAME] [--json]
       decide a swap in review: --exchange (review -> exchanging, then on to finished; a payout held after an
       ambiguous broadcast goes out again, the same bytes), --pay-again (a new payout, once the held one is
-      proven to have paid nothing: never taken, or reverted or cancelled at finality), --refund (-> refunded),
-      --fail (-> failed); recorded with the actor and the reason; the partner gets swap.updated
+      proven to have paid nothing: never taken, or reverted or cancelled at finality), --refund (-> refunded;
+      with --to, to an address of the source network the customer gave instead of the swap's own refund
+      destination, e.g. for a sender screening held), --fail (-> failed); recorded with the actor and the
+      reason; the partner gets swap.updated
   payouts held [--json]
       payouts held for an operator (never built or refused for good, ambiguous, reverted, cancelled), oldest
       first, with the reason and the review decide options that fit
@@ -150,12 +152,16 @@ async function run(argv: string[]): Promise<void> {
       const chosen = (['exchange', 'pay-again', 'refund', 'fail'] as const).filter((decision) => values[decision]);
       if (chosen.length !== 1) throw new UsageError('review decide needs exactly one of --exchange, --pay-again, --refund, --fail');
       if (!values.reason?.trim()) throw new UsageError('review decide needs --reason TEXT (why; it is kept with the decision)');
+      if (values.to !== undefined && chosen[0] !== 'refund')
+        throw new UsageError('--to goes with --refund (where the deposit goes back to)');
+      if (values.memo !== undefined && !values.to?.trim()) throw new UsageError('--memo goes with --to ADDRESS');
+      const refundTo = values.to?.trim() ? { address: values.to.trim(), memo: values.memo ?? null } : undefined;
       const actor = actingActor();
       const config = loadConfig();
       const { swap, decision } = await withJobQueue(config, async (db, jobs) => {
         const decided = await decideReview(
           { knex: db.knex, lifecycle: await createLifecycle(config, db, jobs), jobs, now: () => new Date() },
-          { swapId: args[0], decision: chosen[0] as OperatorDecision, reason: values.reason!, actor },
+          { swapId: args[0], decision: chosen[0] as OperatorDecision, refundTo, reason: values.reason!, actor },
         );
         // A refund is committed to the payout outbox; a running server's sender broadcasts it, and the swap
         // is refunded then. The answer waits for that (a while at most).
@@ -448,7 +454,7 @@ function formatQueue(swaps: OperatorQueueItem[], limit: number): string {
   if (held.length > 0) sections.push(`Payments held for an operator (return each with):\n${held.join('\n')}`);
   if (screened.length > 0) {
     sections.push(
-      `Address screening (decide with review decide ID --exchange | --fail; --refund to a sender screening did not allow is refused):\n${screened.join('\n')}`,
+      `Address screening (decide with review decide ID --exchange | --refund --to ADDRESS | --fail; --refund to a sender screening did not allow is refused):\n${screened.join('\n')}`,
     );
   }
   return sections.join('\n\n');

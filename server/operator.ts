@@ -145,7 +145,12 @@ const LIFECYCLE_DECISIONS = { exchange: 'approve', 'pay-again': 'pay-again', ref
  */
 export async function decideReview(
   deps: OperatorDeps,
-  input: { swapId: string; decision: OperatorDecision } & Required<Acting>,
+  input: {
+    swapId: string;
+    decision: OperatorDecision;
+    /** A refund's destination instead of the swap's own (its sender, its refund address): one the customer gave. */
+    refundTo?: { address: string; memo: string | null };
+  } & Required<Acting>,
 ): Promise<{ swap: SwapRecord; decision: OperatorDecisionRecord }> {
   const to = DECISION_TARGETS[input.decision];
   const { value } = await runOperatorAction(deps.knex, input, 'review.decide', input.swapId, async (trx) => {
@@ -154,7 +159,7 @@ export async function decideReview(
     if (swap.status !== 'review') throw notInReview(swap, input.decision, to);
     // Read once the swap is locked, so the decision's timeline entry follows every change before it.
     const at = deps.now();
-    const change = await deps.lifecycle.decideReview(trx, swap, LIFECYCLE_DECISIONS[input.decision], at);
+    const change = await deps.lifecycle.decideReview(trx, swap, LIFECYCLE_DECISIONS[input.decision], at, input.refundTo);
     const decision = await insertOperatorDecision(trx, {
       swapId: swap.id,
       operator: input.actor.trim(),
@@ -170,7 +175,13 @@ export async function decideReview(
     if (!STATUS_ATTRIBUTES[change.swap.status].terminal) await deps.jobs.scheduleAdvances([swap.id], trx);
     return {
       value: { swap: change.swap, decision },
-      details: { decision: input.decision, decisionId: decision.id, fromStatus: decision.fromStatus, toStatus: decision.toStatus },
+      details: {
+        decision: input.decision,
+        decisionId: decision.id,
+        fromStatus: decision.fromStatus,
+        toStatus: decision.toStatus,
+        ...(input.refundTo ? { refundTo: input.refundTo } : {}),
+      },
       at,
     };
   });

@@ -10,7 +10,8 @@
  *      `accumulating` (the bucket's valuation is stored once, as a bucket), converts in one order (which runs
  *      the swap lifecycle at the route's fee), or converts alone into review above the automatic maximum;
  *    - a confirmed deposit whose sender screening denied or held converts alone, into review
- *      (`screening_hold`), whatever its amount; one whose sender has no verdict yet waits for it;
+ *      (`screening_hold`), whatever its amount; a bucket holding one whose sender has no verdict yet is
+ *      left as it is until a poll has the verdict;
  *    - a `permanent_deposit.updated` message for every deposit it changed (and no other: the deposits already
  *      waiting in a bucket that grows are not rewritten), and when to poll the route next.
  * Prices are asked before the transaction (they are given here, by asset key); a decision that needs one it
@@ -271,23 +272,24 @@ export function decideRoutePoll(seen: RoutePollObservations, context: RoutePollC
   const buckets = new Map<string, DepositRecord[]>();
   // Confirmed deposits from a sender screening did not clear: each is held alone, never accumulated.
   const held: DepositRecord[] = [];
-  let screeningPending = false;
+  const unscreened = new Set<string>();
   for (const deposit of open) {
     if (deposit.confirmationCount < deposit.requiredConfirmations) continue;
     const key = bucketOf(deposit);
     const standing = seen.screening?.get(deposit.id) ?? 'cleared';
-    if (standing !== 'cleared') {
+    if (standing === 'held') {
       // One waiting in a bucket leaves it (the bucket is valued again, or removed).
       if (deposit.status === 'accumulating') left.add(key);
-      if (standing === 'pending') screeningPending = true;
-      else held.push(deposit);
+      held.push(deposit);
       continue;
     }
+    // A sender without a verdict yet: its bucket is left as it is until the next poll has one.
+    if (standing === 'pending') unscreened.add(key);
     buckets.set(key, [...(buckets.get(key) ?? []), deposit]);
   }
   // A bucket or a held deposit needs its asset's price, and the destination's should it convert.
   const destinationKey = assetKey({ symbol: route.destinationAsset, network: route.destinationNetwork });
-  const converting = [...buckets.keys(), ...held.map(bucketOf)];
+  const converting = [...[...buckets.keys()].filter((key) => !unscreened.has(key)), ...held.map(bucketOf)];
   const needed = converting.length > 0 ? [...converting, destinationKey] : [];
   const unpriced = [...new Set(needed)].filter((key) => !seen.prices.has(key));
   if (unpriced.length > 0) return { kind: 'unpriced', assetKeys: unpriced };
@@ -302,6 +304,7 @@ export function decideRoutePoll(seen: RoutePollObservations, context: RoutePollC
   const waiting = new Map(seen.buckets.map((b) => [bucketOf(b), b]));
   const limits = { minSwapUsd: route.minSwapUsd, maxAutoSwapUsd: route.maxAutoSwapUsd };
   for (const [key, deposits] of buckets) {
+    if (unscreened.has(key)) continue;
     let waits = false;
     const price = seen.prices.get(key)!();
     for (const decision of decideBucket(deposits, price, limits)) {
@@ -354,7 +357,7 @@ export function decideRoutePoll(seen: RoutePollObservations, context: RoutePollC
     steps,
     announce: [...changed.values()],
     waiting: [...waiting.values()],
-    nextPollAt: screeningPending && next > screeningRetry ? screeningRetry : next,
+    nextPollAt: unscreened.size > 0 && next > screeningRetry ? screeningRetry : next,
     activeAt,
   };
 }

@@ -533,8 +533,9 @@ function refundStep(swap: SwapRecord, seen: Observations, context: DecisionConte
 function senderScreening(seen: Observations, address: string | null): 'cleared' | 'held' | 'pending' {
   if (!address) return 'cleared';
   const key = screeningKeyOf(address);
-  const verdict = seen.senderVerdicts?.find((v) => v.addressKey === key);
-  if (verdict) return verdict.decision === 'allow' ? 'cleared' : 'held';
+  // The worst verdict on it counts (a route's sender may have been allowed once, and denied since).
+  const verdicts = seen.senderVerdicts?.filter((v) => v.addressKey === key) ?? [];
+  if (verdicts.length > 0) return verdicts.every((v) => v.decision === 'allow') ? 'cleared' : 'held';
   return seen.screeningRequired ? 'pending' : 'cleared';
 }
 
@@ -646,18 +647,19 @@ function refund(
   deposits: SwapDepositRecord[],
   failureCode: string,
   fields: Partial<SwapRecord> = {},
+  to?: RefundDestination,
 ): Decision {
   const own = deposits.find((d) => d.role === 'swap' && d.status !== 'removed');
-  const address = refundAddressOf(swap);
+  const address = to?.address ?? refundAddressOf(swap);
   const hold = () => {
     if (own) own.status = 'review';
     const held = { ...fields, failureCode };
     return swap.status === 'review' ? { ...NOTHING, change: held } : transition('review', held);
   };
   // The network named no single sender to return it to, or screening denied or held the sender: the deposit
-  // is held for an operator.
-  if (swap.routeId === null ? !address || refundsToHeldSender(swap, seen) : heldRouteSenders(seen).length > 0) return hold();
-  const payouts = refundIntents(swap, seen, context, address);
+  // is held for an operator (who may name where it goes instead: `to`).
+  if (!to && (swap.routeId === null ? !address || refundsToHeldSender(swap, seen) : !routeSendersRefundable(seen))) return hold();
+  const payouts = refundIntents(swap, seen, context, address, to);
   if (!Array.isArray(payouts)) return hold();
   if (own && payouts.length > 0) {
     own.status = 'refunding';
@@ -672,6 +674,10 @@ function refund(
 // Whether the swap's own refund would go to a sender that screening did not clear.
 const refundsToHeldSender = (swap: SwapRecord, seen: Observations) =>
   swap.refundMode === 'sender' && senderScreening(seen, swap.receivedFrom) !== 'cleared';
+
+// Whether each of a route order's deposits can go back to its sender: the payment named one, and screening cleared it.
+const routeSendersRefundable = (seen: Observations) =>
+  seen.routeDeposits.every((d) => d.fromAddress !== '') && heldRouteSenders(seen).length === 0;
 
 // The senders of a route order's deposits (each refunded to its sender) that screening did not clear.
 const heldRouteSenders = (seen: Observations) => [
@@ -690,6 +696,7 @@ function refundIntents(
   seen: Observations,
   context: DecisionContext,
   address: string | null,
+  to?: RefundDestination,
 ): PayoutIntent[] | { held: string } {
   const { catalog, source } = context;
   const terms = (amount: string) => refundTerms(catalog, source, amount, seen.prices.source());
@@ -707,7 +714,7 @@ function refundIntents(
         purpose: 'refund',
         asset: source,
         address: address!,
-        memo: swap.refundMode === 'address' ? swap.refundMemo : null,
+        memo: to ? to.memo : swap.refundMode === 'address' ? swap.refundMemo : null,
         amount: t.amount,
       },
     ];
@@ -723,8 +730,8 @@ function refundIntents(
       key: refundKey(swap.id, deposit.id, attemptOf(deposit.id)),
       purpose: 'refund',
       asset: source,
-      address: deposit.fromAddress,
-      memo: null,
+      address: to?.address ?? deposit.fromAddress,
+      memo: to?.memo ?? null,
       amount: t.amount,
       routeDepositId: deposit.id,
     });
@@ -876,12 +883,19 @@ function settle(swap: SwapRecord, seen: Observations, context: DecisionContext):
   return Object.keys(change).length > 0 ? { ...NOTHING, change } : NOTHING;
 }
 
+/** Where an operator returns a deposit instead of where the swap's refund would go (checked for the source network). */
+export interface RefundDestination {
+  address: string;
+  memo: string | null;
+}
+
 /** The step a review decision takes. */
 export function decideReview(
   swap: SwapRecord,
   decision: ReviewDecision,
   seen: Observations,
   context: DecisionContext,
+  refundTo?: RefundDestination,
 ): Decision | { refused: string } {
   const deposits = swap.deposits.map((d) => ({ ...d }));
   const { payoutConfirmations } = context;
@@ -940,15 +954,21 @@ export function decideReview(
   if ((decision === 'approve' || decision === 'pay-again') && live('refund').length > 0) {
     return { refused: 'A refund of this swap is committed (it may be on its way); approving would pay twice. Fail the swap instead.' };
   }
-  if (decision === 'refund' && swap.routeId === null && refundsToHeldSender(swap, seen)) {
+  if (refundTo && decision !== 'refund') return { refused: 'Only a refund takes an address to return the deposit to.' };
+  if (decision === 'refund' && !refundTo && swap.routeId === null && refundsToHeldSender(swap, seen)) {
     const verdict = seen.senderVerdicts?.find((v) => v.addressKey === screeningKeyOf(swap.receivedFrom!));
     return {
-      refused: `The deposit's sender ${swap.receivedFrom} is ${verdict ? `${verdict.decision === 'deny' ? 'denied' : 'held for review'} by address screening (${verdict.reason?.slice(0, 200) ?? 'no reason given'})` : 'not screened yet'}, and refundMode sender would refund to it: the service never refunds to a sender screening did not allow. Approve the swap if screening was wrong, or fail it (the deposit stays held for support to return as the law allows).`,
+      refused: `The deposit's sender ${swap.receivedFrom} is ${verdict ? `${verdict.decision === 'deny' ? 'denied' : 'held for review'} by address screening (${verdict.reason?.slice(0, 200) ?? 'no reason given'})` : 'not screened yet'}, and refundMode sender would refund to it: the service never refunds to a sender screening did not allow. Approve the swap if screening was wrong, refund it to another address the customer gave (--to), or fail it (the deposit stays held for support to return as the law allows).`,
     };
   }
-  if (decision === 'refund' && swap.routeId !== null && heldRouteSenders(seen).length > 0) {
+  if (decision === 'refund' && !refundTo && swap.routeId !== null && seen.routeDeposits.some((d) => d.fromAddress === '')) {
     return {
-      refused: `A deposit of this route order came from ${heldRouteSenders(seen).join(', ')}, which address screening did not allow, and a route order is refunded to each deposit's sender: the service never refunds to a sender screening did not allow. Approve the order if screening was wrong, or fail it (the deposit stays held for support to return as the law allows).`,
+      refused: `A deposit of this route order names no sender to return it to (${seen.routeDeposits.find((d) => d.fromAddress === '')!.id}: its network hides senders, or the payment had several). Refund it to an address the customer gave (--to), or fail it.`,
+    };
+  }
+  if (decision === 'refund' && !refundTo && swap.routeId !== null && heldRouteSenders(seen).length > 0) {
+    return {
+      refused: `A deposit of this route order came from ${heldRouteSenders(seen).join(', ')}, which address screening did not allow, and a route order is refunded to each deposit's sender: the service never refunds to a sender screening did not allow. Approve the order if screening was wrong, refund it to another address the customer gave (--to), or fail it (the deposit stays held for support to return as the law allows).`,
     };
   }
   // An overpayment's excess went back (or may have): a refund of the whole deposit would pay it twice.
@@ -961,6 +981,11 @@ export function decideReview(
     return { refused: 'A refund of this swap is already on its way; refunding again would pay twice.' };
   }
   const held = live('refund').filter((p) => p.status === 'review');
+  if (decision === 'refund' && held.length > 0 && refundTo) {
+    return {
+      refused: `A refund of this swap to ${held.map((p) => p.key).join(', ')} is held after a broadcast of unknown outcome: it may still pay, so it goes out again as it was (refund without an address), never to another one.`,
+    };
+  }
   if (decision === 'refund' && held.length > 0) {
     // Held for an ambiguous broadcast: the same refund goes out again (the same bytes cannot pay twice).
     return {
@@ -1022,14 +1047,14 @@ export function decideReview(
   }
   if (decision === 'refund') {
     // Nothing above the dust floor would go back after the network fee: the deposit stays held.
-    const address = refundAddressOf(swap);
-    const planned = swap.routeId !== null || address ? refundIntents(swap, seen, context, address) : [];
+    const address = refundTo?.address ?? refundAddressOf(swap);
+    const planned = swap.routeId !== null || address ? refundIntents(swap, seen, context, address, refundTo) : [];
     if (!Array.isArray(planned)) {
       return { refused: `${planned.held}: a refund would return nothing. Fail the swap to keep the deposit for support, or approve it.` };
     }
     // Refunded whole, an overpayment's excess is not returned apart.
     const noExcess = swap.excessRefundAmount !== null ? { excessRefundAmount: null } : {};
-    const step = refund(swap, seen, context, deposits, FAILURE_CODES.refundedInReview, noExcess);
+    const step = refund(swap, seen, context, deposits, FAILURE_CODES.refundedInReview, noExcess, refundTo);
     return step.transition ? step : { ...step, change: { ...step.change, deposits } };
   }
   return transition('failed', { failureCode: FAILURE_CODES.failedInReview });

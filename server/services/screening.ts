@@ -16,16 +16,17 @@ import type { SenderStanding } from '../domain/route-poll.js';
 import { namesSender, screeningKeyOf, type ScreeningSubject, type ScreeningVerdict } from '../domain/screening.js';
 import type { SwapRecord } from '../domain/swap-view.js';
 import { transaction } from '../store/after-commit.js';
-import { listOutputsTo, listOutputsToAddresses } from '../store/chain-ledger.js';
+import { listOutputsTo } from '../store/chain-ledger.js';
 import { insertOperatorAction } from '../store/operator-actions.js';
 import type { DepositRecord } from '../store/route-deposits.js';
-import { listRouteAddresses } from '../store/routes.js';
 import {
   insertRouteDepositVerdicts,
   insertSenderVerdict,
   listRouteDepositVerdicts,
-  listScreenedRouteOutputs,
+  listRouteSenderDecisions,
   listSenderVerdicts,
+  listUnscreenedOrderDeposits,
+  listUnscreenedRouteDeposits,
   type RouteDepositVerdictRecord,
 } from '../store/screening-verdicts.js';
 
@@ -41,7 +42,7 @@ export interface ScreeningGateDeps {
   logger?: Pick<Logger, 'warn'>;
 }
 
-/** The verdicts taken before a route poll, by output (`txHash:outputIndex`). */
+/** The verdicts taken before a route poll, by deposit id. */
 export type RouteScreened = ReadonlyMap<string, { subject: ScreeningSubject; verdict: ScreeningVerdict }>;
 
 /** An address a request names, with the request field it came from. */
@@ -79,6 +80,33 @@ export function createScreeningGate(deps: ScreeningGateDeps) {
     },
     actedAt: deps.now(),
   });
+
+  // A route order's deposits without a verdict (the order was made while screening was off): each sender
+  // screened, its verdict and trail entry stored, so no refund of the order goes to a sender nobody screened.
+  const screenOrderSenders = async (orderId: string, routeId: string): Promise<void> => {
+    const deposits = await listUnscreenedOrderDeposits(knex, orderId);
+    for (const deposit of deposits) {
+      const subject: ScreeningSubject = { network: deposit.network, address: deposit.fromAddress, role: 'sender' };
+      const verdict = await screen(subject);
+      await transaction(knex, async (trx) => {
+        const [stored] = await insertRouteDepositVerdicts(trx, [
+          {
+            depositId: deposit.id,
+            network: deposit.network,
+            address: deposit.fromAddress,
+            addressKey: screeningKeyOf(deposit.fromAddress),
+            decision: verdict.decision,
+            reason: verdict.reason,
+            provider: verdict.provider === 'none' ? 'denylist' : verdict.provider,
+            failure: verdict.failure ?? null,
+            screenedAt: deps.now(),
+          },
+        ]);
+        const details = { depositId: deposit.id, txHash: deposit.txHash, outputIndex: deposit.outputIndex, orderId };
+        if (stored && verdict.decision !== 'allow') await insertOperatorAction(trx, trailEntry(routeId, subject, verdict, details));
+      });
+    }
+  };
 
   return {
     /** Whether any screening is configured. */
@@ -120,7 +148,9 @@ export function createScreeningGate(deps: ScreeningGateDeps) {
      * outside any transaction; the step's own transaction reads the verdicts back (listSenderVerdicts).
      */
     async screenSenders(swap: SwapRecord): Promise<void> {
-      if (!screening.enabled || swap.routeId !== null || swap.depositAddress === null || !namesSender(swap.sourceNetwork)) return;
+      if (!screening.enabled || !namesSender(swap.sourceNetwork)) return;
+      if (swap.routeId !== null) return screenOrderSenders(swap.id, swap.routeId);
+      if (swap.depositAddress === null) return;
       const [outputs, known] = await Promise.all([
         // Every output to the address (a memo network's shared address too): screening a few senders more is harmless.
         listOutputsTo(knex, swap.sourceNetwork, swap.depositAddress, null),
@@ -156,32 +186,23 @@ export function createScreeningGate(deps: ScreeningGateDeps) {
     },
 
     /**
-     * Screens the sender of each payment to route `routeId`'s addresses (on networks that name senders) that
-     * has no verdict yet: one not recorded as a deposit, or recorded without one (screening was off then).
-     * Reads outside any transaction; the poll's transaction stores the verdicts with the deposits
-     * (recordRouteVerdicts). A sender of several payments is asked once.
+     * Screens the sender of each of route `routeId`'s deposits without an order that has no verdict yet (on
+     * networks that name senders): recorded by an earlier poll, or while screening was off. Reads outside any
+     * transaction; the poll's transaction stores the verdicts (recordRouteVerdicts). A sender of several
+     * deposits is asked once. A deposit the poll records is screened by the next one (it is `pending` until then).
      */
     async screenRouteSenders(routeId: string): Promise<RouteScreened> {
       const screened = new Map<string, { subject: ScreeningSubject; verdict: ScreeningVerdict }>();
       if (!screening.enabled) return screened;
-      const addresses = (await listRouteAddresses(knex, [routeId])).filter((a) => namesSender(a.network));
-      if (addresses.length === 0) return screened;
-      const outputs = await listOutputsToAddresses(knex, [...new Set(addresses.map((a) => a.address))]);
-      const done = await listScreenedRouteOutputs(
-        knex,
-        routeId,
-        outputs.map((o) => o.txHash),
-      );
+      const deposits = (await listUnscreenedRouteDeposits(knex, routeId)).filter((d) => namesSender(d.network));
       const asked = new Map<string, Promise<ScreeningVerdict>>();
       await Promise.all(
-        outputs
-          .filter((o) => !o.removed && o.fromAddress && namesSender(o.network) && !done.has(`${o.txHash}:${o.outputIndex}`))
-          .map(async (o) => {
-            const subject: ScreeningSubject = { network: o.network, address: o.fromAddress!, role: 'sender' };
-            const key = `${o.network}:${screeningKeyOf(subject.address)}`;
-            if (!asked.has(key)) asked.set(key, screen(subject));
-            screened.set(`${o.txHash}:${o.outputIndex}`, { subject, verdict: await asked.get(key)! });
-          }),
+        deposits.map(async (d) => {
+          const subject: ScreeningSubject = { network: d.network, address: d.fromAddress, role: 'sender' };
+          const key = `${d.network}:${screeningKeyOf(d.fromAddress)}`;
+          if (!asked.has(key)) asked.set(key, screen(subject));
+          screened.set(d.id, { subject, verdict: await asked.get(key)! });
+        }),
       );
       return screened;
     },
@@ -189,7 +210,8 @@ export function createScreeningGate(deps: ScreeningGateDeps) {
     /**
      * In the route poll's transaction: stores the verdicts `screened` took on `deposits` that have none (with
      * the trail entry of each that denies or holds, its target the route), and tells how each deposit's
-     * sender stands. A deposit on a network that names no sender, or whose payment named none, is cleared.
+     * sender stands: the worst of every verdict the route holds on that sender (allowed once and denied since
+     * is held). A deposit on a network that names no sender, or whose payment named none, is cleared.
      */
     async recordRouteVerdicts(
       trx: Knex.Transaction,
@@ -198,17 +220,13 @@ export function createScreeningGate(deps: ScreeningGateDeps) {
       screened: RouteScreened,
     ): Promise<Map<string, SenderStanding>> {
       const standing = new Map<string, SenderStanding>();
-      if (!screening.enabled || deposits.length === 0) return standing;
-      const stored = await listRouteDepositVerdicts(
-        trx,
-        deposits.map((d) => d.id),
-      );
-      const fresh: RouteDepositVerdictRecord[] = [];
-      for (const deposit of deposits) {
-        if (!namesSender(deposit.network) || !deposit.fromAddress) continue;
-        const taken = screened.get(`${deposit.txHash}:${deposit.outputIndex}`);
-        if (!stored.has(deposit.id) && taken) {
-          const verdict: RouteDepositVerdictRecord = {
+      const judged = deposits.filter((d) => namesSender(d.network) && d.fromAddress !== '');
+      if (!screening.enabled || judged.length === 0) return standing;
+      const fresh: RouteDepositVerdictRecord[] = judged.flatMap((deposit) => {
+        const taken = screened.get(deposit.id);
+        if (!taken) return [];
+        return [
+          {
             depositId: deposit.id,
             network: deposit.network,
             address: deposit.fromAddress,
@@ -219,23 +237,38 @@ export function createScreeningGate(deps: ScreeningGateDeps) {
             provider: taken.verdict.provider === 'none' ? 'denylist' : taken.verdict.provider,
             failure: taken.verdict.failure ?? null,
             screenedAt: deps.now(),
-          };
-          stored.set(deposit.id, verdict);
-          fresh.push(verdict);
-        }
-        const decision = stored.get(deposit.id)?.decision;
-        standing.set(deposit.id, decision === undefined ? 'pending' : decision === 'allow' ? 'cleared' : 'held');
-      }
+          },
+        ];
+      });
+      // Another worker's poll stored a verdict first: its own entry is the one in the trail.
       const written = new Set(await insertRouteDepositVerdicts(trx, fresh));
       for (const verdict of fresh) {
         if (!written.has(verdict.depositId) || verdict.decision === 'allow') continue;
-        const deposit = deposits.find((d) => d.id === verdict.depositId)!;
-        const subject: ScreeningSubject = { network: verdict.network, address: verdict.address, role: 'sender' };
-        const taken = screened.get(`${deposit.txHash}:${deposit.outputIndex}`)!;
+        const deposit = judged.find((d) => d.id === verdict.depositId)!;
         await insertOperatorAction(
           trx,
-          trailEntry(routeId, subject, taken.verdict, { depositId: deposit.id, txHash: deposit.txHash, outputIndex: deposit.outputIndex }),
+          trailEntry(routeId, screened.get(deposit.id)!.subject, screened.get(deposit.id)!.verdict, {
+            depositId: deposit.id,
+            txHash: deposit.txHash,
+            outputIndex: deposit.outputIndex,
+          }),
         );
+      }
+      const [stored, decisions] = await Promise.all([
+        listRouteDepositVerdicts(
+          trx,
+          judged.map((d) => d.id),
+        ),
+        listRouteSenderDecisions(
+          trx,
+          routeId,
+          judged.map((d) => ({ network: d.network, addressKey: screeningKeyOf(d.fromAddress) })),
+        ),
+      ]);
+      for (const deposit of judged) {
+        const all = decisions.get(`${deposit.network}:${screeningKeyOf(deposit.fromAddress)}`) ?? [];
+        if (!stored.has(deposit.id)) standing.set(deposit.id, 'pending');
+        else standing.set(deposit.id, all.every((d) => d === 'allow') ? 'cleared' : 'held');
       }
       return standing;
     },

@@ -163,6 +163,16 @@ export function createSwapService(deps: SwapServiceDeps) {
     return room.available;
   }
 
+  // `destination` checked for the swap's source network (400 naming `what` when it refuses the address or memo).
+  function checkedReturnAddress(swap: SwapRecord, destination: { address: string; memo: string | null }, what: string) {
+    const source = assetOf(swap.sourceAsset, swap.sourceNetwork);
+    const address = validateAddress(source.network, destination.address, source.chain);
+    if (!address.ok) throw invalidRequest(`${what}: ${address.reason}`);
+    const memo = validateMemo(source, destination.memo);
+    if (!memo.ok) throw invalidRequest(`${what}, its memo: ${memo.reason}`);
+    return { address: address.value, memo: memo.value };
+  }
+
   async function observe(
     trx: Knex.Transaction,
     swap: SwapRecord,
@@ -209,7 +219,7 @@ export function createSwapService(deps: SwapServiceDeps) {
       exchangeRefusal,
       payable,
       senderVerdicts: verdicts.map((v) => ({ addressKey: v.addressKey, decision: v.decision, reason: v.reason })),
-      screeningRequired: deps.screening?.enabled === true && swap.routeId === null && namesSender(swap.sourceNetwork),
+      screeningRequired: deps.screening?.enabled === true && namesSender(swap.sourceNetwork),
       payoutRows,
     };
   }
@@ -380,7 +390,15 @@ export function createSwapService(deps: SwapServiceDeps) {
      * A review decision on `swap` (locked by the caller in `trx`, in review): the transition or the refund it
      * commits. The sandbox's review operation and the operator CLI use it.
      */
-    async decideReview(trx: Knex.Transaction, swap: SwapRecord, decision: ReviewDecision, at: Date): Promise<SwapChange> {
+    async decideReview(
+      trx: Knex.Transaction,
+      swap: SwapRecord,
+      decision: ReviewDecision,
+      at: Date,
+      refundTo?: { address: string; memo: string | null },
+    ): Promise<SwapChange> {
+      // An operator's address to return the deposit to instead (a swap screening holds): one of the source network.
+      const to = refundTo && checkedReturnAddress(swap, refundTo, 'The address to refund the deposit to');
       const unpriced = () => {
         throw new Error('a review decision other than refund prices nothing');
       };
@@ -389,7 +407,7 @@ export function createSwapService(deps: SwapServiceDeps) {
       const prices = decision === 'refund' ? (await pricesFor(swap, at, true)).prices : { source: unpriced, destination: unpriced };
       const seen = await observe(trx, swap, prices, null, undefined);
       const context = contextOf(swap, at);
-      const decided = decideReview(swap, decision, seen, context);
+      const decided = decideReview(swap, decision, seen, context, to);
       if ('refused' in decided) throw new AppError(409, 'invalid_state', decided.refused, { status: swap.status });
       const change = await apply(trx, swap, decided, seen, context, at);
       if (!change) throw new Error(`review decision ${decision} on swap ${swap.id} changed nothing`);
@@ -409,15 +427,8 @@ export function createSwapService(deps: SwapServiceDeps) {
       destination: { address: string; memo: string | null } | 'rebroadcast',
       at: Date,
     ): Promise<SwapChange> {
-      let checked: typeof destination = 'rebroadcast';
-      if (destination !== 'rebroadcast') {
-        const source = assetOf(swap.sourceAsset, swap.sourceNetwork);
-        const address = validateAddress(source.network, destination.address, source.chain);
-        if (!address.ok) throw invalidRequest(`The address to return the payment to: ${address.reason}`);
-        const memo = validateMemo(source, destination.memo);
-        if (!memo.ok) throw invalidRequest(`The memo to return the payment with: ${memo.reason}`);
-        checked = { address: address.value, memo: memo.value };
-      }
+      const checked =
+        destination === 'rebroadcast' ? destination : checkedReturnAddress(swap, destination, 'The address to return the payment to');
       const unpriced = () => {
         throw new Error('returning a held payment prices nothing');
       };

@@ -5,7 +5,9 @@
  * verdicts are those of its deposits), the route poll and the ops CLI.
  */
 import type { Knex } from 'knex';
+import type { DepositRecord } from '../domain/route-deposit-view.js';
 import type { ScreeningDecision, ScreeningProvider } from '../domain/screening.js';
+import { fromRow } from './rows.js';
 
 /** One sender's verdict on one swap. */
 export interface SenderVerdictRecord {
@@ -67,8 +69,8 @@ export async function insertSenderVerdict(db: Knex, verdict: SenderVerdictRecord
 }
 
 /**
- * The sender verdicts of `swapIds`, oldest first: a swap's own, and a route order's those of its deposits
- * (listed as the order's).
+ * The sender verdicts of `swapIds`, oldest first: a swap's own, and a route order's those its route holds on
+ * the senders of its deposits (listed as the order's).
  */
 export async function listSenderVerdicts(db: Knex, swapIds: readonly string[]): Promise<SenderVerdictRecord[]> {
   if (swapIds.length === 0) return [];
@@ -76,10 +78,15 @@ export async function listSenderVerdicts(db: Knex, swapIds: readonly string[]): 
     db<VerdictRow>('screening_verdicts')
       .whereIn('swap_id', swapIds as string[])
       .andWhere('role', 'sender'),
-    db('route_deposit_verdicts as v')
-      .join('route_deposits as d', 'd.id', 'v.deposit_id')
-      .whereIn('d.order_id', swapIds as string[])
-      .select<VerdictRow[]>('v.*', 'd.order_id as swap_id'),
+    // Every verdict the route holds on the sender of each of the order's deposits (the worst one counts).
+    db('route_deposits as o')
+      .join('route_deposit_verdicts as ov', 'ov.deposit_id', 'o.id')
+      .join('route_deposits as d', 'd.route_id', 'o.route_id')
+      .join('route_deposit_verdicts as v', (on) =>
+        on.on('v.deposit_id', 'd.id').andOn('v.network', 'ov.network').andOn('v.address_key', 'ov.address_key'),
+      )
+      .whereIn('o.order_id', swapIds as string[])
+      .distinct<VerdictRow[]>('v.*', 'o.order_id as swap_id'),
   ]);
   return [...own, ...routed].map(toRecord).sort((a, b) => a.screenedAt.getTime() - b.screenedAt.getTime());
 }
@@ -123,16 +130,51 @@ export async function listRouteDepositVerdicts(db: Knex, depositIds: readonly st
 }
 
 /**
- * The outputs (`txHash:outputIndex`) among `txHashes` that route `routeId` needs no screening of: recorded as
- * deposits that have a verdict, are dust, or joined an order.
+ * Route `routeId`'s deposits without an order (dust aside) whose sender has no verdict yet, and that name one:
+ * the ones the next poll needs screened.
  */
-export async function listScreenedRouteOutputs(db: Knex, routeId: string, txHashes: readonly string[]): Promise<Set<string>> {
-  if (txHashes.length === 0) return new Set();
+export async function listUnscreenedRouteDeposits(db: Knex, routeId: string): Promise<DepositRecord[]> {
   const rows = await db('route_deposits as d')
     .leftJoin('route_deposit_verdicts as v', 'v.deposit_id', 'd.id')
     .where('d.route_id', routeId)
-    .whereIn('d.tx_hash', txHashes as string[])
-    .andWhere((q) => q.whereNotNull('v.deposit_id').orWhere('d.status', 'dust').orWhereNotNull('d.order_id'))
-    .select<Array<{ tx_hash: string; output_index: number }>>('d.tx_hash', 'd.output_index');
-  return new Set(rows.map((row) => `${row.tx_hash}:${row.output_index}`));
+    .whereNull('d.order_id')
+    .whereNull('v.deposit_id')
+    .andWhereNot('d.status', 'dust')
+    .andWhereNot('d.from_address', '')
+    .select('d.*');
+  return rows.map((row: Record<string, unknown>) => fromRow<DepositRecord>(row));
+}
+
+/** Order `orderId`'s deposits whose sender has no verdict yet, and that name one. */
+export async function listUnscreenedOrderDeposits(db: Knex, orderId: string): Promise<DepositRecord[]> {
+  const rows = await db('route_deposits as d')
+    .leftJoin('route_deposit_verdicts as v', 'v.deposit_id', 'd.id')
+    .where('d.order_id', orderId)
+    .whereNull('v.deposit_id')
+    .andWhereNot('d.from_address', '')
+    .select('d.*');
+  return rows.map((row: Record<string, unknown>) => fromRow<DepositRecord>(row));
+}
+
+/** The decisions route `routeId` holds on each of `senders` (`NETWORK:addressKey`), every one of its deposits' verdicts. */
+export async function listRouteSenderDecisions(
+  db: Knex,
+  routeId: string,
+  senders: ReadonlyArray<{ network: string; addressKey: string }>,
+): Promise<Map<string, ScreeningDecision[]>> {
+  const decisions = new Map<string, ScreeningDecision[]>();
+  if (senders.length === 0) return decisions;
+  const rows = await db('route_deposit_verdicts as v')
+    .join('route_deposits as d', 'd.id', 'v.deposit_id')
+    .where('d.route_id', routeId)
+    .whereIn(
+      'v.address_key',
+      senders.map((s) => s.addressKey),
+    )
+    .select<Array<{ network: string; address_key: string; decision: ScreeningDecision }>>('v.network', 'v.address_key', 'v.decision');
+  for (const row of rows) {
+    const key = `${row.network}:${row.address_key}`;
+    decisions.set(key, [...(decisions.get(key) ?? []), row.decision]);
+  }
+  return decisions;
 }

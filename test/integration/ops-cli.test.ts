@@ -474,7 +474,7 @@ describe('the ops CLI (npm run ops) next to a running server', function () {
     expect(help.code).to.equal(0);
     expect(help.stdout)
       .to.contain('usage: npm run ops')
-      .and.contain('review decide ID --exchange|--pay-again|--refund|--fail --reason TEXT')
+      .and.contain('review decide ID --exchange|--pay-again|--refund [--to ADDRESS [--memo MEMO]]|--fail --reason TEXT')
       .and.contain('audit list [--action ACTION] [--target TARGET] [--limit N] [--json]')
       .and.contain('--actor defaults to the OS user')
       .and.contain('2 usage, 3 not found, 4 refused in the current state');

@@ -111,4 +111,53 @@ describe('a swap held by address screening, decided with the ops CLI', function 
       { actor: 'screening', action: 'screening.verdict', outcome: 'succeeded', reason: 'linked to a ransomware wallet' },
     ]);
   });
+
+  it('refunds a held swap to an address the customer gave (--refund --to), recorded in the trail', async () => {
+    const { order } = await client.create(btcToUsdt('0.015', { rateType: 'fixed' }));
+    await client.pay(order);
+    expect((await client.waitFor(order.id, (o) => o.status === 'review')).order.failureCode).to.equal('screening_hold');
+    const given = 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq';
+
+    // --to goes with --refund only, and must be an address of the source network.
+    const misplaced = await cli('review', 'decide', order.id, '--exchange', '--to', given, '--reason', 'x', '--actor', 'bob');
+    expect(misplaced.code).to.equal(2);
+    expect(misplaced.stderr).to.contain('--to goes with --refund');
+    const foreign = await cli(
+      'review',
+      'decide',
+      order.id,
+      '--refund',
+      '--to',
+      '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359',
+      '--reason',
+      'x',
+      '--actor',
+      'bob',
+    );
+    expect(foreign.code).to.equal(2);
+    expect(foreign.stderr).to.contain('The address to refund the deposit to');
+    expect((await client.get(order.id)).order).to.include({ status: 'review', refundTxHash: null });
+
+    const refunded = await cli(
+      'review',
+      'decide',
+      order.id,
+      '--refund',
+      '--to',
+      given,
+      '--reason',
+      'customer proved ownership of a clean address',
+      '--actor',
+      'bob',
+    );
+    expect(refunded.code, refunded.stderr).to.equal(0);
+    const { order: done } = await client.waitFor(order.id, (o) => o.status === 'refunded');
+    expect(done.failureCode).to.equal('refunded_by_review');
+    expect(done.refundTxHash).to.be.a('string');
+
+    const audit = await cli('audit', 'list', '--target', order.id, '--action', 'review.decide', '--json');
+    const entries = (JSON.parse(audit.stdout) as TrailEntry[]).filter((e) => e.outcome === 'succeeded');
+    expect(entries).to.have.length(1);
+    expect(entries[0].details).to.deep.include({ decision: 'refund', refundTo: { address: given, memo: null } });
+  });
 });

@@ -349,6 +349,14 @@ const ROWS: Row[] = [
     expect: { steps: [], announce: [], waiting: [], nextPollInMs: SCREENING_RETRY_SECONDS * 1000 },
   },
   {
+    when: 'a bucket one of whose deposits has a sender without a verdict yet is left as it is, however much it holds',
+    outputs: [output('d1', REQUIRED), output('d2', REQUIRED)],
+    open: [accumulating('d1', '20'), confirming('d2', '30', REQUIRED)],
+    buckets: [bucket('20.00')],
+    screening: { d1: 'pending', d2: 'cleared' },
+    expect: { steps: [], announce: [], waiting: ['USDT/TRX 20.00'], nextPollInMs: SCREENING_RETRY_SECONDS * 1000 },
+  },
+  {
     when: "the destination's price is unavailable and the bucket only waits: it waits",
     outputs: [output('d1', REQUIRED)],
     open: [confirming('d1', '3', REQUIRED)],

@@ -322,6 +322,8 @@ interface Row {
   payable?: string;
   /** A review decision instead of decide(). */
   review?: ReviewDecision;
+  /** The address an operator's refund goes to instead (review decide --refund --to). */
+  refundTo?: { address: string; memo: string | null };
   /** Screening verdicts on the senders (none by default). */
   senderVerdicts?: SenderVerdictObservation[];
   expect: Expected;
@@ -1563,6 +1565,39 @@ const ROWS: Row[] = [
   },
   {
     status: 'exchanging (route order)',
+    when: 'the exchange venue refuses, and screening allowed a sender once and denied it since: the worst counts, held',
+    swap: swapIn('exchanging', ROUTE),
+    exchangeRefusal: 'an exchange failure was armed',
+    outputs: [],
+    routeDeposits: ROUTE_DEPOSITS,
+    senderVerdicts: [
+      { addressKey: 'ltc1qfirst', decision: 'allow', reason: null },
+      { addressKey: 'ltc1qsecond', decision: 'allow', reason: null },
+      { addressKey: 'ltc1qsecond', decision: 'deny', reason: 'sanctioned since' },
+    ],
+    expect: { to: 'review', fields: { failureCode: FAILURE_CODES.exchangeFailed } },
+  },
+  {
+    status: 'exchanging (route order)',
+    when: 'the exchange venue refuses, and one route deposit named no sender: held (review), nothing refunded to an empty address',
+    swap: swapIn('exchanging', ROUTE),
+    exchangeRefusal: 'an exchange failure was armed',
+    outputs: [],
+    routeDeposits: [ROUTE_DEPOSITS[0], { ...ROUTE_DEPOSITS[1], fromAddress: '' }],
+    expect: { to: 'review', fields: { failureCode: FAILURE_CODES.exchangeFailed } },
+  },
+  {
+    status: 'review (route order)',
+    when: 'refund with a route deposit that named no sender: refused, naming --to',
+    swap: swapIn('review', { ...ROUTE, failureCode: FAILURE_CODES.exchangeFailed }),
+    outputs: [],
+    routeDeposits: [ROUTE_DEPOSITS[0], { ...ROUTE_DEPOSITS[1], fromAddress: '' }],
+    payouts: [],
+    review: 'refund',
+    expect: { throws: /names no sender to return it to \(rd-2.*\(--to\)/ },
+  },
+  {
+    status: 'exchanging (route order)',
     when: 'the exchange venue refuses, and screening allowed both senders: each route deposit back to its sender',
     swap: swapIn('exchanging', ROUTE),
     exchangeRefusal: 'an exchange failure was armed',
@@ -1576,11 +1611,27 @@ const ROWS: Row[] = [
   },
   {
     status: 'review (route order, screening_hold)',
+    when: 'refund to an address the customer gave (--to): each route deposit there',
+    swap: swapIn('review', { ...ROUTE, failureCode: FAILURE_CODES.screeningHold }),
+    outputs: [],
+    routeDeposits: ROUTE_DEPOSITS,
+    senderVerdicts: [{ addressKey: 'ltc1qfirst', decision: 'review', reason: 'mixer exposure' }],
+    payouts: [],
+    review: 'refund',
+    refundTo: { address: 'ltc1qgiven', memo: null },
+    expect: {
+      change: { failureCode: FAILURE_CODES.refundedInReview },
+      payouts: ROUTE_REFUNDS.map((r) => ({ ...r, address: 'ltc1qgiven' })),
+    },
+  },
+  {
+    status: 'review (route order, screening_hold)',
     when: 'refund: refused, a deposit came from a sender screening held',
     swap: swapIn('review', { ...ROUTE, failureCode: FAILURE_CODES.screeningHold }),
     outputs: [],
     routeDeposits: ROUTE_DEPOSITS,
     senderVerdicts: [{ addressKey: 'ltc1qfirst', decision: 'review', reason: 'mixer exposure' }],
+    payouts: [],
     review: 'refund',
     expect: { throws: /came from ltc1qfirst, which address screening did not allow/ },
   },
@@ -1850,6 +1901,31 @@ const ROWS: Row[] = [
       payouts: [REFUND('399.99876998', SENDER)],
       deposits: [OWN('refunding', { refundAmount: '399.99876998' })],
     },
+  },
+  {
+    status: 'review (screening_hold)',
+    when: 'refund to an address the customer gave (--to): there, not to the denied sender',
+    swap: swapIn('review', { ...aboveMaximum(), refundMode: 'sender', refundAddress: null, failureCode: FAILURE_CODES.screeningHold }),
+    outputs: [own(8, { amount: '400' })],
+    senderVerdicts: [{ addressKey: SENDER, decision: 'deny', reason: 'sanctioned' }],
+    payouts: [],
+    review: 'refund',
+    refundTo: { address: 'ltc1qgivenbythecustomer', memo: null },
+    expect: {
+      change: { failureCode: FAILURE_CODES.refundedInReview },
+      payouts: [REFUND('399.99876998', 'ltc1qgivenbythecustomer')],
+      deposits: [OWN('refunding', { refundAmount: '399.99876998' })],
+    },
+  },
+  {
+    status: 'review (screening_hold)',
+    when: 'approve with an address (--to): refused, only a refund takes one',
+    swap: swapIn('review', { ...aboveMaximum(), refundMode: 'sender', refundAddress: null, failureCode: FAILURE_CODES.screeningHold }),
+    outputs: [own(8, { amount: '400' })],
+    payouts: [],
+    review: 'approve',
+    refundTo: { address: 'ltc1qgivenbythecustomer', memo: null },
+    expect: { throws: /Only a refund takes an address/ },
   },
   {
     status: 'review (above maximum)',
@@ -2452,7 +2528,7 @@ function run(row: Row): { decision: Decision; asked: string[] } {
     payoutConfirmations: PAYOUT_CONFIRMATIONS,
     now: row.now ?? DEFAULT_NOW[swap.status] ?? BEFORE_DEADLINE,
   };
-  const decided = row.review ? decideReview(swap, row.review, seen, context) : decide(swap, seen, context);
+  const decided = row.review ? decideReview(swap, row.review, seen, context, row.refundTo) : decide(swap, seen, context);
   // A refused review decision throws here, as the service answers it (409 invalid_state).
   if ('refused' in decided) throw new Error(decided.refused);
   const decision = decided;
