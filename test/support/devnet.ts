@@ -39,6 +39,7 @@ import { startFakeProvider, type FakeProvider } from './market-data.js';
 import { createScratchDatabase, postgresMissing, type ScratchDatabase } from './postgres.js';
 import { freePort, spawnGroup, waitForHttp, type Child } from './process.js';
 import { generateSigningKeyPem } from '../../server/signing-keys.js';
+import { startMoneroNet, type MoneroNet } from './monerod.js';
 import { FUSD_ASSET_ID, SPENDABLE_AGE, startZanoWallet, ZANO_ASSET_ID, type ZanoWallet } from './zano-wallet.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -56,10 +57,12 @@ const ZANO_HOT_WALLET_ZANO = 100_000_000_000_000n;
 export const USDT_SUPPLY = '1000000';
 
 /** Prices the fake providers quote, by their market names (pairs.ts). */
-const MARKET_PRICES: Record<'kraken' | 'binance' | 'coinbase', Record<string, string>> = {
-  kraken: { XLTCZUSD: '80.10', XETHZUSD: '3000.00', USDTZUSD: '1.0000', USDCUSD: '1.0000' },
+const MARKET_PRICES: Record<'kraken' | 'binance' | 'coinbase' | 'bitfinex', Record<string, string>> = {
+  kraken: { XLTCZUSD: '80.10', XETHZUSD: '3000.00', USDTZUSD: '1.0000', USDCUSD: '1.0000', XXMRZUSD: '160.00' },
   binance: { LTCUSDT: '80.00', ETHUSDT: '3001.00', USDCUSDT: '0.9999' },
   coinbase: { 'LTC-USD': '80.05', 'ETH-USD': '3000.50', 'USDT-USD': '1.0001', 'USDC-USD': '1.0000' },
+  // Kraken and Bitfinex are XMR's two sources (Binance and Coinbase do not list it).
+  bitfinex: { tXMRUSD: '160.20' },
 };
 
 /** Why a devnet cannot start here (a missing node or PostgreSQL), or null when it can. */
@@ -71,10 +74,16 @@ export async function devnetUnavailable(adminUrl: string): Promise<string | null
 export interface DevnetOptions {
   /** PostgreSQL to make the devnet's database on (default DATABASE_URL, else the local server). */
   adminUrl?: string;
-  /** Deposit confirmations on LTC (default 2), ETH (default 1) and ZANO (default 10, the catalogue's). */
-  confirmations?: { LTC?: number; ETH?: number; ZANO?: number };
+  /** Deposit confirmations on LTC (default 2), ETH (default 1), ZANO (default 10, the catalogue's) and XMR (default 10). */
+  confirmations?: { LTC?: number; ETH?: number; ZANO?: number; XMR?: number };
   /** Seconds between blocks mined by themselves: none (the default) mines only when asked. */
-  blockSeconds?: { LTC?: number; ETH?: number; ZANO?: number };
+  blockSeconds?: { LTC?: number; ETH?: number; ZANO?: number; XMR?: number };
+  /**
+   * Serves XMR too, on real Monero (test/support/monerod.ts): `monerod --regtest --offline`, the service's
+   * view-only wallet (XMR_RPC_URL) and offline signer (XMR_SIGNER_RPC_URL), and a customer's wallet; the hot
+   * wallet holds `hotBlocks` unlocked coinbases (default 5).
+   */
+  monero?: boolean | { hotBlocks?: number };
   /**
    * Serves ZANO too: two stand-ins of the Zano wallet RPC (test/support/zano-wallet.ts: no Zano software
    * installs here), the watch-only hot wallet holding 10,000 fUSD and 100 ZANO, unlocked, and its signer;
@@ -110,7 +119,9 @@ export interface Devnet {
   ethDepositKeyFile?: string;
   /** With `zano`: the watch-only hot wallet's and the signer's wallet RPC stand-ins. */
   zano?: { hot: ZanoWallet; signer: ZanoWallet };
-  market: Record<'kraken' | 'binance' | 'coinbase', FakeProvider>;
+  /** With `monero`: the regtest daemon and its wallets. */
+  monero?: MoneroNet;
+  market: Record<'kraken' | 'binance' | 'coinbase' | 'bitfinex', FakeProvider>;
   database: ScratchDatabase;
   /** The server's environment (production mode on this devnet), listening on `port`. */
   env(port: number): Record<string, string>;
@@ -167,7 +178,7 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
     const usdc = options.usdc ? await deployToken(deployer, { symbol: 'USDC', decimals: 6, supply: USDT_SUPPLY }, anvil.client) : undefined;
 
     const market = {} as Devnet['market'];
-    for (const source of ['kraken', 'binance', 'coinbase'] as const) {
+    for (const source of ['kraken', 'binance', 'coinbase', 'bitfinex'] as const) {
       market[source] = await startFakeProvider(source);
       stops.push(() => market[source].close());
       for (const [name, price] of Object.entries(MARKET_PRICES[source])) market[source].markets.set(name, { price });
@@ -221,6 +232,16 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
       }
     }
 
+    let monero: MoneroNet | undefined;
+    if (options.monero) {
+      monero = await startMoneroNet({ hotBlocks: typeof options.monero === 'object' ? options.monero.hotBlocks : undefined });
+      stops.push(() => monero!.stop());
+      if (options.blockSeconds?.XMR) {
+        const xmrMiner = setInterval(() => void monero!.mine(1).catch(() => undefined), options.blockSeconds.XMR * 1000);
+        stops.push(async () => clearInterval(xmrMiner));
+      }
+    }
+
     let miner: NodeJS.Timeout | undefined;
     if (options.blockSeconds?.LTC) {
       miner = setInterval(() => void litecoin.mine(1, wallets.customerAddress).catch(() => undefined), options.blockSeconds.LTC * 1000);
@@ -237,6 +258,7 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
       hotWallet: hot.address,
       ethDepositKeyFile,
       zano,
+      monero,
       market,
       database,
       env: (port) => ({
@@ -248,7 +270,16 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
         SIGNING_KEY_FILE: signingKeyFile,
         PUBLIC_ORIGIN: DEVNET_ORIGIN,
         PRINT_BANNER: 'false',
-        NETWORKS: zano ? 'LTC,ETH,ZANO' : 'LTC,ETH',
+        NETWORKS: ['LTC', 'ETH', ...(zano ? ['ZANO'] : []), ...(monero ? ['XMR'] : [])].join(','),
+        ...(monero
+          ? {
+              XMR_RPC_URL: monero.viewUrl,
+              XMR_SIGNER_RPC_URL: monero.signerUrl,
+              XMR_CONFIRMATIONS: String(options.confirmations?.XMR ?? 10),
+              XMR_SCAN_SECONDS: '1',
+              XMR_MAX_TIP_AGE_SECONDS: '86400',
+            }
+          : {}),
         ...(zano
           ? {
               ZANO_RPC_URL: zano.hot.url,
@@ -280,6 +311,7 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
         KRAKEN_URL: market.kraken.url,
         BINANCE_URL: market.binance.url,
         COINBASE_URL: market.coinbase.url,
+        BITFINEX_URL: market.bitfinex.url,
       }),
       payLtc: (address, amount) => litecoin.call<string>('sendtoaddress', [address, amount], wallets.customer),
       mineLtc: (blocks = 1) => litecoin.mine(blocks, wallets.customerAddress),
