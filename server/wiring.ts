@@ -16,7 +16,7 @@ import { createSimulatedExchange } from './adapters/sandbox/exchange.js';
 import { createZanoAdapters } from './adapters/zano/index.js';
 import type { Config } from './config.js';
 import type { Catalog } from './domain/catalog.js';
-import { NATIVE_ASSET } from './domain/catalog.js';
+import { requireNetwork } from './networks/index.js';
 import { SWEEP_INTERVAL_MS, type NetworkSweeping } from './jobs/evm-sweep.js';
 import { readDepositKey, readHotWalletKey, type NetworkConfig, type ProductionConfig } from './production-config.js';
 import { createEvmNonceAllocator } from './store/evm-nonces.js';
@@ -53,7 +53,7 @@ export function createSandboxChainAdapters(deps: {
 }
 
 /**
- * Production's adapters: each configured network's family (adapters/bitcoin, adapters/ethereum) on its node,
+ * Production's adapters: each configured network's family (adapters/bitcoin, ethereum, zano) on its node,
  * scanned by one instance at a time. Conversions come from the service's own inventory. With `sweep` (the
  * server), each EVM network with a deposit key gets its sweeper, and one without is logged as not sweeping.
  */
@@ -118,7 +118,7 @@ async function createNetworkAdapters(
     rpcUrl: network.rpcUrl,
     // Pinned: payouts are signed for this id, and a node reporting another is unhealthy (docs/architecture.md#production).
     chainId: network.chainId,
-    nativeSymbol: NATIVE_ASSET[network.network],
+    nativeSymbol: requireNetwork(network.network).nativeCoin,
     xpub: network.xpub,
     hotWalletKey,
     tokens: { ...network.tokens },

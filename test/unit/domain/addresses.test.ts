@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { base58, hex } from '@scure/base';
 import { expect } from 'chai';
 import fc from 'fast-check';
@@ -12,14 +11,12 @@ import {
 } from '../../../server/domain/addresses.js';
 import { parseAccountKey } from '../../../server/adapters/bitcoin/keys.js';
 import { parseBitcoinParams } from '../../../server/adapters/bitcoin/params.js';
+import { loadSandboxCatalog } from '../../../server/adapters/sandbox/catalog.js';
 import { testAccount } from '../../support/litecoind.js';
 import type { CatalogAsset } from '../../../server/domain/catalog.js';
 
-// The catalogue data itself, so a network added there without address rules fails here.
-const catalogue = JSON.parse(readFileSync(new URL('../../../server/adapters/sandbox/catalog.json', import.meta.url), 'utf8')) as {
-  networks: Record<string, unknown>;
-  assets: CatalogAsset[];
-};
+// The catalogue itself (its data and the table of networks), so a network added there without address rules fails here.
+const catalogue = loadSandboxCatalog();
 const NETWORK_IDS = Object.keys(catalogue.networks);
 
 function asset(symbol: string, network: string): CatalogAsset {
