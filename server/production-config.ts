@@ -5,7 +5,7 @@
  *
  * Which networks have a family, and each family's variables with their checks, are in the table of networks
  * (server/networks/): `bitcoin` (Bitcoin Core JSON-RPC: LTC, BTC), `ethereum` (EVM JSON-RPC: ETH, BSC), `zano`
- * (the Zano wallet JSON-RPC: ZANO and the fUSD asset). This module runs
+ * (the Zano wallet JSON-RPC: ZANO and the fUSD asset) and `monero` (monero-wallet-rpc: XMR). This module runs
  * those checks, reads the key files they name, and builds each network's typed configuration.
  */
 import { readFileSync } from 'node:fs';
@@ -112,7 +112,22 @@ export interface ZanoNetworkConfig {
   readonly coldAddress: string | undefined;
 }
 
-export type NetworkConfig = BitcoinNetworkConfig | EthereumNetworkConfig | ZanoNetworkConfig;
+/** Monero: a view-only wallet (deposits, unsigned payouts) and an offline signer wallet, both monero-wallet-rpc. */
+export interface MoneroNetworkConfig {
+  readonly family: 'monero';
+  readonly network: string;
+  /** The view-only wallet's RPC URL (`XMR_RPC_URL`, e.g. http://127.0.0.1:18088/json_rpc). */
+  readonly rpcUrl: string;
+  /** The signer wallet's RPC URL (`XMR_SIGNER_RPC_URL`): it holds the spend key and only signs. */
+  readonly signerRpcUrl: string;
+  readonly confirmations: number | undefined;
+  readonly maxTipAgeSeconds: number | undefined;
+  readonly scanSeconds: number | undefined;
+  /** As on the Bitcoin family (`<NET>_COLD_ADDRESS`). */
+  readonly coldAddress: string | undefined;
+}
+
+export type NetworkConfig = BitcoinNetworkConfig | EthereumNetworkConfig | ZanoNetworkConfig | MoneroNetworkConfig;
 
 /** Production's configuration of networks and prices. */
 export interface ProductionConfig {
@@ -237,6 +252,8 @@ function buildNetworkConfig(
   switch (family) {
     case 'zano':
       return { family, ...common, signerRpcUrl: read('SIGNER_RPC_URL') ?? '', fusdAssetId: read('FUSD_ASSET_ID') };
+    case 'monero':
+      return { family, ...common, signerRpcUrl: read('SIGNER_RPC_URL') ?? '' };
     case 'bitcoin':
       return {
         family,

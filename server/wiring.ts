@@ -2,7 +2,7 @@
  * The chain adapters a server or the operator CLI runs on. The entry point chooses which by the service mode
  * (server/main.ts, scripts/ops.ts); this file only builds what it is asked for. The sandbox gets the
  * simulated chain on every catalogue network; production gets the adapters of the networks it is configured
- * for (server/production-config.ts): Bitcoin Core, EVM or Zano wallet RPC.
+ * for (server/production-config.ts): Bitcoin Core, EVM, Zano wallet RPC or monero-wallet-rpc.
  */
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -13,6 +13,7 @@ import { createEthereumAdapters, createEthereumSweeper, type EthereumAdapterOpti
 import { createInventoryExchange, type ExchangeVenue } from './adapters/exchange.js';
 import { createSimulatedChain, type SimulatedChain } from './adapters/sandbox/chain.js';
 import { createSimulatedExchange } from './adapters/sandbox/exchange.js';
+import { createMoneroAdapters } from './adapters/monero/index.js';
 import { createZanoAdapters } from './adapters/zano/index.js';
 import type { Config } from './config.js';
 import type { Catalog } from './domain/catalog.js';
@@ -53,7 +54,7 @@ export function createSandboxChainAdapters(deps: {
 }
 
 /**
- * Production's adapters: each configured network's family (adapters/bitcoin, ethereum, zano) on its node,
+ * Production's adapters: each configured network's family (adapters/bitcoin, ethereum, zano, monero) on its node,
  * scanned by one instance at a time. Conversions come from the service's own inventory. With `sweep` (the
  * server), each EVM network with a deposit key gets its sweeper, and one without is logged as not sweeping.
  */
@@ -104,6 +105,18 @@ async function createNetworkAdapters(
       rpcUrl: network.rpcUrl,
       signerRpcUrl: network.signerRpcUrl,
       fusdAssetId: network.fusdAssetId,
+      payoutConfirmations: confirmations,
+      blockSeconds,
+      scanMs,
+      logger: deps.logger,
+    });
+    return { adapters };
+  }
+  if (network.family === 'monero') {
+    const adapters = createMoneroAdapters({
+      network: network.network,
+      rpcUrl: network.rpcUrl,
+      signerRpcUrl: network.signerRpcUrl,
       payoutConfirmations: confirmations,
       blockSeconds,
       scanMs,

@@ -47,7 +47,7 @@ export const MAX_SCREENING_REASON_CHARS = 1000;
 
 /**
  * Whether a deposit on `network` names a sender that screening can judge: not where the transactions do not
- * name a sender the service could believe (Zano: `senderKnown` in the table of networks); their
+ * name a sender the service could believe (Zano, Monero: `senderKnown` in the table of networks); their
  * deposits' senders are not screened (and `refundMode: sender` is refused there, handlers/request-rules.ts).
  */
 export const namesSender = (network: string): boolean => senderKnownOn(network);

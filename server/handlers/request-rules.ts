@@ -69,7 +69,7 @@ export function checkRefund(
         { field: 'refundMode', network: source.network, memoName: source.memoName ?? 'Memo' },
       );
     }
-    // Zano hides who sent a transaction (the table of networks: senderKnown); a Zano wallet's
+    // Zano and Monero hide who sent a transaction (the table of networks: senderKnown); a Zano wallet's
     // remote_addresses is only what the sender chose to show, and a refund sent there on its word could go to anyone.
     if (!senderKnownOn(source.network)) {
       throw new AppError(

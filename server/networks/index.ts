@@ -1,6 +1,6 @@
 /**
  * The table of networks: each network's facts, written once in its family's module (bitcoin.ts, evm.ts,
- * zano.ts, and the sandbox-only tron.ts, solana.ts, xrp.ts, ton.ts). The catalogue
+ * zano.ts, monero.ts, and the sandbox-only tron.ts, solana.ts, xrp.ts, ton.ts). The catalogue
  * (adapters/sandbox/catalog.ts), the address checks (domain/addresses.ts), production configuration
  * (production-config.ts), the request rules (handlers/request-rules.ts) and the market pairs
  * (adapters/market/pairs.ts) all read it. Pure: no I/O, so domain/ may read it too.
@@ -10,6 +10,7 @@
  */
 import { BTC, DOGE, LTC } from './bitcoin.js';
 import { BSC, ETH } from './evm.js';
+import { XMR } from './monero.js';
 import type { FamilyName, NetworkFacts, ProductionFamily } from './network.js';
 import { SOL } from './solana.js';
 import { TON } from './ton.js';
@@ -21,7 +22,7 @@ export type * from './network.js';
 
 /** Every network, by id; production's first, family by family. */
 export const NETWORKS: Readonly<Record<string, NetworkFacts>> = Object.freeze(
-  Object.fromEntries([BTC, LTC, DOGE, ETH, BSC, ZANO, TRX, SOL, XRP, TON].map((facts) => [facts.id, facts])),
+  Object.fromEntries([BTC, LTC, DOGE, ETH, BSC, ZANO, XMR, TRX, SOL, XRP, TON].map((facts) => [facts.id, facts])),
 );
 
 /** The facts of `network`, or undefined for an unknown one (a plain lookup: `__proto__` is no network). */
@@ -41,7 +42,7 @@ export function nativeCoinOf(network: string): string | undefined {
   return networkFacts(network)?.nativeCoin;
 }
 
-/** Whether `network`'s payments show a sender a refund could trust (false on Zano, and unknown networks). */
+/** Whether `network`'s payments show a sender a refund could trust (false on Zano and Monero, and unknown networks). */
 export function senderKnownOn(network: string): boolean {
   return networkFacts(network)?.senderKnown ?? false;
 }

@@ -32,7 +32,7 @@ export interface MemoRule {
 export type MarketSymbols = Partial<Record<'kraken' | 'binance' | 'coinbase' | 'bitfinex', string>>;
 
 /** The production families (server/production-config.ts reads their variables, server/wiring.ts builds their adapters). */
-export type FamilyName = 'bitcoin' | 'ethereum' | 'zano';
+export type FamilyName = 'bitcoin' | 'ethereum' | 'zano' | 'monero';
 
 /** What a variable's check may ask about the rest of the configuration. */
 export interface VariableContext {
@@ -106,7 +106,7 @@ export interface NetworkFacts {
   blockSeconds: number;
   /**
    * The chains the network runs on, by the name `<NET>_CHAIN` (or the family) uses (`main`, `testnet`, `regtest`),
-   * each with its family's parameters (Bitcoin: adapters' BitcoinParams; EVM: the chain id).
+   * each with its family's parameters (Bitcoin: adapters' BitcoinParams; EVM: the chain id; Monero: the nettype).
    */
   chains: Readonly<Record<string, ChainParams>>;
   /** The markets of the native coin, by provider (adapters/market/pairs.ts); empty: no provider lists it. */

@@ -28,8 +28,6 @@ export type MarketPairs = Partial<Record<MarketSource, string>>;
 const TOKEN_MARKETS: Readonly<Record<string, MarketPairs>> = {
   USDT: { kraken: 'USDTZUSD', coinbase: 'USDT-USD' },
   USDC: { kraken: 'USDCUSD', binance: 'USDCUSDT', coinbase: 'USDC-USD' },
-  // Until XMR is a network of the table.
-  XMR: { kraken: 'XXMRZUSD', bitfinex: 'tXMRUSD' },
 };
 
 /**
