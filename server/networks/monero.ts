@@ -42,7 +42,7 @@ function moneroPublicKey(seed: Uint8Array, role: string): Uint8Array {
   return key;
 }
 
-/** The variables of a Monero network (DESIGN section 12). */
+/** The variables of a Monero network (docs/production.md#monero). */
 export const MONERO_FAMILY: ProductionFamily = {
   family: 'monero',
   software: 'monero-wallet-rpc: a view-only wallet and an offline signer',
