@@ -3,17 +3,28 @@
  * prices come from. Each network is off unless NETWORKS names it, and a network NETWORKS names must have
  * every variable its family needs: the start is refused with one line per missing or malformed variable.
  *
- * Families: `bitcoin` (Bitcoin Core JSON-RPC: LTC, BTC), `ethereum` (EVM JSON-RPC: ETH, BSC) and `zano`
- * (the Zano wallet JSON-RPC: ZANO and the fUSD asset).
+ * Which networks have a family, and each family's variables with their checks, are in the table of networks
+ * (server/networks/): `bitcoin` (Bitcoin Core JSON-RPC: LTC, BTC), `ethereum` (EVM JSON-RPC: ETH, BSC), `zano`
+ * (the Zano wallet JSON-RPC: ZANO and the fUSD asset) and `monero` (monero-wallet-rpc: XMR). This module runs
+ * those checks, reads the key files they name, and builds each network's typed configuration.
  */
 import { readFileSync } from 'node:fs';
-import { parseBitcoinParams } from './adapters/bitcoin/index.js';
 import { isAccountKeyOf } from './adapters/ethereum/addresses.js';
 import { parseTokens, type TokenConfig } from './adapters/ethereum/tokens.js';
 import { parseMarketRatesEnv, type MarketRatesEnvOptions } from './adapters/market/config.js';
 import { validateAddress, type AddressChain } from './domain/addresses.js';
-import { NATIVE_ASSET, type Catalog, type CatalogAsset } from './domain/catalog.js';
+import type { Catalog, CatalogAsset } from './domain/catalog.js';
 import { Money } from './domain/money.js';
+import { DEFAULT_PAYOUT_BATCH_MAX } from './networks/bitcoin.js';
+import { defaultChainId } from './networks/evm.js';
+import {
+  PRODUCTION_NETWORKS,
+  productionFamilyOf,
+  requireNetwork,
+  SANDBOX_ONLY_NETWORKS,
+  type FamilyName,
+  type ProductionFamily,
+} from './networks/index.js';
 import { privateFileProblem } from './secrets-key.js';
 
 /** A Bitcoin Core-family network: a watch-only wallet for deposits and funding, a signer wallet for signing. */
@@ -48,13 +59,7 @@ export interface BitcoinNetworkConfig {
   readonly coldAddress: string | undefined;
 }
 
-/** Payouts one batch pays when `<NET>_PAYOUT_BATCH_MAX` is not set. */
-export const DEFAULT_PAYOUT_BATCH_MAX = 50;
-/**
- * The most `<NET>_PAYOUT_BATCH_MAX` may be: a transaction of this many P2WPKH outputs is about 16,000 vbytes,
- * far below the 100,000 a node relays.
- */
-export const MAX_PAYOUT_BATCH_MAX = 500;
+export { DEFAULT_PAYOUT_BATCH_MAX, MAX_PAYOUT_BATCH_MAX } from './networks/bitcoin.js';
 
 /** An EVM network: a JSON-RPC node, a hot wallet whose key is read from a file, and ERC-20 tokens. */
 export interface EthereumNetworkConfig {
@@ -107,7 +112,22 @@ export interface ZanoNetworkConfig {
   readonly coldAddress: string | undefined;
 }
 
-export type NetworkConfig = BitcoinNetworkConfig | EthereumNetworkConfig | ZanoNetworkConfig;
+/** Monero: a view-only wallet (deposits, unsigned payouts) and an offline signer wallet, both monero-wallet-rpc. */
+export interface MoneroNetworkConfig {
+  readonly family: 'monero';
+  readonly network: string;
+  /** The view-only wallet's RPC URL (`XMR_RPC_URL`, e.g. http://127.0.0.1:18088/json_rpc). */
+  readonly rpcUrl: string;
+  /** The signer wallet's RPC URL (`XMR_SIGNER_RPC_URL`): it holds the spend key and only signs. */
+  readonly signerRpcUrl: string;
+  readonly confirmations: number | undefined;
+  readonly maxTipAgeSeconds: number | undefined;
+  readonly scanSeconds: number | undefined;
+  /** As on the Bitcoin family (`<NET>_COLD_ADDRESS`). */
+  readonly coldAddress: string | undefined;
+}
+
+export type NetworkConfig = BitcoinNetworkConfig | EthereumNetworkConfig | ZanoNetworkConfig | MoneroNetworkConfig;
 
 /** Production's configuration of networks and prices. */
 export interface ProductionConfig {
@@ -117,114 +137,27 @@ export interface ProductionConfig {
 }
 
 /**
- * Each EVM network's chain id when `<NET>_CHAIN_ID` is unset: its main network (Ethereum 1, BNB Smart Chain 56).
- * A test chain (anvil: 31337) must be named.
+ * Each EVM network's chain id when `<NET>_CHAIN_ID` is unset: its main network (Ethereum 1, BNB Smart Chain 56),
+ * from the table of networks. A test chain (anvil: 31337) must be named.
  */
-export const DEFAULT_CHAIN_IDS: Readonly<Record<string, number>> = { ETH: 1, BSC: 56 };
-
-// DOGE is not here: Dogecoin Core lacks the PSBT, descriptor and getbalances calls the Bitcoin-family adapter
-// uses, so it is served in the sandbox only (docs/production.md), and NETWORKS=DOGE is refused as SOL is.
-const FAMILIES: Record<string, NetworkConfig['family']> = {
-  BTC: 'bitcoin',
-  LTC: 'bitcoin',
-  ETH: 'ethereum',
-  BSC: 'ethereum',
-  ZANO: 'zano',
-};
+export const DEFAULT_CHAIN_IDS: Readonly<Record<string, number>> = Object.fromEntries(
+  PRODUCTION_NETWORKS.flatMap((network) => {
+    const chainId = defaultChainId(network);
+    return chainId === undefined ? [] : [[network, chainId]];
+  }),
+);
 
 type Env = Record<string, string | undefined>;
 
 /**
  * Reads production's networks and prices from `env`; every problem is pushed onto `problems` (one line each,
- * naming the variable), and what could be read is returned.
+ * naming the variable), and what could be read is returned. Each network's variables and their checks are its
+ * family's, in the table of networks (server/networks/); what is read here beyond them is the files they name.
  */
 export function readProductionConfig(env: Env, problems: string[]): ProductionConfig {
   const value = (name: string) => {
     const raw = env[name]?.trim();
     return raw === undefined || raw === '' ? undefined : raw;
-  };
-  const required = (name: string, why: string): string => {
-    const found = value(name);
-    if (found === undefined) problems.push(`${name} is required: ${why}`);
-    return found ?? '';
-  };
-  const url = (name: string, why: string): string => {
-    const found = required(name, why);
-    if (found !== '' && !/^https?:\/\/[^\s]+$/.test(found)) problems.push(`${name}=${JSON.stringify(found)} must be an http(s) URL`);
-    return found;
-  };
-  const count = (name: string, what: string): number | undefined => {
-    const found = value(name);
-    if (found === undefined) return undefined;
-    if (!/^\d{1,7}$/.test(found) || Number(found) < 1) {
-      problems.push(`${name}=${JSON.stringify(found)} must be a whole number of ${what} of at least 1`);
-      return undefined;
-    }
-    return Number(found);
-  };
-  const confirmations = (name: string) => count(name, 'confirmations');
-  const maxTipAge = (network: string) => count(`${network}_MAX_TIP_AGE_SECONDS`, 'seconds');
-  const scanSeconds = (network: string) => count(`${network}_SCAN_SECONDS`, 'seconds');
-  // docs/architecture.md#money-that-ends-well: an unmined payout is replaced after <NET>_REPLACE_AFTER_SECONDS, never above the fee cap.
-  const replaceAfter = (network: string, fallback: number) => count(`${network}_REPLACE_AFTER_SECONDS`, 'seconds') ?? fallback;
-  const decimalSetting = (name: string, fallback: string, shape: RegExp, what: string) => {
-    const found = value(name) ?? fallback;
-    if (!shape.test(found) || new Money(found).isZero()) problems.push(`${name}=${JSON.stringify(found)} must be ${what}`);
-    return found;
-  };
-
-  // Batched payouts (Bitcoin family only): <NET>_PAYOUT_BATCH_SECONDS (0, the default: off) and <NET>_PAYOUT_BATCH_MAX.
-  const batchSeconds = (network: string): number => {
-    const name = `${network}_PAYOUT_BATCH_SECONDS`;
-    const found = value(name);
-    if (found === undefined) return 0;
-    if (!/^\d{1,5}$/.test(found)) {
-      problems.push(
-        `${name}=${JSON.stringify(found)} must be a whole number of seconds (0, the default, sends each payout alone), e.g. 60`,
-      );
-      return 0;
-    }
-    return Number(found);
-  };
-  const batchMax = (network: string): number => {
-    const name = `${network}_PAYOUT_BATCH_MAX`;
-    const found = value(name);
-    if (found === undefined) return DEFAULT_PAYOUT_BATCH_MAX;
-    if (!/^\d{1,7}$/.test(found) || Number(found) < 1 || Number(found) > MAX_PAYOUT_BATCH_MAX) {
-      problems.push(
-        `${name}=${JSON.stringify(found)} must be a whole number of payouts per transaction from 1 to ${MAX_PAYOUT_BATCH_MAX}, e.g. ${DEFAULT_PAYOUT_BATCH_MAX}`,
-      );
-      return DEFAULT_PAYOUT_BATCH_MAX;
-    }
-    return Number(found);
-  };
-  // EVM and Zano pay one destination per transaction (an EVM transfer has one recipient; a batch would need a
-  // contract): the variables are refused there rather than silently ignored.
-  const noBatching = (network: string, family: string) => {
-    for (const name of [`${network}_PAYOUT_BATCH_SECONDS`, `${network}_PAYOUT_BATCH_MAX`]) {
-      if (value(name) !== undefined) {
-        problems.push(
-          `${name} is for Bitcoin-family networks (LTC, BTC): ${network} (${family}) sends each payout in a transaction of its own; unset it`,
-        );
-      }
-    }
-  };
-
-  // Hot-wallet rules: the surplus above HOT_WALLET_MAX goes to <NET>_COLD_ADDRESS, checked as a payout address is.
-  const coldAddress = (network: string, chain: AddressChain = 'main'): string | undefined => {
-    const name = `${network}_COLD_ADDRESS`;
-    const found = value(name);
-    if (found === undefined) return undefined;
-    const check = validateAddress(network, found, chain);
-    if (!check.ok) problems.push(`${name}=${JSON.stringify(found)}: ${check.reason}`);
-    return check.ok ? check.value : undefined;
-  };
-
-  const testNativeGas = () => {
-    const found = value('PSS_TEST_EVM_NATIVE_GAS');
-    if (found === undefined) return undefined;
-    if (!/^\d{5,7}$/.test(found)) problems.push(`PSS_TEST_EVM_NATIVE_GAS=${JSON.stringify(found)} must be a gas limit, e.g. 21000`);
-    return BigInt(/^\d{5,7}$/.test(found) ? found : '21000');
   };
 
   const listed = (value('NETWORKS') ?? '')
@@ -238,129 +171,143 @@ export function readProductionConfig(env: Env, problems: string[]): ProductionCo
   }
   const networks: NetworkConfig[] = [];
   for (const network of new Set(listed)) {
-    const family = FAMILIES[network];
+    const family = productionFamilyOf(network);
     if (!family) {
-      problems.push(`NETWORKS names ${network}, which has no production adapter; the ones there are: ${Object.keys(FAMILIES).join(', ')}`);
+      const sandboxOnly = SANDBOX_ONLY_NETWORKS[network];
+      problems.push(
+        `NETWORKS names ${network}, which has no production adapter; the ones there are: ${PRODUCTION_NETWORKS.join(', ')}` +
+          (sandboxOnly ? ` (${network} is served by the sandbox only: ${sandboxOnly})` : ''),
+      );
       continue;
     }
-    if (family !== 'bitcoin') noBatching(network, family);
-    if (family === 'zano') {
-      const fusdAssetId = value(`${network}_FUSD_ASSET_ID`);
-      if (fusdAssetId !== undefined && !/^[0-9a-f]{64}$/.test(fusdAssetId)) {
-        problems.push(`${network}_FUSD_ASSET_ID=${JSON.stringify(fusdAssetId)} must be an asset id: 64 lowercase hex digits`);
-      }
-      networks.push({
-        family,
-        network,
-        rpcUrl: url(`${network}_RPC_URL`, `the RPC URL of the ${network} watch-only wallet, e.g. http://127.0.0.1:11212/json_rpc`),
-        signerRpcUrl: url(`${network}_SIGNER_RPC_URL`, `the RPC URL of the ${network} wallet that signs payouts`),
-        fusdAssetId,
-        confirmations: confirmations(`${network}_CONFIRMATIONS`),
-        maxTipAgeSeconds: maxTipAge(network),
-        scanSeconds: scanSeconds(network),
-        coldAddress: coldAddress(network),
-      });
+    const read = readVariables(family, network, value, problems);
+    networks.push(buildNetworkConfig(family.family, network, read, value, problems));
+  }
+
+  const rates = parseMarketRatesEnv(env);
+  problems.push(...rates.problems);
+  return { networks, rates: rates.options };
+}
+
+/** A network's variables once checked: a good value, its default when unset, or undefined (unset, or refused). */
+type ReadVariables = (suffix: string) => string | undefined;
+
+// Runs the family's checks on each of `network`'s variables; the refused ones of other families are problems too.
+function readVariables(
+  family: ProductionFamily,
+  network: string,
+  value: (name: string) => string | undefined,
+  problems: string[],
+): ReadVariables {
+  const good = new Map<string, string>();
+  const chainOf = (): AddressChain => {
+    const chain = value(`${network}_CHAIN`);
+    return chain === 'test' || chain === 'regtest' ? chain : 'main';
+  };
+  const context = {
+    network,
+    sibling: (suffix: string) => value(`${network}_${suffix}`),
+    addressProblem: (address: string) => {
+      const check = validateAddress(network, address, family.family === 'bitcoin' ? chainOf() : 'main');
+      return check.ok ? undefined : check.reason;
+    },
+  };
+  for (const variable of family.variables) {
+    const name = `${network}_${variable.suffix}`;
+    const found = value(name);
+    if (found === undefined) {
+      if (variable.required) problems.push(`${name} is required: ${variable.meaning.replaceAll('{NET}', network)}`);
+      const fallback = typeof variable.default === 'function' ? variable.default(network) : variable.default;
+      if (fallback !== undefined) good.set(variable.suffix, fallback);
       continue;
     }
-    if (family === 'bitcoin') {
-      const chain = value(`${network}_CHAIN`) ?? 'main';
-      if (chain !== 'main' && chain !== 'test' && chain !== 'regtest') {
-        problems.push(`${network}_CHAIN=${JSON.stringify(chain)} must be one of main, test, regtest`);
-      } else {
-        // The adapter's own table of chains decides whether it has this one (e.g. no BTC test parameters).
-        try {
-          parseBitcoinParams(network, chain);
-        } catch (err) {
-          problems.push(`${network}_CHAIN=${chain}: ${(err as Error).message}`);
-        }
-      }
-      const fallbackFeeRate = value(`${network}_FALLBACK_FEE_RATE`) ?? '0.0001';
-      if (!/^\d{1,3}(\.\d{1,8})?$/.test(fallbackFeeRate)) {
-        problems.push(`${network}_FALLBACK_FEE_RATE=${JSON.stringify(fallbackFeeRate)} must be a fee rate in coin per kvB, e.g. 0.0001`);
-      }
-      networks.push({
+    const problem = variable.check(found, name, context);
+    if (problem === undefined) good.set(variable.suffix, found);
+    else problems.push(problem);
+  }
+  for (const refused of family.refused ?? []) {
+    if (value(`${network}_${refused.suffix}`) !== undefined) problems.push(refused.reason(network));
+  }
+  return (suffix) => good.get(suffix);
+}
+
+// The typed configuration of one network from its checked variables, with the files they name read to refuse a
+// bad one at start (the wiring reads them again).
+function buildNetworkConfig(
+  family: FamilyName,
+  network: string,
+  read: ReadVariables,
+  value: (name: string) => string | undefined,
+  problems: string[],
+): NetworkConfig {
+  const count = (suffix: string) => (read(suffix) === undefined ? undefined : Number(read(suffix)));
+  const common = {
+    network,
+    rpcUrl: read('RPC_URL') ?? '',
+    confirmations: count('CONFIRMATIONS'),
+    maxTipAgeSeconds: count('MAX_TIP_AGE_SECONDS'),
+    scanSeconds: count('SCAN_SECONDS'),
+    coldAddress: read('COLD_ADDRESS'),
+  };
+  switch (family) {
+    case 'zano':
+      return { family, ...common, signerRpcUrl: read('SIGNER_RPC_URL') ?? '', fusdAssetId: read('FUSD_ASSET_ID') };
+    case 'monero':
+      return { family, ...common, signerRpcUrl: read('SIGNER_RPC_URL') ?? '' };
+    case 'bitcoin':
+      return {
         family,
-        network,
-        chain: chain as BitcoinNetworkConfig['chain'],
-        rpcUrl: url(
-          `${network}_RPC_URL`,
-          `the ${network} node's RPC URL with the watch-only wallet, e.g. http://user:pass@127.0.0.1:9332/wallet/watch`,
-        ),
-        signerRpcUrl: url(`${network}_SIGNER_RPC_URL`, `the RPC URL of the ${network} signer wallet that signs payouts`),
-        xpub: required(`${network}_XPUB`, `the ${network} account extended public key deposit addresses derive from`),
-        confirmations: confirmations(`${network}_CONFIRMATIONS`),
-        maxTipAgeSeconds: maxTipAge(network),
-        fallbackFeeRate,
-        scanSeconds: scanSeconds(network),
-        // About three blocks (LTC 2.5 min, BTC 10 min): a payout priced before a fee spike is bumped soon after.
-        replaceAfterSeconds: replaceAfter(network, network === 'BTC' ? 1800 : 600),
-        maxFeeRate: decimalSetting(
-          `${network}_MAX_FEE_RATE`,
-          '0.01',
-          /^\d{1,3}(\.\d{1,8})?$/,
-          'a fee rate in coin per kvB above 0, e.g. 0.01',
-        ),
-        payoutBatchSeconds: batchSeconds(network),
-        payoutBatchMax: batchMax(network),
-        coldAddress: coldAddress(network, chain === 'test' || chain === 'regtest' ? chain : 'main'),
-      });
-    } else {
-      let tokens: Record<string, TokenConfig> = {};
-      try {
-        tokens = parseTokens(value(`${network}_TOKENS`) ?? '');
-      } catch (err) {
-        problems.push(`${network}_TOKENS: ${(err as Error).message}`);
-      }
-      const xpub = required(`${network}_XPUB`, `the ${network} account extended public key deposit addresses derive from`);
-      const hotWalletKeyFile = required(`${network}_HOT_WALLET_KEY_FILE`, `the file holding the ${network} hot wallet's private key`);
+        ...common,
+        chain: (read('CHAIN') ?? 'main') as BitcoinNetworkConfig['chain'],
+        signerRpcUrl: read('SIGNER_RPC_URL') ?? '',
+        xpub: read('XPUB') ?? '',
+        fallbackFeeRate: read('FALLBACK_FEE_RATE')!,
+        replaceAfterSeconds: count('REPLACE_AFTER_SECONDS')!,
+        maxFeeRate: read('MAX_FEE_RATE')!,
+        payoutBatchSeconds: count('PAYOUT_BATCH_SECONDS') ?? 0,
+        payoutBatchMax: count('PAYOUT_BATCH_MAX') ?? DEFAULT_PAYOUT_BATCH_MAX,
+      };
+    case 'ethereum': {
+      const xpub = read('XPUB') ?? '';
+      const hotWalletKeyFile = read('HOT_WALLET_KEY_FILE') ?? '';
       if (hotWalletKeyFile !== '') {
-        // Read here only to refuse an unreadable or malformed key at start; the wiring reads it again.
         try {
           readHotWalletKey(hotWalletKeyFile);
         } catch (err) {
           problems.push(`${network}_HOT_WALLET_KEY_FILE (${hotWalletKeyFile}): ${(err as Error).message}`);
         }
       }
-      const chainIdName = `${network}_CHAIN_ID`;
-      const chainIdText = value(chainIdName) ?? String(DEFAULT_CHAIN_IDS[network]);
-      if (!/^[1-9]\d{0,14}$/.test(chainIdText)) {
-        problems.push(
-          `${chainIdName}=${JSON.stringify(chainIdText)} must be the chain id the ${network} node reports (eth_chainId), a whole number of at least 1, e.g. ${DEFAULT_CHAIN_IDS[network]} (unset: ${DEFAULT_CHAIN_IDS[network]}; anvil: 31337)`,
-        );
-      }
-      const depositKeyFile = value(`${network}_DEPOSIT_KEY_FILE`);
+      const depositKeyFile = read('DEPOSIT_KEY_FILE');
       if (depositKeyFile !== undefined && xpub !== '') {
-        // Read here only to refuse a wrong key at start; the wiring reads it again and keeps it nowhere else.
+        // Kept nowhere: the wiring reads the key again.
         try {
           readDepositKey(depositKeyFile, xpub, `${network}_XPUB`);
         } catch (err) {
           problems.push(`${network}_DEPOSIT_KEY_FILE (${depositKeyFile}): ${(err as Error).message}`);
         }
       }
-      networks.push({
+      return {
         family,
-        network,
-        rpcUrl: url(`${network}_RPC_URL`, `the ${network} node's JSON-RPC URL`),
-        chainId: Number(chainIdText),
+        ...common,
+        chainId: Number(read('CHAIN_ID') ?? DEFAULT_CHAIN_IDS[network]),
         xpub,
         hotWalletKeyFile,
         depositKeyFile,
-        tokens,
-        confirmations: confirmations(`${network}_CONFIRMATIONS`),
-        maxTipAgeSeconds: maxTipAge(network),
-        scanSeconds: scanSeconds(network),
-        // About fifteen Ethereum blocks (BSC: sixty).
-        replaceAfterSeconds: replaceAfter(network, 180),
-        maxFeeGwei: decimalSetting(`${network}_MAX_FEE_GWEI`, '500', /^\d{1,6}(\.\d{1,9})?$/, 'a fee in gwei per gas above 0, e.g. 500'),
-        testNativeGas: testNativeGas(),
-        coldAddress: coldAddress(network),
-      });
+        tokens: parseTokens(read('TOKENS') ?? ''),
+        replaceAfterSeconds: count('REPLACE_AFTER_SECONDS')!,
+        maxFeeGwei: read('MAX_FEE_GWEI')!,
+        testNativeGas: testNativeGas(value, problems),
+      };
     }
   }
+}
 
-  const rates = parseMarketRatesEnv(env);
-  problems.push(...rates.problems);
-  return { networks, rates: rates.options };
+// A test hook, not a network variable: the gas limit of native EVM payouts instead of an estimate.
+function testNativeGas(value: (name: string) => string | undefined, problems: string[]): bigint | undefined {
+  const found = value('PSS_TEST_EVM_NATIVE_GAS');
+  if (found === undefined) return undefined;
+  if (!/^\d{5,7}$/.test(found)) problems.push(`PSS_TEST_EVM_NATIVE_GAS=${JSON.stringify(found)} must be a gas limit, e.g. 21000`);
+  return BigInt(/^\d{5,7}$/.test(found) ? found : '21000');
 }
 
 /**
@@ -426,9 +373,10 @@ export function servedCatalog(catalog: Catalog, production: ProductionConfig): C
     const network = catalog.networks[served.network];
     if (!network) throw new Error(`The catalogue has no network ${served.network}`);
     networks[served.network] = { ...network, confirmations: served.confirmations ?? network.confirmations };
-    // Zano serves its coin and the fUSD asset; an EVM network its coin and configured tokens.
-    const tokens =
-      served.family === 'ethereum' ? Object.keys(served.tokens).map((t) => t.toUpperCase()) : served.family === 'zano' ? ['FUSD'] : [];
+    // A network serves its coin, its family's fixed assets (Zano: fUSD) and, on EVM, the configured tokens.
+    const facts = requireNetwork(served.network);
+    const fixed = (facts.production.kind === 'family' ? (facts.production.family.servedAssets ?? []) : []).map((t) => t.toUpperCase());
+    const tokens = [...fixed, ...(served.family === 'ethereum' ? Object.keys(served.tokens).map((t) => t.toUpperCase()) : [])];
     for (const token of tokens) {
       if (!catalog.assets.some((a) => a.network === served.network && a.symbol.toUpperCase() === token)) {
         throw new Error(`${served.network}_TOKENS names ${token}, which the catalogue does not list on ${served.network}`);
@@ -437,9 +385,7 @@ export function servedCatalog(catalog: Catalog, production: ProductionConfig): C
     const chain = served.family === 'bitcoin' && served.chain !== 'main' ? served.chain : undefined;
     assets.push(
       ...catalog.assets
-        .filter(
-          (a) => a.network === served.network && (a.symbol === NATIVE_ASSET[served.network] || tokens.includes(a.symbol.toUpperCase())),
-        )
+        .filter((a) => a.network === served.network && (a.symbol === facts.nativeCoin || tokens.includes(a.symbol.toUpperCase())))
         .map((a) => (chain ? { ...a, chain } : a)),
     );
   }

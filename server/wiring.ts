@@ -2,7 +2,7 @@
  * The chain adapters a server or the operator CLI runs on. The entry point chooses which by the service mode
  * (server/main.ts, scripts/ops.ts); this file only builds what it is asked for. The sandbox gets the
  * simulated chain on every catalogue network; production gets the adapters of the networks it is configured
- * for (server/production-config.ts): Bitcoin Core, EVM or Zano wallet RPC.
+ * for (server/production-config.ts): Bitcoin Core, EVM, Zano wallet RPC or monero-wallet-rpc.
  */
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -13,10 +13,11 @@ import { createEthereumAdapters, createEthereumSweeper, type EthereumAdapterOpti
 import { createInventoryExchange, type ExchangeVenue } from './adapters/exchange.js';
 import { createSimulatedChain, type SimulatedChain } from './adapters/sandbox/chain.js';
 import { createSimulatedExchange } from './adapters/sandbox/exchange.js';
+import { createMoneroAdapters } from './adapters/monero/index.js';
 import { createZanoAdapters } from './adapters/zano/index.js';
 import type { Config } from './config.js';
 import type { Catalog } from './domain/catalog.js';
-import { NATIVE_ASSET } from './domain/catalog.js';
+import { requireNetwork } from './networks/index.js';
 import { SWEEP_INTERVAL_MS, type NetworkSweeping } from './jobs/evm-sweep.js';
 import { readDepositKey, readHotWalletKey, type NetworkConfig, type ProductionConfig } from './production-config.js';
 import { createEvmNonceAllocator } from './store/evm-nonces.js';
@@ -53,7 +54,7 @@ export function createSandboxChainAdapters(deps: {
 }
 
 /**
- * Production's adapters: each configured network's family (adapters/bitcoin, adapters/ethereum) on its node,
+ * Production's adapters: each configured network's family (adapters/bitcoin, ethereum, zano, monero) on its node,
  * scanned by one instance at a time. Conversions come from the service's own inventory. With `sweep` (the
  * server), each EVM network with a deposit key gets its sweeper, and one without is logged as not sweeping.
  */
@@ -111,6 +112,18 @@ async function createNetworkAdapters(
     });
     return { adapters };
   }
+  if (network.family === 'monero') {
+    const adapters = createMoneroAdapters({
+      network: network.network,
+      rpcUrl: network.rpcUrl,
+      signerRpcUrl: network.signerRpcUrl,
+      payoutConfirmations: confirmations,
+      blockSeconds,
+      scanMs,
+      logger: deps.logger,
+    });
+    return { adapters };
+  }
   // The hot wallet's key is read here (the configuration only checked it); it is never logged or stored.
   const hotWalletKey = readHotWalletKey(network.hotWalletKeyFile);
   const options: EthereumAdapterOptions = {
@@ -118,7 +131,7 @@ async function createNetworkAdapters(
     rpcUrl: network.rpcUrl,
     // Pinned: payouts are signed for this id, and a node reporting another is unhealthy (docs/architecture.md#production).
     chainId: network.chainId,
-    nativeSymbol: NATIVE_ASSET[network.network],
+    nativeSymbol: requireNetwork(network.network).nativeCoin,
     xpub: network.xpub,
     hotWalletKey,
     tokens: { ...network.tokens },

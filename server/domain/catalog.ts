@@ -201,17 +201,3 @@ function monogramIcon(symbol: string): string {
     `<text x="32" y="38" font-family="sans-serif" font-size="${label.length > 3 ? 14 : 18}" fill="#fff" text-anchor="middle">${label}</text></svg>`;
   return `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`;
 }
-
-/** The coin of each network that pays its fees (every network's code is its coin's symbol, but BSC's: BNB). */
-export const NATIVE_ASSET: Readonly<Record<string, string>> = {
-  BTC: 'BTC',
-  LTC: 'LTC',
-  DOGE: 'DOGE',
-  ETH: 'ETH',
-  BSC: 'BNB',
-  TRX: 'TRX',
-  SOL: 'SOL',
-  XRP: 'XRP',
-  TON: 'TON',
-  ZANO: 'ZANO',
-};

@@ -5,6 +5,7 @@
  * swaps is services/screening.ts and swap-decision.ts.
  */
 import { validateAddress } from './addresses.js';
+import { senderKnownOn } from '../networks/index.js';
 
 /** What an address is screened as: where a payout goes, where a refund goes, or who paid a deposit. */
 export type ScreeningRole = 'destination' | 'refund' | 'sender';
@@ -45,13 +46,11 @@ export const MAX_SCREENING_ANSWER_BYTES = 16 * 1024;
 export const MAX_SCREENING_REASON_CHARS = 1000;
 
 /**
- * Networks whose transactions do not name a sender the service could believe (Zano hides it): their
+ * Whether a deposit on `network` names a sender that screening can judge: not where the transactions do not
+ * name a sender the service could believe (Zano, Monero: `senderKnown` in the table of networks); their
  * deposits' senders are not screened (and `refundMode: sender` is refused there, handlers/request-rules.ts).
  */
-const SENDER_UNKNOWN_NETWORKS: ReadonlySet<string> = new Set(['ZANO']);
-
-/** Whether a deposit on `network` names a sender that screening can judge. */
-export const namesSender = (network: string): boolean => !SENDER_UNKNOWN_NETWORKS.has(network);
+export const namesSender = (network: string): boolean => senderKnownOn(network);
 
 // Bitcoin-family bech32 (and bech32m) addresses, which may be written in either case but not mixed.
 const BECH32_ADDRESS = /^(bc|tb|bcrt|ltc|tltc|rltc)1[02-9ac-hj-np-z]+$/i;

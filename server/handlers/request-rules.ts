@@ -7,6 +7,7 @@ import { findAsset, type Catalog, type CatalogAsset } from '../domain/catalog.js
 import { validateAddress, validateMemo } from '../domain/addresses.js';
 import { AppError, invalidRequest } from '../domain/errors.js';
 import { toAmount, type Amount } from '../domain/money.js';
+import { senderKnownOn } from '../networks/index.js';
 
 /** The two assets of a pair, or 409 pair_unavailable. */
 export function resolvePair(
@@ -46,9 +47,6 @@ export function parseAmountOf(value: string, asset: CatalogAsset, field: string)
 export const blankToNull = (value: string | undefined | null): string | null =>
   value === undefined || value === null || value === '' ? null : value;
 
-/** Networks whose transactions do not show a sender a refund could trust (refundMode sender is refused). */
-const SENDER_UNKNOWN: ReadonlySet<string> = new Set(['ZANO']);
-
 /** The refund fields, normalised and checked against the source network. */
 export function checkRefund(
   source: CatalogAsset,
@@ -71,9 +69,9 @@ export function checkRefund(
         { field: 'refundMode', network: source.network, memoName: source.memoName ?? 'Memo' },
       );
     }
-    // Zano hides who sent a transaction: the wallet's remote_addresses is only what the sender chose to show, and
-    // a refund sent there on its word could go to anyone.
-    if (SENDER_UNKNOWN.has(source.network)) {
+    // Zano and Monero hide who sent a transaction (the table of networks: senderKnown); a Zano wallet's
+    // remote_addresses is only what the sender chose to show, and a refund sent there on its word could go to anyone.
+    if (!senderKnownOn(source.network)) {
       throw new AppError(
         400,
         'invalid_refund_address',

@@ -10,7 +10,8 @@ import type { Logger } from 'pino';
 import type { AdapterRegistry } from '../adapters/chain.js';
 import { seedOf } from '../adapters/sandbox/chain.js';
 import type { CryptoThread } from '../crypto-thread.js';
-import { assetNetwork, NATIVE_ASSET, type Catalog } from '../domain/catalog.js';
+import { assetNetwork, type Catalog } from '../domain/catalog.js';
+import { nativeCoinOf } from '../networks/index.js';
 import { ROUTE_ADDRESSES_TYPE, routeAddressesOf, type InstructionsSigner, type RouteToSign } from '../domain/signed-instructions.js';
 import { depositIndexOf } from '../store/chain-ledger.js';
 import type { Metrics } from '../metrics.js';
@@ -36,7 +37,7 @@ export function sandboxRouteAddresses(crypto: Pick<CryptoThread, 'sandboxAddress
  */
 export function adapterRouteAddresses(deps: { knex: Knex; catalog: Catalog; adapters: AdapterRegistry }): RouteAddressSource {
   return async (routeId, network) => {
-    const coin = deps.catalog.assets.find((a) => a.network === network && a.symbol === NATIVE_ASSET[network]);
+    const coin = deps.catalog.assets.find((a) => a.network === network && a.symbol === nativeCoinOf(network));
     if (!coin) throw new Error(`route ${routeId}: network ${network} has no coin in the served catalogue`);
     const key = `route:${routeId}:${network}`;
     const { address } = await deps.adapters.of(network).addresses.depositAddress(coin, {

@@ -15,8 +15,9 @@
  * bound when floating (a floating payout follows the market). The sandbox's hot wallet pays anything.
  */
 import type { Knex } from 'knex';
-import { NATIVE_ASSET, type Catalog, type CatalogAsset } from '../domain/catalog.js';
+import type { Catalog, CatalogAsset } from '../domain/catalog.js';
 import { formatDown, formatUp, Money, type Amount } from '../domain/money.js';
+import { nativeCoinOf } from '../networks/index.js';
 import { lockLiquidity, readCommitments } from '../store/liquidity.js';
 import type { NetworkStatus } from './network-status.js';
 
@@ -76,7 +77,7 @@ export function createHotWalletLiquidity(deps: {
   const share = new Money(deps.partnerSharePercent).div(100);
   const slippage = new Money(deps.catalog.fees.floatingSlippagePercent).div(100);
   const feeReserve = (asset: CatalogAsset) =>
-    NATIVE_ASSET[asset.network] === asset.symbol
+    nativeCoinOf(asset.network) === asset.symbol
       ? new Money(deps.status.feeEstimate(asset.network) ?? 0).times(FEE_RESERVE_PAYOUTS)
       : new Money(0);
   // The hot-wallet rule of `asset` for what the wallet holds (its balance less what it still owes): below

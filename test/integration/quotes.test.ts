@@ -152,6 +152,21 @@ describe('POST /quotes', () => {
     expect(withAddress.status, withAddress.text).to.equal(200);
   });
 
+  it('refuses refundMode sender on XMR, whose transactions do not reveal their sender either, and takes a Monero refund address', async () => {
+    const fromXmr = { ...btcToUsdt('1'), sourceAsset: 'XMR', sourceNetwork: 'XMR' };
+    const res = await quote(fromXmr);
+    expectError(res, 400, 'invalid_refund_address');
+    const error = (res.body as unknown as { error: { message: string; details: { field: string; network: string } } }).error;
+    expect(error.details).to.include({ field: 'refundMode', network: 'XMR' });
+    expect(error.message).to.match(/do not reveal their sender/);
+    // The Monero General Fund's published address, and a Zano one refused as the wrong network's.
+    const refundAddress = '44AFFq5kSiGBoZ4NMDwYtN18obc8AemS33DBLWs3H7otXft3XjrpDtQGv7SqSsaBYBb98uNbr2VBBEt7f2wfn3RVGQBEP3A';
+    const withAddress = await quote({ ...fromXmr, refundMode: 'address', refundAddress });
+    expect(withAddress.status, withAddress.text).to.equal(200);
+    const zanoAddress = await quote({ ...fromXmr, refundMode: 'address', refundAddress: freshZanoWallet().address });
+    expectError(zanoAddress, 400, 'invalid_refund_address');
+  });
+
   it('refuses every sourceAmount the reference pattern refuses (property, through HTTP)', async () => {
     const pattern = /^(?=.*[1-9])(?:0|[1-9]\d*)(?:\.\d{1,18})?$/;
     await fc.assert(

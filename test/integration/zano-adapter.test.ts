@@ -3,7 +3,6 @@
  * a watch-only wallet (the service's) and a signer wallet of the same account. Zano software cannot be installed
  * here; the stand-in follows the zano-docs and always runs.
  */
-import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import type { Logger } from 'pino';
 import {
@@ -15,15 +14,13 @@ import {
   type ScanCursor,
   type WatchFilter,
 } from '../../server/adapters/chain.js';
+import { loadSandboxCatalog } from '../../server/adapters/sandbox/catalog.js';
 import { createZanoAdapters, depositPaymentId, ZanoRpcTransportError } from '../../server/adapters/zano/index.js';
 import type { CatalogAsset } from '../../server/domain/catalog.js';
 import { decodeZanoAddress } from '../../server/domain/zano-address.js';
 import { FUSD_ASSET_ID, startZanoWallet, ZANO_ASSET_ID, type ZanoWallet } from '../support/zano-wallet.js';
 
-const catalog = JSON.parse(readFileSync(new URL('../../server/adapters/sandbox/catalog.json', import.meta.url), 'utf8')) as {
-  networks: Record<string, { confirmations: number }>;
-  assets: CatalogAsset[];
-};
+const catalog = loadSandboxCatalog();
 const asset = (symbol: string) => catalog.assets.find((a) => a.symbol === symbol && a.network === 'ZANO')!;
 const ZANO = asset('ZANO');
 const FUSD = asset('fUSD');

@@ -210,7 +210,7 @@ describe('loadConfig', () => {
     it('refuses a network without a production adapter, DOGE among them (Dogecoin Core lacks the calls the adapter uses)', () => {
       expect(problemsOf({ NETWORKS: 'SOL' }).join('\n')).to.match(/NETWORKS names SOL, which has no production adapter/);
       expect(problemsOf({ NETWORKS: 'DOGE' }).join('\n')).to.match(
-        /NETWORKS names DOGE, which has no production adapter; the ones there are: BTC, LTC, ETH, BSC, ZANO/,
+        /NETWORKS names DOGE, which has no production adapter; the ones there are: BTC, LTC, ETH, BSC, ZANO, XMR \(DOGE is served by the sandbox only: Dogecoin Core lacks the PSBT/,
       );
     });
 
@@ -241,6 +241,34 @@ describe('loadConfig', () => {
       });
       const served = servedCatalog(loadSandboxCatalog(), config.production!);
       expect(served.assets.map((a) => `${a.symbol}/${a.network}`)).to.have.members(['ZANO/ZANO', 'fUSD/ZANO']);
+    });
+
+    it('reads XMR: the view-only and signer wallet RPC URLs required, XMR_CONFIRMATIONS checked, and serves XMR alone', () => {
+      const missing = problemsOf({ NETWORKS: 'XMR' }).join('\n');
+      expect(missing).to.match(/XMR_RPC_URL is required: the RPC URL of the XMR view-only wallet \(monero-wallet-rpc\)/);
+      expect(missing).to.match(/XMR_SIGNER_RPC_URL is required: the RPC URL of the XMR signer wallet/);
+      const wallets = {
+        NETWORKS: 'XMR',
+        XMR_RPC_URL: 'http://127.0.0.1:18088/json_rpc',
+        XMR_SIGNER_RPC_URL: 'http://127.0.0.1:18089/json_rpc',
+      };
+      expect(problemsOf({ ...wallets, XMR_CONFIRMATIONS: 'ten' }).join('\n')).to.match(
+        /XMR_CONFIRMATIONS="ten" must be a whole number of confirmations of at least 1/,
+      );
+      expect(problemsOf({ ...wallets, XMR_PAYOUT_BATCH_SECONDS: '60' }).join('\n')).to.match(
+        /XMR_PAYOUT_BATCH_SECONDS is for Bitcoin-family networks \(LTC, BTC\): XMR \(monero\) sends each payout in a transaction of its own/,
+      );
+      const config = loadConfig({ ...base, ...wallets, XMR_CONFIRMATIONS: '12' });
+      expect(config.production!.networks[0]).to.deep.include({
+        family: 'monero',
+        network: 'XMR',
+        rpcUrl: 'http://127.0.0.1:18088/json_rpc',
+        signerRpcUrl: 'http://127.0.0.1:18089/json_rpc',
+        confirmations: 12,
+      });
+      const served = servedCatalog(loadSandboxCatalog(), config.production!);
+      expect(served.assets.map((a) => `${a.symbol}/${a.network}`)).to.deep.equal(['XMR/XMR']);
+      expect(served.networks.XMR).to.include({ confirmations: 12, blockSeconds: 120 });
     });
 
     it('reads a configured network, its tokens and overrides, and the price sources', () => {

@@ -163,7 +163,7 @@ export interface paths {
          *     - `refundMode: sender` is refused (400 `invalid_refund_address`, `details.field: refundMode`) for a
          *       source asset whose network needs a memo to credit an account (`memoNeeded` in `/assets`: XRP, TON):
          *       a refund sent there without the customer's memo would be lost. Give `refundAddress` and `refundMemo`.
-         *       It is refused on ZANO as well: Zano transactions do not reveal their sender. Give `refundAddress`.
+         *       It is refused on ZANO and XMR as well: their transactions do not reveal their sender. Give `refundAddress`.
          *     - Where the deployment screens addresses, a `refundAddress` that screening denies (or holds for review) is
          *       `403 address_denied` with `details.field: refundAddress`. Ask the customer for another address.
          *
@@ -243,7 +243,7 @@ export interface paths {
          *     **Address screening.** Where the deployment screens addresses, a `destinationAddress` or
          *     `refundAddress` that screening denies, or holds for review, is `403 address_denied` with the field in
          *     `error.details.field` (nothing is created and the key is not bound). The sender of the deposit is
-         *     screened too, where the source network names one (not on ZANO): a deposit from a sender screening
+         *     screened too, where the source network names one (not on ZANO or XMR): a deposit from a sender screening
          *     denies or holds puts the swap in `review` with `failureCode: screening_hold` before it is credited.
          *     Such a deposit is never refunded automatically to its sender; an operator decides.
          */

@@ -1,5 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { base58, hex } from '@scure/base';
+import { base58, base58xmr, hex } from '@scure/base';
 import { expect } from 'chai';
 import fc from 'fast-check';
 import {
@@ -12,14 +11,14 @@ import {
 } from '../../../server/domain/addresses.js';
 import { parseAccountKey } from '../../../server/adapters/bitcoin/keys.js';
 import { parseBitcoinParams } from '../../../server/adapters/bitcoin/params.js';
+import { loadSandboxCatalog } from '../../../server/adapters/sandbox/catalog.js';
 import { testAccount } from '../../support/litecoind.js';
 import type { CatalogAsset } from '../../../server/domain/catalog.js';
+import { keccak256 } from '../../../server/domain/keccak.js';
+import { moneroIntegratedAddress } from '../../../server/domain/monero-address.js';
 
-// The catalogue data itself, so a network added there without address rules fails here.
-const catalogue = JSON.parse(readFileSync(new URL('../../../server/adapters/sandbox/catalog.json', import.meta.url), 'utf8')) as {
-  networks: Record<string, unknown>;
-  assets: CatalogAsset[];
-};
+// The catalogue itself (its data and the table of networks), so a network added there without address rules fails here.
+const catalogue = loadSandboxCatalog();
 const NETWORK_IDS = Object.keys(catalogue.networks);
 
 function asset(symbol: string, network: string): CatalogAsset {
@@ -160,6 +159,27 @@ const VALID: Record<string, { alphabet: string; vectors: Vector[] }> = {
       {
         address: 'aiZXDondHWu9AinRwcPqSqBKjckre7PgoZjK3q5YG2fUKHYWFZMWjB6YAEAdw4yDDUGEQ7CGEgbqhGRKeadGV1jLYcEJM9xJH8EbjuRiMJgFmPRATsEV9',
         source: 'hyle-team/zano tests/unit_tests/base58.cpp (auditable integrated)',
+      },
+    ],
+  },
+  XMR: {
+    alphabet: BASE58,
+    vectors: [
+      {
+        address: '44AFFq5kSiGBoZ4NMDwYtN18obc8AemS33DBLWs3H7otXft3XjrpDtQGv7SqSsaBYBb98uNbr2VBBEt7f2wfn3RVGQBEP3A',
+        source: 'getmonero.org: the Monero General Fund donation address (standard)',
+      },
+      {
+        address: '4AfUP827TeRZ1cck3tZThgZbRCEwBrpcJTkA1LCiyFVuMH4b5y59bKMZHGb9y58K3gSjWDCBsB4RkGsGDhsmMG5R2qmbLeW',
+        source: 'monerodocs.org, Public Keys > Standard address example',
+      },
+      {
+        address: '4LL9oSLmtpccfufTMvppY6JwXNouMBzSkbLYfpAV5Usx3skxNgYeYTRj5UzqtReoS44qo9mtmXCqY45DJ852K5Jv2bYXZKKQePHES9khPK',
+        source: 'monerodocs.org, Public Keys > Integrated address example',
+      },
+      {
+        address: '888tNkZrPN6JsEgekjMnABU4TBzc2Dt29EPAvkRxbANsAnjyPbb3iQ1YBRk1UXcdRsiKc9dhwMVgN5S9cQUiyoogDavup3H',
+        source: 'getmonero.org Moneropedia, Subaddresses example',
       },
     ],
   },
@@ -374,6 +394,22 @@ describe('validateAddress', () => {
   describe('ZANO rules', () => {
     it('refuses a gateway address with the decoder reason', () => {
       expect(reasonOf('ZANO', 'gwZ5sqZkre33rxhoo9ht5xcmzy5khvr2hFSfvk7TeXeMXxby7acC3fs1D')).to.match(/gateway address/);
+    });
+  });
+
+  describe('XMR rules', () => {
+    it('accepts the integrated address built on a standard one, and refuses a testnet address by name', () => {
+      const standard = VALID.XMR.vectors[0].address;
+      expect(validateAddress('XMR', moneroIntegratedAddress(standard, '0123456789abcdef')).ok).to.equal(true);
+      // A testnet standard address (tag 53), built from the same keys.
+      const keys = base58xmr.decode(standard).subarray(1, 65);
+      const signed = Uint8Array.of(53, ...keys);
+      const testnet = base58xmr.encode(Uint8Array.of(...signed, ...keccak256(signed).subarray(0, 4)));
+      expect(reasonOf('XMR', testnet)).to.match(/Monero testnet address; give a mainnet one/);
+    });
+
+    it('refuses a Zano address as an address of another network, and names Monero when a Monero address is given for ZANO', () => {
+      expect(reasonOf('ZANO', VALID.XMR.vectors[0].address)).to.match(/It is a valid XMR address: check the network/);
     });
   });
 
