@@ -236,6 +236,8 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
     if (options.monero) {
       monero = await startMoneroNet({ hotBlocks: typeof options.monero === 'object' ? options.monero.hotBlocks : undefined });
       stops.push(() => monero!.stop());
+      // Rings of 16 pick their decoys among unlocked outputs: a young regtest chain needs a few more blocks.
+      await monero.mine(20);
       if (options.blockSeconds?.XMR) {
         const xmrMiner = setInterval(() => void monero!.mine(1).catch(() => undefined), options.blockSeconds.XMR * 1000);
         stops.push(async () => clearInterval(xmrMiner));

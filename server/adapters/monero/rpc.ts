@@ -19,6 +19,8 @@ export const MoneroErrorCode = {
   NOT_ENOUGH_UNLOCKED_MONEY: -43,
   /** WALLET_RPC_ERROR_CODE_TX_NOT_POSSIBLE. */
   TX_NOT_POSSIBLE: -18,
+  /** WALLET_RPC_ERROR_CODE_NOT_ENOUGH_OUTS_TO_MIX: the chain has too few outputs to pick a ring's decoys from. */
+  NOT_ENOUGH_OUTS_TO_MIX: -19,
   WRONG_ADDRESS: -2,
   /** Failed to submit signed tx: the daemon refused it. */
   SIGNED_SUBMISSION: -41,

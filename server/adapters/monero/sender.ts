@@ -66,7 +66,7 @@ export function createMoneroPayoutSender(options: MoneroSenderOptions): PayoutSe
         }
         if (err.code === MoneroErrorCode.WRONG_ADDRESS)
           throw new PayoutBuildError(`the wallet refuses the address: ${err.rpcMessage}`, false, { cause: err });
-        if (err.code === MoneroErrorCode.TX_NOT_POSSIBLE)
+        if (err.code === MoneroErrorCode.TX_NOT_POSSIBLE || err.code === MoneroErrorCode.NOT_ENOUGH_OUTS_TO_MIX)
           throw new PayoutBuildError(`no transaction can pay it now: ${err.rpcMessage}`, true, { cause: err });
       }
       throw err;
