@@ -26,7 +26,7 @@ import { expectError } from '../support/http.js';
 import { moneroMissing, type MoneroNet } from '../support/monerod.js';
 import { devnetClient, DEVNET_ADMIN_URL, eventually, skipWithoutDevnet } from '../support/production.js';
 import { startRpcProxy, type RpcProxy } from '../support/rpc-proxy.js';
-import { swapClient, type Swap } from '../support/swaps.js';
+import { swapClient } from '../support/swaps.js';
 
 const USER = 'monero-customer';
 const XMR_CONFIRMATIONS = 2;
