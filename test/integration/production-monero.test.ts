@@ -12,7 +12,9 @@
  * - a reorganisation (monerod pop_blocks) that removes an XMR deposit before it is credited returns the swap
  *   to waiting;
  * - quotes paying XMR are bounded by the view-only wallet's unlocked balance (a locked coinbase does not
- *   count), and refundMode sender is refused on XMR.
+ *   count), and refundMode sender is refused on XMR;
+ * - a permanent route takes XMR: its XMR address is an integrated address of the view-only wallet, and a
+ *   payment to it converts and settles in fUSD.
  *
  * Skipped, with the reason printed, where monerod, litecoind, anvil or PostgreSQL is missing.
  */
@@ -26,6 +28,7 @@ import { expectError } from '../support/http.js';
 import { moneroMissing, type MoneroNet } from '../support/monerod.js';
 import { devnetClient, DEVNET_ADMIN_URL, eventually, skipWithoutDevnet } from '../support/production.js';
 import { startRpcProxy, type RpcProxy } from '../support/rpc-proxy.js';
+import { freshZanoWallet, signRouteRequest, waitForAddresses, type DepositList, type Route } from '../support/routes.js';
 import { swapClient } from '../support/swaps.js';
 
 const USER = 'monero-customer';
@@ -52,7 +55,9 @@ describe('Monero in production (XMR in and out, through the server process, on r
   const proxies: RpcProxy[] = [];
 
   async function startServer(env: Record<string, string> = {}) {
-    const started = await startDevnetServer(devnet, { env: { LIQUIDITY_PARTNER_SHARE_PERCENT: '100', ...env } });
+    const started = await startDevnetServer(devnet, {
+      env: { LIQUIDITY_PARTNER_SHARE_PERCENT: '100', ROUTE_POLL_SECONDS: '1', ROUTE_EXPECT_POLL_SECONDS: '1', ...env },
+    });
     servers.push(started);
     return { server: started, client: devnetClient(started, partner, USER) };
   }
@@ -65,8 +70,10 @@ describe('Monero in production (XMR in and out, through the server process, on r
     }
     devnet = await startDevnet({
       adminUrl: DEVNET_ADMIN_URL,
-      confirmations: { LTC: LTC_CONFIRMATIONS, XMR: XMR_CONFIRMATIONS },
+      confirmations: { LTC: LTC_CONFIRMATIONS, XMR: XMR_CONFIRMATIONS, ZANO: 1 },
       monero: { hotBlocks: 2 },
+      // Permanent routes settle in fUSD or ZANO (the Zano wallet RPC stand-ins).
+      zano: true,
     });
     xmr = devnet.monero!;
     partner = await createDevnetPartner(devnet, 'Production Monero');
@@ -283,9 +290,9 @@ describe('Monero in production (XMR in and out, through the server process, on r
     await xmr.view.call('refresh', {});
     const after = await xmr.view.call<{ balance: bigint; unlocked_balance: bigint }>('get_balance', { account_index: 0 });
     expect(after.balance > before.balance).to.equal(true);
-    expect(after.unlocked_balance <= before.unlocked_balance).to.equal(true);
     const unlocked = Number(formatPiconero(after.unlocked_balance));
     const total = Number(formatPiconero(after.balance));
+    expect(total).to.be.greaterThan(unlocked);
     // At the devnet's medians (LTC 80.05 USD, XMR 160.10 USD) an LTC is worth half an XMR: this many LTC are
     // worth an XMR amount between what is unlocked and the whole balance.
     const between = (unlocked + total).toFixed(4);
@@ -311,5 +318,29 @@ describe('Monero in production (XMR in and out, through the server process, on r
     console.log(
       `      unlocked ${unlocked} XMR, balance ${total} XMR: ${between} LTC (${(Number(between) / 2).toFixed(4)} XMR) refused, maximum ${maximum} LTC`,
     );
+  });
+
+  it('takes an XMR deposit to a permanent route: an integrated route address, converted and settled in fUSD', async () => {
+    const wallet = freshZanoWallet();
+    const created = await client.send<Route>(
+      'POST',
+      '/api/v1/permanent-routes',
+      await signRouteRequest(client, USER, { destinationAsset: 'fUSD', wallet }),
+    );
+    expect(created.status, created.text).to.equal(201);
+    const route = await waitForAddresses(client, created.body.route_id, 30_000);
+    const address = route.addresses['XMR/XMR']!;
+    expect(decodeMoneroAddress(address).kind).to.equal('integrated');
+    const txHash = await payXmr(address, '0.5');
+    const deposits = `/api/v1/permanent-routes/${route.route_id}/deposits`;
+    const finished = await minedUntil(async () => {
+      devnet.zano!.hot.control.mine(1);
+      const list = await client.send<DepositList>('GET', deposits);
+      const deposit = list.body.deposits.find((d) => d.txHash === txHash);
+      return deposit?.status === 'finished' ? deposit : undefined;
+    });
+    expect(finished).to.include({ asset: 'XMR', network: 'XMR', amountBaseUnits: '500000000000' });
+    expect(finished.settlementTxHash).to.be.a('string');
+    console.log(`      route deposit ${txHash} (0.5 XMR) -> ${finished.actualOutputAmount} fUSD in ${finished.settlementTxHash}`);
   });
 });
