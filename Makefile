@@ -128,10 +128,10 @@ bench-data: install $(GENERATED) ## G4: reads of a partner with 1,000 vs one wit
 demo: install $(GENERATED) ## a whole sandbox swap through the SDK against a running `make run` (PSS_SECRET=<demo secret>)
 	npx tsx scripts/demo.ts
 
-devnet: install $(GENERATED) nodes ## production mode on local real nodes: litecoind regtest, anvil with USDT, market servers, PostgreSQL, the server (PORT=8090)
+devnet: install $(GENERATED) nodes ## production mode on local real nodes: litecoind and monerod regtest, anvil with USDT, market servers, PostgreSQL, the server (PORT=8090)
 	npx tsx scripts/devnet.ts
 
-devnet-demo: install $(GENERATED) nodes ## a real LTC -> USDT swap on the running devnet (or on one it starts for the demo)
+devnet-demo: install $(GENERATED) nodes ## real LTC -> USDT and XMR -> USDT swaps on the running devnet (or on one it starts for the demo)
 	npx tsx scripts/devnet-demo.ts
 
 demo-route: install $(GENERATED) ## a permanent route: verified wallet, three deposits that accumulate and convert, earnings (PSS_SECRET=<demo secret>)

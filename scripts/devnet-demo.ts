@@ -5,11 +5,13 @@
  * 1. A swap: quotes 0.5 LTC to USDT on Ethereum, creates the swap, pays its deposit address from the
  *    customer's regtest wallet, and prints each timeline entry as the blocks confirm it, until USDT is paid on
  *    anvil.
- * 2. A permanent route to fUSD on Zano: a wallet key made here proves its address, 0.5 LTC is paid to the
+ * 2. The same from Monero: 0.5 XMR to USDT, paid from the customer's wallet on monerod regtest to the swap's
+ *    integrated address (where monerod is installed; otherwise said and skipped).
+ * 3. A permanent route to fUSD on Zano: a wallet key made here proves its address, 0.5 LTC is paid to the
  *    route's LTC address, and the deposit converts and is paid in fUSD by the Zano wallet (the wallet RPC
  *    stand-in: no Zano software installs here).
  *
- * Exits 0 only if the swap finished with exactly its USDT at the destination, and the route's deposit finished
+ * Exits 0 only if each swap finished with exactly its USDT at the destination, and the route's deposit finished
  * with its fUSD payout.
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -19,6 +21,7 @@ import { createPublicClient, erc20Abi, formatUnits, http, parseUnits, type Hex }
 import { privateKeyToAccount } from 'viem/accounts';
 import { createPartnerClient, type PartnerApiError, type SwapEvent } from '../sdk/src/index.js';
 import { createRpcClient } from '../server/adapters/bitcoin/rpc.js';
+import { createMoneroRpcClient, parsePiconero } from '../server/adapters/monero/rpc.js';
 import { encodeZanoAddress, ZANO_ADDRESS_TAGS } from '../server/domain/zano-address.js';
 import { signZanoMessage, zanoPublicKey } from '../server/domain/zano-proof.js';
 import { DEVNET_INFO, startMiningDevnet, type DevnetInfo } from './devnet.js';
@@ -41,13 +44,44 @@ const fail = (reason: string, error?: Pick<PartnerApiError, 'code' | 'message'>)
   throw new Error(`${reason}${error ? `: ${error.code}: ${error.message}` : ''}`);
 };
 
+/** Where a demo swap's deposit comes from: the asset, the customer's refund address, and how they pay. */
+interface DemoSource {
+  asset: 'LTC' | 'XMR';
+  /** What the deposit address is, for the printout. */
+  depositNote: string;
+  refundAddress(): Promise<string>;
+  /** Pays `amount` to `address` from the customer's wallet; the transaction's hash. */
+  pay(address: string, amount: string): Promise<string>;
+}
+
 async function demo(info: DevnetInfo): Promise<void> {
-  await swapDemo(info);
+  const ltc = createRpcClient({ url: info.ltcCustomerRpcUrl });
+  await swapDemo(info, {
+    asset: 'LTC',
+    depositNote: "a BIP84 address of the service's xpub, watched by the node's watch-only wallet",
+    refundAddress: () => ltc.call<string>('getnewaddress', ['', 'bech32']),
+    pay: (address, amount) => ltc.call<string>('sendtoaddress', [address, amount]),
+  });
+  if (info.xmrCustomerRpcUrl) {
+    const xmr = createMoneroRpcClient({ url: info.xmrCustomerRpcUrl, timeoutMs: 60_000 });
+    await swapDemo(info, {
+      asset: 'XMR',
+      depositNote: "an integrated address of the service's view-only wallet (its own payment id)",
+      refundAddress: async () => info.xmrCustomerAddress!,
+      pay: async (address, amount) => {
+        await xmr.call('refresh', {});
+        const paid = await xmr.call<{ tx_hash: string }>('transfer', { destinations: [{ address, amount: parsePiconero(amount) }] });
+        return paid.tx_hash;
+      },
+    });
+  } else {
+    console.log('--- a swap: XMR -> USDT: skipped, this devnet serves no XMR (no monerod here: make nodes installs it)');
+  }
   await routeDemo(info);
 }
 
-async function swapDemo(info: DevnetInfo): Promise<void> {
-  console.log('--- a swap: LTC -> USDT on Ethereum');
+async function swapDemo(info: DevnetInfo, source: DemoSource): Promise<void> {
+  console.log(`--- a swap: ${source.asset} -> USDT on Ethereum`);
   const client = createPartnerClient({
     baseUrl: info.baseUrl,
     audience: info.audience,
@@ -55,17 +89,16 @@ async function swapDemo(info: DevnetInfo): Promise<void> {
     secret: info.secret,
     userId: 'devnet-customer',
   });
-  const ltc = createRpcClient({ url: info.ltcCustomerRpcUrl });
   const eth = createPublicClient({ transport: http(info.ethRpcUrl), cacheTime: 0 });
   const destination = privateKeyToAccount(info.ethCustomerKey as Hex).address;
   // In the token's smallest unit (6 decimals): amounts are compared exactly, never as floating point.
   const usdtOf = () => eth.readContract({ address: info.usdt as Hex, abi: erc20Abi, functionName: 'balanceOf', args: [destination] });
 
   // 1. Quote, with the customer's own regtest address for a refund.
-  const refundAddress = await ltc.call<string>('getnewaddress', ['', 'bech32']);
+  const refundAddress = await source.refundAddress();
   const pair = {
-    sourceAsset: 'LTC',
-    sourceNetwork: 'LTC',
+    sourceAsset: source.asset,
+    sourceNetwork: source.asset,
     destinationAsset: 'USDT',
     destinationNetwork: 'ETH',
     sourceAmount: AMOUNT,
@@ -75,7 +108,9 @@ async function swapDemo(info: DevnetInfo): Promise<void> {
   const quoted = await client.quotes.create(pair);
   if (quoted.error) fail('could not get a quote', quoted.error);
   const { quote } = quoted.data!;
-  console.log(`quote     ${quote.sourceAmount} LTC -> ${quote.receiveAmount} USDT at ${quote.rate} (market median), ${quote.rateType}`);
+  console.log(
+    `quote     ${quote.sourceAmount} ${source.asset} -> ${quote.receiveAmount} USDT at ${quote.rate} (market median), ${quote.rateType}`,
+  );
 
   // 2. The swap.
   const created = await client.swaps.create({ ...pair, quoteId: quote.id, rateType: quote.rateType, destinationAddress: destination });
@@ -85,12 +120,12 @@ async function swapDemo(info: DevnetInfo): Promise<void> {
   const ready = await client.swaps.waitForDepositAddress(order.id, { timeoutMs: 60_000 });
   if (ready.error) fail('no deposit address', ready.error);
   const depositAddress = ready.data!.order.depositAddress!;
-  console.log(`deposit   ${depositAddress}: a BIP84 address of the service's xpub, watched by the node's watch-only wallet`);
+  console.log(`deposit   ${depositAddress}: ${source.depositNote}`);
 
   // 3. The customer pays from their regtest wallet; the devnet mines.
   const before = await usdtOf();
-  const txid = await ltc.call<string>('sendtoaddress', [depositAddress, AMOUNT]);
-  console.log(`paid      ${AMOUNT} LTC in ${txid}`);
+  const txid = await source.pay(depositAddress, AMOUNT);
+  console.log(`paid      ${AMOUNT} ${source.asset} in ${txid}`);
 
   // 4. The timeline, each entry once, until terminal.
   const printed = new Set<string>();

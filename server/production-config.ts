@@ -125,6 +125,8 @@ export interface MoneroNetworkConfig {
   readonly scanSeconds: number | undefined;
   /** As on the Bitcoin family (`<NET>_COLD_ADDRESS`). */
   readonly coldAddress: string | undefined;
+  /** `<NET>_HOLD_UNMINED_SECONDS`: a payout in no block this long after its broadcast is held (no fee bumping). */
+  readonly holdUnminedSeconds: number | undefined;
 }
 
 export type NetworkConfig = BitcoinNetworkConfig | EthereumNetworkConfig | ZanoNetworkConfig | MoneroNetworkConfig;
@@ -253,7 +255,7 @@ function buildNetworkConfig(
     case 'zano':
       return { family, ...common, signerRpcUrl: read('SIGNER_RPC_URL') ?? '', fusdAssetId: read('FUSD_ASSET_ID') };
     case 'monero':
-      return { family, ...common, signerRpcUrl: read('SIGNER_RPC_URL') ?? '' };
+      return { family, ...common, signerRpcUrl: read('SIGNER_RPC_URL') ?? '', holdUnminedSeconds: count('HOLD_UNMINED_SECONDS') };
     case 'bitcoin':
       return {
         family,

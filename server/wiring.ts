@@ -120,6 +120,7 @@ async function createNetworkAdapters(
       payoutConfirmations: confirmations,
       blockSeconds,
       scanMs,
+      holdUnminedSeconds: network.holdUnminedSeconds,
       logger: deps.logger,
     });
     return { adapters };

@@ -281,6 +281,11 @@ export interface NetworkAdapters {
    */
   replaceAfterSeconds?: number;
   /**
+   * Where the family has no fee bumping (Monero): a payout in no block this long after its broadcast is held for
+   * an operator (`<NET>_HOLD_UNMINED_SECONDS`), instead of only being broadcast again. Absent: never held for it.
+   */
+  holdUnminedAfterSeconds?: number;
+  /**
    * A mined transaction may still have paid nothing (EVM: a reverted receipt): a refund counts as made only
    * once a block holds it with a successful receipt, not when the chain accepted its broadcast.
    */

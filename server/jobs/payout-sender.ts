@@ -69,6 +69,8 @@ import {
 
 /** How long a broadcast payout may stay in no block before it is broadcast again. */
 export const PAYOUT_REBROADCAST_MS = 10 * 60_000;
+/** How the reason of a payout held for staying in no block starts (no fee bumping: Monero). */
+const UNMINED_HOLD = 'in no block';
 /** Builds that failed for a reason that can pass before the payout is held for an operator. */
 export const BUILD_ATTEMPTS = 5;
 /** Refusals that can pass before the payout is held for an operator. */
@@ -262,6 +264,19 @@ export function createPayoutSender(deps: PayoutSenderDeps) {
     if (!newest) return;
     if (newest.broadcastAt === null) return broadcastAgain(payout, order, asSigned(newest), 'stored version broadcast');
     const now = deps.now().getTime();
+    // No fee bumping (Monero): a payout left out of blocks this long after its first broadcast is held, never
+    // waited on silently. Once: one an operator released from that hold is broadcast again as before.
+    if (!adapters.sender.replace && adapters.holdUnminedAfterSeconds !== undefined && !payout.heldReason?.startsWith(UNMINED_HOLD)) {
+      const waited = now - versions.find((v) => v.broadcastAt !== null)!.broadcastAt!.getTime();
+      if (waited >= adapters.holdUnminedAfterSeconds * 1000) {
+        return hold(
+          payout,
+          'review',
+          `${UNMINED_HOLD} ${Math.floor(waited / 1000)} s after its broadcast (${payout.network}_HOLD_UNMINED_SECONDS is ${adapters.holdUnminedAfterSeconds}), and ${payout.network} has no fee bumping: it may still be mined. Approve to broadcast the same transaction again (it cannot pay twice), or wait; pay-again only once it is proven to have paid nothing`,
+          { unmined: true },
+        );
+      }
+    }
     const replaceAfterMs = adapters.replaceAfterSeconds === undefined ? undefined : adapters.replaceAfterSeconds * 1000;
     if (adapters.sender.replace && replaceAfterMs !== undefined && now - newest.broadcastAt.getTime() >= replaceAfterMs) {
       const replacement = await adapters.sender.replace(order, versions.map(asSigned));
@@ -704,7 +719,9 @@ export function createPayoutSender(deps: PayoutSenderDeps) {
 
   /** How often the engine should look for payouts due (a replacement, a rebroadcast, a retry). */
   const sweepMs = (() => {
-    const windows = deps.adapters.networks.map((n) => deps.adapters.of(n).replaceAfterSeconds).filter((s) => s !== undefined);
+    const windows = deps.adapters.networks
+      .flatMap((n) => [deps.adapters.of(n).replaceAfterSeconds, deps.adapters.of(n).holdUnminedAfterSeconds])
+      .filter((s) => s !== undefined);
     const shortest = Math.min(rebroadcastAfterMs, ...windows.map((s) => (s * 1000) / 2));
     return Math.max(500, Math.min(60_000, shortest));
   })();
@@ -714,8 +731,12 @@ export function createPayoutSender(deps: PayoutSenderDeps) {
     const now = deps.now().getTime();
     const lists = await Promise.all(
       deps.adapters.networks.map((network) => {
-        const replaceAfter = deps.adapters.of(network).replaceAfterSeconds;
-        const window = Math.min(rebroadcastAfterMs, replaceAfter === undefined ? Infinity : replaceAfter * 1000);
+        // The first of a replacement, a hold (no fee bumping) and a rebroadcast that may be due.
+        const { replaceAfterSeconds, holdUnminedAfterSeconds } = deps.adapters.of(network);
+        const window = Math.min(
+          rebroadcastAfterMs,
+          ...[replaceAfterSeconds, holdUnminedAfterSeconds].map((s) => (s === undefined ? Infinity : s * 1000)),
+        );
         return listUnminedPayoutIds(deps.knex, new Date(now - window), network);
       }),
     );

@@ -9,7 +9,15 @@ import sodium from 'sodium-native';
 import { keccak256 } from '../domain/keccak.js';
 import { decodeMoneroAddress, MONERO_ADDRESS_TAGS, MoneroAddressError } from '../domain/monero-address.js';
 import type { AddressFormat, ChainParams, NetworkFacts, ProductionFamily } from './network.js';
-import { COLD_ADDRESS, CONFIRMATIONS, MAX_TIP_AGE_SECONDS, noBatching, SCAN_SECONDS, urlVariable } from './variables.js';
+import {
+  COLD_ADDRESS,
+  CONFIRMATIONS,
+  HOLD_UNMINED_SECONDS,
+  MAX_TIP_AGE_SECONDS,
+  noBatching,
+  SCAN_SECONDS,
+  urlVariable,
+} from './variables.js';
 
 /** A Monero chain: the nettype its addresses carry (regtest uses mainnet's). */
 export interface MoneroChainParams extends ChainParams {
@@ -53,6 +61,7 @@ export const MONERO_FAMILY: ProductionFamily = {
     MAX_TIP_AGE_SECONDS,
     SCAN_SECONDS,
     COLD_ADDRESS,
+    HOLD_UNMINED_SECONDS,
   ],
   refused: noBatching('monero'),
 };

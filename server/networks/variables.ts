@@ -62,6 +62,16 @@ export const COLD_ADDRESS: ConfigVariable = {
   },
 };
 
+/**
+ * `<NET>_HOLD_UNMINED_SECONDS`: where the family has no fee bumping (Monero), how long a payout may stay in no
+ * block after its broadcast before it is held for an operator (default: thirty block times).
+ */
+export const HOLD_UNMINED_SECONDS = countVariable(
+  'HOLD_UNMINED_SECONDS',
+  'how long a payout may stay in no block after its broadcast before it is held for an operator (no fee bumping; default: thirty block times)',
+  'seconds',
+);
+
 /** `<NET>_REPLACE_AFTER_SECONDS`: how long an unmined payout waits before it is replaced at a higher fee. */
 export function replaceAfterVariable(fallback: (network: string) => string): ConfigVariable {
   return countVariable(

@@ -14,7 +14,9 @@
  * - quotes paying XMR are bounded by the view-only wallet's unlocked balance (a locked coinbase does not
  *   count), and refundMode sender is refused on XMR;
  * - a permanent route takes XMR: its XMR address is an integrated address of the view-only wallet, and a
- *   payment to it converts and settles in fUSD.
+ *   payment to it converts and settles in fUSD;
+ * - Monero has no fee bumping: a payout left out of blocks XMR_HOLD_UNMINED_SECONDS is held for an operator,
+ *   whose approval broadcasts the same transaction again; it is mined and paid once.
  *
  * Skipped, with the reason printed, where monerod, litecoind, anvil or PostgreSQL is missing.
  */
@@ -26,12 +28,14 @@ import { formatPiconero, parsePiconero } from '../../server/adapters/monero/rpc.
 import { createDevnetPartner, startDevnet, startDevnetServer, type Devnet, type DevnetServer } from '../support/devnet.js';
 import { expectError } from '../support/http.js';
 import { moneroMissing, type MoneroNet } from '../support/monerod.js';
+import { spawnGroup } from '../support/process.js';
 import { devnetClient, DEVNET_ADMIN_URL, eventually, skipWithoutDevnet } from '../support/production.js';
 import { startRpcProxy, type RpcProxy } from '../support/rpc-proxy.js';
 import { freshZanoWallet, signRouteRequest, waitForAddresses, type DepositList, type Route } from '../support/routes.js';
 import { swapClient } from '../support/swaps.js';
 
 const USER = 'monero-customer';
+const ROOT = new URL('../..', import.meta.url).pathname;
 const XMR_CONFIRMATIONS = 2;
 const LTC_CONFIRMATIONS = 1;
 
@@ -342,5 +346,52 @@ describe('Monero in production (XMR in and out, through the server process, on r
     expect(finished).to.include({ asset: 'XMR', network: 'XMR', amountBaseUnits: '500000000000' });
     expect(finished.settlementTxHash).to.be.a('string');
     console.log(`      route deposit ${txHash} (0.5 XMR) -> ${finished.actualOutputAmount} fUSD in ${finished.settlementTxHash}`);
+  });
+
+  it('holds a payout left out of blocks for an operator (no fee bumping); approved, the same transaction goes again, paid once', async () => {
+    expect(await server.stop()).to.equal(0);
+    try {
+      const held = await startServer({ XMR_HOLD_UNMINED_SECONDS: '3' });
+      const target = await customerSubaddress();
+      const refundAddress = await devnet.litecoin.call<string>('getnewaddress', ['', 'bech32'], devnet.wallets.customer);
+      const { order } = await held.client.create(ltcToXmr('0.3', { refundAddress }), { destinationAddress: target.address });
+      const ready = await held.client.waitFor(order.id, (o) => typeof o.depositAddress === 'string', 30_000);
+      await devnet.payLtc(ready.order.depositAddress!, ready.order.sourceAmount);
+      await devnet.mineLtc(LTC_CONFIRMATIONS);
+      // No XMR block is mined: the payout stays in the pool, and is held once its time is up.
+      const inReview = await eventually(async () => {
+        const { order: o } = await held.client.get(order.id);
+        return o.status === 'review' ? o : undefined;
+      }, 90_000);
+      expect(inReview.failureCode).to.equal('payout_failed');
+      const [payout] = (
+        await db.query<PayoutRow & { held_reason: string }>(
+          "select id, status, tx_hash, signed_bytes, amount::text, held_reason from payouts where swap_id = $1 and purpose = 'payout'",
+          [order.id],
+        )
+      ).rows;
+      expect(payout).to.include({ status: 'review' });
+      expect(payout!.held_reason).to.match(/^in no block \d+ s after its broadcast \(XMR_HOLD_UNMINED_SECONDS is 3\), and XMR has no fee bumping/);
+
+      const run = spawnGroup(
+        process.execPath,
+        ['--import', 'tsx', 'scripts/ops.ts', 'review', 'decide', order.id, '--exchange', '--reason', 'still in the pool', '--actor', 'ops'],
+        devnet.env(0),
+        ROOT,
+      );
+      const code = await new Promise<number | null>((resolve) => run.process.once('exit', resolve));
+      expect(code, run.output()).to.equal(0);
+      const done = await minedUntil(async () => {
+        const { order: o } = await held.client.get(order.id);
+        return o.status === 'finished' ? o : undefined;
+      });
+      expect(done.settlementTxHash).to.equal(payout!.tx_hash);
+      const incoming = await target.received();
+      expect(incoming.map((t) => [t.txid, formatPiconero(t.amount)])).to.deep.equal([[payout!.tx_hash, done.actualOutputAmount]]);
+      console.log(`      ${payout!.tx_hash}: ${payout!.held_reason.slice(0, 60)}...; approved, mined, paid once`);
+      expect(await held.server.stop()).to.equal(0);
+    } finally {
+      ({ server, client } = await startServer());
+    }
   });
 });

@@ -84,6 +84,8 @@ export interface MoneroNet {
   view: MoneroRpcClient;
   signer: MoneroRpcClient;
   customer: MoneroRpcClient;
+  /** The customer's wallet RPC (json_rpc URL). */
+  customerUrl: string;
   /** The hot wallet's (view-only and signer's) and the customer's primary addresses. */
   hotAddress: string;
   customerAddress: string;
@@ -151,7 +153,8 @@ export async function startMoneroNet(options: { hotBlocks?: number } = {}): Prom
     const [viewUrl, signerUrl] = [`http://127.0.0.1:${viewPort}/json_rpc`, `http://127.0.0.1:${signerPort}/json_rpc`];
     const view = createMoneroRpcClient({ url: viewUrl, timeoutMs: 60_000 });
     const signer = createMoneroRpcClient({ url: signerUrl, timeoutMs: 60_000 });
-    const customer = createMoneroRpcClient({ url: `http://127.0.0.1:${customerPort}/json_rpc`, timeoutMs: 60_000 });
+    const customerUrl = `http://127.0.0.1:${customerPort}/json_rpc`;
+    const customer = createMoneroRpcClient({ url: customerUrl, timeoutMs: 60_000 });
     await Promise.all([
       waitUntil('the view-only wallet', () => view.call('get_version'), viewGroup),
       waitUntil('the signer wallet', () => signer.call('get_version'), signerGroup),
@@ -184,6 +187,7 @@ export async function startMoneroNet(options: { hotBlocks?: number } = {}): Prom
       view,
       signer,
       customer,
+      customerUrl,
       hotAddress: restored.address,
       customerAddress,
       mine,

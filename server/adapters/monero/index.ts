@@ -37,6 +37,8 @@ export interface MoneroAdapterOptions {
   scanMs?: number;
   /** Blocks the watcher reads again for reorganisations (default 30). */
   reorgDepth?: number;
+  /** Seconds a payout may stay in no block before it is held for an operator (default thirty block times). */
+  holdUnminedSeconds?: number;
   timeoutMs?: number;
   now?: () => Date;
   fetch?: typeof globalThis.fetch;
@@ -66,5 +68,7 @@ export function createMoneroAdapters(options: MoneroAdapterOptions): NetworkAdap
     }),
     sender: createMoneroPayoutSender({ rpc, signer, now, logger: options.logger }),
     payoutConfirmations: options.payoutConfirmations,
+    // Monero has no fee bumping: a payout the chain leaves out is an operator's to decide.
+    holdUnminedAfterSeconds: options.holdUnminedSeconds ?? (blockMs / 1000) * 30,
   };
 }

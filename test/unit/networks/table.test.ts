@@ -34,6 +34,7 @@ const BAD_VALUES: Record<string, string> = {
   CONFIRMATIONS: '0',
   MAX_TIP_AGE_SECONDS: 'ten',
   SCAN_SECONDS: '-1',
+  HOLD_UNMINED_SECONDS: '0',
   FALLBACK_FEE_RATE: '1e-4',
   REPLACE_AFTER_SECONDS: '0',
   MAX_FEE_RATE: '0',
