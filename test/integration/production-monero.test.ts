@@ -371,11 +371,25 @@ describe('Monero in production (XMR in and out, through the server process, on r
         )
       ).rows;
       expect(payout).to.include({ status: 'review' });
-      expect(payout!.held_reason).to.match(/^in no block \d+ s after its broadcast \(XMR_HOLD_UNMINED_SECONDS is 3\), and XMR has no fee bumping/);
+      expect(payout!.held_reason).to.match(
+        /^in no block \d+ s after its broadcast \(XMR_HOLD_UNMINED_SECONDS is 3\), and XMR has no fee bumping/,
+      );
 
       const run = spawnGroup(
         process.execPath,
-        ['--import', 'tsx', 'scripts/ops.ts', 'review', 'decide', order.id, '--exchange', '--reason', 'still in the pool', '--actor', 'ops'],
+        [
+          '--import',
+          'tsx',
+          'scripts/ops.ts',
+          'review',
+          'decide',
+          order.id,
+          '--exchange',
+          '--reason',
+          'still in the pool',
+          '--actor',
+          'ops',
+        ],
         devnet.env(0),
         ROOT,
       );
