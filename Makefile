@@ -42,13 +42,15 @@ lint: install ## Spectral (spec), ESLint and tsc
 	npx prettier --check .
 	npx tsc --noEmit -p tsconfig.json
 
+# Built under a lock (where flock is): CI's two test passes, at the same time, each build and pack it.
+SDK_LOCKED = $(if $(shell command -v flock),mkdir -p .tmp && flock .tmp/sdk.lock,)
 sdk: install $(GENERATED) ## build the SDK package (sdk/dist)
-	npm run build --workspace sdk
+	$(SDK_LOCKED) npm run build --workspace sdk
 
 SDK_PACK_DIR ?= dist/sdk
 sdk-pack: sdk ## build the SDK and pack it as a versioned tarball, dist/sdk/partner-swap-sdk-<version>.tgz (how a partner gets it until it is published)
 	@mkdir -p $(SDK_PACK_DIR)
-	@npm pack --workspace sdk --pack-destination $(SDK_PACK_DIR) --silent >/dev/null
+	@$(SDK_LOCKED) npm pack --workspace sdk --pack-destination $(SDK_PACK_DIR) --silent >/dev/null
 	@echo "$(SDK_PACK_DIR)/partner-swap-sdk-$$(node -p "require('./sdk/package.json').version").tgz (API $$(node -p "JSON.parse(require('fs').readFileSync('generated/openapi.json','utf8')).info.version"))"
 
 test: install $(GENERATED) sdk nodes ## run every test suite (unit, integration, SDK, mock)

@@ -66,6 +66,7 @@ import {
   type PayoutRecord,
   type PayoutVersion,
 } from '../store/payouts.js';
+import { readSwapStatus } from '../store/swaps.js';
 
 /** How long a broadcast payout may stay in no block before it is broadcast again. */
 export const PAYOUT_REBROADCAST_MS = 10 * 60_000;
@@ -264,18 +265,26 @@ export function createPayoutSender(deps: PayoutSenderDeps) {
     if (!newest) return;
     if (newest.broadcastAt === null) return broadcastAgain(payout, order, asSigned(newest), 'stored version broadcast');
     const now = deps.now().getTime();
-    // No fee bumping (Monero): a payout left out of blocks this long after its first broadcast is held, never
-    // waited on silently. Once: one an operator released from that hold is broadcast again as before.
-    if (!adapters.sender.replace && adapters.holdUnminedAfterSeconds !== undefined && !payout.heldReason?.startsWith(UNMINED_HOLD)) {
-      const waited = now - versions.find((v) => v.broadcastAt !== null)!.broadcastAt!.getTime();
-      if (waited >= adapters.holdUnminedAfterSeconds * 1000) {
-        return hold(
-          payout,
-          'review',
-          `${UNMINED_HOLD} ${Math.floor(waited / 1000)} s after its broadcast (${payout.network}_HOLD_UNMINED_SECONDS is ${adapters.holdUnminedAfterSeconds}), and ${payout.network} has no fee bumping: it may still be mined. Approve to broadcast the same transaction again (it cannot pay twice), or wait; pay-again only once it is proven to have paid nothing`,
-          { unmined: true },
-        );
-      }
+    // No fee bumping (Monero): a swap's payout left out of blocks this long after its first broadcast is held,
+    // never waited on silently; its swap, still sending, goes to review. Once: one an operator released from
+    // that hold is broadcast again as before. A refund counts as made once the chain accepted it, and a cold
+    // transfer pays no swap: they (and a payout whose swap ended, taken out of a block by a reorganisation)
+    // are broadcast again instead, as everywhere, for nobody would be left to decide on them.
+    const waited = now - versions.find((v) => v.broadcastAt !== null)!.broadcastAt!.getTime();
+    const holdAfterMs = adapters.sender.replace ? undefined : adapters.holdUnminedAfterSeconds && adapters.holdUnminedAfterSeconds * 1000;
+    if (
+      holdAfterMs !== undefined &&
+      waited >= holdAfterMs &&
+      payout.purpose === 'payout' &&
+      !payout.heldReason?.startsWith(UNMINED_HOLD) &&
+      (await readSwapStatus(deps.knex, payout.swapId!)) === 'sending'
+    ) {
+      return hold(
+        payout,
+        'review',
+        `${UNMINED_HOLD} ${Math.floor(waited / 1000)} s after its broadcast (${payout.network}_HOLD_UNMINED_SECONDS is ${adapters.holdUnminedAfterSeconds}), and ${payout.network} has no fee bumping: it may still be mined. Approve (review decide --exchange) to broadcast the same transaction again: it cannot pay twice, and a payout mined meanwhile finishes its swap then; pay-again only once it is proven to have paid nothing`,
+        { unmined: true },
+      );
     }
     const replaceAfterMs = adapters.replaceAfterSeconds === undefined ? undefined : adapters.replaceAfterSeconds * 1000;
     if (adapters.sender.replace && replaceAfterMs !== undefined && now - newest.broadcastAt.getTime() >= replaceAfterMs) {

@@ -447,3 +447,9 @@ function swapColumns(fields: Partial<SwapRecord>): Record<string, unknown> {
   if (fields.deposits !== undefined) columns.deposits = JSON.stringify(fields.deposits);
   return columns;
 }
+
+/** The status of swap `id` (undefined: no such swap). */
+export async function readSwapStatus(db: Knex, id: string): Promise<SwapRecord['status'] | undefined> {
+  const row = await db('swaps').where({ id }).first('status');
+  return row?.status;
+}

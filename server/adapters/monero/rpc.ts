@@ -13,12 +13,15 @@ import { parseZanoBody } from '../zano/rpc.js';
 export const MONERO_RPC_TIMEOUT_MS = 30_000;
 
 /** wallet_errors.h codes the adapter acts on. */
+/** The codes of monero-wallet-rpc's errors the adapter acts on (src/wallet/wallet_rpc_server_error_codes.h). */
 export const MoneroErrorCode = {
   /** WALLET_RPC_ERROR_CODE_NOT_ENOUGH_MONEY / NOT_ENOUGH_UNLOCKED_MONEY. */
   NOT_ENOUGH_MONEY: -17,
-  NOT_ENOUGH_UNLOCKED_MONEY: -43,
-  /** WALLET_RPC_ERROR_CODE_TX_NOT_POSSIBLE. */
-  TX_NOT_POSSIBLE: -18,
+  NOT_ENOUGH_UNLOCKED_MONEY: -37,
+  /** WALLET_RPC_ERROR_CODE_TX_NOT_POSSIBLE: the funds and fee do not add up now. */
+  TX_NOT_POSSIBLE: -16,
+  /** WALLET_RPC_ERROR_CODE_TX_TOO_LARGE: the inputs it needs make a transaction above the size limit. */
+  TX_TOO_LARGE: -18,
   /** WALLET_RPC_ERROR_CODE_NOT_ENOUGH_OUTS_TO_MIX: the chain has too few outputs to pick a ring's decoys from. */
   NOT_ENOUGH_OUTS_TO_MIX: -19,
   WRONG_ADDRESS: -2,

@@ -68,6 +68,9 @@ export function createMoneroPayoutSender(options: MoneroSenderOptions): PayoutSe
           throw new PayoutBuildError(`the wallet refuses the address: ${err.rpcMessage}`, false, { cause: err });
         if (err.code === MoneroErrorCode.TX_NOT_POSSIBLE || err.code === MoneroErrorCode.NOT_ENOUGH_OUTS_TO_MIX)
           throw new PayoutBuildError(`no transaction can pay it now: ${err.rpcMessage}`, true, { cause: err });
+        // Too many small outputs to spend: they must be consolidated (sweep) first, which an operator does.
+        if (err.code === MoneroErrorCode.TX_TOO_LARGE)
+          throw new PayoutBuildError(`the transaction would be too large: ${err.rpcMessage}`, false, { cause: err });
       }
       throw err;
     }
