@@ -188,7 +188,7 @@ export function createSwapService(deps: SwapServiceDeps) {
       listSwapPayouts(trx, swap.id),
       swap.routeId !== null ? listOrderDeposits(trx, swap.id) : Promise.resolve([]),
       swap.routeId !== null ? listRemovedOrderDeposits(trx, swap.id) : Promise.resolve([]),
-      listSenderVerdicts(trx, [swap.id]),
+      listSenderVerdicts(trx, [swap.id], { routeOrders: swap.routeId !== null }),
     ]);
     // Every payment to the address, whatever its asset (one of another asset is returned or held, never
     // converted), but the service's own gas top-ups for sweeping it.

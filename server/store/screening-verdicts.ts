@@ -72,21 +72,28 @@ export async function insertSenderVerdict(db: Knex, verdict: SenderVerdictRecord
  * The sender verdicts of `swapIds`, oldest first: a swap's own, and a route order's those its route holds on
  * the senders of its deposits (listed as the order's).
  */
-export async function listSenderVerdicts(db: Knex, swapIds: readonly string[]): Promise<SenderVerdictRecord[]> {
+export async function listSenderVerdicts(
+  db: Knex,
+  swapIds: readonly string[],
+  options: { routeOrders: boolean } = { routeOrders: true },
+): Promise<SenderVerdictRecord[]> {
   if (swapIds.length === 0) return [];
   const [own, routed] = await Promise.all([
     db<VerdictRow>('screening_verdicts')
       .whereIn('swap_id', swapIds as string[])
       .andWhere('role', 'sender'),
-    // Every verdict the route holds on the sender of each of the order's deposits (the worst one counts).
-    db('route_deposits as o')
-      .join('route_deposit_verdicts as ov', 'ov.deposit_id', 'o.id')
-      .join('route_deposits as d', 'd.route_id', 'o.route_id')
-      .join('route_deposit_verdicts as v', (on) =>
-        on.on('v.deposit_id', 'd.id').andOn('v.network', 'ov.network').andOn('v.address_key', 'ov.address_key'),
-      )
-      .whereIn('o.order_id', swapIds as string[])
-      .distinct<VerdictRow[]>('v.*', 'o.order_id as swap_id'),
+    // Every verdict the route holds on the sender of each of the order's deposits (the worst one counts);
+    // none to look for when none of `swapIds` is a route order.
+    !options.routeOrders
+      ? Promise.resolve([] as VerdictRow[])
+      : db('route_deposits as o')
+          .join('route_deposit_verdicts as ov', 'ov.deposit_id', 'o.id')
+          .join('route_deposits as d', 'd.route_id', 'o.route_id')
+          .join('route_deposit_verdicts as v', (on) =>
+            on.on('v.deposit_id', 'd.id').andOn('v.network', 'ov.network').andOn('v.address_key', 'ov.address_key'),
+          )
+          .whereIn('o.order_id', swapIds as string[])
+          .distinct<VerdictRow[]>('v.*', 'o.order_id as swap_id'),
   ]);
   return [...own, ...routed].map(toRecord).sort((a, b) => a.screenedAt.getTime() - b.screenedAt.getTime());
 }
