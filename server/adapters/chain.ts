@@ -244,6 +244,11 @@ export interface PayoutSender {
   /** EVM: signs and broadcasts a zero-value self-transfer at `nonce` (a nonce no payout holds), priced now. */
   fillNonce?(nonce: number): Promise<string>;
   /**
+   * Monero: whether the wallet knows `txHash` as mined (in a block, not failed), asked before a payout is held
+   * for staying out of blocks: the watcher may not have recorded its block yet.
+   */
+  mined?(txHash: string): Promise<boolean>;
+  /**
    * Bitcoin family (batched payouts, `<NET>_PAYOUT_BATCH_SECONDS`): builds and signs one transaction paying every
    * order of `orders` (distinct addresses; at most one output each, plus change). An order that cannot be built
    * for a reason of its own (its destination, its amount) is excluded and named, and the rest are built; a

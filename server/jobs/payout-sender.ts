@@ -277,7 +277,9 @@ export function createPayoutSender(deps: PayoutSenderDeps) {
       waited >= holdAfterMs &&
       payout.purpose === 'payout' &&
       !payout.heldReason?.startsWith(UNMINED_HOLD) &&
-      (await readSwapStatus(deps.knex, payout.swapId!)) === 'sending'
+      (await readSwapStatus(deps.knex, payout.swapId!)) === 'sending' &&
+      // In a block the watcher has not recorded yet (it lags): not held; the watcher will see it.
+      !(await adapters.sender.mined?.(payout.txHash!))
     ) {
       return hold(
         payout,

@@ -149,6 +149,19 @@ export function createMoneroPayoutSender(options: MoneroSenderOptions): PayoutSe
       }
     },
 
+    async mined(txHash) {
+      try {
+        const { transfer } = await rpc.call<{ transfer?: { txid: string; height?: bigint | number; type?: string } }>(
+          'get_transfer_by_txid',
+          { txid: txHash },
+        );
+        return transfer?.txid === txHash && transfer.type !== 'failed' && Number(transfer.height ?? 0) > 0;
+      } catch (err) {
+        if (err instanceof MoneroRpcError && err.code === MoneroErrorCode.WRONG_TXID) return false;
+        throw err;
+      }
+    },
+
     async spendable(asset) {
       if (asset.symbol !== 'XMR') throw new Error(`the Monero sender holds XMR, not ${asset.symbol}`);
       await syncSpends();
