@@ -62,6 +62,18 @@ export function createScreeningGate(deps: ScreeningGateDeps) {
     return verdict;
   };
 
+  // A sender's verdict as it is stored, taken now. ('none' comes only from screening that is off, which stores nothing.)
+  const stored = (subject: ScreeningSubject, verdict: ScreeningVerdict): Omit<RouteDepositVerdictRecord, 'depositId'> => ({
+    network: subject.network,
+    address: subject.address,
+    addressKey: screeningKeyOf(subject.address),
+    decision: verdict.decision,
+    reason: verdict.reason,
+    provider: verdict.provider === 'none' ? 'denylist' : verdict.provider,
+    failure: verdict.failure ?? null,
+    screenedAt: deps.now(),
+  });
+
   // The trail entry of a verdict that denies or holds (an allowed address is not recorded).
   const trailEntry = (target: string, subject: ScreeningSubject, verdict: ScreeningVerdict, extra: Record<string, unknown>) => ({
     actor: SCREENING_ACTOR,
@@ -89,21 +101,9 @@ export function createScreeningGate(deps: ScreeningGateDeps) {
       const subject: ScreeningSubject = { network: deposit.network, address: deposit.fromAddress, role: 'sender' };
       const verdict = await screen(subject);
       await transaction(knex, async (trx) => {
-        const [stored] = await insertRouteDepositVerdicts(trx, [
-          {
-            depositId: deposit.id,
-            network: deposit.network,
-            address: deposit.fromAddress,
-            addressKey: screeningKeyOf(deposit.fromAddress),
-            decision: verdict.decision,
-            reason: verdict.reason,
-            provider: verdict.provider === 'none' ? 'denylist' : verdict.provider,
-            failure: verdict.failure ?? null,
-            screenedAt: deps.now(),
-          },
-        ]);
+        const [written] = await insertRouteDepositVerdicts(trx, [{ depositId: deposit.id, ...stored(subject, verdict) }]);
         const details = { depositId: deposit.id, txHash: deposit.txHash, outputIndex: deposit.outputIndex, orderId };
-        if (stored && verdict.decision !== 'allow') await insertOperatorAction(trx, trailEntry(routeId, subject, verdict, details));
+        if (written && verdict.decision !== 'allow') await insertOperatorAction(trx, trailEntry(routeId, subject, verdict, details));
       });
     }
   };
@@ -167,20 +167,9 @@ export function createScreeningGate(deps: ScreeningGateDeps) {
         const subject: ScreeningSubject = { network: swap.sourceNetwork, address, role: 'sender' };
         const verdict = await screen(subject);
         await transaction(knex, async (trx) => {
-          const stored = await insertSenderVerdict(trx, {
-            swapId: swap.id,
-            network: subject.network,
-            address,
-            addressKey,
-            decision: verdict.decision,
-            reason: verdict.reason,
-            // 'none' only comes from screening that is off, which returned above.
-            provider: verdict.provider === 'none' ? 'denylist' : verdict.provider,
-            failure: verdict.failure ?? null,
-            screenedAt: deps.now(),
-          });
+          const written = await insertSenderVerdict(trx, { swapId: swap.id, ...stored(subject, verdict), addressKey });
           // Another instance's step stored this sender's verdict first: its entry is the one in the trail.
-          if (stored && verdict.decision !== 'allow') await insertOperatorAction(trx, trailEntry(swap.id, subject, verdict, {}));
+          if (written && verdict.decision !== 'allow') await insertOperatorAction(trx, trailEntry(swap.id, subject, verdict, {}));
         });
       }
     },
@@ -225,20 +214,7 @@ export function createScreeningGate(deps: ScreeningGateDeps) {
       const fresh: RouteDepositVerdictRecord[] = judged.flatMap((deposit) => {
         const taken = screened.get(deposit.id);
         if (!taken) return [];
-        return [
-          {
-            depositId: deposit.id,
-            network: deposit.network,
-            address: deposit.fromAddress,
-            addressKey: screeningKeyOf(deposit.fromAddress),
-            decision: taken.verdict.decision,
-            reason: taken.verdict.reason,
-            // 'none' only comes from screening that is off, which returned above.
-            provider: taken.verdict.provider === 'none' ? 'denylist' : taken.verdict.provider,
-            failure: taken.verdict.failure ?? null,
-            screenedAt: deps.now(),
-          },
-        ];
+        return [{ depositId: deposit.id, ...stored(taken.subject, taken.verdict) }];
       });
       // Another worker's poll stored a verdict first: its own entry is the one in the trail.
       const written = new Set(await insertRouteDepositVerdicts(trx, fresh));
@@ -254,7 +230,7 @@ export function createScreeningGate(deps: ScreeningGateDeps) {
           }),
         );
       }
-      const [stored, decisions] = await Promise.all([
+      const [known, decisions] = await Promise.all([
         listRouteDepositVerdicts(
           trx,
           judged.map((d) => d.id),
@@ -267,7 +243,7 @@ export function createScreeningGate(deps: ScreeningGateDeps) {
       ]);
       for (const deposit of judged) {
         const all = decisions.get(`${deposit.network}:${screeningKeyOf(deposit.fromAddress)}`) ?? [];
-        if (!stored.has(deposit.id)) standing.set(deposit.id, 'pending');
+        if (!known.has(deposit.id)) standing.set(deposit.id, 'pending');
         else standing.set(deposit.id, all.every((d) => d === 'allow') ? 'cleared' : 'held');
       }
       return standing;

@@ -123,6 +123,18 @@ describe('Monero in production (XMR in and out, through the server process, on r
       await xmr.mine(1);
       return undefined;
     }, timeoutMs);
+  /** A fresh address of the customer's Litecoin wallet. */
+  const ltcAddress = () => devnet.litecoin.call<string>('getnewaddress', ['', 'bech32'], devnet.wallets.customer);
+  /** A quote request of `sourceAmount` XMR to LTC, refunded to the customer's Monero wallet. */
+  const xmrToLtc = (sourceAmount: string) => ({
+    sourceAsset: 'XMR',
+    sourceNetwork: 'XMR',
+    destinationAsset: 'LTC',
+    destinationNetwork: 'LTC',
+    sourceAmount,
+    refundMode: 'address',
+    refundAddress: xmr.customerAddress,
+  });
   const ltcToXmr = (sourceAmount: string, extra: Record<string, unknown> = {}) => ({
     sourceAsset: 'LTC',
     sourceNetwork: 'LTC',
@@ -134,17 +146,8 @@ describe('Monero in production (XMR in and out, through the server process, on r
   });
 
   it('swaps XMR to LTC: an integrated deposit address, credited at XMR_CONFIRMATIONS by height, paid out in LTC', async () => {
-    const destination = await devnet.litecoin.call<string>('getnewaddress', ['', 'bech32'], devnet.wallets.customer);
-    const request = {
-      sourceAsset: 'XMR',
-      sourceNetwork: 'XMR',
-      destinationAsset: 'LTC',
-      destinationNetwork: 'LTC',
-      sourceAmount: '0.5',
-      refundMode: 'address',
-      refundAddress: xmr.customerAddress,
-    };
-    const { order } = await client.create(request, { destinationAddress: destination });
+    const destination = await ltcAddress();
+    const { order } = await client.create(xmrToLtc('0.5'), { destinationAddress: destination });
     const ready = await client.waitFor(order.id, (o) => typeof o.depositAddress === 'string', 30_000);
     const address = ready.order.depositAddress!;
     // An integrated address of the service's view-only wallet: its keys, and a payment id of its own.
@@ -175,7 +178,7 @@ describe('Monero in production (XMR in and out, through the server process, on r
 
   it('swaps LTC to XMR by cold signing: the customer receives exactly actualOutputAmount, once, under the Monero hash', async () => {
     const target = await customerSubaddress();
-    const refundAddress = await devnet.litecoin.call<string>('getnewaddress', ['', 'bech32'], devnet.wallets.customer);
+    const refundAddress = await ltcAddress();
     const { order } = await client.create(ltcToXmr('0.5', { refundAddress }), { destinationAddress: target.address });
     const ready = await client.waitFor(order.id, (o) => typeof o.depositAddress === 'string', 30_000);
     await devnet.payLtc(ready.order.depositAddress!, ready.order.depositAmount ?? ready.order.sourceAmount);
@@ -207,7 +210,7 @@ describe('Monero in production (XMR in and out, through the server process, on r
     const proxied = { XMR_RPC_URL: view.url, XMR_SIGNER_RPC_URL: signer.url };
     const first = await startServer(proxied);
     const target = await customerSubaddress();
-    const refundAddress = await devnet.litecoin.call<string>('getnewaddress', ['', 'bech32'], devnet.wallets.customer);
+    const refundAddress = await ltcAddress();
     const { order } = await first.client.create(ltcToXmr('0.3', { refundAddress }), { destinationAddress: target.address });
     const ready = await first.client.waitFor(order.id, (o) => typeof o.depositAddress === 'string', 30_000);
     const killed = view.arm('submit_transfer', 'before', () => first.server.stop('SIGKILL'));
@@ -253,17 +256,8 @@ describe('Monero in production (XMR in and out, through the server process, on r
   }
 
   it('returns a swap to waiting when a reorganisation removes its XMR deposit before it is credited', async () => {
-    const destination = await devnet.litecoin.call<string>('getnewaddress', ['', 'bech32'], devnet.wallets.customer);
-    const request = {
-      sourceAsset: 'XMR',
-      sourceNetwork: 'XMR',
-      destinationAsset: 'LTC',
-      destinationNetwork: 'LTC',
-      sourceAmount: '0.4',
-      refundMode: 'address',
-      refundAddress: xmr.customerAddress,
-    };
-    const { order } = await client.create(request, { destinationAddress: destination });
+    const destination = await ltcAddress();
+    const { order } = await client.create(xmrToLtc('0.4'), { destinationAddress: destination });
     const ready = await client.waitFor(order.id, (o) => typeof o.depositAddress === 'string', 30_000);
     const txHash = await payXmr(ready.order.depositAddress!, ready.order.depositAmount ?? ready.order.sourceAmount);
     // One block holds it: one confirmation of two.
@@ -300,7 +294,7 @@ describe('Monero in production (XMR in and out, through the server process, on r
     // At the devnet's medians (LTC 80.05 USD, XMR 160.10 USD) an LTC is worth half an XMR: this many LTC are
     // worth an XMR amount between what is unlocked and the whole balance.
     const between = (unlocked + total).toFixed(4);
-    const refundAddress = await devnet.litecoin.call<string>('getnewaddress', ['', 'bech32'], devnet.wallets.customer);
+    const refundAddress = await ltcAddress();
     const refused = await client.send('POST', '/api/v1/quotes', ltcToXmr(between, { refundAddress }));
     expectError(refused, 409, 'amount_above_maximum');
     // The maximum is what the unlocked balance can pay (less what other quotes hold), valued in LTC.
@@ -310,14 +304,8 @@ describe('Monero in production (XMR in and out, through the server process, on r
     const small = await client.send('POST', '/api/v1/quotes', ltcToXmr('0.3', { refundAddress }));
     expect(small.status, small.text).to.equal(200);
 
-    const sender = await client.send('POST', '/api/v1/quotes', {
-      sourceAsset: 'XMR',
-      sourceNetwork: 'XMR',
-      destinationAsset: 'LTC',
-      destinationNetwork: 'LTC',
-      sourceAmount: '0.5',
-      refundMode: 'sender',
-    });
+    const { refundAddress: _none, ...request } = xmrToLtc('0.5');
+    const sender = await client.send('POST', '/api/v1/quotes', { ...request, refundMode: 'sender' });
     expectError(sender, 400, 'invalid_refund_address');
     console.log(
       `      unlocked ${unlocked} XMR, balance ${total} XMR: ${between} LTC (${(Number(between) / 2).toFixed(4)} XMR) refused, maximum ${maximum} LTC`,
@@ -353,7 +341,7 @@ describe('Monero in production (XMR in and out, through the server process, on r
     try {
       const held = await startServer({ XMR_HOLD_UNMINED_SECONDS: '3' });
       const target = await customerSubaddress();
-      const refundAddress = await devnet.litecoin.call<string>('getnewaddress', ['', 'bech32'], devnet.wallets.customer);
+      const refundAddress = await ltcAddress();
       const { order } = await held.client.create(ltcToXmr('0.3', { refundAddress }), { destinationAddress: target.address });
       const ready = await held.client.waitFor(order.id, (o) => typeof o.depositAddress === 'string', 30_000);
       await devnet.payLtc(ready.order.depositAddress!, ready.order.sourceAmount);
