@@ -1641,7 +1641,7 @@ export interface components {
              *     | `deposit_removed` | a reorganisation removed a deposit that was already credited: `review` |
              *     | `insufficient_liquidity` | the hot wallet could not cover the payout when it was due (production): `review`; an operator funds it and approves, or refunds |
              *     | `refunded_by_review`, `failed_by_review` | an operator's decision on a swap in `review` |
-             *     | `screening_hold` | address screening denied the deposit's sender, or held it for review (or the screening provider failed and the deployment fails closed): `review` before the deposit is credited; it is never refunded automatically to that sender, an operator decides |
+             *     | `screening_hold` | address screening denied the deposit's sender, or held it for review (or the screening provider failed and the deployment fails closed): `review` before the deposit is credited (a permanent-route deposit: its own route order, in `review`); it is never refunded automatically to that sender, an operator decides |
              */
             failureCode?: string | null;
             /**
