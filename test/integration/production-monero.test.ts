@@ -29,7 +29,7 @@ import { createDevnetPartner, startDevnet, startDevnetServer, type Devnet, type 
 import { expectError } from '../support/http.js';
 import { moneroMissing, type MoneroNet } from '../support/monerod.js';
 import { spawnGroup } from '../support/process.js';
-import { devnetClient, DEVNET_ADMIN_URL, eventually, skipWithoutDevnet } from '../support/production.js';
+import { devnetClient, DEVNET_ADMIN_URL, eventually, expireLeasesOf, skipWithoutDevnet } from '../support/production.js';
 import { startRpcProxy, type RpcProxy } from '../support/rpc-proxy.js';
 import { freshZanoWallet, signRouteRequest, waitForAddresses, type DepositList, type Route } from '../support/routes.js';
 import { swapClient } from '../support/swaps.js';
@@ -236,9 +236,7 @@ describe('Monero in production (XMR in and out, through the server process, on r
     expect(signs(), 'signed once before the kill').to.equal(1);
 
     // A restart on the killed process's expired leases: it submits the same set, and the swap finishes.
-    await db.query("update chain_watch_leases set expires_at = now() - interval '1 second' where split_part(holder, ':', 2) = $1", [
-      String(first.server.child.process.pid),
-    ]);
+    await expireLeasesOf(db, first.server);
     const second = await startServer(proxied);
     const done = await minedUntil(async () => {
       const { order: o } = await second.client.get(order.id);

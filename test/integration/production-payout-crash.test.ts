@@ -18,7 +18,15 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { LEASE_MS, LEASE_RETRY_MS } from '../../server/jobs/chain-watch.js';
 import { ANVIL_KEY_1 } from '../support/anvil.js';
 import { createDevnetPartner, startDevnet, startDevnetServer, type Devnet, type DevnetServer } from '../support/devnet.js';
-import { devnetClient, DEVNET_ADMIN_URL, eventually, ltcToUsdt, skipWithoutDevnet, usdtToLtc } from '../support/production.js';
+import {
+  devnetClient,
+  DEVNET_ADMIN_URL,
+  eventually,
+  expireLeasesOf as expireLeasesOfServer,
+  ltcToUsdt,
+  skipWithoutDevnet,
+  usdtToLtc,
+} from '../support/production.js';
 import { startRpcProxy, type RpcProxy } from '../support/rpc-proxy.js';
 import { swapClient, type Swap } from '../support/swaps.js';
 
@@ -77,10 +85,7 @@ describe('payouts across a killed server, on real nodes (the server process in p
    * Expires the chain watcher leases a killed process held, as LEASE_MS passing would: a restart then watches
    * at once instead of LEASE_MS later (the takeover itself, on time, is the last test's).
    */
-  const expireLeasesOf = (server: DevnetServer) =>
-    db.query("update chain_watch_leases set expires_at = now() - interval '1 second' where split_part(holder, ':', 2) = $1", [
-      String(server.child.process.pid),
-    ]);
+  const expireLeasesOf = (server: DevnetServer) => expireLeasesOfServer(db, server);
 
   const leasesOf = (server: DevnetServer) =>
     db.query("select network from chain_watch_leases where split_part(holder, ':', 2) = $1", [String(server.child.process.pid)]);

@@ -18,7 +18,7 @@ import { decodeZanoAddress } from '../../server/domain/zano-address.js';
 import { Money } from '../../server/domain/money.js';
 import { createDevnetPartner, startDevnet, startDevnetServer, type Devnet, type DevnetServer } from '../support/devnet.js';
 import { spawnGroup } from '../support/process.js';
-import { devnetClient, DEVNET_ADMIN_URL, eventually, skipWithoutDevnet } from '../support/production.js';
+import { devnetClient, DEVNET_ADMIN_URL, eventually, expireLeasesOf, skipWithoutDevnet } from '../support/production.js';
 import { startRpcProxy, type RpcProxy } from '../support/rpc-proxy.js';
 import { freshZanoWallet, signRouteRequest, waitForAddresses, type DepositList, type Route } from '../support/routes.js';
 import { swapClient, type Swap } from '../support/swaps.js';
@@ -291,9 +291,7 @@ describe('Zano in production (fUSD in and out, through the server process)', fun
     expect(signs().length - signsBefore, 'signed once before the kill').to.equal(1);
 
     // A restart, the proxy passing everything, on the expired leases of the killed process.
-    await db.query("update chain_watch_leases set expires_at = now() - interval '1 second' where split_part(holder, ':', 2) = $1", [
-      String(first.server.child.process.pid),
-    ]);
+    await expireLeasesOf(db, first.server);
     const second = await startServer({ ZANO_RPC_URL: proxy.url });
     const submitted = await eventually(async () => {
       const found = zano.hot.control.submissions.filter((s) => s.txHash === hash);

@@ -3,6 +3,7 @@
  * or PostgreSQL is missing, a partner's client of a devnet server, the LTC <-> USDT requests, and polling.
  */
 import type { Context } from 'mocha';
+import type pg from 'pg';
 import { privateKeyToAccount } from 'viem/accounts';
 import { ANVIL_KEY_1 } from './anvil.js';
 import { devnetUnavailable, DEVNET_ORIGIN, type DevnetServer } from './devnet.js';
@@ -68,3 +69,12 @@ export async function eventually<T>(probe: () => Promise<T | undefined>, timeout
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
+
+/**
+ * Expires the chain watcher leases the killed `server` held, as LEASE_MS passing would: a restart then watches
+ * at once instead of LEASE_MS later.
+ */
+export const expireLeasesOf = (db: pg.Client, server: DevnetServer) =>
+  db.query("update chain_watch_leases set expires_at = now() - interval '1 second' where split_part(holder, ':', 2) = $1", [
+    String(server.child.process.pid),
+  ]);
